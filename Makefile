@@ -1,0 +1,47 @@
+# Bifrost: `make demo` builds the dual graph for OSHA 1926 and answers a question;
+# `make test` installs, starts what the tests need (Neo4j when Java and Maven exist) and runs them.
+
+SHELL := /bin/bash
+VENV ?= .venv
+PY := $(VENV)/bin/python
+BIFROST := $(VENV)/bin/bifrost
+SHARED ?= $(abspath ../shared)
+DEMO_HOME ?= $(CURDIR)/.bifrost-demo
+
+export HF_HUB_OFFLINE ?= 1
+export TRANSFORMERS_OFFLINE ?= 1
+export BIFROST_SHARED_DIR ?= $(SHARED)
+
+.PHONY: help install demo test test-fast neo4j neo4j-stop bench clean
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+
+$(VENV)/.installed: pyproject.toml
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q --upgrade pip
+	$(VENV)/bin/pip install -q -e '.[test]'
+	touch $@
+
+install: $(VENV)/.installed  ## create .venv and install Bifrost with its models
+
+demo: install  ## ingest OSHA 1926, build both graphs, answer an example question
+	BIFROST_HOME=$(DEMO_HOME) bash scripts/demo.sh $(BIFROST)
+
+test: install  ## install test needs, start Neo4j (when Java+Maven exist), run every test
+	bash scripts/run-tests.sh $(PY)
+
+test-fast: install  ## unit tests only, no services
+	$(PY) -m pytest tests/unit tests/contract -q
+
+neo4j:  ## start the dev Neo4j (Bolt 7687, Browser http://127.0.0.1:7474/browser/)
+	bash docker/neo4j-launcher/start.sh
+
+neo4j-stop:  ## stop the dev Neo4j
+	bash docker/neo4j-launcher/stop.sh
+
+bench: install  ## benchmarks: ingest + navigator build (more in benchmarks/)
+	$(PY) benchmarks/ingest_bench.py
+
+clean:  ## remove demo and bench state (not the venv)
+	rm -rf $(DEMO_HOME) .bifrost-bench tests/artifacts

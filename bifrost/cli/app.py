@@ -1,0 +1,245 @@
+"""The `bifrost` command line: a thin Typer layer over the `Bifrost` facade.
+
+Every command has readable output by default and ``--json`` for machines; a `BifrostError`
+becomes a one-line message on stderr and a non-zero exit code.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from bifrost.errors import BifrostError
+from bifrost.facade import Bifrost
+from bifrost.settings import Settings
+
+app = typer.Typer(help="Bifrost: dual knowledge-graph question answering over regulations.", no_args_is_help=True)
+graph_app = typer.Typer(help="Inspect and build the graphs.", no_args_is_help=True)
+review_app = typer.Typer(help="Review items: provisions on which two sources disagree.", no_args_is_help=True)
+app.add_typer(graph_app, name="graph")
+app.add_typer(review_app, name="review")
+
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
+
+CorpusOpt = Annotated[str, typer.Option("--corpus", "-c", help="Corpus name, e.g. osha-1926")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines")]
+
+
+class State:
+    """Options given before the command (store, home), shared by every command."""
+
+    settings: Settings = Settings()
+
+
+@app.callback()
+def main_options(
+    home: Annotated[Optional[Path], typer.Option(help="State folder (default $BIFROST_HOME or ~/.bifrost)")] = None,
+    store: Annotated[Optional[str], typer.Option(help="Graph store: embedded or neo4j")] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log details")] = False,
+) -> None:
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    overrides: dict[str, Any] = {}
+    if home:
+        overrides["home"] = home
+    if store:
+        overrides["store"] = store
+    State.settings = Settings(**overrides)
+
+
+def facade() -> Bifrost:
+    return Bifrost(State.settings)
+
+
+def emit_json(data: Any) -> None:
+    out.print_json(json.dumps(data, default=str, ensure_ascii=False))
+
+
+def progress_bar() -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=err, transient=True, disable=not err.is_terminal,
+    )
+
+
+def fail(e: BifrostError, code: int = 1) -> None:
+    err.print(f"[red]error:[/red] {e}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+@app.command()
+def ingest(
+    paths: Annotated[Optional[list[Path]], typer.Argument(help="Source files (eCFR JSON/XML, HTML, PDF); default: the corpus's known sources")] = None,
+    corpus: CorpusOpt = "osha-1926",
+    graph: Annotated[bool, typer.Option("--graph/--no-graph", help="Build the navigator graph after ingesting")] = True,
+    as_json: JsonOpt = False,
+) -> None:
+    """Read regulation sources into the SQL store and build the Document Navigator Graph."""
+    bf = facade()
+    try:
+        with progress_bar() as bar:
+            task = bar.add_task("ingest", total=len(paths) if paths else None)
+            report = bf.ingest(corpus, paths, progress=lambda _p: bar.advance(task))
+        for line in report.errors:
+            err.print(f"[red]error:[/red] {line}", highlight=False, soft_wrap=True)
+        if not report.files_ok:
+            raise typer.Exit(1)
+        nav = bf.build_navigator(corpus) if graph else None
+    except BifrostError as e:
+        fail(e)
+    finally:
+        bf.close()
+    if as_json:
+        emit_json({"ingest": report.model_dump(), "navigator": nav.model_dump() if nav else None})
+        return
+    out.print(
+        f"[green]ingested[/green] {len(report.files_ok)} file(s) into [bold]{corpus}[/bold]: "
+        f"{report.added} added, {len(report.updated)} updated, {report.unchanged} unchanged, "
+        f"{report.verified} verified, {report.review_items} new review item(s)"
+    )
+    if report.updated:
+        out.print(f"updated: {', '.join(report.updated[:20])}{' ...' if len(report.updated) > 20 else ''}")
+    if report.oddities:
+        out.print(f"[yellow]{len(report.oddities)} oddities[/yellow] (see --json): {'; '.join(report.oddities[:3])}")
+    if nav:
+        out.print(
+            f"navigator graph: {nav.sections} sections, {nav.has_edges} HAS, {nav.refers_to_edges} REFERS_TO, "
+            f"{nav.dangling} dangling references ({nav.seconds:.1f} s)"
+        )
+
+
+@graph_app.command("build")
+def graph_build(corpus: CorpusOpt = "osha-1926", as_json: JsonOpt = False) -> None:
+    """Rebuild the Document Navigator Graph of an ingested corpus."""
+    bf = facade()
+    try:
+        nav = bf.build_navigator(corpus)
+    except BifrostError as e:
+        fail(e)
+    finally:
+        bf.close()
+    if as_json:
+        emit_json(nav.model_dump())
+    else:
+        out.print(nav.model_dump())
+
+
+@graph_app.command("stats")
+def graph_stats(corpus: CorpusOpt = "osha-1926", as_json: JsonOpt = False) -> None:
+    """Nodes by kind, edges by type and dangling references of a corpus graph."""
+    bf = facade()
+    try:
+        st = bf.stats(corpus)
+    except BifrostError as e:
+        fail(e)
+    finally:
+        bf.close()
+    if as_json:
+        emit_json(st.model_dump())
+        return
+    table = Table(title=f"graph of {corpus}")
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    for kind, n in st.nodes_by_kind.items():
+        table.add_row(f"nodes: {kind}", str(n))
+    for etype, n in st.edges_by_type.items():
+        table.add_row(f"edges: {etype}", str(n))
+    table.add_row("dangling references", str(st.dangling_references))
+    table.add_row("entities", str(st.entities))
+    table.add_row("relations", str(st.relations))
+    out.print(table)
+
+
+@graph_app.command("show")
+def graph_show(
+    provision_id: Annotated[str, typer.Argument(help="Provision id, e.g. 1926.502(k)")],
+    corpus: CorpusOpt = "osha-1926",
+    as_json: JsonOpt = False,
+) -> None:
+    """A provision: text, heading, parent, children, references out and in."""
+    bf = facade()
+    try:
+        view = bf.show(corpus, provision_id)
+    except BifrostError as e:
+        fail(e)
+    finally:
+        bf.close()
+    if as_json:
+        emit_json(view.model_dump(mode="json"))
+        return
+    p = view.provision
+    out.print(f"[bold]{p.id}[/bold] ({p.kind.value}) {p.heading}", highlight=False)
+    if p.text:
+        out.print(p.text, highlight=False)
+    if p.url:
+        out.print(f"[link={p.url}]{p.url}[/link]", highlight=False)
+    if view.parent:
+        out.print(f"parent: {view.parent.id} {view.parent.heading}", highlight=False)
+    if view.children:
+        out.print("children: " + ", ".join(c.id for c in view.children), highlight=False)
+    for r in view.references_out:
+        out.print(f"refers to: {r['id']}  [dim]({r['text']})[/dim]", highlight=False)
+    for r in view.references_in:
+        out.print(f"referred to by: {r['id']}  [dim]({r['text']})[/dim]", highlight=False)
+    for r in view.dangling_references:
+        out.print(f"[yellow]dangling:[/yellow] {r['raw']} [dim]({r['reason']})[/dim]", highlight=False)
+
+
+@review_app.command("list")
+def review_list(
+    corpus: Annotated[Optional[str], typer.Option("--corpus", "-c", help="Only this corpus")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Open review items: provisions whose text differs between two sources."""
+    bf = facade()
+    try:
+        items = bf.review_items(corpus)
+    except BifrostError as e:
+        fail(e)
+    finally:
+        bf.close()
+    if as_json:
+        emit_json([{"id": i, **it.model_dump()} for i, it in items])
+        return
+    if not items:
+        out.print("no open review items")
+    for i, it in items:
+        out.print(f"[bold]#{i}[/bold] {it.corpus} {it.provision_id}: {it.source_a} vs {it.source_b} (similarity {it.ratio:.2f})", highlight=False)
+        out.print(it.diff, highlight=False, markup=False)
+
+
+@app.command()
+def download(
+    part: Annotated[str, typer.Option(help="CFR part, e.g. 1926")] = "1926",
+    title: Annotated[int, typer.Option(help="CFR title")] = 29,
+    date: Annotated[str, typer.Option(help="eCFR edition date (YYYY-MM-DD) or 'current'")] = "current",
+) -> None:
+    """Download a CFR part as eCFR XML (needs internet; cached under $BIFROST_HOME/downloads)."""
+    from graph_builders.scrape.ecfr_download import download_part
+
+    try:
+        path = download_part(title, part, State.settings.home / "downloads", date=date)
+    except BifrostError as e:
+        fail(e)
+    out.print(str(path))
+
+
+def main() -> None:
+    """Entry point of the console script."""
+    try:
+        app()
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

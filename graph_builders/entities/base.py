@@ -1,0 +1,40 @@
+"""The shapes shared by Entity Network builders: the extractor protocol and the build report.
+
+Offline (spaCy) and agent (LLM) extractors implement `EntityExtractor`, so the build does not
+care which one produced an `Extraction`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Protocol, runtime_checkable
+
+from pydantic import BaseModel, Field
+
+from bifrost.types import Extraction, Provision
+
+
+@runtime_checkable
+class EntityExtractor(Protocol):
+    """Turns provisions into extractions, one per provision, in input order."""
+
+    name: str
+
+    def extract_many(self, provisions: Iterable[Provision]) -> Iterator[Extraction]:
+        """One `Extraction` per provision; may raise for a batch (the build then retries one by one)."""
+        ...
+
+
+class EntityBuildReport(BaseModel):
+    """What one Entity Network build did."""
+
+    corpus: str
+    extractor: str = ""
+    provisions_processed: int = 0
+    entities: int = 0
+    relations: int = Field(default=0, description="Distinct triples after merging")
+    relation_types: int = 0
+    mentions: int = Field(default=0, description="Entity mentions fed to the refiner")
+    section_refs: int = Field(default=0, description="Referenced provision ids found by the extractor")
+    failed: list[str] = Field(default_factory=list, description="'provision id: reason' of items that failed")
+    seconds: float = 0.0

@@ -1,0 +1,146 @@
+"""Build the Entity Network Graph from provisions: extract, refine, write graph and embeddings.
+
+Independent of where provisions come from and of which extractor runs (offline or agents).
+Section nodes must already be in the graph store (the navigator build writes them), since
+MENTIONED_IN edges point at them.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from itertools import islice
+
+from sqlalchemy.orm import Session
+
+from bifrost.graph.base import GraphStore
+from bifrost.store import entity_tables
+from bifrost.types import Edge, EdgeType, Entity, Extraction, Provision, Triple, entity_uid, make_uid
+from graph_builders.entities.base import EntityBuildReport, EntityExtractor
+from graph_builders.entities.refiner import IncrementalEntityRefiner
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int, int], None]  # (provisions done, total)
+SessionScope = Callable[[], AbstractContextManager[Session]]  # commits on exit, e.g. SqlStore.session
+
+
+def _extract_batch(
+    extractor: EntityExtractor, batch: list[Provision], failed: list[str]
+) -> Iterator[Extraction]:
+    """Extractions of a batch; when the batch fails, each provision is retried alone."""
+    try:
+        yield from list(extractor.extract_many(batch))
+        return
+    except Exception as e:  # noqa: BLE001 - one bad provision must not stop the build
+        log.warning("extraction of a batch of %d failed (%s); retrying one by one", len(batch), e)
+    for p in batch:
+        try:
+            yield from list(extractor.extract_many([p]))
+        except Exception as e:  # noqa: BLE001
+            failed.append(f"{p.id}: extraction failed: {e.__class__.__name__}: {e}")
+
+
+def refine_extractions(refiner: IncrementalEntityRefiner, extractions: Sequence[Extraction]) -> int:
+    """Feed extractions to the refiner in one batch: entities first (with labels), then triples.
+
+    Returns the number of entity mentions. Names that normalize to nothing (punctuation only)
+    are dropped with their triples. Same result as feeding the extractions one by one."""
+    mentions: list[tuple[str, str, str]] = []
+    triples: list[tuple[str, str, str, str]] = []
+    for ex in extractions:
+        labels = {e.name: e.label for e in ex.entities}
+        ok = {e.name for e in ex.entities if refiner.normalizer(e.name, e.label)}
+        ok |= {n for t in ex.triples for n in (t.head, t.tail) if n not in labels and refiner.normalizer(n, "")}
+        mentions += [(e.name, e.label, ex.provision_id) for e in ex.entities if e.name in ok]
+        triples += [(t.head, t.relation, t.tail, ex.provision_id) for t in ex.triples if t.head in ok and t.tail in ok]
+    refiner.add_many(mentions)
+    refiner.add_triples(triples)
+    return len(mentions)
+
+
+def graph_edges(corpus: str, entities: Sequence[Entity], triples: Sequence[Triple]) -> list[Edge]:
+    """MENTIONED_IN edges entity -> section and RELATES edges head -> tail."""
+    edges = [
+        Edge(type=EdgeType.MENTIONED_IN, source=e.uid, target=make_uid(corpus, sid))
+        for e in entities
+        for sid in e.section_ids
+    ]
+    edges += [
+        Edge(
+            type=EdgeType.RELATES,
+            source=entity_uid(corpus, t.head),
+            target=entity_uid(corpus, t.tail),
+            relation=t.relation,
+            section_ids=t.section_ids,
+        )
+        for t in triples
+    ]
+    return edges
+
+
+def write_embeddings(session_scope: SessionScope, corpus: str, refiner: IncrementalEntityRefiner, replace: bool) -> None:
+    """Entity, relation and triple embeddings of the refiner into the SQL tables."""
+    names, ent_matrix = refiner.entity_matrix()
+    entities = refiner.entities(corpus)
+    rels, rel_matrix = refiner.relation_matrix()
+    triples, tri_matrix = refiner.triple_matrix(corpus)
+    with session_scope() as s:
+        if replace:
+            entity_tables.clear_entity_tables(s, corpus)
+        entity_tables.upsert_entities(s, corpus, entities, ent_matrix)
+        entity_tables.upsert_relations(s, corpus, rels, rel_matrix)
+        entity_tables.upsert_triples(s, corpus, triples, tri_matrix)
+
+
+def build_entity_network(
+    provisions: Sequence[Provision],
+    extractor: EntityExtractor,
+    refiner: IncrementalEntityRefiner,
+    graph_store: GraphStore | None,
+    session_scope: SessionScope | None,
+    corpus: str,
+    progress: Progress | None = None,
+    batch_size: int = 64,
+    replace: bool = False,
+) -> EntityBuildReport:
+    """Extract, refine and write the Entity Network of ``provisions`` (all of ``corpus``).
+
+    ``session_scope`` opens a committing transaction (``SqlStore.session`` or
+    ``sessionmaker.begin``); ``None`` skips the SQL embeddings, a ``None`` graph store skips the graph.
+    ``replace`` first deletes the corpus's entity rows, for a full rebuild that may have fewer
+    entities than the last one. Writes are idempotent upserts.
+    """
+    if batch_size <= 0:
+        raise ValueError(f"batch_size must be > 0, got {batch_size}")
+    started = time.perf_counter()
+    report = EntityBuildReport(corpus=corpus, extractor=getattr(extractor, "name", type(extractor).__name__))
+    foreign = [p.id for p in provisions if p.corpus != corpus]
+    if foreign:
+        raise ValueError(f"provisions of another corpus given for corpus {corpus!r}: {foreign[:5]}")
+    todo = [p for p in provisions if not p.reserved]
+    it = iter(todo)
+    done = 0
+    while batch := list(islice(it, batch_size)):
+        extractions = list(_extract_batch(extractor, batch, report.failed))
+        report.mentions += refine_extractions(refiner, extractions)
+        report.section_refs += sum(len(ex.section_refs) for ex in extractions)
+        done += len(batch)
+        report.provisions_processed = done
+        if progress is not None:
+            progress(done, len(todo))
+    entities = refiner.entities(corpus)
+    triples = refiner.triples(corpus)
+    if graph_store is not None:
+        graph_store.upsert_entities(entities)
+        graph_store.upsert_edges(graph_edges(corpus, entities, triples))
+    if session_scope is not None:
+        write_embeddings(session_scope, corpus, refiner, replace)
+    report.entities = len(entities)
+    report.relations = len(triples)
+    report.relation_types = len(refiner.relations())
+    report.seconds = round(time.perf_counter() - started, 3)
+    log.info("entity network of %s: %d entities, %d triples in %.1fs", corpus, report.entities, report.relations, report.seconds)
+    return report

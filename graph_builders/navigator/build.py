@@ -1,0 +1,104 @@
+"""Build the Document Navigator Graph: Section nodes, HAS edges from the numbering, and
+REFERS_TO edges from the rule-based reference extractor.
+
+Schema-locked: an edge is written only when both ends are provisions of the corpus; every
+reference the grammar rejects or the corpus lacks is kept in the SQL store as dangling.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+
+from pydantic import BaseModel, Field
+
+from bifrost.graph.base import GraphStore
+from bifrost.store.sql_store import SqlStore
+from bifrost.types import Edge, EdgeType, Provision, Reference, make_uid
+from graph_builders.navigator.references import KnownProvisions, ReferenceExtractor
+
+Progress = Callable[[int], None]
+
+
+class NavigatorReport(BaseModel):
+    """What a navigator build wrote."""
+
+    corpus: str
+    sections: int = 0
+    has_edges: int = 0
+    refers_to_edges: int = 0
+    dangling: int = 0
+    dangling_by_reason: dict[str, int] = Field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def has_edges(provisions: Sequence[Provision]) -> list[Edge]:
+    """Parent -> child edges for every provision whose parent is in the corpus."""
+    ids = {p.id for p in provisions}
+    return [
+        Edge(type=EdgeType.HAS, source=make_uid(p.corpus, p.parent_id), target=p.uid)
+        for p in provisions
+        if p.parent_id and p.parent_id in ids
+    ]
+
+
+def extract_references(
+    provisions: Sequence[Provision], extractor: ReferenceExtractor, progress: Progress | None = None
+) -> list[Reference]:
+    """Run the reference extractor over every provision against the corpus's own ids."""
+    known = KnownProvisions.from_provisions(provisions)
+    refs: list[Reference] = []
+    for i, p in enumerate(provisions):
+        if p.text:
+            refs.extend(extractor.extract(p, known))
+        if progress and i % 500 == 0:
+            progress(i)
+    return refs
+
+
+def refers_to_edges(refs: Sequence[Reference]) -> list[Edge]:
+    """One REFERS_TO edge per (source, target), keeping the first raw text seen."""
+    edges: dict[tuple[str, str], Edge] = {}
+    for r in refs:
+        if r.target_id is None or r.target_id == r.source_id:
+            continue
+        key = (r.source_id, r.target_id)
+        if key not in edges:
+            edges[key] = Edge(
+                type=EdgeType.REFERS_TO,
+                source=make_uid(r.corpus, r.source_id),
+                target=make_uid(r.corpus, r.target_id),
+                text=r.raw,
+            )
+    return list(edges.values())
+
+
+def build_navigator(
+    sql: SqlStore,
+    graph: GraphStore,
+    corpus: str,
+    extractor: ReferenceExtractor,
+    progress: Progress | None = None,
+) -> NavigatorReport:
+    """Write the corpus's DNG to the graph store and its references to the SQL store."""
+    start = time.perf_counter()
+    provisions = sql.provisions(corpus)
+    refs = extract_references(provisions, extractor, progress)
+    sql.replace_references(corpus, refs)
+    graph.upsert_sections(provisions)
+    hs = has_edges(provisions)
+    rs = refers_to_edges(refs)
+    graph.upsert_edges(hs + rs)
+    dangling = [r for r in refs if r.target_id is None]
+    graph.set_dangling_count(corpus, len(dangling))
+    reasons = Counter((r.reason or "unknown").split(":")[0] for r in dangling)
+    return NavigatorReport(
+        corpus=corpus,
+        sections=len(provisions),
+        has_edges=len(hs),
+        refers_to_edges=len(rs),
+        dangling=len(dangling),
+        dangling_by_reason=dict(reasons.most_common()),
+        seconds=round(time.perf_counter() - start, 3),
+    )

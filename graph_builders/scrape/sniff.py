@@ -1,0 +1,133 @@
+"""Pick the parser for a source file and guard it against bad input.
+
+Empty, oversized, non-UTF-8, mislabelled and unknown files are refused before any parser
+runs; syntax errors a parser lets through become a one-line `SourceParseError` naming the file.
+"""
+
+from __future__ import annotations
+
+import codecs
+import importlib
+import json
+import xml.etree.ElementTree as ElementTree
+from collections.abc import Callable
+from pathlib import Path
+
+from bifrost.errors import SourceParseError
+from bifrost.types import ParsedDocument
+
+DEFAULT_MAX_BYTES = 200 * 1024 * 1024
+CHUNK = 1024 * 1024
+
+# extension -> (module, function, content check); parsers are imported on first use
+_PARSERS: dict[str, tuple[str, str, str]] = {
+    ".json": ("graph_builders.scrape.ecfr_json", "parse_ecfr_json", "json"),
+    ".xml": ("graph_builders.scrape.ecfr_xml", "parse_ecfr_xml", "markup"),
+    ".html": ("graph_builders.scrape.html_page", "parse_html", "markup"),
+    ".htm": ("graph_builders.scrape.html_page", "parse_html", "markup"),
+    ".pdf": ("graph_builders.scrape.pdf_document", "parse_pdf", "pdf"),
+}
+SUPPORTED = tuple(sorted(_PARSERS))
+
+
+def _syntax_errors() -> tuple[type[BaseException], ...]:
+    """Exceptions that mean 'this file is malformed' whichever parser raised them."""
+    errors: list[type[BaseException]] = [json.JSONDecodeError, ElementTree.ParseError, UnicodeDecodeError]
+    try:
+        from lxml import etree
+
+        errors.append(etree.LxmlSyntaxError)
+    except ImportError:  # pragma: no cover - lxml is a core dependency
+        pass
+    return tuple(errors)
+
+
+def read_source(path: Path, corpus: str, *, max_bytes: int = DEFAULT_MAX_BYTES, **opts: object) -> ParsedDocument:
+    """Parse a source file with the parser for its extension; bad input raises SourceParseError."""
+    if max_bytes <= 0:
+        raise ValueError(f"max_bytes must be positive, got {max_bytes}")
+    path = Path(path)
+    module, function, kind = _format(path)
+    check_file(path, kind, max_bytes)
+    parser = _load_parser(path, module, function)
+    try:
+        return parser(path, corpus, **opts)
+    except SourceParseError:
+        raise
+    except _syntax_errors() as e:
+        raise SourceParseError(path, f"malformed {path.suffix.lstrip('.').upper()}: {_one_line(e)}") from e
+    except (RecursionError, MemoryError) as e:
+        raise SourceParseError(path, f"too large or too deeply nested to parse ({type(e).__name__})") from e
+
+
+def _format(path: Path) -> tuple[str, str, str]:
+    try:
+        return _PARSERS[path.suffix.lower()]
+    except KeyError:
+        raise SourceParseError(
+            path, f"unsupported format {path.suffix or '(no extension)'!r}; supported: {', '.join(SUPPORTED)}"
+        ) from None
+
+
+def _load_parser(path: Path, module: str, function: str) -> Callable[..., ParsedDocument]:
+    try:
+        return getattr(importlib.import_module(module), function)
+    except (ImportError, AttributeError) as e:
+        raise SourceParseError(path, f"no parser available for {path.suffix} ({module}.{function}: {e})") from e
+
+
+def check_file(path: Path, kind: str, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+    """Refuse missing, empty, oversized, non-UTF-8 or mislabelled files without reading them whole."""
+    try:
+        size = path.stat().st_size
+    except OSError as e:
+        raise SourceParseError(path, f"cannot read file: {e.strerror}") from e
+    if not path.is_file():
+        raise SourceParseError(path, "not a regular file")
+    if size == 0:
+        raise SourceParseError(path, "empty file")
+    if size > max_bytes:
+        raise SourceParseError(
+            path, f"file is {_mb(size)}, over the limit of {_mb(max_bytes)}; raise max_bytes to read it"
+        )
+    if kind == "pdf":
+        with path.open("rb") as f:
+            if b"%PDF-" not in f.read(1024):
+                raise SourceParseError(path, "not a PDF (no %PDF- header in the first 1024 bytes)")
+        return
+    first = check_utf8(path)
+    if first is None:
+        raise SourceParseError(path, "empty file (whitespace only)")
+    expected = "{[" if kind == "json" else "<"
+    if first not in expected:
+        raise SourceParseError(
+            path, f"does not look like {kind.upper()}: starts with {first!r}, expected one of {expected!r}"
+        )
+
+
+def check_utf8(path: Path, chunk: int = CHUNK) -> str | None:
+    """Stream the file through a UTF-8 decoder; return its first non-whitespace character (None if blank)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    first: str | None = None
+    offset = 0
+    with path.open("rb") as f:
+        while True:
+            data = f.read(chunk)
+            pending = len(decoder.getstate()[0])
+            try:
+                text = decoder.decode(data, final=not data)
+            except UnicodeDecodeError as e:
+                raise SourceParseError(path, f"not valid UTF-8 at byte {offset - pending + e.start}") from e
+            if first is None and (stripped := text.lstrip().lstrip("\ufeff").lstrip()):
+                first = stripped[0]
+            if not data:
+                return first
+            offset += len(data)
+
+
+def _mb(n: int) -> str:
+    return f"{n / (1024 * 1024):.1f} MB"
+
+
+def _one_line(e: BaseException) -> str:
+    return " ".join(str(e).split())[:200]

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the tests need (Java and Maven for the dev Neo4j, Chromium
+# for browser tests, docker-compose to validate the compose file) when missing and root.
+set -euo pipefail
+need=()
+command -v java >/dev/null || need+=(openjdk-17-jdk-headless)
+command -v mvn >/dev/null || need+=(maven)
+command -v chromium >/dev/null || need+=(chromium)
+if ((${#need[@]})); then
+  if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null; then
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  else
+    echo "install-system-deps: missing ${need[*]} (not root or no apt-get): related tests will skip" >&2
+  fi
+fi

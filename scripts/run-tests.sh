@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs the whole test suite. Starts the dev Neo4j when Java and Maven are present (and
+# requires it when CI=true); otherwise Neo4j tests skip with a visible reason.
+set -uo pipefail
+PY=${1:-.venv/bin/python}
+export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+started_neo4j=0
+if [[ -z "${BIFROST_NEO4J_URI:-}" ]]; then
+  if command -v java >/dev/null && command -v mvn >/dev/null; then
+    if bash docker/neo4j-launcher/start.sh; then
+      export BIFROST_NEO4J_URI=bolt://127.0.0.1:${BIFROST_NEO4J_BOLT_PORT:-7687}
+      started_neo4j=1
+    elif [[ "${CI:-}" == "true" ]]; then
+      echo "run-tests: Neo4j could not start and CI=true: failing" >&2
+      exit 1
+    fi
+  else
+    echo "run-tests: no Java/Maven here: Neo4j tests will be skipped (set BIFROST_NEO4J_URI to use a server)" >&2
+  fi
+fi
+"$PY" -m pytest "${@:2}"
+rc=$?
+if [[ $started_neo4j == 1 ]]; then bash docker/neo4j-launcher/stop.sh || true; fi
+exit $rc

@@ -1,0 +1,146 @@
+"""The GraphStore contract: every store (embedded, Neo4j) runs these same tests.
+
+A store's test class inherits `GraphStoreContract` and provides a `store` fixture that yields
+an empty store.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bifrost.types import Edge, EdgeType, Entity, Provision, ProvisionKind, make_uid
+
+C = "contract-test"
+
+
+def prov(pid: str, parent: str | None, kind: ProvisionKind, order: int, text: str = "") -> Provision:
+    return Provision(corpus=C, id=pid, parent_id=parent, kind=kind, text=text or f"text of {pid}", order=order,
+                     heading=f"heading {pid}", level=order, url=f"https://example.test/{pid}", pages=(1, 2))
+
+
+def u(pid: str) -> str:
+    return make_uid(C, pid)
+
+
+TREE = [
+    prov("1926", None, ProvisionKind.PART, 0),
+    prov("1926 Subpart M", "1926", ProvisionKind.SUBPART, 1),
+    prov("1926.501", "1926 Subpart M", ProvisionKind.SECTION, 2),
+    prov("1926.501(b)", "1926.501", ProvisionKind.PARAGRAPH, 3),
+    prov("1926.501(b)(2)", "1926.501(b)", ProvisionKind.PARAGRAPH, 4),
+    prov("1926.501(b)(2)(i)", "1926.501(b)(2)", ProvisionKind.PARAGRAPH, 5),
+    prov("1926.501(b)(2)(ii)", "1926.501(b)(2)", ProvisionKind.PARAGRAPH, 6),
+    prov("1926.501(b)(12)", "1926.501(b)", ProvisionKind.PARAGRAPH, 7),
+    prov("1926.502", "1926 Subpart M", ProvisionKind.SECTION, 8),
+    prov("1926.502(k)", "1926.502", ProvisionKind.PARAGRAPH, 9),
+    prov("1926.502(k)(1)", "1926.502(k)", ProvisionKind.PARAGRAPH, 10),
+]
+HAS = [Edge(type=EdgeType.HAS, source=u(p.parent_id), target=p.uid) for p in TREE if p.parent_id]
+REFS = [
+    Edge(type=EdgeType.REFERS_TO, source=u("1926.501(b)(2)(i)"), target=u("1926.502(k)"), text="paragraph (k) of § 1926.502"),
+    Edge(type=EdgeType.REFERS_TO, source=u("1926.502(k)"), target=u("1926.501(b)(12)"), text="§ 1926.501(b)(12)"),
+    Edge(type=EdgeType.REFERS_TO, source=u("1926.501(b)(12)"), target=u("1926.502(k)(1)"), text="x"),
+    Edge(type=EdgeType.REFERS_TO, source=u("1926.502(k)(1)"), target=u("1926.501(b)(2)(i)"), text="cycle"),
+]
+
+
+class GraphStoreContract:
+    """Behaviour every GraphStore must have."""
+
+    @pytest.fixture
+    def loaded(self, store):
+        store.upsert_sections(TREE)
+        store.upsert_edges(HAS + REFS)
+        return store
+
+    def test_a_section_round_trips_with_all_fields(self, store):
+        store.upsert_sections(TREE)
+        got = store.get_section(u("1926.502(k)"))
+        assert got == TREE[9]
+
+    def test_unknown_uid_gives_none_and_empty_neighbourhoods(self, loaded):
+        assert loaded.get_section(u("1926.999")) is None
+        assert loaded.children(u("1926.999")) == []
+        assert loaded.parent(u("1926.999")) is None
+        assert loaded.refers_to_closure([u("1926.999")], 3) == []
+
+    def test_upsert_updates_changed_text(self, loaded):
+        changed = TREE[9].model_copy(update={"text": "new text"})
+        loaded.upsert_sections([changed])
+        assert loaded.get_section(changed.uid).text == "new text"
+
+    def test_writing_twice_leaves_the_same_counts(self, loaded):
+        before = loaded.stats(C)
+        loaded.upsert_sections(TREE)
+        loaded.upsert_edges(HAS + REFS)
+        assert loaded.stats(C) == before
+
+    def test_stats_count_nodes_by_kind_and_edges_by_type(self, loaded):
+        loaded.set_dangling_count(C, 7)
+        st = loaded.stats(C)
+        assert st.nodes_by_kind == {"paragraph": 7, "part": 1, "section": 2, "subpart": 1}
+        assert st.edges_by_type == {"HAS": 10, "REFERS_TO": 4}
+        assert st.dangling_references == 7
+
+    def test_children_come_in_document_order_and_parent_is_inverse(self, loaded):
+        assert loaded.children(u("1926.501(b)")) == [u("1926.501(b)(2)"), u("1926.501(b)(12)")]
+        assert loaded.parent(u("1926.501(b)(2)(ii)")) == u("1926.501(b)(2)")
+
+    def test_siblings_exclude_the_node_itself(self, loaded):
+        assert loaded.siblings(u("1926.501(b)(2)(i)")) == [u("1926.501(b)(2)(ii)")]
+        assert loaded.siblings(u("1926")) == []
+
+    def test_references_keep_their_raw_text_both_ways(self, loaded):
+        assert loaded.references_out(u("1926.501(b)(2)(i)")) == [(u("1926.502(k)"), "paragraph (k) of § 1926.502")]
+        assert (u("1926.501(b)(2)(i)"), "paragraph (k) of § 1926.502") in loaded.references_in(u("1926.502(k)"))
+
+    def test_closure_is_bounded_by_depth(self, loaded):
+        one = loaded.refers_to_closure([u("1926.501(b)(2)(i)")], 1)
+        assert [(r.uid, r.depth) for r in one] == [(u("1926.502(k)"), 1)]
+
+    def test_closure_reaches_each_node_once_at_its_smallest_depth_with_a_path(self, loaded):
+        got = loaded.refers_to_closure([u("1926.501(b)(2)(i)")], 10)
+        assert sorted((r.uid, r.depth) for r in got) == sorted(
+            [(u("1926.502(k)"), 1), (u("1926.501(b)(12)"), 2), (u("1926.502(k)(1)"), 3)]
+        )
+        deep = next(r for r in got if r.depth == 3)
+        assert deep.path == (u("1926.501(b)(2)(i)"), u("1926.502(k)"), u("1926.501(b)(12)"), u("1926.502(k)(1)"))
+        assert all(r.via == "refers_to" for r in got)
+
+    def test_closure_excludes_start_nodes_even_on_a_cycle(self, loaded):
+        got = loaded.refers_to_closure([u("1926.501(b)(2)(i)"), u("1926.502(k)")], 10)
+        uids = [r.uid for r in got]
+        assert u("1926.501(b)(2)(i)") not in uids and u("1926.502(k)") not in uids
+        assert len(uids) == len(set(uids))
+
+    def test_edges_to_missing_nodes_are_not_created(self, loaded):
+        loaded.upsert_edges([Edge(type=EdgeType.REFERS_TO, source=u("1926.502(k)"), target=u("1910.134"), text="x")])
+        assert loaded.references_out(u("1926.502(k)")) == [(u("1926.501(b)(12)"), "§ 1926.501(b)(12)")]
+        assert loaded.get_section(u("1910.134")) is None
+
+    def test_entities_mentions_and_relations_are_counted(self, loaded):
+        ents = [
+            Entity(corpus=C, name="guardrail system", label="equipment", section_ids=("1926.502(k)",)),
+            Entity(corpus=C, name="employee", label="person", section_ids=("1926.501(b)(2)(i)", "1926.502(k)")),
+        ]
+        loaded.upsert_entities(ents)
+        loaded.upsert_edges(
+            [Edge(type=EdgeType.MENTIONED_IN, source=ents[0].uid, target=u("1926.502(k)"))]
+            + [Edge(type=EdgeType.MENTIONED_IN, source=ents[1].uid, target=u(s)) for s in ents[1].section_ids]
+            + [Edge(type=EdgeType.RELATES, source=ents[0].uid, target=ents[1].uid, relation="protect",
+                    section_ids=("1926.502(k)",))]
+        )
+        assert loaded.get_entity(ents[1].uid) == ents[1]
+        st = loaded.stats(C)
+        assert st.entities == 2 and st.relations == 1
+        assert st.edges_by_type["MENTIONED_IN"] == 3
+        assert st.nodes_by_kind == {"paragraph": 7, "part": 1, "section": 2, "subpart": 1}
+
+    def test_clear_removes_only_that_corpus(self, loaded):
+        other = Provision(corpus="other-corpus", id="1", kind=ProvisionKind.SECTION)
+        loaded.upsert_sections([other])
+        loaded.clear(C)
+        assert loaded.get_section(u("1926.502")) is None
+        assert loaded.get_section(other.uid) == other
+        assert loaded.stats(C).edges_by_type == {}
+        loaded.clear("other-corpus")

@@ -1,0 +1,96 @@
+"""Cross-references on the real OSHA Part 1926 text: edges that must hold, and the gold sample's scores."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from bifrost.types import Provision, Reference
+from graph_builders.navigator.references import CfrReferenceExtractor, KnownProvisions
+
+REPO = Path(__file__).resolve().parents[2]
+GOLD = REPO / "tests" / "fixtures" / "references" / "osha_gold_sample.jsonl"
+MIN_PRECISION = 0.95
+MIN_RECALL = 0.90
+
+
+def _corpus_path() -> Path:
+    shared = Path(os.environ.get("BIFROST_SHARED_DIR") or REPO.parent / "shared")
+    return shared / "corpora" / "osha-1926" / "part-1926.json"
+
+
+def _benchmark() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("reference_extractor_eval", REPO / "benchmarks" / "reference_extractor_eval.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(spec.name, mod)  # dataclasses look their module up here
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def provisions() -> dict[str, Provision]:
+    path = _corpus_path()
+    if not path.exists():
+        msg = f"shared corpus missing: {path} (set BIFROST_SHARED_DIR)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(msg)
+        pytest.skip(msg)
+    from graph_builders.scrape.ecfr_json import parse_ecfr_json
+
+    return {p.id: p for p in parse_ecfr_json(path, corpus="osha-1926").provisions}
+
+
+@pytest.fixture(scope="module")
+def known(provisions: dict[str, Provision]) -> KnownProvisions:
+    return KnownProvisions.from_provisions(provisions.values())
+
+
+def _refs(provisions: dict[str, Provision], known: KnownProvisions, source: str) -> list[Reference]:
+    assert source in provisions, f"{source} not produced by the scraper"
+    return CfrReferenceExtractor().extract(provisions[source], known)
+
+
+@pytest.mark.parametrize(
+    ("source", "targets"),
+    [
+        ("1926.502(b)(15)", {"1926.502(b)(3)"}),
+        ("1926.501(b)(2)(i)", {"1926.502(k)"}),
+        ("1926.502(k)", {"1926.501(b)(2)", "1926.501(b)(12)", "1926.501(b)(13)"}),
+        ("1926.451(b)(2)", {"1926.451(b)(2)(i)", "1926.451(b)(2)(ii)"}),
+    ],
+)
+def test_must_hold_edges_on_the_osha_text(
+    provisions: dict[str, Provision], known: KnownProvisions, source: str, targets: set[str]
+) -> None:
+    got = {r.target_id for r in _refs(provisions, known, source) if r.target_id}
+    assert targets <= got
+
+
+def test_every_resolved_target_exists_in_the_corpus(provisions: dict[str, Provision], known: KnownProvisions) -> None:
+    subpart_m = [p for p in provisions.values() if p.id.startswith(("1926.50", "1926.45")) and p.text]
+    refs = [r for p in subpart_m for r in CfrReferenceExtractor().extract(p, known)]
+    assert refs
+    assert all(r.target_id in provisions for r in refs if r.target_id)
+    assert all(r.reason for r in refs if r.dangling)
+    assert all(r.target_id != r.source_id for r in refs)
+
+
+def test_gold_sample_precision_and_recall(provisions: dict[str, Provision], known: KnownProvisions) -> None:
+    bench = _benchmark()
+    gold = bench.load_gold(GOLD)
+    assert len(gold) >= 60
+    sources = {g.source_id for g in gold}
+    assert sources <= set(provisions), f"gold sources missing: {sorted(sources - set(provisions))}"
+    extractor = CfrReferenceExtractor()
+    refs = [r for s in sorted(sources) for r in extractor.extract(provisions[s], known)]
+    resolved, dangling, errors = bench.score(gold, refs)
+    tp, fp, fn = resolved.tp + dangling.tp, resolved.fp + dangling.fp, resolved.fn + dangling.fn
+    precision, recall = tp / (tp + fp), tp / (tp + fn)
+    assert precision >= MIN_PRECISION, errors
+    assert recall >= MIN_RECALL, errors
