@@ -38,6 +38,12 @@ KNOWN_CORPORA: dict[str, CorpusSpec] = {
         ecfr_part="1926",
         description="29 CFR Part 1926, OSHA Safety and Health Regulations for Construction",
     ),
+    "adgm": CorpusSpec(
+        name="adgm",
+        jurisdiction="adgm",
+        shared_paths=tuple(f"corpora/adgm/documents/{n}.json" for n in range(1, 41)),
+        description="Abu Dhabi Global Market rulebooks and guidance, 40 documents as passages (ObliQA)",
+    ),
 }
 
 

@@ -18,7 +18,7 @@ from bifrost.errors import BifrostError, NotFoundError, StoreError
 from bifrost.graph.base import GraphStore
 from bifrost.settings import Settings
 from bifrost.store.sql_store import SqlStore
-from bifrost.types import GraphStats, IngestReport, Provision, ReviewItem, make_uid, split_uid
+from bifrost.types import Answer, GraphStats, IngestReport, Provision, ReviewItem, make_uid, split_uid
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +115,10 @@ class Bifrost:
             from graph_builders.navigator.references import CfrReferenceExtractor
 
             return CfrReferenceExtractor()
+        if jurisdiction == "adgm":
+            from graph_builders.navigator.adgm_references import AdgmReferenceExtractor
+
+            return AdgmReferenceExtractor()
         raise BifrostError(f"no reference extractor for jurisdiction {jurisdiction!r} (corpus {corpus!r})")
 
     def build_navigator(self, corpus: str, progress: Callable[[int], None] | None = None):
@@ -161,3 +165,189 @@ class Bifrost:
 
     def review_items(self, corpus: str | None = None) -> list[tuple[int, ReviewItem]]:
         return self.sql.review_items(corpus)
+
+    # --- the entity network ---
+    @cached_property
+    def embedder(self):
+        from bifrost.embeddings import SentenceTransformerEmbedder
+
+        return SentenceTransformerEmbedder.from_settings(self.settings)
+
+    @cached_property
+    def chat_model(self):
+        """The configured chat model, or None (offline mode)."""
+        from bifrost.llm import configure_llm_cache, make_chat_model
+
+        model = make_chat_model(self.settings)
+        if model is not None:
+            configure_llm_cache(self.settings.llm_cache_path or self.settings.home / "llm_cache.db")
+        return model
+
+    @cached_property
+    def usage_counter(self):
+        """Token usage and estimated cost of chat calls made through this object."""
+        from bifrost.llm import UsageCounter, prices_from_settings
+
+        return UsageCounter(prices_from_settings(self.settings))
+
+    def usage_report(self) -> dict:
+        return self.usage_counter.report().model_dump(mode="json")
+
+    def entity_extractor(self, corpus: str, kind: str = "auto"):
+        """The offline spaCy extractor, or the LLM agents when a chat model is configured."""
+        if kind not in {"auto", "offline", "llm"}:
+            raise BifrostError(f"unknown extractor {kind!r}: use offline, llm or auto")
+        if kind == "llm" or (kind == "auto" and self.chat_model is not None):
+            if self.chat_model is None:
+                raise BifrostError("extractor 'llm' needs a chat model: set BIFROST_LLM_MODEL and OPENAI_API_KEY")
+            from graph_builders.entities.agent_prompts import ExtractionPrompts
+            from graph_builders.entities.checkpoint import ExtractionJournal
+            from graph_builders.entities.llm_agents import LlmExtractor, grammar_ref_validator
+            from graph_builders.citations.cfr import normalize
+
+            known = {p.id for p in self.sql.provisions(corpus)}
+            return LlmExtractor(
+                self.chat_model,
+                ExtractionPrompts.load(prompts_dir=self.settings.prompts_dir),
+                grammar_ref_validator(normalize, known),
+                self.settings.llm_concurrency,
+                journal=ExtractionJournal.at_path(self.settings.home / "extraction_journal.db"),
+                callbacks=(self.usage_counter,),
+            )
+        from graph_builders.entities.offline_extractor import OfflineExtractor
+
+        return OfflineExtractor(self.settings.spacy_model)
+
+    def build_entities(
+        self, corpus: str, extractor: str = "auto", tau: float | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ):
+        """Extract, refine and store the Entity Network Graph of a corpus (replacing the last one)."""
+        from graph_builders.entities.build import build_entity_network
+        from graph_builders.entities.refiner import IncrementalEntityRefiner
+
+        self.require_corpus(corpus)
+        provisions = self.sql.provisions(corpus)
+        refiner = IncrementalEntityRefiner(self.embedder, tau=self.settings.tau if tau is None else tau, corpus=corpus)
+        report = build_entity_network(
+            provisions, self.entity_extractor(corpus, extractor), refiner, self.graph, self.sql.session,
+            corpus, progress=progress, replace=True,
+        )
+        self._retrievers.clear()
+        return report
+
+    def entity_view(self, corpus: str, name: str) -> dict:
+        """An entity (exact normalized name, else the closest by embedding), its provisions and relations."""
+        from sqlalchemy import or_, select
+
+        from bifrost.store.entity_tables import EntityEmbeddingRow, TripleEmbeddingRow
+        from graph_builders.entities.normalize import normalize_name
+
+        self.require_corpus(corpus)
+        wanted = normalize_name(name, "")
+        with self.sql.session() as s:
+            row = s.scalar(select(EntityEmbeddingRow).where(
+                EntityEmbeddingRow.corpus == corpus, EntityEmbeddingRow.name == wanted))
+        if row is None:
+            from retrieval.eng_index import EngIndex
+
+            index = self.retriever(corpus).index if corpus in self._retrievers else EngIndex.load(self.sql, corpus)
+            best = index.match_entities(self.embedder.embed([wanted]), 1, 0.0)[0] if not index.empty else []
+            if not best:
+                raise NotFoundError(f"no entity {name!r} in corpus {corpus!r}")
+            wanted = best[0].key
+            with self.sql.session() as s:
+                row = s.scalar(select(EntityEmbeddingRow).where(
+                    EntityEmbeddingRow.corpus == corpus, EntityEmbeddingRow.name == wanted))
+        with self.sql.session() as s:
+            t = TripleEmbeddingRow
+            rels = s.execute(select(t.head, t.relation, t.tail, t.section_ids).where(
+                t.corpus == corpus, or_(t.head == wanted, t.tail == wanted)).order_by(t.head, t.relation, t.tail)).all()
+        return {
+            "name": row.name,
+            "label": row.label,
+            "asked": name,
+            "provisions": list(row.section_ids or []),
+            "relations": [{"head": h, "relation": r, "tail": tl, "provisions": list(ids or [])} for h, r, tl, ids in rels],
+        }
+
+    # --- asking ---
+    @cached_property
+    def _retrievers(self) -> dict:
+        return {}
+
+    def retriever(self, corpus: str):
+        """The hybrid retriever of a corpus, its indexes loaded once."""
+        if corpus not in self._retrievers:
+            from graph_builders.entities.normalize import normalize_name
+            from retrieval.decompose import ExtractorDecomposer
+            from retrieval.eng_index import EngIndex
+            from retrieval.hybrid import HybridRetriever
+
+            self.require_corpus(corpus)
+            index = EngIndex.load(self.sql, corpus)
+            if index.empty:
+                raise NotFoundError(
+                    f"corpus {corpus!r} has no entity network yet; run `bifrost build entities --corpus {corpus}`"
+                )
+            decomposer = ExtractorDecomposer(self.entity_extractor(corpus, "auto"), normalize_name)
+            self._retrievers[corpus] = HybridRetriever(
+                index, self.graph, self.embedder, lambda q: decomposer.decompose(q, corpus), self.retrieval_config
+            )
+        return self._retrievers[corpus]
+
+    @cached_property
+    def retrieval_config(self):
+        from retrieval.config import RetrievalConfig
+
+        return RetrievalConfig()
+
+    def lookup(self, corpus: str) -> Callable[[str], Provision | None]:
+        return lambda pid: self.graph.get_section(make_uid(corpus, pid))
+
+    def ask(self, question: str, corpus: str = "osha-1926", config=None) -> Answer:
+        """Answer a question with cited provisions, or refuse when nothing supports an answer."""
+        import time
+
+        from bifrost.types import AnswerMode
+        from retrieval.answer_extractive import extractive_statements, render
+        from retrieval.citations import citations_for, select_cited
+
+        question = (question or "").strip()
+        if not question:
+            raise BifrostError("the question is empty")
+        t0 = time.perf_counter()
+        retr = self.retriever(corpus)
+        cfg = config or retr.config
+        result = retr.retrieve(question, cfg)
+        lookup = self.lookup(corpus)
+        timings = dict(result.timings)
+        t1 = time.perf_counter()
+        mode = AnswerMode.EXTRACTIVE if self.chat_model is None else AnswerMode.LLM
+        refused = not result.items or result.evidence < cfg.refuse_below
+        statements = []
+        if not refused and mode is AnswerMode.EXTRACTIVE:
+            cited = select_cited(result.items, cfg.cite_ratio, cfg.cite_max)
+            statements = extractive_statements(question, cited, lookup, self.embedder)
+            refused = not statements
+        elif not refused:
+            from retrieval.answer_llm import LlmAnswerer
+
+            refused, statements, _dropped = LlmAnswerer(self.chat_model, self.settings.prompts_dir).answer(
+                question, result.items, lookup
+            )
+        timings["answer"] = time.perf_counter() - t1
+        timings["total"] = time.perf_counter() - t0
+        cited_ids = [c for s in statements for c in s.citations]
+        return Answer(
+            question=question,
+            corpus=corpus,
+            mode=mode,
+            refused=refused,
+            text=("The indexed regulations do not answer this question." if refused else render(statements)),
+            statements=statements,
+            citations=citations_for(cited_ids, lookup),
+            retrieved=result.items,
+            unused=[it.id for it in result.items if it.id not in set(cited_ids)],
+            timings=timings,
+        )

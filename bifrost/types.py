@@ -235,3 +235,64 @@ class Extraction(Frozen):
     triples: tuple[ExtractedTriple, ...] = ()
     section_refs: tuple[str, ...] = Field(default=(), description="Referenced provision ids (validated)")
     extractor: str = "offline"
+
+
+class Via(str, Enum):
+    """How a provision was reached by retrieval."""
+
+    ENTITY = "entity"
+    TRIPLE = "triple"
+    REFERS_TO = "refers_to"
+    PARENT = "parent"
+    CHILD = "child"
+    SIBLING = "sibling"
+    LEXICAL = "lexical"
+    DENSE = "dense"
+
+
+class RetrievedItem(Frozen):
+    """A provision found by retrieval, with its score and every way it was reached."""
+
+    corpus: str
+    id: str
+    score: float
+    via: tuple[Via, ...] = ()
+    path: tuple[str, ...] = Field(default=(), description="Provision ids from a seed to this one")
+    why: str = Field(default="", description="Human-readable reason, e.g. 'cross-reference from 1926.501(b)(2)(i)'")
+
+
+class Citation(Frozen):
+    """A cited provision with what a reader needs to check it."""
+
+    corpus: str
+    id: str
+    heading: str = ""
+    text: str = ""
+    url: str | None = None
+
+
+class Statement(Frozen):
+    """One sentence of an answer and the provision ids it cites."""
+
+    text: str
+    citations: tuple[str, ...]
+
+
+class AnswerMode(str, Enum):
+    LLM = "llm"
+    EXTRACTIVE = "extractive"
+
+
+class Answer(BaseModel):
+    """The answer to a question: statements with citations, or a refusal."""
+
+    question: str
+    corpus: str
+    mode: AnswerMode
+    refused: bool
+    text: str
+    statements: list[Statement] = Field(default_factory=list)
+    citations: list[Citation] = Field(default_factory=list)
+    retrieved: list[RetrievedItem] = Field(default_factory=list)
+    unused: list[str] = Field(default_factory=list, description="Retrieved but not cited (shown on refusal)")
+    timings: dict[str, float] = Field(default_factory=dict, description="Seconds per stage")

@@ -25,7 +25,9 @@ app = typer.Typer(help="Bifrost: dual knowledge-graph question answering over re
 graph_app = typer.Typer(help="Inspect and build the graphs.", no_args_is_help=True)
 review_app = typer.Typer(help="Review items: provisions on which two sources disagree.", no_args_is_help=True)
 app.add_typer(graph_app, name="graph")
+build_app = typer.Typer(help="Build graphs of an ingested corpus.", no_args_is_help=True)
 app.add_typer(review_app, name="review")
+app.add_typer(build_app, name="build")
 
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
@@ -216,6 +218,110 @@ def review_list(
         out.print(it.diff, highlight=False, markup=False)
 
 
+@build_app.command("navigator")
+def build_navigator_cmd(corpus: CorpusOpt = "osha-1926", as_json: JsonOpt = False) -> None:
+    """Rebuild the Document Navigator Graph (same as `graph build`)."""
+    graph_build(corpus, as_json)
+
+
+@build_app.command("entities")
+def build_entities_cmd(
+    corpus: CorpusOpt = "osha-1926",
+    extractor: Annotated[str, typer.Option(help="offline (spaCy), llm (agents; needs BIFROST_LLM_MODEL) or auto")] = "auto",
+    tau: Annotated[Optional[float], typer.Option(help="Refiner merge threshold (cosine); default from settings (0.95)")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Build the Entity Network Graph: extract entities and relations, merge near-duplicates, embed."""
+    bf = facade()
+    try:
+        with progress_bar() as bar:
+            task = bar.add_task("entities", total=None)
+
+            def tick(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            report = bf.build_entities(corpus, extractor, tau, progress=tick)
+        usage = bf.usage_report() if bf.chat_model is not None else None
+    except BifrostError as e:
+        fail(e)
+    finally:
+        bf.close()
+    if as_json:
+        emit_json({**report.model_dump(), "usage": usage})
+        return
+    out.print(
+        f"entity network of [bold]{corpus}[/bold] ({report.extractor}): {report.provisions_processed} provisions, "
+        f"{report.entities} entities, {report.relations} relations ({report.relation_types} types), "
+        f"{len(report.failed)} failed, {report.seconds:.1f} s"
+    )
+    for line in report.failed[:10]:
+        err.print(f"[yellow]failed:[/yellow] {line}", highlight=False)
+    if usage:
+        out.print(f"model usage: {usage}")
+
+
+@graph_app.command("entity")
+def graph_entity(
+    name: Annotated[str, typer.Argument(help="Entity name, e.g. excavation")],
+    corpus: CorpusOpt = "osha-1926",
+    as_json: JsonOpt = False,
+) -> None:
+    """An entity of the Entity Network: its provisions and relations."""
+    bf = facade()
+    try:
+        view = bf.entity_view(corpus, name)
+    except BifrostError as e:
+        fail(e)
+    finally:
+        bf.close()
+    if as_json:
+        emit_json(view)
+        return
+    note = "" if view["name"] == name else f" [dim](closest to {name!r})[/dim]"
+    out.print(f"[bold]{view['name']}[/bold] {view['label']}{note}", highlight=False)
+    out.print(f"mentioned in {len(view['provisions'])} provisions: " + ", ".join(view["provisions"][:30]), highlight=False)
+    for r in view["relations"][:40]:
+        out.print(f"  {r['head']} --{r['relation']}--> {r['tail']}  [dim]{', '.join(r['provisions'][:5])}[/dim]", highlight=False)
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="A question about the regulations")],
+    corpus: CorpusOpt = "osha-1926",
+    as_json: JsonOpt = False,
+    show_retrieved: Annotated[int, typer.Option("--retrieved", help="How many retrieved provisions to list")] = 10,
+) -> None:
+    """Answer a question; every statement cites provision ids, or the answer is a refusal."""
+    bf = facade()
+    try:
+        answer = bf.ask(question, corpus)
+    except BifrostError as e:
+        fail(e)
+    finally:
+        bf.close()
+    if as_json:
+        emit_json(answer.model_dump(mode="json"))
+        return
+    out.print(f"[bold]Q:[/bold] {answer.question}", highlight=False)
+    mode = f"[dim]({answer.mode.value}, {answer.timings.get('total', 0):.2f} s)[/dim]"
+    if answer.refused:
+        out.print(f"[yellow]{answer.text}[/yellow] {mode}", highlight=False)
+        if answer.unused:
+            out.print("retrieved but not used: " + ", ".join(answer.unused[:show_retrieved]), highlight=False)
+        return
+    out.print(f"[bold]A:[/bold] {mode}")
+    for st in answer.statements:
+        out.print(f"  {st.text} " + "".join(f"[cyan]\\[{c}][/cyan]" for c in st.citations), highlight=False)
+    out.print("\n[bold]Sources[/bold]")
+    for c in answer.citations:
+        out.print(f"  [cyan]{c.id}[/cyan] {c.heading} [link={c.url}]{c.url}[/link]", highlight=False)
+    why = {it.id: it for it in answer.retrieved}
+    out.print("\n[bold]Retrieved[/bold] (score, why)")
+    for it in answer.retrieved[:show_retrieved]:
+        out.print(f"  {it.id:<28} {it.score:6.3f}  [dim]{it.why}[/dim]", highlight=False)
+    _ = why
+
+
 @app.command()
 def download(
     part: Annotated[str, typer.Option(help="CFR part, e.g. 1926")] = "1926",
@@ -230,6 +336,10 @@ def download(
     except BifrostError as e:
         fail(e)
     out.print(str(path))
+
+
+from bifrost.cli.eval_cmd import eval_app  # noqa: E402  (eval sub-app; imports app lazily)
+app.add_typer(eval_app, name="eval")
 
 
 def main() -> None:

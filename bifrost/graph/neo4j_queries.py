@@ -188,12 +188,6 @@ RETURN s.uid AS uid, r.text AS text
 ORDER BY s.ord, s.uid
 """
 
-EXISTING_SECTIONS = """
-UNWIND $uids AS uid
-MATCH (s:Section {uid: uid})
-RETURN s.uid AS uid
-"""
-
 # One breadth-first step of the REFERS_TO closure: the out-neighbours of a frontier, in
 # frontier order, then document order. The caller keeps the visited set and the paths, so
 # every node is reported once at its smallest depth (see Neo4jGraphStore.refers_to_closure).

@@ -357,8 +357,8 @@ class Neo4jGraphStore:
         self.ensure_schema()
 
         def bfs(tx: Any) -> list[Reached]:
-            present = {r["uid"] for r in tx.run(q.EXISTING_SECTIONS, uids=wanted)}
-            frontier = [(u, (u,)) for u in wanted if u in present]
+            # Starts that are not in the graph have no edges: they drop out at the first step.
+            frontier = [(u, (u,)) for u in wanted]
             seen = {u for u, _ in frontier}
             reached: list[Reached] = []
             for depth in range(1, max_depth + 1):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 # spaCy NER labels whose names keep their capitals (proper nouns).
@@ -125,6 +126,7 @@ def head_index(tokens: list[str]) -> int:
     return len(tokens) - 1
 
 
+@lru_cache(maxsize=131_072)
 def normalize_name(
     name: str,
     label: str = "",
@@ -134,7 +136,7 @@ def normalize_name(
 
     Acronyms keep their capitals; other words are lowercased unless ``label`` is a proper-noun
     NER label (``PROPER_LABELS``). The head noun is singularized by ``lemmatize_head`` (default
-    `singularize`); acronyms and proper nouns are never singularized.
+    `singularize`); acronyms and proper nouns are never singularized. Results are memoized.
     """
     text = collapse_spaces(strip_punctuation(_POSSESSIVE.sub("", split_camel_case(name))))
     text = _LEADING_ARTICLE.sub("", text)

@@ -30,7 +30,9 @@ UNIT_LEMMAS = frozenset(
     }
 )
 # Chunk heads that name a place in the rulebook, not a thing: left to the citation grammar.
-REFERENCE_HEADS = frozenset({"paragraph", "section", "subpart", "appendix", "chapter", "§", "cfr", "part"})
+REFERENCE_HEADS = frozenset(
+    {"paragraph", "section", "subpart", "appendix", "chapter", "§", "cfr", "part", "exception", "note"}
+)
 GENERIC_MODIFIERS = frozenset(
     {"following", "above", "below", "above-listed", "aforementioned", "said", "same", "such", "certain",
      "respective", "particular"}
@@ -199,11 +201,13 @@ def subjects(v: Token, depth: int = 0) -> list[Token]:
 
 
 def objects(v: Token) -> list[Token]:
-    """Direct objects (and attributes) of a verb; a verb without one shares the object of the
-    verbs conjoined to it ("develop and implement a plan": both take "plan")."""
+    """Direct objects (and attributes) of a verb; a verb with no complement at all shares the
+    object of a verb joined to it by "and"/"or" ("develop and implement a plan": both take "plan")."""
     own = [t for c in v.children if c.dep_ in _OBJ for t in _conjuncts(c)]
-    if own:
+    if own or any(c.dep_ in {"prep", "ccomp", "xcomp", "acomp"} for c in v.children):
         return own
+    if not any(c.dep_ == "cc" and c.lower_ in {"and", "or"} for c in v.children):
+        return []
     return [t for c in v.children if c.dep_ == "conj" and c.pos_ == "VERB" for t in objects(c)]
 
 
@@ -240,6 +244,8 @@ def _agents(v: Token) -> list[Token]:
 
 def clause_relations(v: Token) -> Iterator[tuple[int, str, int]]:
     """(head token, relation, tail token) triples stated by one predicate."""
+    if any(c.dep_ == "expl" for c in v.children):  # "there is water": no head entity to state it of
+        return
     subj = subjects(v)
     modal, neg = _modal_neg(v)
     verb = v.lemma_.lower()

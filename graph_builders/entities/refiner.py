@@ -110,25 +110,26 @@ class IncrementalEntityRefiner:
         """Merge or create an entity for each new normalized name, in order."""
         vectors = l2_normalize(self.embedder.embed(new))
         n_old = len(self._names)
-        if self.tau >= 1.0 or n_old == 0:
+        if self.tau >= 1.0 or n_old == 0:  # tau 1: only exact (normalized) names merge
             best_old = np.full(len(new), -np.inf, dtype=np.float32)
             arg_old = np.zeros(len(new), dtype=np.int64)
         else:
             best_old, arg_old = self._best_match(vectors, n_old)
         intra = vectors @ vectors.T if self.tau < 1.0 else None
-        created: list[int] = []  # positions in `new` that became entities, in order
+        created = np.zeros(len(new), dtype=bool)  # which batch positions became entities
+        row_of = np.zeros(len(new), dtype=np.int64)
         for j, norm in enumerate(new):
             target, sim = int(arg_old[j]), float(best_old[j])
-            if created and intra is not None:
-                sims = intra[j, created]
-                k = int(np.argmax(sims))
+            if intra is not None and j and created[:j].any():
+                sims = np.where(created[:j], intra[j, :j], -np.inf)
+                k = int(np.argmax(sims))  # first max = earliest created = lowest row
                 if sims[k] > sim:  # ties go to the older (lower row) entity, as one by one
-                    target, sim = n_old + k, float(sims[k])
+                    target, sim = int(row_of[k]), float(sims[k])
             if sim >= self.tau:
                 self._index[norm] = target
             else:
-                self._index[norm] = self._append(norm, labels[j], vectors[j])
-                created.append(j)
+                row_of[j] = self._index[norm] = self._append(norm, labels[j], vectors[j])
+                created[j] = True
 
     def _best_match(self, vectors: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
         """Max cosine and its row over existing entities, blockwise to bound memory."""

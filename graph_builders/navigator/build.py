@@ -47,7 +47,7 @@ def extract_references(
     provisions: Sequence[Provision], extractor: ReferenceExtractor, progress: Progress | None = None
 ) -> list[Reference]:
     """Run the reference extractor over every provision against the corpus's own ids."""
-    known = KnownProvisions.from_provisions(provisions)
+    known = getattr(extractor, "index", KnownProvisions.from_provisions)(provisions)
     refs: list[Reference] = []
     for i, p in enumerate(provisions):
         if p.text:

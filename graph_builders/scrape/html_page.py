@@ -43,6 +43,8 @@ _HEADING_HINT = re.compile(
     re.IGNORECASE,
 )
 _MAX_HEADING = 300
+MAX_TREE_BYTES = 20 * 2**20
+"""Largest page turned into a BeautifulSoup tree (about 40 bytes of memory per byte of HTML)."""
 # field labels of osha.gov's standard pages; the label and its value are page metadata, not text
 _METADATA_LABELS = frozenset(
     ["Part Number:", "Part Number Title:", "Subpart:", "Subpart Title:", "Standard Number:", "Title:", "GPO Source:"]
@@ -71,11 +73,19 @@ class SectionDraft:
     anchors: tuple[str, ...] = ()
 
 
-def parse_html(path_or_text: Path | str, corpus: str, source_url: str | None = None) -> ParsedDocument:
+def parse_html(
+    path_or_text: Path | str, corpus: str, source_url: str | None = None, *, max_tree_bytes: int = MAX_TREE_BYTES
+) -> ParsedDocument:
     """Parse a regulation page; a `Path` is read from disk, a `str` is the HTML itself."""
     name, data = _load(path_or_text, source_url)
     if not _HEADING_HINT.search(data):
         raise SourceParseError(name, "no regulation sections found (no '§ N.N' or 'N.N - Title' heading)")
+    if len(data) > max_tree_bytes:
+        raise SourceParseError(
+            name,
+            f"page is {len(data) / 2**20:.1f} MB, over {max_tree_bytes / 2**20:.0f} MB (its tree needs ~40x that "
+            "in memory); split the page or raise max_tree_bytes",
+        )
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
@@ -198,6 +208,7 @@ def _anchor(tag: Tag) -> list[str]:
 def find_sections(runs: list[Run]) -> list[SectionDraft]:
     """Cut runs into sections at section headings; a non-section heading ends the current section."""
     drafts: list[SectionDraft] = []
+    bodies: list[list[Run]] = []
     subpart: str | None = None
     open_section = False
     skip_value = False
@@ -208,16 +219,20 @@ def find_sections(runs: list[Run]) -> list[SectionDraft]:
         if section is not None:
             sid = re.sub(r"\s*[-–]\s*", "-", section["id"])
             drafts.append(SectionDraft(sid, (section["heading"] or "").strip(), _parent(sid, subpart)))
+            bodies.append([])
             open_section = True
         elif subpart_match is not None:
             subpart = subpart_match["letter"]
-            if open_section and not drafts[-1].lines:
+            if open_section and not bodies[-1]:
                 drafts[-1] = replace(drafts[-1], parent_id=_parent(drafts[-1].section_id, subpart))
         elif run.heading:
             open_section = False
         elif open_section and not (label or skip_value):
-            drafts[-1] = _add_run(drafts[-1], run)
-    return drafts
+            bodies[-1].append(run)
+    return [
+        replace(d, lines=tuple(_line(d.section_id, r) for r in body), anchors=tuple(r.anchor for r in body if r.anchor))
+        for d, body in zip(drafts, bodies)
+    ]
 
 
 def _parent(section_id: str, subpart: str | None) -> str:
@@ -234,16 +249,12 @@ def _section_heading(run: Run) -> re.Match[str] | None:
     return match if match["heading"] or run.heading else None
 
 
-def _add_run(draft: SectionDraft, run: Run) -> SectionDraft:
+def _line(section_id: str, run: Run) -> Line:
+    """The run as a paragraph line; a label only the element id carries is put in front."""
     text = run.text
     anchor = _ANCHOR.match(run.anchor) if run.anchor else None
-    if anchor and anchor["id"].startswith(draft.section_id + "("):
+    if anchor and anchor["id"].startswith(section_id + "(") and not text.startswith("("):
         marker = _MARKER.search(anchor["id"])
-        if marker and not text.startswith("("):
+        if marker:
             text = f"({marker.group(1)}) {text}"
-    line = Line(text, italic_label=run.italic_label, italic_heading=run.italic_heading)
-    return replace(
-        draft,
-        lines=draft.lines + (line,),
-        anchors=draft.anchors + ((run.anchor,) if run.anchor else ()),
-    )
+    return Line(text, italic_label=run.italic_label, italic_heading=run.italic_heading)

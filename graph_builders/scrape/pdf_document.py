@@ -36,7 +36,8 @@ _DOT_LEADER = re.compile(r"\.{4,}\s*\d*$")
 _PAGE_NUMBER = re.compile(r"^(?:page\s+)?\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?$|^[-–]\s*\d{1,4}\s*[-–]$", re.I)
 _NOISE_TOKEN = re.compile(r"^[\d.,%$()\-–/:;]+$")
 _TERMINAL = (".", ":", ";", "?", "!", "]")
-_CONTINUES = re.compile(r"(?:paragraphs?|§+|sections?|and|or|of|in|to|under|by|see)$", re.IGNORECASE)
+# words a paragraph cannot end with ("; and" / "; or" do end one: "(i) ...; and" then "(ii) ...")
+_CONTINUES = re.compile(r"(?:\b(?:paragraphs?|sections?|of|in|to|under|by|see)|§|(?<![;,])\s(?:and|or))$", re.I)
 _WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 
 
@@ -47,6 +48,7 @@ class RawLine:
     text: str
     page: int
     block: int
+    italic_label: bool = False
 
 
 @dataclass
@@ -62,6 +64,7 @@ class Unit:
     """One logical line (heading, paragraph, note), as one fragment per page it is printed on."""
 
     fragments: list[Fragment] = field(default_factory=list)
+    italic_label: bool = False
 
     @property
     def text(self) -> str:
@@ -95,7 +98,9 @@ def parse_pdf(
     drafts, more = group_sections(units)
     oddities += more
     if not drafts:
-        raise SourceParseError(path, "no regulation sections found (expected lines like '§ 1926.451 General requirements.')")
+        raise SourceParseError(
+            path, "no regulation sections found (expected lines like '§ 1926.451 General requirements.')"
+        )
     provisions: list[Provision] = []
     for draft in drafts:
         provs, odd = split_section(
@@ -168,14 +173,15 @@ def extract_lines(
         except (RuntimeError, ValueError) as e:
             raise SourceParseError(path, f"page {index + 1} cannot be read ({_one_line(e)})") from e
         for block_no, block in enumerate(b for b in blocks if b.get("type") == 0):
-            texts = [_line_text(line) for line in block.get("lines", [])]
-            texts = [t for t in texts if t and not _PAGE_NUMBER.match(t)]
-            if not texts:
+            found = [(_line_text(line), _italic_label(line)) for line in block.get("lines", [])]
+            found = [(t, i) for t, i in found if t and not _PAGE_NUMBER.match(t)]
+            text = " ".join(t for t, _ in found)
+            if not found:
                 continue
-            if is_noise(" ".join(texts)):
-                oddities.append(f"{path.name} p.{index + 1}: dropped table-like block {' '.join(texts)[:60]!r}")
+            if is_noise(text):
+                oddities.append(f"{path.name} p.{index + 1}: dropped table-like block {text[:60]!r}")
                 continue
-            lines += [RawLine(t, index + 1, block_no) for t in texts]
+            lines += [RawLine(t, index + 1, block_no, i) for t, i in found]
     return lines, oddities
 
 
@@ -185,6 +191,15 @@ def _line_text(line: dict) -> str:
     # a soft hyphen inside a line is invisible; at the end it marks a hyphenation point
     body = text.rstrip(SOFT_HYPHEN).replace(SOFT_HYPHEN, "")
     return body + SOFT_HYPHEN if text.endswith(SOFT_HYPHEN) and body else body
+
+
+def _italic_label(line: dict) -> bool:
+    """Whether the line opens with a label set in italics, as CFR levels 5 and 6 are printed: (1), (a)."""
+    spans = line.get("spans", [])
+    if not _MARKER.match("".join(span.get("text", "") for span in spans).strip()):
+        return False
+    first = next((span for span in spans if any(c.isalnum() for c in span.get("text", ""))), None)
+    return first is not None and (bool(first.get("flags", 0) & 2) or "italic" in first.get("font", "").lower())
 
 
 def is_noise(text: str) -> bool:
@@ -251,7 +266,7 @@ def join_lines(lines: Sequence[RawLine], vocabulary: frozenset[str] = frozenset(
     for line in lines:
         same_block = last is not None and (last.page, last.block) == (line.page, line.block)
         if not units or not _continues(units[-1].fragments[-1].text, line.text, same_block):
-            units.append(Unit([Fragment(line.text, line.page)]))
+            units.append(Unit([Fragment(line.text, line.page)], line.italic_label))
         else:
             _append(units[-1], line, vocabulary)
         last = line
@@ -283,6 +298,7 @@ def _looks_like_start(text: str) -> bool:
 def group_sections(units: Sequence[Unit]) -> tuple[list[SectionDraft], list[str]]:
     """Cut logical lines into sections at their headings; a heading printed twice keeps the copy with text."""
     drafts: list[SectionDraft] = []
+    bodies: list[list[Line]] = []
     oddities: list[str] = []
     subpart: str | None = None
     skipped = 0
@@ -294,15 +310,20 @@ def group_sections(units: Sequence[Unit]) -> tuple[list[SectionDraft], list[str]
             part = sid.split(".")[0]
             parent = f"{part} Subpart {subpart}" if subpart else part
             drafts.append(SectionDraft(sid, section["heading"].strip(), parent, (), unit.fragments[0].page))
+            bodies.append([])
         elif (match := _SUBPART.match(text)) is not None:
             subpart = match["letter"]
         elif not drafts:
             skipped += 1
         else:
-            body = tuple(Line(f.text, f.page) for f in unit.fragments if f.text)
-            drafts[-1] = replace(drafts[-1], lines=drafts[-1].lines + body)
+            bodies[-1] += [
+                Line(f.text, f.page, italic_label=unit.italic_label and k == 0)
+                for k, f in enumerate(unit.fragments)
+                if f.text
+            ]
     if skipped:
         oddities.append(f"skipped {skipped} line(s) before the first section heading")
+    drafts = [replace(d, lines=tuple(body)) for d, body in zip(drafts, bodies)]
     return _dedupe(drafts, oddities), oddities
 
 

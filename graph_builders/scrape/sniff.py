@@ -28,6 +28,9 @@ _PARSERS: dict[str, tuple[str, str, str]] = {
     ".pdf": ("graph_builders.scrape.pdf_document", "parse_pdf", "pdf"),
 }
 SUPPORTED = tuple(sorted(_PARSERS))
+# JSON whose top level is a list of {ID, DocumentID, PassageID, Passage} (ADGM passages)
+_ADGM_PARSER = ("graph_builders.scrape.adgm_json", "parse_adgm_json")
+_ADGM_KEYS = frozenset({"ID", "DocumentID", "PassageID", "Passage"})
 
 
 def _syntax_errors() -> tuple[type[BaseException], ...]:
@@ -49,6 +52,8 @@ def read_source(path: Path, corpus: str, *, max_bytes: int = DEFAULT_MAX_BYTES, 
     path = Path(path)
     module, function, kind = _format(path)
     check_file(path, kind, max_bytes)
+    if kind == "json" and _is_adgm_json(path):
+        module, function = _ADGM_PARSER
     parser = _load_parser(path, module, function)
     try:
         return parser(path, corpus, **opts)
@@ -58,6 +63,22 @@ def read_source(path: Path, corpus: str, *, max_bytes: int = DEFAULT_MAX_BYTES, 
         raise SourceParseError(path, f"malformed {path.suffix.lstrip('.').upper()}: {_one_line(e)}") from e
     except (RecursionError, MemoryError) as e:
         raise SourceParseError(path, f"too large or too deeply nested to parse ({type(e).__name__})") from e
+
+
+def _is_adgm_json(path: Path, head_bytes: int = CHUNK) -> bool:
+    """Content sniff: the file is a JSON list whose first element is an object with exactly the ADGM keys."""
+    with path.open("rb") as f:
+        head = f.read(head_bytes).decode("utf-8", errors="ignore").lstrip("\ufeff \t\r\n")
+    if not head.startswith("["):
+        return False
+    start = head.find("{")
+    if start < 0 or head[1:start].strip():
+        return False
+    try:
+        first, _ = json.JSONDecoder().raw_decode(head, start)
+    except json.JSONDecodeError:
+        return False
+    return isinstance(first, dict) and set(first) == _ADGM_KEYS
 
 
 def _format(path: Path) -> tuple[str, str, str]:

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from bifrost.embeddings import Embedder, SentenceTransformerEmbedder, l2_normalize, packaged_model_path, resolve_model
+from bifrost.embeddings import SentenceTransformerEmbedder, l2_normalize, packaged_model_path, resolve_model
 from bifrost.errors import ModelUnavailableError
 
 
@@ -14,7 +14,7 @@ def embedder() -> SentenceTransformerEmbedder:
 
 def test_constructor_loads_no_model():
     e = SentenceTransformerEmbedder("no-such-org/no-such-model", offline=True)
-    assert isinstance(e, Embedder) and e._model is None
+    assert e._model is None  # (isinstance against Embedder would read .dim and load it on Python 3.11)
 
 
 def test_default_name_resolves_to_the_packaged_model():

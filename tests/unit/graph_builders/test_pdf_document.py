@@ -10,6 +10,7 @@ import pytest
 from bifrost.errors import SourceParseError
 from graph_builders.scrape.pdf_document import (
     RawLine,
+    extract_lines,
     is_noise,
     join_lines,
     join_pair,
@@ -166,7 +167,21 @@ def test_join_lines_starts_a_new_line_at_each_paragraph_marker() -> None:
     assert [u.text for u in join_lines(lines)] == ["(a) General. Each employer shall comply.", "(b) Other."]
 
 
-@pytest.mark.parametrize(("text", "noise"), [("1 2 3 4", True), ("12.5 % 3 x", True), ("(a) Each employer shall", False)])
+def test_join_lines_ends_a_paragraph_at_semicolon_and() -> None:
+    lines = [
+        RawLine("(i) Guardrails; and", 1, 0),
+        RawLine("(ii) Toeboards as required by paragraph", 1, 0),
+        RawLine("(b)(2) of this section.", 1, 0),
+    ]
+    assert [u.text for u in join_lines(lines)] == [
+        "(i) Guardrails; and",
+        "(ii) Toeboards as required by paragraph (b)(2) of this section.",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "noise"), [("1 2 3 4", True), ("12.5 % 3 x", True), ("(a) Each employer shall", False)]
+)
 def test_is_noise_flags_table_like_blocks(text: str, noise: bool) -> None:
     assert is_noise(text) is noise
 
@@ -216,3 +231,22 @@ def test_parse_pdf_rejects_a_pdf_without_sections(tmp_path: Path) -> None:
 def test_parse_pdf_rejects_bad_margins(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="margins"):
         parse_pdf(tmp_path / "x.pdf", "osha-1926", margins=(10, 10, -1, 10))
+
+
+def test_extract_lines_notes_a_label_set_in_italics(tmp_path: Path) -> None:
+    path = tmp_path / "italic.pdf"
+    doc = pymupdf.open()
+    page = doc.new_page()
+    _write(page, ["§ 1926.1 Purpose.", "(a) A. (1) B. (i) C. (A) D."], y=100)
+    writer = pymupdf.TextWriter(page.rect)
+    writer.append((72, 130), "(", font=pymupdf.Font("helv"), fontsize=10)
+    writer.append(writer.last_point, "1", font=pymupdf.Font("helvetica-oblique"), fontsize=10)
+    writer.append(writer.last_point, ") Italic level five.", font=pymupdf.Font("helv"), fontsize=10)
+    writer.write_text(page)
+    doc.save(path)
+    lines, _ = extract_lines(pymupdf.open(path), path)
+    assert [(line.text, line.italic_label) for line in lines] == [
+        ("§ 1926.1 Purpose.", False),
+        ("(a) A. (1) B. (i) C. (A) D.", False),
+        ("(1) Italic level five.", True),
+    ]

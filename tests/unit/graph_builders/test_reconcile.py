@@ -63,7 +63,8 @@ def test_reconcile_lists_provisions_only_one_side_has() -> None:
 
 def test_reconcile_accounts_for_every_provision() -> None:
     result = reconcile(PRIMARY, SECONDARY)
-    seen = [*result.verified, *(r.provision_id for r in result.review), *result.only_in_primary, *result.only_in_secondary]
+    reviewed = [r.provision_id for r in result.review]
+    seen = [*result.verified, *reviewed, *result.only_in_primary, *result.only_in_secondary]
     everything = {p.id for p in PRIMARY.provisions} | {p.id for p in SECONDARY.provisions}
     assert sorted(seen) == sorted(everything)
 

@@ -160,6 +160,14 @@ def test_a_50_mb_html_page_of_junk_is_refused_quickly(tmp_path: Path) -> None:
     assert "no regulation sections found" in _within_budget(path).reason
 
 
+def test_a_50_mb_html_page_with_a_heading_is_refused_before_building_a_tree(tmp_path: Path) -> None:
+    path = tmp_path / "big.html"
+    with path.open("wb") as f:
+        f.write("<h2>§ 1926.1 Purpose.</h2>".encode())
+        _junk_into(f, b'<p id="p-1926.1(a)">(a) lorem ipsum dolor sit amet shall be done.</p>\n')
+    assert "split the page or raise max_tree_bytes" in _within_budget(path).reason
+
+
 def test_a_50_mb_json_file_of_junk_is_refused_quickly(tmp_path: Path) -> None:
     path = tmp_path / "junk.json"
     with path.open("wb") as f:

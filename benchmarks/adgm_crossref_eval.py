@@ -1,0 +1,153 @@
+"""Precision and recall of the ADGM reference extractor against the hand-checked ObliQA-XRef list.
+
+Usage: python benchmarks/adgm_crossref_eval.py [--shared ../shared] [--json] [--no-ranges] [--errors N]
+
+Protocol. Gold = the (SourceID, TargetID) pairs of `crossrefs-dev.csv` with a TargetID, by
+ReferenceType (Internal: same document, External: another ADGM document; Outsource rows have no
+target and are not scored). Only source passages listed in the CSV are scored, so references found
+in unlisted passages are neither right nor wrong; within a listed passage every resolved target
+the extractor returns counts, and one not in the gold list is a false positive. A predicted pair
+is Internal when source and target share a DocumentID, else External. Dangling references are not
+scored. Gold pairs whose TargetID is not a corpus passage (typos such as a trailing `q` in the CSV)
+cannot be matched by any extractor: they are left out and counted. The CSV is a gold list only: it
+is never loaded into a graph.
+
+Caveat: the CSV holds about half of ObliQA-XRef's rows, and its annotators skip some references
+(e.g. most `paragraph 5.6` / range members); a true reference they did not list counts as a false
+positive here, so the precision printed is a lower bound (see --errors to audit them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from bifrost.types import Provision
+from graph_builders.navigator.adgm_references import AdgmReferenceExtractor
+from graph_builders.scrape.adgm_json import document_id_of, parse_adgm_documents
+
+REPO = Path(__file__).resolve().parents[1]
+TYPES = ("Internal", "External")
+
+
+@dataclass(frozen=True)
+class Score:
+    """Counts and rates for one reference type."""
+
+    type: str
+    tp: int
+    fp: int
+    fn: int
+
+    @property
+    def precision(self) -> float:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 0.0
+
+    @property
+    def recall(self) -> float:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 0.0
+
+    def as_dict(self) -> dict:
+        return {"type": self.type, "tp": self.tp, "fp": self.fp, "fn": self.fn,
+                "precision": round(self.precision, 4), "recall": round(self.recall, 4)}
+
+
+def shared_dir(arg: str | None = None) -> Path:
+    """--shared, else BIFROST_SHARED_DIR, else ../shared next to the repository."""
+    env = os.environ.get("BIFROST_SHARED_DIR")
+    return Path(arg or env or REPO.parent / "shared")
+
+
+def load_gold(path: Path) -> tuple[set[str], dict[str, set[tuple[str, str]]]]:
+    """Listed source ids, and gold (source, target) pairs per reference type (all, unfiltered)."""
+    sources: set[str] = set()
+    gold: dict[str, set[tuple[str, str]]] = {t: set() for t in TYPES}
+    with path.open(encoding="utf-8", newline="") as f:
+        for row in csv.DictReader(f):
+            sources.add(row["SourceID"])
+            if row["TargetID"] and row["ReferenceType"] in gold:
+                gold[row["ReferenceType"]].add((row["SourceID"], row["TargetID"]))
+    return sources, gold
+
+
+def predict(provisions: Sequence[Provision], sources: set[str], expand_ranges: bool = True) -> set[tuple[str, str]]:
+    """Resolved (source, target) pairs the extractor finds in the listed source passages."""
+    extractor = AdgmReferenceExtractor(expand_ranges=expand_ranges)
+    index = extractor.index(provisions)
+    pairs = set()
+    for p in provisions:
+        if p.id in sources:
+            pairs.update((r.source_id, r.target_id) for r in extractor.extract(p, index) if r.target_id)
+    return pairs
+
+
+def score(
+    predicted: Iterable[tuple[str, str]], gold: Mapping[str, set[tuple[str, str]]], doc_of: Mapping[str, str | None]
+) -> list[Score]:
+    """Per type: a prediction's type comes from its documents; a gold pair's from the CSV."""
+    out = []
+    preds = set(predicted)
+    for t in TYPES:
+        mine = {(s, g) for s, g in preds if (doc_of.get(s) == doc_of.get(g)) == (t == "Internal")}
+        tp = len(mine & gold[t])
+        out.append(Score(t, tp, len(mine - gold[t]), len(gold[t] - preds)))
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--shared", help="shared data folder (default ../shared)")
+    ap.add_argument("--json", action="store_true", help="print JSON")
+    ap.add_argument("--no-ranges", action="store_true", help="keep only the ends of 'Rules 4.13.5 to 4.13.8'")
+    ap.add_argument("--errors", type=int, default=0, help="print up to N false positives and negatives per type")
+    args = ap.parse_args(argv)
+    root = shared_dir(args.shared) / "corpora" / "adgm"
+    provisions = [p for d in parse_adgm_documents(root / "documents") for p in d.provisions]
+    sources, all_gold = load_gold(root / "crossrefs-dev.csv")
+    ids = {p.id for p in provisions}
+    gold = {t: {(s, g) for s, g in pairs if g in ids} for t, pairs in all_gold.items()}
+    unknown = {t: len(all_gold[t]) - len(gold[t]) for t in TYPES}
+    predicted = predict(provisions, sources, expand_ranges=not args.no_ranges)
+    doc_of = {p.id: document_id_of(p) for p in provisions}
+    scores = score(predicted, gold, doc_of)
+    if args.json:
+        out = {"sources": len(sources), "unknown_gold_targets": unknown, "scores": [s.as_dict() for s in scores]}
+        print(json.dumps(out, indent=2))
+    else:
+        print(f"{len(sources)} listed source passages; gold targets not in the corpus (left out): {unknown}")
+        for s in scores:
+            print(f"{s.type:9s} precision {s.precision:.3f} recall {s.recall:.3f}  (tp {s.tp}, fp {s.fp}, fn {s.fn})")
+    if args.errors:
+        _print_errors(provisions, predicted, gold, doc_of, args.errors)
+    return 0
+
+
+def _print_errors(provisions, predicted, gold, doc_of, n: int) -> None:
+    by_id = {p.id: p for p in provisions}
+
+    def show(s: str, t: str) -> str:
+        a, b = by_id.get(s), by_id.get(t)
+        if a is None or b is None:
+            return f"{s} -> {t} | (not a corpus passage)"
+        return f"{doc_of[s]}:{a.heading} -> {doc_of[t]}:{b.heading} | {' '.join(a.text.split())[:300]}"
+
+    for t in TYPES:
+        internal = t == "Internal"
+        fps = sorted(p for p in predicted if (doc_of[p[0]] == doc_of[p[1]]) == internal and p not in gold[t])
+        fns = sorted(gold[t] - predicted)
+        print(f"\n== {t}: false positives ({len(fps)})", file=sys.stderr)
+        for s, g in fps[:n]:
+            print("  FP", show(s, g), file=sys.stderr)
+        print(f"== {t}: false negatives ({len(fns)})", file=sys.stderr)
+        for s, g in fns[:n]:
+            print("  FN", show(s, g), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

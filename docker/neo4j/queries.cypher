@@ -1,0 +1,48 @@
+// Bifrost: saved analyst queries for Neo4j Browser.
+//
+// Each query starts with a header line "// ==== <key>: <title>", then comment lines that
+// explain it and give its parameters as ":param" lines with their defaults. In Browser, run
+// the ":param" lines first (drop the leading "// "), then the query; or star the query to
+// keep it in Favorites. tests/integration/test_neo4j_saved_queries.py runs every query here
+// with these defaults. Provisions are addressed by corpus + official citation (see
+// CONVENTIONS.md); the graph schema is in bifrost/graph/neo4j_queries.py.
+
+// ==== cross_reference_neighbourhood: Cross-reference neighbourhood of a provision
+// Every provision that $id refers to, or that refers to it, up to two REFERS_TO hops, with
+// the parent of $id for orientation.
+// :param corpus => 'osha-1926'
+// :param id => '1926.502(k)'
+MATCH (p:Section {corpus: $corpus, id: $id})
+MATCH path = (p)-[:REFERS_TO*1..2]-(:Section)
+OPTIONAL MATCH up = (:Section)-[:HAS]->(p)
+RETURN path, up
+LIMIT 300;
+
+// ==== provisions_sharing_an_entity: Provisions sharing an entity
+// Pairs of provisions mentioned together by one or more entities, most shared first.
+// :param corpus => 'osha-1926'
+MATCH (a:Section {corpus: $corpus})<-[:MENTIONED_IN]-(e:Entity)-[:MENTIONED_IN]->(b:Section)
+WHERE a.uid < b.uid
+RETURN a.id AS provision, b.id AS other_provision, count(DISTINCT e) AS shared,
+       collect(DISTINCT e.name)[..10] AS entities
+ORDER BY shared DESC, provision, other_provision
+LIMIT 50;
+
+// ==== most_referenced_provisions: Most-referenced provisions
+// Provisions with the most incoming cross-references, and how many distinct provisions cite them.
+// :param corpus => 'osha-1926'
+MATCH (s:Section {corpus: $corpus})<-[r:REFERS_TO]-(src:Section)
+RETURN s.id AS provision, s.heading AS heading, count(r) AS references, count(DISTINCT src) AS citing_provisions
+ORDER BY references DESC, provision
+LIMIT 25;
+
+// ==== paths_between_two_provisions: Paths between two provisions
+// The shortest connections between $source and $target through the hierarchy (HAS) and
+// cross-references (REFERS_TO), in either direction.
+// :param corpus => 'osha-1926'
+// :param source => '1926.501(b)(2)(i)'
+// :param target => '1926.502(k)(1)'
+MATCH (a:Section {corpus: $corpus, id: $source}), (b:Section {corpus: $corpus, id: $target})
+MATCH path = allShortestPaths((a)-[:HAS|REFERS_TO*..10]-(b))
+RETURN path, length(path) AS hops
+LIMIT 10;

@@ -1,0 +1,170 @@
+"""Pure metric functions: cited-set P/R/F1 (exact, hierarchy, section), ranking metrics, answerability.
+
+Set metrics follow the BifrostRAG paper (eq. 4-6). Ranking metrics use trec_eval through
+`pytrec_eval` when installed (reference implementation) and the plain functions here otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+Related = Callable[[str, str], bool]
+
+
+@dataclass(frozen=True)
+class PRF:
+    """Precision, recall and F1 of one cited set against one gold set."""
+
+    precision: float
+    recall: float
+    f1: float
+
+
+def f1_of(p: float, r: float) -> float:
+    return 2 * p * r / (p + r) if p + r > 0 else 0.0
+
+
+def set_prf(cited: Sequence[str], gold: Sequence[str]) -> PRF:
+    """Exact match: P = |C∩G|/|C|, R = |C∩G|/|G| (0 for an empty side; gold must be non-empty)."""
+    c, g = set(cited), set(gold)
+    if not g:
+        raise ValueError("set_prf needs a non-empty gold set; score unanswerable questions by refusal")
+    hit = len(c & g)
+    p = hit / len(c) if c else 0.0
+    r = hit / len(g)
+    return PRF(p, r, f1_of(p, r))
+
+
+def hierarchy_prf(cited: Sequence[str], gold: Sequence[str], related: Related) -> PRF:
+    """Hierarchy credit: a cited id that equals, or is an ancestor/descendant of, a gold id counts.
+
+    P = cited ids matching some gold id / |C|; R = gold ids matched by some cited id / |G|.
+    """
+    c, g = set(cited), set(gold)
+    if not g:
+        raise ValueError("hierarchy_prf needs a non-empty gold set")
+
+    def match(x: str, y: str) -> bool:
+        return x == y or related(x, y)
+
+    good_c = sum(1 for x in c if any(match(x, y) for y in g))
+    good_g = sum(1 for y in g if any(match(x, y) for x in c))
+    p = good_c / len(c) if c else 0.0
+    r = good_g / len(g)
+    return PRF(p, r, f1_of(p, r))
+
+
+def section_prf(cited: Sequence[str], gold: Sequence[str], section_of: Callable[[str], str]) -> PRF:
+    """Exact P/R/F1 after mapping both sets to their sections (1926.451(b)(2) -> 1926.451)."""
+    return set_prf([section_of(x) for x in cited], [section_of(x) for x in gold])
+
+
+def dedupe(ranked: Sequence[str]) -> list[str]:
+    """Ranked ids with repeats removed (first occurrence kept)."""
+    return list(dict.fromkeys(ranked))
+
+
+def recall_at(ranked: Sequence[str], gold: Sequence[str], k: int) -> float:
+    """Share of gold ids in the top k."""
+    g = set(gold)
+    return len(g & set(dedupe(ranked)[:k])) / len(g)
+
+
+def hit_at(ranked: Sequence[str], gold: Sequence[str], k: int) -> float:
+    """1 if any gold id is in the top k, else 0."""
+    return float(bool(set(gold) & set(dedupe(ranked)[:k])))
+
+
+def precision_at(ranked: Sequence[str], gold: Sequence[str], k: int) -> float:
+    """Gold ids in the top k over k (trec_eval P_k: divides by k even when fewer were returned)."""
+    return len(set(gold) & set(dedupe(ranked)[:k])) / k
+
+
+def average_precision_at(ranked: Sequence[str], gold: Sequence[str], k: int) -> float:
+    """trec_eval map_cut_k: sum of precision at each relevant rank <= k, over |gold|."""
+    g, hits, total = set(gold), 0, 0.0
+    for i, x in enumerate(dedupe(ranked)[:k], start=1):
+        if x in g:
+            hits += 1
+            total += hits / i
+    return total / len(g)
+
+
+def ndcg_at(ranked: Sequence[str], gold: Sequence[str], k: int) -> float:
+    """Binary-gain nDCG@k with log2(rank+1) discount (trec_eval ndcg_cut_k)."""
+    g = set(gold)
+    dcg = sum(1 / math.log2(i + 1) for i, x in enumerate(dedupe(ranked)[:k], start=1) if x in g)
+    idcg = sum(1 / math.log2(i + 1) for i in range(1, min(len(g), k) + 1))
+    return dcg / idcg
+
+
+def reciprocal_rank(ranked: Sequence[str], gold: Sequence[str]) -> float:
+    """1 / rank of the first gold id (0 if none)."""
+    g = set(gold)
+    for i, x in enumerate(dedupe(ranked), start=1):
+        if x in g:
+            return 1 / i
+    return 0.0
+
+
+def ranking_metrics_py(ranked: Sequence[str], gold: Sequence[str], k_values: Sequence[int]) -> dict[str, float]:
+    """Every ranking metric of one question, computed in plain Python."""
+    out = {f"recall@{k}": recall_at(ranked, gold, k) for k in k_values}
+    out |= {f"hit@{k}": hit_at(ranked, gold, k) for k in k_values}
+    out |= {"map@10": average_precision_at(ranked, gold, 10), "ndcg@10": ndcg_at(ranked, gold, 10),
+            "mrr": reciprocal_rank(ranked, gold)}
+    return out
+
+
+def ranking_metrics_trec(
+    runs: dict[str, Sequence[str]], qrels: dict[str, Sequence[str]], k_values: Sequence[int]
+) -> dict[str, dict[str, float]]:
+    """Ranking metrics of many questions through trec_eval (pytrec_eval); ranks become scores to keep order."""
+    import pytrec_eval
+
+    qrel = {q: {d: 1 for d in g} for q, g in qrels.items() if g}
+    run = {}
+    for q in qrel:
+        ids = dedupe(runs.get(q, []))
+        run[q] = {d: float(len(ids) - i) for i, d in enumerate(ids)} or {"__none__": 0.0}
+    ks = ",".join(str(k) for k in sorted(set(k_values)))
+    ev = pytrec_eval.RelevanceEvaluator(qrel, {f"recall.{ks}", f"success.{ks}", "map_cut.10", "ndcg_cut.10", "recip_rank"})
+    res = ev.evaluate(run)
+    out = {}
+    for q, m in res.items():
+        row = {f"recall@{k}": m[f"recall_{k}"] for k in k_values}
+        row |= {f"hit@{k}": m[f"success_{k}"] for k in k_values}
+        row |= {"map@10": m["map_cut_10"], "ndcg@10": m["ndcg_cut_10"], "mrr": m["recip_rank"]}
+        out[q] = row
+    return out
+
+
+def ranking_metrics(
+    runs: dict[str, Sequence[str]], qrels: dict[str, Sequence[str]], k_values: Sequence[int]
+) -> dict[str, dict[str, float]]:
+    """Ranking metrics per question with non-empty gold: trec_eval if installed, else plain Python."""
+    try:
+        return ranking_metrics_trec(runs, qrels, k_values)
+    except ImportError:
+        return {q: ranking_metrics_py(runs.get(q, []), g, k_values) for q, g in qrels.items() if g}
+
+
+def answerability_auroc(answerable: Sequence[bool], top_scores: Sequence[float]) -> float:
+    """AUROC of the top retrieval score as a detector of answerable questions (nan with one class)."""
+    if len(set(answerable)) < 2:
+        return float("nan")
+    from sklearn.metrics import roc_auc_score
+
+    return float(roc_auc_score([int(a) for a in answerable], list(top_scores)))
+
+
+def refusal_rates(answerable: Sequence[bool], refused: Sequence[bool]) -> dict[str, float]:
+    """Refusal rate on unanswerable questions (want 1) and false refusals on answerable ones (want 0)."""
+    un = [r for a, r in zip(answerable, refused) if not a]
+    an = [r for a, r in zip(answerable, refused) if a]
+    return {
+        "refusal_rate_unanswerable": sum(un) / len(un) if un else float("nan"),
+        "false_refusal_rate": sum(an) / len(an) if an else float("nan"),
+    }

@@ -1,0 +1,193 @@
+"""The system registry: names ("bm25", "dense", "rrf", "bifrost", ...) mapped to factories.
+
+A factory is ``factory(settings, corpus, **params) -> System``; params come from the --systems
+string (``bifrost:depth=2,tau=0.9``). `default_registry` holds the baselines; retrieval adds its
+own systems with `register_system`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from bifrost.errors import BifrostError
+from bifrost.settings import Settings
+from eval.systems import CiteRule, RankerSystem, System, SystemUnavailable
+
+Factory = Callable[..., System]
+
+
+class UnknownSystemError(BifrostError):
+    """A system name that no factory is registered for."""
+
+
+@dataclass(frozen=True)
+class SystemSpec:
+    """A system name with its parameters, as written on the command line."""
+
+    name: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """`name` or `name:key=value,...` (unique within a run)."""
+        if not self.params:
+            return self.name
+        return self.name + ":" + ",".join(f"{k}={v}" for k, v in self.params.items())
+
+
+def _value(text: str) -> Any:
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_systems(text: str) -> list[SystemSpec]:
+    """`bm25,bifrost:depth=2,tau=0.9,dense` -> specs; a `key=value` item belongs to the system before it."""
+    specs: list[SystemSpec] = []
+    for raw in (t.strip() for t in text.split(",")):
+        if not raw:
+            continue
+        head, sep, first = raw.partition(":")
+        if "=" in head and not sep:
+            if not specs:
+                raise ValueError(f"systems {text!r}: parameter {raw!r} comes before any system name")
+            key, _, val = raw.partition("=")
+            specs[-1].params[key.strip()] = _value(val.strip())
+            continue
+        spec = SystemSpec(head.strip(), {})
+        if first:
+            if "=" not in first:
+                raise ValueError(f"systems {text!r}: expected key=value after {head}:, got {first!r}")
+            key, _, val = first.partition("=")
+            spec.params[key.strip()] = _value(val.strip())
+        specs.append(spec)
+    if not specs:
+        raise ValueError("no systems given; e.g. --systems bm25,dense,rrf")
+    return specs
+
+
+class SystemRegistry:
+    """Explicit name -> factory map; `create` builds a system or raises a one-line error."""
+
+    def __init__(self) -> None:
+        self._factories: dict[str, Factory] = {}
+
+    def register(self, name: str, factory: Factory, replace: bool = False) -> None:
+        if name in self._factories and not replace:
+            raise ValueError(f"system {name!r} is already registered; pass replace=True to override")
+        self._factories[name] = factory
+
+    def known(self) -> list[str]:
+        return sorted(self._factories)
+
+    def create(self, spec: SystemSpec, settings: Settings, corpus: str) -> System:
+        factory = self._factories.get(spec.name)
+        if factory is None:
+            raise UnknownSystemError(f"unknown system {spec.name!r}; known systems: {', '.join(self.known())}")
+        try:
+            system = factory(settings, corpus, **spec.params)
+        except TypeError as e:
+            raise UnknownSystemError(f"system {spec.name!r}: bad parameters {spec.params}: {e}") from e
+        system.name = spec.label
+        return system
+
+
+def _cite(params: dict[str, Any]) -> CiteRule:
+    return CiteRule(kind=params.pop("cite", "top"), n=int(params.pop("cite_n", 3)), ratio=float(params.pop("cite_ratio", 0.9)))
+
+
+def bm25_factory(settings: Settings, corpus: str, **params: Any) -> System:
+    from retrieval.baselines.bm25 import Bm25Ranker
+
+    cite = _cite(params)
+    return RankerSystem("bm25", Bm25Ranker(settings, **params), cite)
+
+
+def dense_factory(settings: Settings, corpus: str, **params: Any) -> System:
+    from retrieval.baselines.dense import DenseRanker
+
+    cite = _cite(params)
+    return RankerSystem("dense", DenseRanker(settings, **params), cite)
+
+
+def rrf_factory(settings: Settings, corpus: str, **params: Any) -> System:
+    from retrieval.baselines.bm25 import Bm25Ranker
+    from retrieval.baselines.dense import DenseRanker
+    from retrieval.baselines.rrf import RrfRanker
+
+    cite = _cite(params)
+    mode = params.pop("mode", "context")
+    ranker = RrfRanker([Bm25Ranker(settings, mode=mode), DenseRanker(settings, mode=mode)], **params)
+    return RankerSystem("rrf", ranker, cite)
+
+
+def rerank_factory(settings: Settings, corpus: str, **params: Any) -> System:
+    from bifrost.errors import ModelUnavailableError
+    from retrieval.baselines.rerank import CrossEncoderReranker
+
+    cite = _cite(params)
+    first = rrf_factory(settings, corpus).ranker  # type: ignore[attr-defined]
+    try:
+        ranker = CrossEncoderReranker(settings, first, params.pop("model", None), **params)
+    except ModelUnavailableError as e:
+        raise SystemUnavailable(str(e)) from e
+    return RankerSystem("rerank", ranker, cite)
+
+
+def needs_chat_model(name: str) -> Factory:
+    """A factory for a system that needs a chat model: skipped without one, and not implemented yet."""
+
+    def factory(settings: Settings, corpus: str, **params: Any) -> System:
+        if not settings.llm_model:
+            raise SystemUnavailable(f"{name} needs a chat model (set BIFROST_LLM_MODEL); skipped")
+        raise SystemUnavailable(f"{name} is not implemented yet; skipped")
+
+    return factory
+
+
+def make_default_registry() -> SystemRegistry:
+    """A registry with the baselines; "llm-only" and "graph-rag-langchain" are listed but skip."""
+    reg = SystemRegistry()
+    reg.register("bm25", bm25_factory)
+    reg.register("dense", dense_factory)
+    reg.register("rrf", rrf_factory)
+    reg.register("rerank", rerank_factory)
+    reg.register("llm-only", needs_chat_model("llm-only"))
+    reg.register("graph-rag-langchain", needs_chat_model("graph-rag-langchain"))
+    return reg
+
+
+default_registry = make_default_registry()
+
+
+PLUGIN_MODULES = ("retrieval.eval_systems",)
+
+
+def load_plugins(modules: tuple[str, ...] = PLUGIN_MODULES) -> list[str]:
+    """Import modules that call `register_system` (e.g. retrieval's "bifrost*" systems) if they exist."""
+    import importlib
+    import importlib.util
+
+    loaded = []
+    for mod in modules:
+        try:
+            found = importlib.util.find_spec(mod) is not None
+        except ModuleNotFoundError:
+            found = False
+        if found:
+            importlib.import_module(mod)
+            loaded.append(mod)
+    return loaded
+
+
+def register_system(name: str, factory: Factory, replace: bool = False) -> None:
+    """Add a system to the default registry (hook for retrieval's "bifrost*" systems)."""
+    default_registry.register(name, factory, replace=replace)

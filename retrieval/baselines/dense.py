@@ -1,0 +1,82 @@
+"""Dense baseline: sentence-transformers cosine search over provision documents.
+
+The corpus matrix is cached as ``$BIFROST_HOME/index/<corpus>/dense-<model>-<hash>.npy``, keyed by
+model and the documents' content hash, so repeated eval runs do not re-embed.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bifrost.embeddings import SentenceTransformerEmbedder
+from bifrost.settings import Settings
+from bifrost.types import RetrievedItem, Via
+from retrieval.baselines.documents import Documents, build_documents, load_provisions
+
+log = logging.getLogger(__name__)
+
+
+def cache_path(home: Path, corpus: str, model: str, docs: Documents) -> Path:
+    """Where the embedding matrix of these documents under this model is kept."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(model).name or model)[:60]
+    safe_corpus = re.sub(r"[^A-Za-z0-9._-]+", "_", corpus)
+    return home / "index" / safe_corpus / f"dense-{slug}-{docs.fingerprint}.npy"
+
+
+def cached_matrix(path: Path, docs: Documents, embed) -> np.ndarray:
+    """Load the matrix at `path` when its ids match, else embed the texts and save it (with ids)."""
+    ids_path = path.with_suffix(".ids.json")
+    if path.exists() and ids_path.exists():
+        try:
+            if json.loads(ids_path.read_text()) == docs.ids:
+                return np.load(path)
+        except (OSError, ValueError) as e:
+            log.warning("ignoring unreadable dense cache %s: %s", path, e)
+    matrix = np.asarray(embed(docs.texts), dtype=np.float32)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.save(path, matrix)
+    ids_path.write_text(json.dumps(docs.ids))
+    return matrix
+
+
+class DenseRanker:
+    """Cosine similarity between the question and every provision document (unit-norm embeddings)."""
+
+    def __init__(self, settings: Settings, mode: str = "context", model: str | None = None, embedder: Any = None) -> None:
+        self.settings, self.mode = settings, mode
+        self.model = model or settings.embedding_model
+        self.embedder = embedder or SentenceTransformerEmbedder(self.model, cache_size=1000)
+        self._ids: list[str] = []
+        self._matrix: np.ndarray | None = None
+        self.corpus = ""
+        self.cache_file: str | None = None
+
+    def warm_up(self, corpus: str) -> None:
+        self.corpus = corpus
+        docs = build_documents(load_provisions(self.settings, corpus), self.mode)
+        if not docs.ids:
+            raise ValueError(f"corpus {corpus!r} has no provision text to index; run `bifrost ingest --corpus {corpus}`")
+        path = cache_path(self.settings.home, corpus, self.model, docs)
+        self._matrix = cached_matrix(path, docs, self.embedder.embed)
+        self._ids, self.cache_file = docs.ids, str(path)
+
+    def search(self, query: str, top_k: int = 10) -> list[RetrievedItem]:
+        if self._matrix is None:
+            raise RuntimeError("DenseRanker.search before warm_up")
+        if top_k <= 0:
+            raise ValueError(f"top_k must be > 0, got {top_k}")
+        q = self.embedder.embed([query])[0]
+        scores = self._matrix @ q
+        k = min(top_k, len(self._ids))
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [RetrievedItem(corpus=self.corpus, id=self._ids[i], score=float(scores[i]), via=(Via.DENSE,)) for i in top]
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": "dense", "model": self.model, "mode": self.mode, "cache": self.cache_file}

@@ -1,0 +1,37 @@
+"""Citations: which retrieved provisions an answer cites, and parsing `[id]` marks in text."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from bifrost.types import Citation, Provision, RetrievedItem
+
+CITE_MARK = re.compile(r"\[([^\[\]]{1,200})\]")
+
+
+def select_cited(items: Sequence[RetrievedItem], ratio: float, most: int) -> list[RetrievedItem]:
+    """Items scoring at least ``ratio`` of the best, at most ``most`` of them, best first."""
+    if not items:
+        return []
+    best = items[0].score
+    return [it for it in items if it.score >= ratio * best][:most]
+
+
+def find_marks(text: str) -> list[str]:
+    """Provision ids cited as ``[id]`` in a text, in order of appearance."""
+    return [m.group(1).strip() for m in CITE_MARK.finditer(text)]
+
+
+def to_citation(p: Provision) -> Citation:
+    return Citation(corpus=p.corpus, id=p.id, heading=p.heading, text=p.text, url=p.url)
+
+
+def citations_for(ids: Sequence[str], lookup: Callable[[str], Provision | None]) -> list[Citation]:
+    """Citation records for ids, in order, skipping ids that do not resolve."""
+    out = []
+    for pid in dict.fromkeys(ids):
+        p = lookup(pid)
+        if p is not None:
+            out.append(to_citation(p))
+    return out

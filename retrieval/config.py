@@ -1,0 +1,35 @@
+"""Settings of hybrid retrieval; every component can be switched off for ablations."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class RetrievalConfig(BaseModel):
+    """Knobs of `HybridRetriever`. Defaults follow the BifrostRAG paper where it gives one."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    entity_k: int = Field(default=5, gt=0, description="Entities matched per question entity")
+    entity_threshold: float = Field(default=0.5, description="Minimum cosine for an entity match")
+    triple_k: int = Field(default=5, gt=0, description="Triples matched per question triple")
+    triple_threshold: float = Field(default=0.5, description="Minimum cosine for a triple match")
+    swap: bool = Field(default=True, description="Also match (tail, relation, head) of every question triple")
+    use_eng: bool = Field(default=True, description="Use the entity network (off: lexical seeds only)")
+    use_dng: bool = Field(default=True, description="Expand candidates through the navigator graph")
+    depth: int = Field(default=2, ge=0, description="REFERS_TO hops followed from the candidates")
+    parents: bool = Field(default=True, description="Add parents of candidates for context")
+    children: bool = Field(default=True, description="Add children of candidates for detail")
+    siblings: bool = Field(default=False, description="Add siblings of candidates for lateral relevance")
+    fallback: Literal["union", "entities", "none"] = Field(
+        default="union", description="What to use when entity and triple matches do not intersect"
+    )
+    min_candidates: int = Field(default=1, ge=0, description="Fewer intersecting candidates than this triggers the fallback")
+    lexical_weight: float = Field(default=0.0, ge=0, description="Weight of BM25 seeds fused with graph seeds (0: paper's algorithm)")
+    seeds: int = Field(default=10, gt=0, description="Top candidates expanded through the navigator graph")
+    top_n: int = Field(default=20, gt=0, description="Length of the ranked list returned")
+    cite_max: int = Field(default=6, gt=0, description="Most provisions an answer cites")
+    cite_ratio: float = Field(default=0.5, ge=0, le=1, description="Cite items scoring at least this share of the best")
+    refuse_below: float = Field(default=0.45, description="Refuse when the best entity match is below this cosine")

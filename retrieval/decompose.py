@@ -1,0 +1,57 @@
+"""Question decomposition: a question becomes entities and triples, plus swapped triples.
+
+Any entity extractor (the offline spaCy extractor or the LLM agents) can decompose a
+question: the question is treated as a one-sentence provision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from bifrost.types import Extraction, Provision, ProvisionKind
+
+
+class _Extractor(Protocol):
+    def extract_many(self, provisions: Iterable[Provision]) -> Iterator[Extraction]: ...
+
+
+class Decomposition(BaseModel):
+    """The entities and ``(head, relation, tail)`` triples of a question."""
+
+    model_config = ConfigDict(frozen=True)
+
+    entities: tuple[str, ...] = ()
+    triples: tuple[tuple[str, str, str], ...] = ()
+    swapped: tuple[tuple[str, str, str], ...] = ()
+
+
+def swap(triples: Iterable[tuple[str, str, str]]) -> tuple[tuple[str, str, str], ...]:
+    """The symmetric triples (tail, relation, head), so active and passive phrasings match."""
+    return tuple((t, r, h) for h, r, t in triples if h != t)
+
+
+class ExtractorDecomposer:
+    """Decompose questions with an entity extractor and the refiner's name normalizer."""
+
+    def __init__(self, extractor: _Extractor, normalize: Callable[[str, str], str] | None = None) -> None:
+        self.extractor = extractor
+        self.normalize = normalize or (lambda name, _label: name.lower().strip())
+
+    def decompose(self, question: str, corpus: str = "question") -> Decomposition:
+        probe = Provision(corpus=corpus, id="question", kind=ProvisionKind.PARAGRAPH, text=question)
+        ex = next(iter(self.extractor.extract_many([probe])), None)
+        if ex is None:
+            return Decomposition()
+        names = {e.name: self.normalize(e.name, e.label) for e in ex.entities}
+        entities = tuple(dict.fromkeys(n for n in names.values() if n))
+        triples = []
+        for t in ex.triples:
+            h = names.get(t.head) or self.normalize(t.head, "")
+            tl = names.get(t.tail) or self.normalize(t.tail, "")
+            if h and tl:
+                triples.append((h, t.relation, tl))
+        triples_t = tuple(dict.fromkeys(triples))
+        return Decomposition(entities=entities, triples=triples_t, swapped=swap(triples_t))

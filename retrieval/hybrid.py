@@ -1,0 +1,213 @@
+"""Hybrid retrieval over the dual graph (the BifrostRAG algorithm).
+
+1. decompose the question into entities and triples (plus swapped triples);
+2. entity matches give provisions A, triple matches give provisions B; candidates = A ∩ B
+   (a configurable fallback applies when they do not intersect);
+3. follow REFERS_TO from the best candidates through the navigator graph, and add parents
+   and children for context; every item records how it was reached and its path;
+4. rank by score.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bifrost.embeddings import Embedder
+from bifrost.graph.base import GraphStore
+from bifrost.types import RetrievedItem, Via, make_uid, split_uid
+from retrieval.config import RetrievalConfig
+from retrieval.decompose import Decomposition
+from retrieval.eng_index import EngIndex, Match
+
+Lexical = Callable[[str, int], list[tuple[str, float]]]
+
+# How much of a seed's score an expansion keeps, per way of reaching it.
+DECAY = {Via.REFERS_TO: 0.7, Via.PARENT: 0.5, Via.CHILD: 0.6, Via.SIBLING: 0.35}
+
+
+@dataclass
+class _Hit:
+    score: float = 0.0
+    via: list[Via] = field(default_factory=list)
+    path: tuple[str, ...] = ()
+    why: list[str] = field(default_factory=list)
+
+    def add(self, score: float, via: Via, why: str, path: tuple[str, ...] = ()) -> None:
+        if via not in self.via:
+            self.via.append(via)
+            self.why.append(why)
+        if score > self.score:
+            self.score = score
+            if path:
+                self.path = path
+
+
+@dataclass
+class RetrievalResult:
+    """Ranked provisions with the evidence behind them."""
+
+    items: list[RetrievedItem]
+    decomposition: Decomposition
+    mode: str
+    evidence: float
+    timings: dict[str, float]
+
+
+class HybridRetriever:
+    """Entity + triple matching on the ENG, then traversal of the DNG."""
+
+    def __init__(
+        self,
+        index: EngIndex,
+        graph: GraphStore,
+        embedder: Embedder,
+        decompose: Callable[[str], Decomposition],
+        config: RetrievalConfig | None = None,
+        lexical: Lexical | None = None,
+    ) -> None:
+        self.index = index
+        self.graph = graph
+        self.embedder = embedder
+        self.decompose = decompose
+        self.config = config or RetrievalConfig()
+        self.lexical = lexical
+
+    # --- ENG matching ---
+    def _entity_scores(self, entities: Sequence[str], cfg: RetrievalConfig) -> tuple[dict[str, _Hit], float]:
+        hits: dict[str, _Hit] = defaultdict(_Hit)
+        if not entities:
+            return hits, 0.0
+        matches = self.index.match_entities(self.embedder.embed(list(entities)), cfg.entity_k, cfg.entity_threshold)
+        best = max((m[0].score for m in matches if m), default=0.0)
+        totals: dict[str, float] = defaultdict(float)
+        for q, ms in zip(entities, matches):
+            per_q: dict[str, tuple[float, Match]] = {}
+            for m in ms:
+                w = m.score * m.specificity
+                for sid in m.section_ids:
+                    if w > per_q.get(sid, (0.0, m))[0]:
+                        per_q[sid] = (w, m)
+            for sid, (w, m) in per_q.items():
+                totals[sid] += w
+                hits[sid].add(0.0, Via.ENTITY, f"entity match: '{q}' ~ '{m.key}' ({m.score:.2f})")
+        for sid, total in totals.items():
+            hits[sid].score = total
+        return hits, best
+
+    def _triple_vectors(self, triples: Sequence[tuple[str, str, str]]) -> np.ndarray:
+        parts = [p for t in triples for p in (t[0], t[1].replace("_", " "), t[2])]
+        vecs = self.embedder.embed(parts)
+        return vecs.reshape(len(triples), -1)
+
+    def _triple_scores(self, triples: Sequence[tuple[str, str, str]], cfg: RetrievalConfig) -> dict[str, _Hit]:
+        hits: dict[str, _Hit] = defaultdict(_Hit)
+        if not triples:
+            return hits
+        matches = self.index.match_triples(self._triple_vectors(triples), cfg.triple_k, cfg.triple_threshold)
+        for (h, r, t), ms in zip(triples, matches):
+            for m in ms:
+                for sid in m.section_ids:
+                    hits[sid].add(m.score, Via.TRIPLE, f"triple match: [{h}, {r}, {t}] ~ [{m.key}] ({m.score:.2f})")
+        return hits
+
+    def _candidates(self, d: Decomposition, cfg: RetrievalConfig) -> tuple[dict[str, _Hit], str, float]:
+        a, evidence = self._entity_scores(d.entities, cfg)
+        triples = list(d.triples) + (list(d.swapped) if cfg.swap else [])
+        b = self._triple_scores(triples, cfg)
+        both = set(a) & set(b)
+        if len(both) >= max(1, cfg.min_candidates):
+            keep, mode = both, "intersection"
+        elif cfg.fallback == "union":
+            keep, mode = set(a) | set(b), "union"
+        elif cfg.fallback == "entities":
+            keep, mode = set(a) | both, "entities"
+        else:
+            keep, mode = both, "intersection"
+        out: dict[str, _Hit] = {}
+        for sid in keep:
+            hit = _Hit()
+            for src in (a.get(sid), b.get(sid)):
+                if src:
+                    for v, w in zip(src.via, src.why):
+                        hit.add(0.0, v, w)
+            hit.score = (a[sid].score if sid in a else 0.0) + (b[sid].score if sid in b else 0.0)
+            out[sid] = hit
+        return out, mode, evidence
+
+    def _add_lexical(self, question: str, hits: dict[str, _Hit], cfg: RetrievalConfig) -> None:
+        if not self.lexical or cfg.lexical_weight <= 0:
+            return
+        ranked = self.lexical(question, cfg.top_n)
+        if not ranked:
+            return
+        best = max(s for _, s in ranked) or 1.0
+        top = max((h.score for h in hits.values()), default=1.0) or 1.0
+        for pid, s in ranked:
+            hit = hits.setdefault(pid, _Hit())
+            hit.score += cfg.lexical_weight * top * s / best
+            if Via.LEXICAL not in hit.via:
+                hit.via.append(Via.LEXICAL)
+                hit.why.append(f"keyword match ({s:.1f})")
+
+    # --- DNG traversal ---
+    def _expand(self, seeds: list[tuple[str, _Hit]], hits: dict[str, _Hit], cfg: RetrievalConfig) -> None:
+        corpus = self.index.corpus
+        score_of = {pid: h.score for pid, h in seeds}
+        if cfg.depth > 0:
+            reached = self.graph.refers_to_closure([make_uid(corpus, pid) for pid, _ in seeds], cfg.depth)
+            for r in reached:
+                path = tuple(split_uid(u)[1] for u in r.path)
+                s = score_of.get(path[0], 0.0) * DECAY[Via.REFERS_TO] ** r.depth
+                src = path[-2]
+                hits.setdefault(path[-1], _Hit()).add(s, Via.REFERS_TO, f"cross-reference from {src}", path)
+        for pid, seed in seeds:
+            uid = make_uid(corpus, pid)
+            rel: list[tuple[Via, list[str], str]] = []
+            if cfg.parents and (p := self.graph.parent(uid)):
+                rel.append((Via.PARENT, [p], f"parent of {pid}"))
+            if cfg.children:
+                rel.append((Via.CHILD, self.graph.children(uid), f"child of {pid}"))
+            if cfg.siblings:
+                rel.append((Via.SIBLING, self.graph.siblings(uid), f"sibling of {pid}"))
+            for via, uids, why in rel:
+                for u in uids:
+                    npid = split_uid(u)[1]
+                    if "Subpart" in npid or "." not in npid:  # part and subpart nodes add no text
+                        continue
+                    hits.setdefault(npid, _Hit()).add(seed.score * DECAY[via], via, why, (pid, npid))
+
+    # --- entry point ---
+    def retrieve(self, question: str, config: RetrievalConfig | None = None) -> RetrievalResult:
+        """Ranked provisions for a question, each with its score, ways reached and path."""
+        cfg = config or self.config
+        t0 = time.perf_counter()
+        d = self.decompose(question)
+        t1 = time.perf_counter()
+        if cfg.use_eng:
+            hits, mode, evidence = self._candidates(d, cfg)
+        else:
+            hits, mode, evidence = {}, "lexical", 0.0
+        self._add_lexical(question, hits, cfg)
+        t2 = time.perf_counter()
+        seeds = sorted(hits.items(), key=lambda kv: (-kv[1].score, kv[0]))[: cfg.seeds]
+        for pid, h in seeds:
+            if not h.path:
+                h.path = (pid,)
+        if cfg.use_dng and seeds:
+            self._expand(seeds, hits, cfg)
+        t3 = time.perf_counter()
+        ranked = sorted(hits.items(), key=lambda kv: (-kv[1].score, kv[0]))[: cfg.top_n]
+        items = [
+            RetrievedItem(
+                corpus=self.index.corpus, id=pid, score=round(h.score, 6), via=tuple(h.via),
+                path=h.path or (pid,), why="; ".join(h.why[:3]),
+            )
+            for pid, h in ranked
+        ]
+        timings = {"decompose": t1 - t0, "match": t2 - t1, "traverse": t3 - t2}
+        return RetrievalResult(items=items, decomposition=d, mode=mode, evidence=evidence, timings=timings)

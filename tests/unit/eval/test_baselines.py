@@ -1,0 +1,82 @@
+"""Baseline rankers over the tiny corpus: documents, BM25, dense (fake embedder, .npy cache), RRF."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from retrieval.baselines.bm25 import Bm25Ranker
+from retrieval.baselines.dense import DenseRanker
+from retrieval.baselines.documents import build_documents
+from retrieval.baselines.rrf import RrfRanker, rrf_fuse
+from tests.unit.eval.conftest import tiny_provisions
+
+
+def test_documents_modes_give_sections_text_and_skip_containers():
+    own = build_documents(tiny_provisions(), "own")
+    assert "1926" not in own.ids and own.texts[own.ids.index("1926.651")] == "Excavations."
+    ctx = build_documents(tiny_provisions(), "context")
+    assert ctx.texts[ctx.ids.index("1926.651(a)(1)")].startswith("Excavations. Air sampling")
+    agg = build_documents(tiny_provisions(), "aggregate")
+    assert "Air sampling" in agg.texts[agg.ids.index("1926.651")]
+    with pytest.raises(ValueError):
+        build_documents(tiny_provisions(), "everything")
+
+
+def test_rrf_fuse_by_hand():
+    fused = dict(rrf_fuse([["a", "b"], ["b", "c"]], k=60))
+    assert fused["b"] == pytest.approx(1 / 62 + 1 / 61)
+    assert fused["a"] == pytest.approx(1 / 61) and fused["c"] == pytest.approx(1 / 62)
+    assert list(dict(rrf_fuse([["a", "b"], ["b", "c"]])))[0] == "b"
+
+
+def test_bm25_ranks_the_matching_paragraph_first(settings):
+    r = Bm25Ranker(settings)
+    r.warm_up("tiny")
+    assert r.search("planks inspected", 3)[0].id == "1926.450(b)"
+    assert r.search("zzz qqq", 3) == []
+    with pytest.raises(ValueError):
+        r.search("x", 0)
+
+
+def test_bm25_stems_when_pystemmer_is_installed(settings):
+    pytest.importorskip("Stemmer")
+    r = Bm25Ranker(settings)
+    r.warm_up("tiny")
+    assert r.search("inspecting plank", 3)[0].id == "1926.450(b)"
+    assert r.describe()["stemmer"] == "snowball-english"
+
+
+class FakeEmbedder:
+    """Bag-of-letters vectors; counts calls so the cache can be checked."""
+
+    calls = 0
+
+    def embed(self, texts):
+        FakeEmbedder.calls += len(texts)
+        m = np.zeros((len(texts), 26), dtype=np.float32)
+        for i, t in enumerate(texts):
+            for ch in t.lower():
+                if "a" <= ch <= "z":
+                    m[i, ord(ch) - 97] += 1
+        return m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-9)
+
+
+def test_dense_caches_the_corpus_matrix_by_model_and_content(settings):
+    FakeEmbedder.calls = 0
+    d = DenseRanker(settings, model="fake-model", embedder=FakeEmbedder())
+    d.warm_up("tiny")
+    first = FakeEmbedder.calls
+    assert d.cache_file and d.cache_file.endswith(".npy") and "/index/tiny/dense-fake-model-" in d.cache_file
+    d2 = DenseRanker(settings, model="fake-model", embedder=FakeEmbedder())
+    d2.warm_up("tiny")
+    assert FakeEmbedder.calls == first  # no re-embedding
+    hits = d2.search("Ladders shall be secured against columns.", 2)
+    assert hits[0].id == "1926.1053(b)" and hits[0].score >= hits[1].score
+
+
+def test_rrf_ranker_fuses_children(settings):
+    r = RrfRanker([Bm25Ranker(settings), DenseRanker(settings, model="fake", embedder=FakeEmbedder())])
+    r.warm_up("tiny")
+    top = r.search("scaffold guardrails", 3)
+    assert top[0].id == "1926.450(a)" and len(top) == 3

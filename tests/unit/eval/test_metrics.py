@@ -1,0 +1,100 @@
+"""Oracle tests of every metric on tiny hand-computed cases."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from eval.hierarchy import ParentMap, cfr_related, cfr_section_of
+from eval.metrics import (
+    answerability_auroc, average_precision_at, hierarchy_prf, hit_at, ndcg_at, precision_at, ranking_metrics_py,
+    ranking_metrics_trec, recall_at, reciprocal_rank, refusal_rates, section_prf, set_prf,
+)
+from bifrost.types import Provision, ProvisionKind
+
+RANKED = ["x", "a", "y", "b", "z"]
+GOLD = ["a", "b", "c"]
+
+
+def test_set_prf_matches_paper_equations():
+    r = set_prf(["a", "b", "x", "y"], ["a", "b", "c"])  # 2 of 4 cited right, 2 of 3 gold found
+    assert (r.precision, r.recall) == (0.5, pytest.approx(2 / 3))
+    assert r.f1 == pytest.approx(2 * 0.5 * (2 / 3) / (0.5 + 2 / 3))
+
+
+def test_set_prf_empty_cited_scores_zero_and_empty_gold_is_rejected():
+    assert set_prf([], ["a"]).f1 == 0.0
+    with pytest.raises(ValueError):
+        set_prf(["a"], [])
+
+
+def test_hierarchy_credit_counts_ancestors_and_descendants_separately_from_exact():
+    gold = ["1926.451(g)(1)", "1926.552(c)(7)"]
+    cited = ["1926.451(g)", "1926.451(g)(1)(i)", "1926.1053(b)"]
+    assert set_prf(cited, gold).f1 == 0.0
+    h = hierarchy_prf(cited, gold, cfr_related)
+    assert h.precision == pytest.approx(2 / 3)  # ancestor and descendant of 451(g)(1) count
+    assert h.recall == pytest.approx(1 / 2)  # 552(c)(7) not covered
+
+
+def test_cfr_related_is_strict_and_tolerates_unparsable_ids():
+    assert cfr_related("1926.451", "1926.451(b)(2)")
+    assert cfr_related("1926.451(b)(2)", "1926.451")
+    assert not cfr_related("1926.451", "1926.451")
+    assert not cfr_related("1926.451(b)", "1926.451(c)(1)")
+    assert not cfr_related("not a citation", "1926.451")
+
+
+def test_section_level_maps_paragraphs_to_sections():
+    assert cfr_section_of("1926.451(b)(2)") == "1926.451"
+    assert cfr_section_of("1926.500(b)[Leading edge]") == "1926.500"
+    r = section_prf(["1926.451(c)", "1926.452(a)"], ["1926.451(b)(2)"], cfr_section_of)
+    assert (r.precision, r.recall) == (0.5, 1.0)
+
+
+def test_parent_map_hierarchy_for_non_cfr_corpora():
+    ps = [Provision(corpus="x", id=i, parent_id=p, kind=k) for i, p, k in [
+        ("root", None, ProvisionKind.PART), ("s1", "root", ProvisionKind.SECTION),
+        ("p1", "s1", ProvisionKind.PARAGRAPH), ("p2", "p1", ProvisionKind.PARAGRAPH)]]
+    pm = ParentMap.from_provisions(ps)
+    assert pm.related("s1", "p2") and pm.related("p2", "p1") and not pm.related("p1", "p1")
+    assert pm.section_of("p2") == "s1"
+
+
+def test_ranking_metrics_by_hand():
+    # relevant at ranks 2 and 4 of 3 gold
+    assert recall_at(RANKED, GOLD, 1) == 0.0
+    assert recall_at(RANKED, GOLD, 5) == pytest.approx(2 / 3)
+    assert hit_at(RANKED, GOLD, 1) == 0.0 and hit_at(RANKED, GOLD, 2) == 1.0
+    assert precision_at(RANKED, GOLD, 5) == pytest.approx(2 / 5)
+    assert average_precision_at(RANKED, GOLD, 10) == pytest.approx((1 / 2 + 2 / 4) / 3)
+    dcg = 1 / math.log2(3) + 1 / math.log2(5)
+    idcg = 1 + 1 / math.log2(3) + 1 / math.log2(4)
+    assert ndcg_at(RANKED, GOLD, 10) == pytest.approx(dcg / idcg)
+    assert reciprocal_rank(RANKED, GOLD) == 0.5
+    assert reciprocal_rank(["x"], GOLD) == 0.0
+
+
+def test_repeated_ids_are_dropped_before_the_cut_as_trec_eval_does():
+    assert recall_at(["a", "a", "b"], ["a", "b"], 2) == 1.0
+    assert reciprocal_rank(["x", "x", "a"], ["a"]) == 0.5
+
+
+def test_trec_eval_agrees_with_plain_python():
+    pytest.importorskip("pytrec_eval")
+    runs = {"q1": RANKED, "q2": ["b", "c"], "q3": []}
+    qrels = {"q1": GOLD, "q2": ["c"], "q3": ["a"]}
+    ks = [1, 5, 10, 20]
+    trec = ranking_metrics_trec(runs, qrels, ks)
+    for q in qrels:
+        py = ranking_metrics_py(runs[q], qrels[q], ks)
+        for name, value in py.items():
+            assert trec[q][name] == pytest.approx(value), (q, name)
+
+
+def test_answerability_auroc_and_refusals():
+    assert answerability_auroc([True, True, False, False], [0.9, 0.8, 0.1, 0.85]) == pytest.approx(0.75)
+    assert math.isnan(answerability_auroc([True, True], [0.1, 0.2]))
+    r = refusal_rates([True, False, False, True], [False, True, False, True])
+    assert r == {"refusal_rate_unanswerable": 0.5, "false_refusal_rate": 0.5}

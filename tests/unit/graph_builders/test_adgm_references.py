@@ -1,0 +1,164 @@
+"""ADGM reference extraction on hand-written passages, and the passage-file parser it relies on."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bifrost.errors import SourceParseError
+from bifrost.types import Provision, ProvisionKind
+from graph_builders.navigator.adgm_references import AdgmReferenceExtractor
+from graph_builders.scrape.adgm_json import Passage, document_id_of, parse_adgm_json, passages_to_provisions
+from graph_builders.scrape.sniff import read_source
+
+# DocumentIDs follow the ObliQA map: 3 COBS, 7 GEN, 13 PRU, 17 FSMR, 33 a guidance note
+PASSAGES = [
+    ("c1", "3", "6", "CHAPTER SIX"),
+    ("c2", "3", "6.1", "Section"),
+    ("c3", "3", "6.1.1", "Rule text"),
+    ("c4", "3", "6.1.1.(b)", "Paragraph b"),
+    ("c5", "3", "6.1.2", "Rule 6.1.1(b) and Rule 5.9.9 apply."),
+    ("c6", "3", "6.1.3", "See Rules 6.1.1 to 6.1.2, GEN 3.3.31 and 3.3.32 and PRU 6.8."),
+    ("c7", "3", "6.1.3.Guidance.1.", "Under section 58(2)(b) of the FSMR and Chapter 6 of these Rules."),
+    ("c8", "3", "6.1.4", "Subject to Rule 6.1.1(b)(iii), see section 215(2) of the Insolvency Regulations."),
+    ("c9", "3", "6.1.5", "In accordance with 6.1.1(b), not 1.5 times."),
+    ("g1", "7", "3", "GENERAL"),
+    ("g2", "7", "3.3", "Systems"),
+    ("g3", "7", "3.3.31", "Outsourcing"),
+    ("g4", "7", "3.3.32", "More outsourcing"),
+    ("p1", "13", "6", "OPERATIONAL RISK"),
+    ("p2", "13", "6.8", "Outsourcing risk"),
+    ("f1", "17", "Part 6", "Official Listing"),
+    ("f2", "17", "Part 6.Chapter 1", "Offers"),
+    ("f3", "17", "Part 6.Chapter 1.58.", "Prohibition"),
+    ("f4", "17", "Part 6.Chapter 1.58.(2)", "Securities"),
+    ("f5", "17", "Part 6.Chapter 1.59.", "See section 58(2) and Part 6."),
+    ("d1", "33", "1)", "INTRODUCTION"),
+    ("d2", "33", "2)", "As set out in paragraph 1 of this Guidance and section 58 of FSMR."),
+]
+
+
+@pytest.fixture(scope="module")
+def provisions() -> list[Provision]:
+    provs, _ = passages_to_provisions([Passage(*p) for p in PASSAGES], "adgm")
+    return provs
+
+
+@pytest.fixture(scope="module")
+def extractor() -> AdgmReferenceExtractor:
+    return AdgmReferenceExtractor()
+
+
+def _targets(provisions: list[Provision], extractor: AdgmReferenceExtractor, source: str) -> set[str]:
+    index = extractor.index(provisions)
+    p = next(p for p in provisions if p.id == source)
+    return {r.target_id for r in extractor.extract(p, index) if r.target_id}
+
+
+def _dangling(provisions: list[Provision], extractor: AdgmReferenceExtractor, source: str) -> list[str]:
+    index = extractor.index(provisions)
+    p = next(p for p in provisions if p.id == source)
+    return [r.reason or "" for r in extractor.extract(p, index) if r.target_id is None]
+
+
+def test_rule_with_paragraph_resolves_to_the_paragraph_passage(provisions, extractor) -> None:
+    assert _targets(provisions, extractor, "c5") == {"c4"}
+
+
+def test_missing_rule_is_dangling_with_reason(provisions, extractor) -> None:
+    reasons = _dangling(provisions, extractor, "c5")
+    assert reasons == ["no such passage: document 3 rule 5.9.9"]
+
+
+def test_ranges_and_named_rulebooks_resolve_across_documents(provisions, extractor) -> None:
+    assert _targets(provisions, extractor, "c6") == {"c3", "c5", "g3", "g4", "p2"}
+
+
+def test_section_of_fsmr_uses_the_section_number_and_chapter_of_these_rules(provisions, extractor) -> None:
+    assert _targets(provisions, extractor, "c7") == {"f4", "c1"}
+
+
+def test_deeper_paragraph_falls_back_to_nearest_passage(provisions, extractor) -> None:
+    assert _targets(provisions, extractor, "c8") == {"c4"}
+
+
+def test_reference_to_a_document_outside_the_corpus_is_dangling(provisions, extractor) -> None:
+    assert any(r.startswith("outside corpus: the Insolvency Regulations") for r in _dangling(provisions, extractor, "c8"))
+
+
+def test_bare_three_level_number_resolves_only_when_it_exists(provisions, extractor) -> None:
+    assert _targets(provisions, extractor, "c9") == {"c4"}
+    assert _dangling(provisions, extractor, "c9") == []
+
+
+def test_regulations_cite_sections_and_parts_by_number(provisions, extractor) -> None:
+    assert _targets(provisions, extractor, "f5") == {"f4", "f1"}
+
+
+def test_guidance_paragraphs_and_unnamed_statute_sections(provisions, extractor) -> None:
+    assert _targets(provisions, extractor, "d2") == {"d1", "f3"}
+
+
+def test_expand_ranges_off_keeps_only_the_ends() -> None:
+    passages = [Passage(f"r{n}", "3", f"4.13.{n}", "x") for n in range(4, 10)]
+    passages.append(Passage("s", "3", "4.14.1", "Rules 4.13.5 to 4.13.8 apply."))
+    provs, _ = passages_to_provisions(passages, "adgm")
+    ex = AdgmReferenceExtractor(expand_ranges=False)
+    assert _targets(provs, ex, "s") == {"r5", "r8"}
+    assert _targets(provs, AdgmReferenceExtractor(), "s") == {"r5", "r6", "r7", "r8"}
+
+
+def test_extract_needs_an_adgm_index(provisions, extractor) -> None:
+    with pytest.raises(TypeError):
+        extractor.extract(provisions[0], {"c1"})  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- parser
+
+
+def test_parser_keeps_uuid_ids_parents_kinds_and_document(provisions) -> None:
+    by_id = {p.id: p for p in provisions}
+    assert by_id["c4"].parent_id == "c3" and by_id["c4"].kind is ProvisionKind.PARAGRAPH
+    assert by_id["f4"].parent_id == "f3" and by_id["f2"].kind is ProvisionKind.SUBPART
+    assert by_id["c3"].heading == "6.1.1" and document_id_of(by_id["c3"]) == "3"
+    assert by_id["c3"].document == "3: Conduct of Business Rulebook (COBS)"
+    assert by_id["g1"].order < by_id["p1"].order < by_id["f1"].order
+
+
+def test_guidance_hangs_under_its_rule_when_no_guidance_heading_exists(provisions) -> None:
+    note = {p.id: p for p in provisions}["c7"]
+    assert note.kind is ProvisionKind.NOTE
+    assert note.parent_id == next(p.id for p in provisions if p.heading == "6.1.3")
+
+
+def test_duplicate_passage_ids_are_kept_and_reported() -> None:
+    passages = [Passage("a", "11", "2.", "CHAPTER"), Passage("b", "11", "2.1", "x"),
+                Passage("c", "11", "2.", "list item"), Passage("e", "11", "3.", "list item"),
+                Passage("d", "11", "2.2", "y")]
+    provs, odd = passages_to_provisions(passages, "adgm")
+    assert [p.id for p in provs] == ["a", "b", "c", "e", "d"]
+    assert {p.id: p.parent_id for p in provs}["d"] == "a"  # the heading, not the list item
+    assert odd == ["document 11: PassageID '2' occurs 2 times (kept as distinct passages)"]
+
+
+def test_empty_passages_are_kept_as_nodes() -> None:
+    provs, _ = passages_to_provisions([Passage("a", "3", "1.1.1", "")], "adgm")
+    assert provs[0].text == "" and provs[0].id == "a"
+
+
+def test_sniff_sends_passage_lists_to_the_adgm_parser(tmp_path: Path) -> None:
+    f = tmp_path / "7.json"
+    f.write_text(json.dumps([{"ID": "u1", "DocumentID": 7, "PassageID": "1.", "Passage": "INTRODUCTION"}]))
+    doc = read_source(f, "adgm")
+    assert doc.document.format == "adgm-json"
+    assert [p.id for p in doc.provisions] == ["u1"]
+
+
+def test_parser_names_the_bad_record(tmp_path: Path) -> None:
+    f = tmp_path / "7.json"
+    f.write_text(json.dumps([{"ID": "u1", "DocumentID": 7, "PassageID": "1."}]))
+    with pytest.raises(SourceParseError) as err:
+        parse_adgm_json(f)
+    assert "record 0: missing Passage" in str(err.value)

@@ -1,0 +1,120 @@
+"""The entity network build writes entities, MENTIONED_IN and RELATES edges and embeddings, idempotently."""
+
+from collections.abc import Iterable, Iterator
+from unittest.mock import MagicMock
+
+import pytest
+from sqlalchemy import create_engine
+from sqlalchemy.orm import sessionmaker
+
+from bifrost.graph.base import GraphStore
+from bifrost.store import entity_tables as et
+from bifrost.types import EdgeType, ExtractedEntity, ExtractedTriple, Extraction, Provision, ProvisionKind
+from graph_builders.entities.base import EntityExtractor
+from graph_builders.entities.build import build_entity_network, graph_edges
+from graph_builders.entities.refiner import IncrementalEntityRefiner
+
+from tests.unit.graph_builders.test_refiner import FakeEmbedder
+
+C = "osha-1926"
+
+
+def prov(pid: str, text: str = "x", reserved: bool = False) -> Provision:
+    return Provision(corpus=C, id=pid, kind=ProvisionKind.PARAGRAPH, text=text, reserved=reserved)
+
+
+class ScriptedExtractor:
+    """Returns canned extractions; fails for provision ids listed in ``bad``."""
+
+    name = "scripted"
+
+    def __init__(self, bad: set[str] = frozenset()) -> None:
+        self.bad = bad
+
+    def extract_many(self, provisions: Iterable[Provision]) -> Iterator[Extraction]:
+        for p in provisions:
+            if p.id in self.bad:
+                raise RuntimeError(f"cannot read {p.id}")
+            yield Extraction(
+                corpus=C,
+                provision_id=p.id,
+                entities=(ExtractedEntity(name="Employees"), ExtractedEntity(name="guardrail systems")),
+                triples=(ExtractedTriple(head="Employees", relation="shall_be_protected_by", tail="guardrail systems"),),
+                section_refs=("1926.502(b)",),
+            )
+
+
+@pytest.fixture
+def scope(tmp_path):
+    engine = create_engine(f"sqlite:///{tmp_path / 'b.db'}")
+    et.create_entity_tables(engine)
+    return sessionmaker(engine).begin
+
+
+def refiner() -> IncrementalEntityRefiner:
+    return IncrementalEntityRefiner(FakeEmbedder(), tau=0.95)
+
+
+def test_scripted_extractor_satisfies_the_protocol():
+    assert isinstance(ScriptedExtractor(), EntityExtractor)
+
+
+def test_build_writes_graph_and_embeddings(scope):
+    store = MagicMock(spec=GraphStore)
+    provisions = [prov("1926.501(b)(1)"), prov("1926.501(b)(2)(i)"), prov("1926.509", reserved=True)]
+    seen = []
+    report = build_entity_network(provisions, ScriptedExtractor(), refiner(), store, scope, C, progress=lambda d, t: seen.append((d, t)), batch_size=1)
+    assert (report.provisions_processed, report.entities, report.relations, report.failed) == (2, 2, 1, [])
+    assert report.extractor == "scripted" and report.section_refs == 2 and seen == [(1, 2), (2, 2)]
+    [entities] = store.upsert_entities.call_args.args
+    assert {e.name: e.section_ids for e in entities} == {
+        "employee": ("1926.501(b)(1)", "1926.501(b)(2)(i)"),
+        "guardrail system": ("1926.501(b)(1)", "1926.501(b)(2)(i)"),
+    }
+    [edges] = store.upsert_edges.call_args.args
+    mentioned = [e for e in edges if e.type is EdgeType.MENTIONED_IN]
+    relates = [e for e in edges if e.type is EdgeType.RELATES]
+    assert len(mentioned) == 4 and mentioned[0].source == f"{C}:entity:employee" and mentioned[0].target == f"{C}:1926.501(b)(1)"
+    assert [(e.source, e.target, e.relation, e.section_ids) for e in relates] == [
+        (f"{C}:entity:employee", f"{C}:entity:guardrail system", "shall_be_protected_by", ("1926.501(b)(1)", "1926.501(b)(2)(i)"))
+    ]
+    with scope() as s:
+        names, matrix = et.load_entity_matrix(s, C)
+        triples, tmatrix = et.load_triple_matrix(s, C)
+    assert names == ["employee", "guardrail system"] and matrix.shape == (2, 64) and tmatrix.shape == (1, 192)
+
+
+def test_a_failing_provision_is_reported_and_the_rest_is_built(scope):
+    provisions = [prov("a"), prov("bad"), prov("c")]
+    report = build_entity_network(provisions, ScriptedExtractor(bad={"bad"}), refiner(), None, scope, C, batch_size=3)
+    assert report.provisions_processed == 3 and len(report.failed) == 1 and report.failed[0].startswith("bad: extraction failed")
+    assert report.entities == 2
+
+
+def test_rebuild_is_idempotent_on_the_embedded_store(tmp_path):
+    from bifrost.graph.embedded import EmbeddedGraphStore
+    from bifrost.store.sql_store import SqlStore
+
+    sql = SqlStore(f"sqlite:///{tmp_path / 'g.db'}")
+    store = EmbeddedGraphStore(sql)
+    provisions = [prov("1926.501(b)(1)"), prov("1926.501(b)(2)(i)")]
+    store.upsert_sections(provisions)
+    for _ in range(2):
+        build_entity_network(provisions, ScriptedExtractor(), refiner(), store, sql.session, C)
+    stats = store.stats(C)
+    assert stats.entities == 2 and stats.edges_by_type.get("MENTIONED_IN") == 4 and stats.edges_by_type.get("RELATES") == 1
+    with sql.session() as s:
+        assert len(et.load_entity_matrix(s, C)[0]) == 2
+
+
+def test_provisions_of_another_corpus_are_rejected(scope):
+    other = Provision(corpus="adgm", id="1.1", kind=ProvisionKind.PARAGRAPH, text="x")
+    with pytest.raises(ValueError):
+        build_entity_network([other], ScriptedExtractor(), refiner(), None, scope, C)
+
+
+def test_graph_edges_without_triples():
+    from bifrost.types import Entity
+
+    edges = graph_edges(C, [Entity(corpus=C, name="lanyard", section_ids=("1926.502(d)",))], [])
+    assert [(e.type, e.source, e.target) for e in edges] == [(EdgeType.MENTIONED_IN, f"{C}:entity:lanyard", f"{C}:1926.502(d)")]
