@@ -34,8 +34,8 @@ test: install  ## install test needs, start Neo4j (when Java+Maven exist), run e
 test-fast: install  ## unit tests only, no services
 	$(PY) -m pytest tests/unit tests/contract -q
 
-neo4j:  ## start the dev Neo4j (Bolt 7687, Browser http://127.0.0.1:7474/browser/)
-	bash docker/neo4j-launcher/start.sh
+neo4j: install  ## start the dev Neo4j (Bolt 7687, Browser http://127.0.0.1:7474/browser/)
+	PYTHON=$(PY) bash docker/neo4j-launcher/start.sh
 
 neo4j-stop:  ## stop the dev Neo4j
 	bash docker/neo4j-launcher/stop.sh

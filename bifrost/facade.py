@@ -171,7 +171,7 @@ class Bifrost:
     def embedder(self):
         from bifrost.embeddings import SentenceTransformerEmbedder
 
-        return SentenceTransformerEmbedder.from_settings(self.settings)
+        return SentenceTransformerEmbedder.from_settings(self.settings, num_threads=self.settings.embedding_threads)
 
     @cached_property
     def chat_model(self):
@@ -290,9 +290,14 @@ class Bifrost:
                 raise NotFoundError(
                     f"corpus {corpus!r} has no entity network yet; run `bifrost build entities --corpus {corpus}`"
                 )
+            from retrieval.baselines.bm25 import Bm25Ranker
+
             decomposer = ExtractorDecomposer(self.entity_extractor(corpus, "auto"), normalize_name)
+            bm25 = Bm25Ranker(self.settings)
+            bm25.warm_up(corpus)
             self._retrievers[corpus] = HybridRetriever(
-                index, self.graph, self.embedder, lambda q: decomposer.decompose(q, corpus), self.retrieval_config
+                index, self.graph, self.embedder, lambda q: decomposer.decompose(q, corpus), self.retrieval_config,
+                lexical=lambda q, k: [(it.id, it.score) for it in bm25.search(q, k)],
             )
         return self._retrievers[corpus]
 

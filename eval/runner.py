@@ -25,7 +25,7 @@ from eval import registry as registry_mod
 from eval.registry import SystemRegistry, parse_systems, register_system
 from eval.scoring import Scored, answerability, by_group, score_system, summarize
 from eval.stats import friedman
-from eval.systems import System, SystemResult, SystemUnavailable
+from eval.systems import System, SystemFailed, SystemResult, SystemUnavailable
 
 __all__ = ["RunResult", "run_eval", "register_system"]
 DEFAULT_K = (1, 5, 10, 20)
@@ -78,7 +78,7 @@ def answer_all(system: System, questions: Sequence[Question], k: int, progress: 
         try:
             results.append(system.search(q.question, k))
         except Exception as e:  # re-raised with the failing question named
-            raise RuntimeError(f"system {system.name!r} failed on question {q.id!r}: {e}") from e
+            raise SystemFailed(f"system {system.name!r} failed on question {q.id!r}: {e}") from e
         if progress:
             progress(system.name, i, len(questions))
     return results
@@ -166,7 +166,8 @@ def run_eval(
         results = answer_all(system, questions, max(k, max(k_values)), progress)
         total = time.perf_counter() - t1
         per_system[name] = score_system(questions, results, k_values, related, section_of)
-        system_meta[name] = {"settings": system.describe(), "warm_up_seconds": warm, "answer_seconds": total}
+        describe = getattr(system, "describe", None)
+        system_meta[name] = {"settings": describe() if callable(describe) else {}, "warm_up_seconds": warm, "answer_seconds": total}
 
     doc: dict[str, Any] = {
         "meta": {

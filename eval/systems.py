@@ -19,6 +19,10 @@ class SystemUnavailable(BifrostError):
     """A system that cannot run here (no chat model, no local cross-encoder, ...): it is skipped."""
 
 
+class SystemFailed(BifrostError):
+    """A system raised while answering a question; the message names the system and question."""
+
+
 @dataclass(frozen=True)
 class SystemResult:
     """What a system returns for one question: ranked (id, score), the cited ids, and seconds taken."""
@@ -32,15 +36,16 @@ class SystemResult:
 
 @runtime_checkable
 class System(Protocol):
-    """An evaluated system: warm up once per corpus, then answer questions."""
+    """An evaluated system: warm up once per corpus, then answer questions.
+
+    An optional ``describe() -> dict`` (settings, model names) is recorded in metrics.json.
+    """
 
     name: str
 
     def warm_up(self, corpus: str) -> None: ...
 
     def search(self, question: str, k: int) -> SystemResult: ...
-
-    def describe(self) -> dict[str, Any]: ...
 
 
 class Ranker(Protocol):

@@ -1,9 +1,9 @@
 """Ingest regulation sources into the SQL store, one file at a time.
 
 A bad file is reported in one line and skipped; the others are still stored. Each file is
-stored in its own transaction, so nothing stored before is lost. When two sources carry the
-same provision, they are reconciled: equal texts are marked verified, different texts become
-review items (never silently dropped).
+stored in its own transaction, so nothing stored before is lost. When a second source carries
+a provision already stored from another source, the two are reconciled (difflib): equal texts
+are marked verified, different texts become review items; neither is silently dropped.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from pathlib import Path
 
 from bifrost.errors import BifrostError, SourceParseError
 from bifrost.store.sql_store import SqlStore
-from bifrost.types import IngestReport, ParsedDocument
-from graph_builders.scrape.reconcile import reconcile
+from bifrost.types import IngestReport, ParsedDocument, Provision, ReviewItem
+from graph_builders.scrape.reconcile import review_item
 from graph_builders.scrape.sniff import read_source
 
 log = logging.getLogger(__name__)
@@ -45,26 +45,43 @@ def parse_sources(
     return docs
 
 
+def split_against_stored(
+    stored: dict[str, Provision], doc: ParsedDocument
+) -> tuple[list[Provision], set[str], list[ReviewItem]]:
+    """Provisions to write, ids verified by a second source, and review items for disagreements.
+
+    A provision stored from the same document (or new) is written (an edition update); one
+    stored from another document is compared with it instead and never overwritten.
+    """
+    name = doc.document.name
+    write: list[Provision] = []
+    verified: set[str] = set()
+    review: list[ReviewItem] = []
+    for p in doc.provisions:
+        p = p if p.document else p.model_copy(update={"document": name})
+        old = stored.get(p.id)
+        if old is None or old.document in (None, name):
+            write.append(p)
+            continue
+        item = review_item(old, p, old.document, name)
+        if item.ratio >= 1.0:
+            verified.add(p.id)
+        else:
+            review.append(item)
+    return write, verified, review
+
+
 def store_documents(sql: SqlStore, docs: Sequence[ParsedDocument], report: IngestReport) -> None:
-    """Store parsed documents; the first document carrying a provision is its primary source."""
-    primary: ParsedDocument | None = None
+    """Store parsed documents one by one, each in its own transaction."""
     for doc in docs:
-        verified: set[str] = set()
-        review = []
-        provisions = list(doc.provisions)
-        if primary is not None:
-            result = reconcile(primary, doc)
-            verified = set(result.verified)
-            review = list(result.review_items)
-            only_here = set(result.only_in_secondary)
-            provisions = [p for p in provisions if p.id in only_here]
-            report.verified += len(verified)
+        stored = {p.id: p for p in sql.provisions(doc.document.corpus, [p.id for p in doc.provisions])}
+        write, verified, review = split_against_stored(stored, doc)
         try:
             with sql.session() as s:
                 sql.record_document(s, doc.document)
-                res = sql.upsert_provisions(s, provisions)
+                res = sql.upsert_provisions(s, write)
                 if verified:
-                    sql.upsert_provisions(s, [p for p in primary.provisions if p.id in verified], verified_ids=verified)
+                    sql.upsert_provisions(s, [stored[i] for i in verified], verified_ids=verified)
                 report.review_items += sql.add_review_items(s, review)
         except BifrostError as e:
             report.errors.append(f"{doc.document.name}: not stored: {e}")
@@ -73,8 +90,7 @@ def store_documents(sql: SqlStore, docs: Sequence[ParsedDocument], report: Inges
         report.added += len(res.added)
         report.updated.extend(res.updated)
         report.unchanged += res.unchanged
-        if primary is None:
-            primary = doc
+        report.verified += len(verified)
 
 
 def ingest_sources(

@@ -23,11 +23,25 @@ class RetrievalConfig(BaseModel):
     parents: bool = Field(default=True, description="Add parents of candidates for context")
     children: bool = Field(default=True, description="Add children of candidates for detail")
     siblings: bool = Field(default=False, description="Add siblings of candidates for lateral relevance")
+    combine: Literal["intersection", "boost"] = Field(
+        default="boost",
+        description="intersection: candidates = entity ∩ triple matches (the paper); boost: union, triple matches add score",
+    )
+    weight_by_centrality: bool = Field(
+        default=True, description="Weight each question entity by its cosine with the whole question"
+    )
     fallback: Literal["union", "entities", "none"] = Field(
         default="union", description="What to use when entity and triple matches do not intersect"
     )
     min_candidates: int = Field(default=1, ge=0, description="Fewer intersecting candidates than this triggers the fallback")
-    lexical_weight: float = Field(default=0.0, ge=0, description="Weight of BM25 seeds fused with graph seeds (0: paper's algorithm)")
+    lexical_weight: float = Field(default=1.0, ge=0, description="Weight of BM25 seeds fused with graph seeds (0: the paper's algorithm)")
+    fusion: Literal["score", "rrf"] = Field(
+        default="score", description="How lexical seeds join graph seeds: add scaled scores, or reciprocal rank fusion"
+    )
+    rrf_k: int = Field(default=60, gt=0, description="k of reciprocal rank fusion")
+    order: Literal["score", "reading"] = Field(
+        default="reading", description="score: by score; reading: each seed followed by what it cross-references"
+    )
     seeds: int = Field(default=10, gt=0, description="Top candidates expanded through the navigator graph")
     top_n: int = Field(default=20, gt=0, description="Length of the ranked list returned")
     cite_max: int = Field(default=6, gt=0, description="Most provisions an answer cites")

@@ -78,17 +78,29 @@ class HybridRetriever:
         self.lexical = lexical
 
     # --- ENG matching ---
-    def _entity_scores(self, entities: Sequence[str], cfg: RetrievalConfig) -> tuple[dict[str, _Hit], float]:
+    def _entity_weights(self, question: str, vectors: np.ndarray, cfg: RetrievalConfig) -> np.ndarray:
+        """How central each question entity is to the question (cosine, scaled so the best is 1)."""
+        if not cfg.weight_by_centrality or len(vectors) == 0:
+            return np.ones(len(vectors), dtype=np.float32)
+        sims = np.clip(vectors @ self.embedder.embed([question])[0], 0.0, None)
+        top = float(sims.max()) or 1.0
+        return sims / top
+
+    def _entity_scores(
+        self, question: str, entities: Sequence[str], cfg: RetrievalConfig
+    ) -> tuple[dict[str, _Hit], float]:
         hits: dict[str, _Hit] = defaultdict(_Hit)
         if not entities:
             return hits, 0.0
-        matches = self.index.match_entities(self.embedder.embed(list(entities)), cfg.entity_k, cfg.entity_threshold)
+        vectors = self.embedder.embed(list(entities))
+        weights = self._entity_weights(question, vectors, cfg)
+        matches = self.index.match_entities(vectors, cfg.entity_k, cfg.entity_threshold)
         best = max((m[0].score for m in matches if m), default=0.0)
         totals: dict[str, float] = defaultdict(float)
-        for q, ms in zip(entities, matches):
+        for q, ms, wq in zip(entities, matches, weights):
             per_q: dict[str, tuple[float, Match]] = {}
             for m in ms:
-                w = m.score * m.specificity
+                w = float(wq) * m.score * m.specificity
                 for sid in m.section_ids:
                     if w > per_q.get(sid, (0.0, m))[0]:
                         per_q[sid] = (w, m)
@@ -115,12 +127,16 @@ class HybridRetriever:
                     hits[sid].add(m.score, Via.TRIPLE, f"triple match: [{h}, {r}, {t}] ~ [{m.key}] ({m.score:.2f})")
         return hits
 
-    def _candidates(self, d: Decomposition, cfg: RetrievalConfig) -> tuple[dict[str, _Hit], str, float]:
-        a, evidence = self._entity_scores(d.entities, cfg)
+    def _candidates(
+        self, question: str, d: Decomposition, cfg: RetrievalConfig
+    ) -> tuple[dict[str, _Hit], str, float]:
+        a, evidence = self._entity_scores(question, d.entities, cfg)
         triples = list(d.triples) + (list(d.swapped) if cfg.swap else [])
         b = self._triple_scores(triples, cfg)
         both = set(a) & set(b)
-        if len(both) >= max(1, cfg.min_candidates):
+        if cfg.combine == "boost":
+            keep, mode = set(a) | set(b), "boost"
+        elif len(both) >= max(1, cfg.min_candidates):
             keep, mode = both, "intersection"
         elif cfg.fallback == "union":
             keep, mode = set(a) | set(b), "union"
@@ -140,24 +156,35 @@ class HybridRetriever:
         return out, mode, evidence
 
     def _add_lexical(self, question: str, hits: dict[str, _Hit], cfg: RetrievalConfig) -> None:
+        """Join keyword (BM25) seeds to the graph seeds, by scaled score or reciprocal rank fusion."""
         if not self.lexical or cfg.lexical_weight <= 0:
             return
-        ranked = self.lexical(question, cfg.top_n)
-        if not ranked:
-            return
-        best = max(s for _, s in ranked) or 1.0
+        ranked = self.lexical(question, max(cfg.top_n, cfg.seeds))
+        if cfg.fusion == "rrf":
+            graph_rank = sorted(hits, key=lambda pid: (-hits[pid].score, pid))
+            for i, pid in enumerate(graph_rank, start=1):
+                hits[pid].score = 1.0 / (cfg.rrf_k + i)
+        best = max((s for _, s in ranked), default=1.0) or 1.0
         top = max((h.score for h in hits.values()), default=1.0) or 1.0
-        for pid, s in ranked:
+        for i, (pid, s) in enumerate(ranked, start=1):
             hit = hits.setdefault(pid, _Hit())
-            hit.score += cfg.lexical_weight * top * s / best
+            if cfg.fusion == "rrf":
+                hit.score += cfg.lexical_weight / (cfg.rrf_k + i)
+            else:
+                hit.score += cfg.lexical_weight * top * s / best
             if Via.LEXICAL not in hit.via:
                 hit.via.append(Via.LEXICAL)
-                hit.why.append(f"keyword match ({s:.1f})")
+                hit.why.append(f"keyword match (rank {i})")
 
     # --- DNG traversal ---
-    def _expand(self, seeds: list[tuple[str, _Hit]], hits: dict[str, _Hit], cfg: RetrievalConfig) -> None:
+    def _expand(
+        self, seeds: list[tuple[str, _Hit]], hits: dict[str, _Hit], cfg: RetrievalConfig
+    ) -> dict[str, list[str]]:
+        """Add cross-referenced, parent and child provisions of the seeds; returns each seed's
+        cross-references in breadth-first order."""
         corpus = self.index.corpus
         score_of = {pid: h.score for pid, h in seeds}
+        refers: dict[str, list[str]] = defaultdict(list)
         if cfg.depth > 0:
             reached = self.graph.refers_to_closure([make_uid(corpus, pid) for pid, _ in seeds], cfg.depth)
             for r in reached:
@@ -165,6 +192,7 @@ class HybridRetriever:
                 s = score_of.get(path[0], 0.0) * DECAY[Via.REFERS_TO] ** r.depth
                 src = path[-2]
                 hits.setdefault(path[-1], _Hit()).add(s, Via.REFERS_TO, f"cross-reference from {src}", path)
+                refers[path[0]].append(path[-1])
         for pid, seed in seeds:
             uid = make_uid(corpus, pid)
             rel: list[tuple[Via, list[str], str]] = []
@@ -180,6 +208,22 @@ class HybridRetriever:
                     if "Subpart" in npid or "." not in npid:  # part and subpart nodes add no text
                         continue
                     hits.setdefault(npid, _Hit()).add(seed.score * DECAY[via], via, why, (pid, npid))
+        return refers
+
+    @staticmethod
+    def _reading_order(
+        seeds: list[tuple[str, _Hit]], refers: dict[str, list[str]], hits: dict[str, _Hit]
+    ) -> list[str]:
+        """Each seed followed by what it cross-references (a provision and what it requires),
+        then everything else by score."""
+        order: list[str] = []
+        for pid, _ in seeds:
+            order.append(pid)
+            order.extend(refers.get(pid, ()))
+        order = list(dict.fromkeys(order))
+        placed = set(order)
+        rest = sorted((kv for kv in hits.items() if kv[0] not in placed), key=lambda kv: (-kv[1].score, kv[0]))
+        return order + [pid for pid, _ in rest]
 
     # --- entry point ---
     def retrieve(self, question: str, config: RetrievalConfig | None = None) -> RetrievalResult:
@@ -189,7 +233,7 @@ class HybridRetriever:
         d = self.decompose(question)
         t1 = time.perf_counter()
         if cfg.use_eng:
-            hits, mode, evidence = self._candidates(d, cfg)
+            hits, mode, evidence = self._candidates(question, d, cfg)
         else:
             hits, mode, evidence = {}, "lexical", 0.0
         self._add_lexical(question, hits, cfg)
@@ -198,10 +242,12 @@ class HybridRetriever:
         for pid, h in seeds:
             if not h.path:
                 h.path = (pid,)
-        if cfg.use_dng and seeds:
-            self._expand(seeds, hits, cfg)
+        refers = self._expand(seeds, hits, cfg) if cfg.use_dng and seeds else {}
         t3 = time.perf_counter()
-        ranked = sorted(hits.items(), key=lambda kv: (-kv[1].score, kv[0]))[: cfg.top_n]
+        if cfg.order == "reading":
+            ranked = [(pid, hits[pid]) for pid in self._reading_order(seeds, refers, hits)[: cfg.top_n]]
+        else:
+            ranked = sorted(hits.items(), key=lambda kv: (-kv[1].score, kv[0]))[: cfg.top_n]
         items = [
             RetrievedItem(
                 corpus=self.index.corpus, id=pid, score=round(h.score, 6), via=tuple(h.via),

@@ -7,7 +7,7 @@ export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 started_neo4j=0
 if [[ -z "${BIFROST_NEO4J_URI:-}" ]]; then
   if command -v java >/dev/null && command -v mvn >/dev/null; then
-    if bash docker/neo4j-launcher/start.sh; then
+    if PYTHON="$PY" BIFROST_NEO4J_START_TIMEOUT=${BIFROST_NEO4J_START_TIMEOUT:-300} bash docker/neo4j-launcher/start.sh; then
       export BIFROST_NEO4J_URI=bolt://127.0.0.1:${BIFROST_NEO4J_BOLT_PORT:-7687}
       started_neo4j=1
     elif [[ "${CI:-}" == "true" ]]; then

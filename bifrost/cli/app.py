@@ -14,6 +14,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -73,7 +74,7 @@ def progress_bar() -> Progress:
 
 
 def fail(e: BifrostError, code: int = 1) -> None:
-    err.print(f"[red]error:[/red] {e}", highlight=False, soft_wrap=True)
+    err.print(f"[red]error:[/red] {escape(str(e))}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -91,7 +92,7 @@ def ingest(
             task = bar.add_task("ingest", total=len(paths) if paths else None)
             report = bf.ingest(corpus, paths, progress=lambda _p: bar.advance(task))
         for line in report.errors:
-            err.print(f"[red]error:[/red] {line}", highlight=False, soft_wrap=True)
+            err.print(f"[red]error:[/red] {escape(line)}", highlight=False, soft_wrap=True)
         if not report.files_ok:
             raise typer.Exit(1)
         nav = bf.build_navigator(corpus) if graph else None
@@ -108,9 +109,9 @@ def ingest(
         f"{report.verified} verified, {report.review_items} new review item(s)"
     )
     if report.updated:
-        out.print(f"updated: {', '.join(report.updated[:20])}{' ...' if len(report.updated) > 20 else ''}")
+        out.print(f"updated: {', '.join(report.updated[:20])}{' ...' if len(report.updated) > 20 else ''}", markup=False)
     if report.oddities:
-        out.print(f"[yellow]{len(report.oddities)} oddities[/yellow] (see --json): {'; '.join(report.oddities[:3])}")
+        out.print(f"[yellow]{len(report.oddities)} oddities[/yellow] (see --json): {escape('; '.join(report.oddities[:3]))}")
     if nav:
         out.print(
             f"navigator graph: {nav.sections} sections, {nav.has_edges} HAS, {nav.refers_to_edges} REFERS_TO, "
@@ -178,21 +179,21 @@ def graph_show(
         emit_json(view.model_dump(mode="json"))
         return
     p = view.provision
-    out.print(f"[bold]{p.id}[/bold] ({p.kind.value}) {p.heading}", highlight=False)
+    out.print(f"[bold]{escape(p.id)}[/bold] ({p.kind.value}) {escape(p.heading)}", highlight=False)
     if p.text:
-        out.print(p.text, highlight=False)
+        out.print(p.text, highlight=False, markup=False)
     if p.url:
-        out.print(f"[link={p.url}]{p.url}[/link]", highlight=False)
+        out.print(p.url, highlight=False, markup=False)
     if view.parent:
-        out.print(f"parent: {view.parent.id} {view.parent.heading}", highlight=False)
+        out.print(f"parent: {view.parent.id} {view.parent.heading}", highlight=False, markup=False)
     if view.children:
-        out.print("children: " + ", ".join(c.id for c in view.children), highlight=False)
+        out.print("children: " + ", ".join(c.id for c in view.children), highlight=False, markup=False)
     for r in view.references_out:
-        out.print(f"refers to: {r['id']}  [dim]({r['text']})[/dim]", highlight=False)
+        out.print(f"refers to: {escape(r['id'])}  [dim]({escape(r['text'] or '')})[/dim]", highlight=False)
     for r in view.references_in:
-        out.print(f"referred to by: {r['id']}  [dim]({r['text']})[/dim]", highlight=False)
+        out.print(f"referred to by: {escape(r['id'])}  [dim]({escape(r['text'] or '')})[/dim]", highlight=False)
     for r in view.dangling_references:
-        out.print(f"[yellow]dangling:[/yellow] {r['raw']} [dim]({r['reason']})[/dim]", highlight=False)
+        out.print(f"[yellow]dangling:[/yellow] {escape(r['raw'])} [dim]({escape(r['reason'] or '')})[/dim]", highlight=False)
 
 
 @review_app.command("list")
@@ -214,7 +215,7 @@ def review_list(
     if not items:
         out.print("no open review items")
     for i, it in items:
-        out.print(f"[bold]#{i}[/bold] {it.corpus} {it.provision_id}: {it.source_a} vs {it.source_b} (similarity {it.ratio:.2f})", highlight=False)
+        out.print(f"[bold]#{i}[/bold] {escape(f'{it.corpus} {it.provision_id}: {it.source_a} vs {it.source_b}')} (similarity {it.ratio:.2f})", highlight=False)
         out.print(it.diff, highlight=False, markup=False)
 
 
@@ -255,7 +256,7 @@ def build_entities_cmd(
         f"{len(report.failed)} failed, {report.seconds:.1f} s"
     )
     for line in report.failed[:10]:
-        err.print(f"[yellow]failed:[/yellow] {line}", highlight=False)
+        err.print(f"[yellow]failed:[/yellow] {escape(line)}", highlight=False)
     if usage:
         out.print(f"model usage: {usage}")
 
@@ -278,10 +279,10 @@ def graph_entity(
         emit_json(view)
         return
     note = "" if view["name"] == name else f" [dim](closest to {name!r})[/dim]"
-    out.print(f"[bold]{view['name']}[/bold] {view['label']}{note}", highlight=False)
-    out.print(f"mentioned in {len(view['provisions'])} provisions: " + ", ".join(view["provisions"][:30]), highlight=False)
+    out.print(f"[bold]{escape(view['name'])}[/bold] {escape(view['label'])}{note}", highlight=False)
+    out.print(f"mentioned in {len(view['provisions'])} provisions: " + ", ".join(view["provisions"][:30]), highlight=False, markup=False)
     for r in view["relations"][:40]:
-        out.print(f"  {r['head']} --{r['relation']}--> {r['tail']}  [dim]{', '.join(r['provisions'][:5])}[/dim]", highlight=False)
+        out.print(f"  {r['head']} --{r['relation']}--> {r['tail']}  {', '.join(r['provisions'][:5])}", highlight=False, markup=False)
 
 
 @app.command()
@@ -302,24 +303,22 @@ def ask(
     if as_json:
         emit_json(answer.model_dump(mode="json"))
         return
-    out.print(f"[bold]Q:[/bold] {answer.question}", highlight=False)
+    out.print(f"[bold]Q:[/bold] {escape(answer.question)}", highlight=False)
     mode = f"[dim]({answer.mode.value}, {answer.timings.get('total', 0):.2f} s)[/dim]"
     if answer.refused:
         out.print(f"[yellow]{answer.text}[/yellow] {mode}", highlight=False)
         if answer.unused:
-            out.print("retrieved but not used: " + ", ".join(answer.unused[:show_retrieved]), highlight=False)
+            out.print("retrieved but not used: " + ", ".join(answer.unused[:show_retrieved]), highlight=False, markup=False)
         return
     out.print(f"[bold]A:[/bold] {mode}")
     for st in answer.statements:
-        out.print(f"  {st.text} " + "".join(f"[cyan]\\[{c}][/cyan]" for c in st.citations), highlight=False)
+        out.print(f"  {escape(st.text)} " + "".join(f"[cyan]{escape('[' + c + ']')}[/cyan]" for c in st.citations), highlight=False)
     out.print("\n[bold]Sources[/bold]")
     for c in answer.citations:
-        out.print(f"  [cyan]{c.id}[/cyan] {c.heading} [link={c.url}]{c.url}[/link]", highlight=False)
-    why = {it.id: it for it in answer.retrieved}
+        out.print(f"  [cyan]{escape(c.id)}[/cyan] {escape(c.heading)} {c.url or ''}", highlight=False)
     out.print("\n[bold]Retrieved[/bold] (score, why)")
     for it in answer.retrieved[:show_retrieved]:
-        out.print(f"  {it.id:<28} {it.score:6.3f}  [dim]{it.why}[/dim]", highlight=False)
-    _ = why
+        out.print(f"  {escape(it.id):<28} {it.score:6.3f}  [dim]{escape(it.why)}[/dim]", highlight=False)
 
 
 @app.command()
@@ -336,6 +335,28 @@ def download(
     except BifrostError as e:
         fail(e)
     out.print(str(path))
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Interface to listen on")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port")] = 8000,
+    corpus: Annotated[Optional[list[str]], typer.Option("--corpus", "-c", help="Corpus to serve (repeatable; default: every ingested corpus)")] = None,
+    warm: Annotated[bool, typer.Option("--warm/--no-warm", help="Load models and indexes before accepting requests")] = True,
+) -> None:
+    """Serve the web app and JSON API (uvicorn); models load once at startup."""
+    from bifrost.web.server import serve as run_server
+
+    bf = facade()
+    try:
+        for name in corpus or []:
+            bf.require_corpus(name)
+        err.print(f"serving on http://{host}:{port} (warming up models first)" if warm else f"serving on http://{host}:{port}")
+        run_server(bf, host=host, port=port, corpora=corpus or None, warm=warm)
+    except BifrostError as e:
+        fail(e)
+    finally:
+        bf.close()
 
 
 from bifrost.cli.eval_cmd import eval_app  # noqa: E402  (eval sub-app; imports app lazily)

@@ -196,9 +196,12 @@ class SqlStore:
         """Provisions of a corpus in document order (all, or only the given ids)."""
         with self.session() as s:
             q = select(ProvisionRow).where(ProvisionRow.corpus == corpus)
-            if ids is not None:
-                q = q.where(ProvisionRow.id.in_(list(ids)))
-            return [row_to_provision(r) for r in s.scalars(q.order_by(ProvisionRow.ord))]
+            if ids is None:
+                return [row_to_provision(r) for r in s.scalars(q.order_by(ProvisionRow.ord))]
+            wanted, rows = list(dict.fromkeys(ids)), []
+            for i in range(0, len(wanted), 5000):
+                rows += s.scalars(q.where(ProvisionRow.id.in_(wanted[i : i + 5000]))).all()
+            return [row_to_provision(r) for r in sorted(rows, key=lambda r: r.ord)]
 
     def get_provision(self, corpus: str, provision_id: str) -> Provision | None:
         with self.session() as s:

@@ -103,3 +103,16 @@ def test_compare_runs_pairs_systems_by_name(settings, questions_file: Path, tmp_
     c = res["comparisons"][0]
     assert c["n"] == 5 and c["metrics"]["recall@10"]["diff"] < 0
     assert c["broken"] and c["mcnemar"]["only_a"] >= 1
+
+
+def test_a_failing_system_names_the_question(settings, questions_file: Path, tmp_path: Path):
+    from eval.systems import SystemFailed
+
+    class Broken(FakeSystem):
+        def search(self, question: str, k: int) -> SystemResult:
+            raise KeyError("boom")
+
+    reg = registry()
+    reg.register("broken", lambda s, c: Broken("broken"))
+    with pytest.raises(SystemFailed, match="system 'broken' failed on question 'q1'"):
+        run_eval("tiny", questions_file, "broken", tmp_path / "r", settings, registry=reg, plots=False)

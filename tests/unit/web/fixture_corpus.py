@@ -1,0 +1,39 @@
+"""A tiny corpus for web tests: the mini fixture plus a section whose text carries markup."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bifrost.facade import Bifrost
+from tests.conftest import FIXTURES
+
+MINI = FIXTURES / "mini" / "part-mini.json"
+SCRIPT = "<script>alert(1)</script>"
+SCRIPT_ID = "1926.503(a)(1)"
+
+
+def write_script_corpus(folder: Path) -> Path:
+    """The mini part with § 1926.503, whose paragraph (a)(1) contains a script tag as text."""
+    sections = json.loads(MINI.read_text())
+    sections.append({
+        "source": "29 CFR 1926.503",
+        "title": "§ 1926.503 Training <b>requirements</b>.",
+        "section": "1926.503",
+        "content": (
+            "(a) Training program. (1) The employer shall provide a training program for each employee "
+            f"exposed to fall hazards. {SCRIPT} See § 1926.502(b)."
+        ),
+        "path": sections[0]["path"],
+    })
+    path = folder / "part-script.json"
+    path.write_text(json.dumps(sections))
+    return path
+
+
+def build_corpus(bf: Bifrost, corpus: str, path: Path) -> None:
+    """Ingest, build the navigator and the offline entity network of a small corpus."""
+    report = bf.ingest(corpus, [path])
+    assert report.files_ok, report.errors
+    bf.build_navigator(corpus)
+    bf.build_entities(corpus, "offline")
