@@ -42,6 +42,20 @@ class ProvisionView(BaseModel):
     dangling_references: list[dict] = Field(default_factory=list)
 
 
+def within_subparts(provisions: Sequence[Provision], subparts: Sequence[str]) -> list[Provision]:
+    """The provisions under the given subparts (letters like "M" or ids like "1926 Subpart M")."""
+    wanted = {s.split()[-1].upper() for s in subparts}
+    parent = {p.id: p.parent_id for p in provisions}
+    kind = {p.id: p.kind.value for p in provisions}
+
+    def subpart_of(pid: str | None) -> str | None:
+        while pid is not None and kind.get(pid) != "subpart":
+            pid = parent.get(pid)
+        return pid.split()[-1].upper() if pid else None
+
+    return [p for p in provisions if subpart_of(p.id) in wanted]
+
+
 def make_graph_store(settings: Settings, sql: SqlStore) -> GraphStore:
     """The configured graph store: embedded (default) or Neo4j."""
     if settings.store == "embedded":
@@ -220,14 +234,17 @@ class Bifrost:
 
     def build_entities(
         self, corpus: str, extractor: str = "auto", tau: float | None = None,
-        progress: Callable[[int, int], None] | None = None,
+        progress: Callable[[int, int], None] | None = None, subparts: Sequence[str] | None = None,
     ):
-        """Extract, refine and store the Entity Network Graph of a corpus (replacing the last one)."""
+        """Extract, refine and store the Entity Network Graph of a corpus (replacing the last one);
+        ``subparts`` (e.g. ["M", "P"]) restricts it to the provisions under those subparts."""
         from graph_builders.entities.build import build_entity_network
         from graph_builders.entities.refiner import IncrementalEntityRefiner
 
         self.require_corpus(corpus)
         provisions = self.sql.provisions(corpus)
+        if subparts:
+            provisions = within_subparts(provisions, subparts)
         refiner = IncrementalEntityRefiner(self.embedder, tau=self.settings.tau if tau is None else tau, corpus=corpus)
         report = build_entity_network(
             provisions, self.entity_extractor(corpus, extractor), refiner, self.graph, self.sql.session,

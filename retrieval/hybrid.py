@@ -19,12 +19,14 @@ import numpy as np
 
 from bifrost.embeddings import Embedder
 from bifrost.graph.base import GraphStore
-from bifrost.types import RetrievedItem, Via, make_uid, split_uid
+from bifrost.types import ProvisionKind, RetrievedItem, Via, make_uid, split_uid
 from retrieval.config import RetrievalConfig
 from retrieval.decompose import Decomposition
 from retrieval.eng_index import EngIndex, Match
 
 Lexical = Callable[[str, int], list[tuple[str, float]]]
+
+CONTAINERS = frozenset({ProvisionKind.PART, ProvisionKind.SUBPART})
 
 # How much of a seed's score an expansion keeps, per way of reaching it.
 DECAY = {Via.REFERS_TO: 0.7, Via.PARENT: 0.5, Via.CHILD: 0.6, Via.SIBLING: 0.35}
@@ -79,12 +81,12 @@ class HybridRetriever:
 
     # --- ENG matching ---
     def _entity_weights(self, question: str, vectors: np.ndarray, cfg: RetrievalConfig) -> np.ndarray:
-        """How central each question entity is to the question (cosine, scaled so the best is 1)."""
+        """How central each question entity is to the question: 0.5 to 1, by cosine with the question."""
         if not cfg.weight_by_centrality or len(vectors) == 0:
             return np.ones(len(vectors), dtype=np.float32)
         sims = np.clip(vectors @ self.embedder.embed([question])[0], 0.0, None)
         top = float(sims.max()) or 1.0
-        return sims / top
+        return 0.5 + 0.5 * sims / top  # never zero: every entity the question names counts
 
     def _entity_scores(
         self, question: str, entities: Sequence[str], cfg: RetrievalConfig
@@ -205,10 +207,14 @@ class HybridRetriever:
             for via, uids, why in rel:
                 for u in uids:
                     npid = split_uid(u)[1]
-                    if "Subpart" in npid or "." not in npid:  # part and subpart nodes add no text
+                    if self._is_container(u):  # parts and subparts add no text of their own
                         continue
                     hits.setdefault(npid, _Hit()).add(seed.score * DECAY[via], via, why, (pid, npid))
         return refers
+
+    def _is_container(self, uid: str) -> bool:
+        p = self.graph.get_section(uid)
+        return p is None or p.kind in CONTAINERS
 
     @staticmethod
     def _reading_order(
@@ -245,9 +251,16 @@ class HybridRetriever:
         refers = self._expand(seeds, hits, cfg) if cfg.use_dng and seeds else {}
         t3 = time.perf_counter()
         if cfg.order == "reading":
-            ranked = [(pid, hits[pid]) for pid in self._reading_order(seeds, refers, hits)[: cfg.top_n]]
+            order = self._reading_order(seeds, refers, hits)
         else:
-            ranked = sorted(hits.items(), key=lambda kv: (-kv[1].score, kv[0]))[: cfg.top_n]
+            order = [pid for pid, _ in sorted(hits.items(), key=lambda kv: (-kv[1].score, kv[0]))]
+        corpus = self.index.corpus
+        ranked: list[tuple[str, _Hit]] = []
+        for pid in order:
+            if len(ranked) == cfg.top_n:
+                break
+            if not self._is_container(make_uid(corpus, pid)):
+                ranked.append((pid, hits[pid]))
         items = [
             RetrievedItem(
                 corpus=self.index.corpus, id=pid, score=round(h.score, 6), via=tuple(h.via),

@@ -230,6 +230,7 @@ def build_entities_cmd(
     corpus: CorpusOpt = "osha-1926",
     extractor: Annotated[str, typer.Option(help="offline (spaCy), llm (agents; needs BIFROST_LLM_MODEL) or auto")] = "auto",
     tau: Annotated[Optional[float], typer.Option(help="Refiner merge threshold (cosine); default from settings (0.95)")] = None,
+    subparts: Annotated[Optional[str], typer.Option(help="Only these subparts, comma-separated (e.g. L,M,P,X)")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Build the Entity Network Graph: extract entities and relations, merge near-duplicates, embed."""
@@ -241,7 +242,9 @@ def build_entities_cmd(
             def tick(done: int, total: int) -> None:
                 bar.update(task, completed=done, total=total)
 
-            report = bf.build_entities(corpus, extractor, tau, progress=tick)
+            report = bf.build_entities(
+                corpus, extractor, tau, progress=tick, subparts=subparts.split(",") if subparts else None
+            )
         usage = bf.usage_report() if bf.chat_model is not None else None
     except BifrostError as e:
         fail(e)
