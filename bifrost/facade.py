@@ -23,6 +23,7 @@ from bifrost.types import Answer, GraphStats, IngestReport, Provision, ReviewIte
 log = logging.getLogger(__name__)
 
 
+
 class Neighbour(BaseModel):
     """A provision next to another one in the navigator graph."""
 
@@ -250,6 +251,7 @@ class Bifrost:
             provisions, self.entity_extractor(corpus, extractor), refiner, self.graph, self.sql.session,
             corpus, progress=progress, replace=True,
         )
+        self.dense_ranker(corpus)  # embed every provision now, so the first question is fast
         self._retrievers.clear()
         return report
 
@@ -288,6 +290,48 @@ class Bifrost:
             "relations": [{"head": h, "relation": r, "tail": tl, "provisions": list(ids or [])} for h, r, tl, ids in rels],
         }
 
+    def write_entities_to(self, graph: GraphStore, corpus: str) -> dict:
+        """Copy the stored entity network (nodes, MENTIONED_IN, RELATES, embeddings) to a graph store."""
+        from bifrost.relations import is_valid_relation
+        from bifrost.store import entity_tables
+        from bifrost.types import entity_uid
+        from graph_builders.entities.build import graph_edges
+
+        with self.sql.session() as s:
+            entities = entity_tables.load_entities(s, corpus)
+            names, ent_matrix = entity_tables.load_entity_matrix(s, corpus)
+            triples, tri_matrix = entity_tables.load_triple_matrix(s, corpus)
+        valid = [i for i, t in enumerate(triples) if is_valid_relation(t.relation)]
+        edges = graph_edges(corpus, entities, [triples[i] for i in valid])
+        graph.upsert_entities(entities)
+        graph.upsert_edges(edges)
+        written = {"entities": len(entities), "relations": len(valid), "skipped_relations": len(triples) - len(valid)}
+        if hasattr(graph, "set_entity_embeddings"):
+            graph.set_entity_embeddings([(entity_uid(corpus, n), v) for n, v in zip(names, ent_matrix)])
+            relates = {(e.source, e.relation, e.target): e for e in edges if e.relation}
+            rows = []
+            for i in valid:
+                t = triples[i]
+                e = relates.get((entity_uid(corpus, t.head), t.relation, entity_uid(corpus, t.tail)))
+                if e is not None:
+                    rows.append((e, tri_matrix[i]))
+            graph.set_triple_embeddings(rows)
+        return written
+
+    def export_neo4j(self, corpus: str) -> dict:
+        """Write both graphs of a corpus to the configured Neo4j server (for analysts)."""
+        from graph_builders.navigator.build import build_navigator
+
+        self.require_corpus(corpus)
+        neo = make_graph_store(self.settings.model_copy(update={"store": "neo4j"}), self.sql)
+        try:
+            nav = build_navigator(self.sql, neo, corpus, self.reference_extractor(corpus))
+            ents = self.write_entities_to(neo, corpus)
+            stats = neo.stats(corpus)
+        finally:
+            neo.close()
+        return {"navigator": nav.model_dump(), "entities": ents, "stats": stats.model_dump()}
+
     # --- asking ---
     @cached_property
     def _retrievers(self) -> dict:
@@ -312,11 +356,21 @@ class Bifrost:
             decomposer = ExtractorDecomposer(self.entity_extractor(corpus, "auto"), normalize_name)
             bm25 = Bm25Ranker(self.settings)
             bm25.warm_up(corpus)
+            dense = self.dense_ranker(corpus)
             self._retrievers[corpus] = HybridRetriever(
                 index, self.graph, self.embedder, lambda q: decomposer.decompose(q, corpus), self.retrieval_config,
                 lexical=lambda q, k: [(it.id, it.score) for it in bm25.search(q, k)],
+                dense=lambda q, k: [(it.id, it.score) for it in dense.search(q, k)],
             )
         return self._retrievers[corpus]
+
+    def dense_ranker(self, corpus: str):
+        """Embeddings of every provision (cached on disk under $BIFROST_HOME/index)."""
+        from retrieval.baselines.dense import DenseRanker
+
+        dense = DenseRanker(self.settings, embedder=self.embedder)
+        dense.warm_up(corpus)
+        return dense
 
     @cached_property
     def retrieval_config(self):
@@ -346,7 +400,7 @@ class Bifrost:
         timings = dict(result.timings)
         t1 = time.perf_counter()
         mode = AnswerMode.EXTRACTIVE if self.chat_model is None else AnswerMode.LLM
-        refused = not result.items or result.evidence < cfg.refuse_below
+        refused = not result.items or result.relevance < cfg.refuse_below
         statements = []
         if not refused and mode is AnswerMode.EXTRACTIVE:
             cited = select_cited(result.items, cfg.cite_ratio, cfg.cite_max)

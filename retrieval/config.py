@@ -35,6 +35,7 @@ class RetrievalConfig(BaseModel):
     )
     min_candidates: int = Field(default=1, ge=0, description="Fewer intersecting candidates than this triggers the fallback")
     lexical_weight: float = Field(default=1.0, ge=0, description="Weight of BM25 seeds fused with graph seeds (0: the paper's algorithm)")
+    dense_weight: float = Field(default=0.5, ge=0, description="Weight of dense (embedding) seeds fused with graph seeds")
     fusion: Literal["score", "rrf"] = Field(
         default="score", description="How lexical seeds join graph seeds: add scaled scores, or reciprocal rank fusion"
     )
@@ -46,4 +47,6 @@ class RetrievalConfig(BaseModel):
     top_n: int = Field(default=20, gt=0, description="Length of the ranked list returned")
     cite_max: int = Field(default=6, gt=0, description="Most provisions an answer cites")
     cite_ratio: float = Field(default=0.5, ge=0, le=1, description="Cite items scoring at least this share of the best")
-    refuse_below: float = Field(default=0.45, description="Refuse when the best entity match is below this cosine")
+    refuse_below: float = Field(
+        default=0.45, description="Refuse when the question's best cosine with any provision is below this"
+    )

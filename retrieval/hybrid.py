@@ -56,7 +56,8 @@ class RetrievalResult:
     items: list[RetrievedItem]
     decomposition: Decomposition
     mode: str
-    evidence: float
+    evidence: float  # best cosine between a question entity and an entity of the corpus
+    relevance: float  # best cosine between the question and a provision (dense channel), else evidence
     timings: dict[str, float]
 
 
@@ -71,6 +72,7 @@ class HybridRetriever:
         decompose: Callable[[str], Decomposition],
         config: RetrievalConfig | None = None,
         lexical: Lexical | None = None,
+        dense: Lexical | None = None,
     ) -> None:
         self.index = index
         self.graph = graph
@@ -78,6 +80,7 @@ class HybridRetriever:
         self.decompose = decompose
         self.config = config or RetrievalConfig()
         self.lexical = lexical
+        self.dense = dense
 
     # --- ENG matching ---
     def _entity_weights(self, question: str, vectors: np.ndarray, cfg: RetrievalConfig) -> np.ndarray:
@@ -157,26 +160,30 @@ class HybridRetriever:
             out[sid] = hit
         return out, mode, evidence
 
-    def _add_lexical(self, question: str, hits: dict[str, _Hit], cfg: RetrievalConfig) -> None:
-        """Join keyword (BM25) seeds to the graph seeds, by scaled score or reciprocal rank fusion."""
-        if not self.lexical or cfg.lexical_weight <= 0:
-            return
-        ranked = self.lexical(question, max(cfg.top_n, cfg.seeds))
+    def _fuse(
+        self, question: str, hits: dict[str, _Hit], cfg: RetrievalConfig, channel: Lexical | None,
+        weight: float, via: Via, label: str,
+    ) -> list[tuple[str, float]]:
+        """Join a ranked channel (BM25 keywords, dense vectors) to the graph seeds, by scaled score
+        or reciprocal rank fusion; returns the channel's ranking."""
+        if channel is None:
+            return []
+        ranked = channel(question, max(cfg.top_n, cfg.seeds))
+        if weight <= 0 or not ranked:
+            return ranked
         if cfg.fusion == "rrf":
             graph_rank = sorted(hits, key=lambda pid: (-hits[pid].score, pid))
             for i, pid in enumerate(graph_rank, start=1):
                 hits[pid].score = 1.0 / (cfg.rrf_k + i)
-        best = max((s for _, s in ranked), default=1.0) or 1.0
+        best = max(s for _, s in ranked) or 1.0
         top = max((h.score for h in hits.values()), default=1.0) or 1.0
         for i, (pid, s) in enumerate(ranked, start=1):
             hit = hits.setdefault(pid, _Hit())
-            if cfg.fusion == "rrf":
-                hit.score += cfg.lexical_weight / (cfg.rrf_k + i)
-            else:
-                hit.score += cfg.lexical_weight * top * s / best
-            if Via.LEXICAL not in hit.via:
-                hit.via.append(Via.LEXICAL)
-                hit.why.append(f"keyword match (rank {i})")
+            hit.score += weight / (cfg.rrf_k + i) if cfg.fusion == "rrf" else weight * top * s / best
+            if via not in hit.via:
+                hit.via.append(via)
+                hit.why.append(f"{label} (rank {i})")
+        return ranked
 
     # --- DNG traversal ---
     def _expand(
@@ -242,7 +249,9 @@ class HybridRetriever:
             hits, mode, evidence = self._candidates(question, d, cfg)
         else:
             hits, mode, evidence = {}, "lexical", 0.0
-        self._add_lexical(question, hits, cfg)
+        dense = self._fuse(question, hits, cfg, self.dense, cfg.dense_weight, Via.DENSE, "similar meaning")
+        self._fuse(question, hits, cfg, self.lexical, cfg.lexical_weight, Via.LEXICAL, "keyword match")
+        relevance = dense[0][1] if dense else evidence
         t2 = time.perf_counter()
         seeds = sorted(hits.items(), key=lambda kv: (-kv[1].score, kv[0]))[: cfg.seeds]
         for pid, h in seeds:
@@ -269,4 +278,6 @@ class HybridRetriever:
             for pid, h in ranked
         ]
         timings = {"decompose": t1 - t0, "match": t2 - t1, "traverse": t3 - t2}
-        return RetrievalResult(items=items, decomposition=d, mode=mode, evidence=evidence, timings=timings)
+        return RetrievalResult(
+            items=items, decomposition=d, mode=mode, evidence=evidence, relevance=relevance, timings=timings
+        )

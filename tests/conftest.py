@@ -39,3 +39,35 @@ def home(tmp_path: Path) -> Path:
     h = tmp_path / "home"
     h.mkdir()
     return h
+
+
+@pytest.fixture(scope="session")
+def osha_home(shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A BIFROST_HOME with 29 CFR 1926 ingested and both graphs built (offline extractor).
+
+    Built once per test session (a few minutes). For quick local iterations, point
+    BIFROST_TEST_OSHA_HOME at a home built earlier with `make demo`-style commands.
+    """
+    from bifrost.facade import Bifrost
+    from bifrost.settings import Settings
+
+    prebuilt = os.environ.get("BIFROST_TEST_OSHA_HOME")
+    if prebuilt and (Path(prebuilt) / "bifrost.db").exists():
+        return Path(prebuilt)
+    home = tmp_path_factory.mktemp("osha-home")
+    bf = Bifrost(Settings(home=home, shared_dir=shared_dir))
+    try:
+        bf.ingest("osha-1926")
+        bf.build_navigator("osha-1926")
+        bf.build_entities("osha-1926", "offline")
+    finally:
+        bf.close()
+    return home
+
+
+@pytest.fixture(scope="session")
+def neo4j_uri() -> str:
+    """The Bolt URI of the real test Neo4j (skip locally, fail in CI when missing)."""
+    from tests.integration.neo4j_env import neo4j_uri as uri
+
+    return uri()

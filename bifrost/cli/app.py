@@ -324,6 +324,30 @@ def ask(
         out.print(f"  {escape(it.id):<28} {it.score:6.3f}  [dim]{escape(it.why)}[/dim]", highlight=False)
 
 
+export_app = typer.Typer(help="Export graphs to other stores.", no_args_is_help=True)
+app.add_typer(export_app, name="export")
+
+
+@export_app.command("neo4j")
+def export_neo4j_cmd(corpus: CorpusOpt = "osha-1926", as_json: JsonOpt = False) -> None:
+    """Write both graphs of a corpus to Neo4j (BIFROST_NEO4J_URI) for Neo4j Browser."""
+    bf = facade()
+    try:
+        result = bf.export_neo4j(corpus)
+    except BifrostError as e:
+        fail(e)
+    finally:
+        bf.close()
+    if as_json:
+        emit_json(result)
+        return
+    st = result["stats"]
+    out.print(
+        f"exported [bold]{corpus}[/bold] to Neo4j: nodes {st['nodes_by_kind']}, edges {st['edges_by_type']}, "
+        f"{result['entities']['entities']} entities; open http://127.0.0.1:7474/browser/"
+    )
+
+
 @app.command()
 def download(
     part: Annotated[str, typer.Option(help="CFR part, e.g. 1926")] = "1926",

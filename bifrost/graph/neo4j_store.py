@@ -28,6 +28,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from bifrost.relations import MAX_RELATION_LENGTH, RELATION_PATTERN, is_valid_relation
 from bifrost.errors import StoreError
 from bifrost.graph import neo4j_queries as q
 from bifrost.types import Edge, EdgeType, Entity, GraphStats, Provision, Reached
@@ -39,10 +40,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 log = logging.getLogger(__name__)
 
-RELATION_PATTERN = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$")
 """A relation name as it may reach the graph: strict snake_case, ASCII, starting with a letter."""
 
-MAX_RELATION_LENGTH = 64
 
 _EDGE_QUERIES = {
     EdgeType.HAS: q.UPSERT_HAS,
@@ -69,7 +68,7 @@ class RelationNameError(StoreError, ValueError):
 
 def check_relation(relation: object) -> str:
     """Return ``relation`` if it is a strict snake_case name, else raise `RelationNameError`."""
-    if not isinstance(relation, str) or len(relation) > MAX_RELATION_LENGTH or not RELATION_PATTERN.match(relation):
+    if not is_valid_relation(relation):
         raise RelationNameError(relation)
     return relation
 

@@ -22,6 +22,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
 from pydantic import BaseModel, Field
 
+from bifrost.relations import is_valid_relation
 from bifrost.errors import BifrostError, ModelUnavailableError, PromptError
 from bifrost.llm import fatal_model_errors, model_id, transient_errors
 from bifrost.structured import EntityOut, InvalidOutputError, TripleOut, invoke_structured
@@ -41,8 +42,6 @@ logger = logging.getLogger(__name__)
 SectionRefValidator = Callable[[str, Provision], "str | None"]
 """Raw section id as the model wrote it + the provision it came from -> normalized id, or None to reject."""
 
-RELATION_RE = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$")
-MAX_RELATION_LEN = 80
 # CFR-style section ids (1926.502, 1910.134(c)(1)) that pruning must not lose.
 _SECTION_ID_RE = re.compile(r"\b\d{3,4}\.\d{1,4}[a-z]?(?:\([0-9A-Za-z]{1,4}\))*")
 _CAMEL_RE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -90,11 +89,6 @@ class ExtractionReport(BaseModel):
 def to_snake_case(relation: str) -> str:
     """``Shall be provided with`` / ``shallBeProvidedWith`` -> ``shall_be_provided_with``."""
     return _NON_WORD_RE.sub("_", _CAMEL_RE.sub("_", relation.strip())).strip("_").lower()
-
-
-def is_valid_relation(relation: str) -> bool:
-    """True for a non-empty, lower snake_case relation of reasonable length."""
-    return len(relation) <= MAX_RELATION_LEN and bool(RELATION_RE.fullmatch(relation))
 
 
 def provision_text(p: Provision) -> str:

@@ -1,0 +1,85 @@
+"""The questions every release must answer (BifrostRAG's case study and introduction example),
+offline, on the embedded store and on Neo4j alike."""
+
+from __future__ import annotations
+
+import pytest
+
+from bifrost.facade import Bifrost
+from bifrost.settings import Settings
+from bifrost.types import AnswerMode
+
+RAINSTORM = "How to protect excavation work from rainstorm hazard?"
+LEADING_EDGE = (
+    "Can a combination of a warning line system and personal fall arrest system be used for all types of "
+    "leading-edge work?"
+)
+MUST_RETRIEVE = {
+    RAINSTORM: {"1926.651(h)(1)", "1926.651(h)(2)", "1926.651(h)(3)", "1926.651(k)(1)"},
+    LEADING_EDGE: {"1926.501(b)(2)(i)", "1926.502(k)", "1926.501(b)(10)", "1926.501(b)(12)"},
+}
+OFF_TOPIC = ["How do I bake sourdough bread?", "Who won the 1998 FIFA World Cup?"]
+
+
+@pytest.fixture(scope="module")
+def embedded(osha_home):
+    bf = Bifrost(Settings(home=osha_home))
+    yield bf
+    bf.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("question", list(MUST_RETRIEVE))
+def test_embedded_store_retrieves_the_provisions_the_answer_needs(embedded, question):
+    answer = embedded.ask(question)
+    retrieved = {it.id for it in answer.retrieved}
+    assert MUST_RETRIEVE[question] <= retrieved, MUST_RETRIEVE[question] - retrieved
+    assert not answer.refused and answer.mode is AnswerMode.EXTRACTIVE
+
+
+@pytest.mark.slow
+def test_every_statement_cites_a_retrieved_provision_with_its_official_link(embedded):
+    answer = embedded.ask(RAINSTORM)
+    retrieved = {it.id for it in answer.retrieved}
+    assert answer.statements
+    for st in answer.statements:
+        assert st.citations and set(st.citations) <= retrieved
+    for c in answer.citations:
+        assert c.url and c.url.startswith("https://www.ecfr.gov/current/title-29/section-1926.")
+    assert {"1926.651(h)(1)", "1926.651(h)(3)"} & {c.id for c in answer.citations}
+
+
+@pytest.mark.slow
+def test_every_retrieved_provision_says_how_it_was_reached(embedded):
+    answer = embedded.ask(LEADING_EDGE)
+    for it in answer.retrieved:
+        assert it.via and it.why and it.path[-1] == it.id
+    plan = next(it for it in answer.retrieved if it.id == "1926.502(k)")
+    assert any(v.value == "refers_to" for v in plan.via) or plan.path[0] == plan.id
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("question", OFF_TOPIC)
+def test_a_question_the_regulations_do_not_answer_is_refused(embedded, question):
+    answer = embedded.ask(question)
+    assert answer.refused and answer.citations == [] and answer.statements == []
+
+
+@pytest.mark.slow
+@pytest.mark.neo4j
+def test_neo4j_store_retrieves_the_same_provisions(osha_home, neo4j_uri):
+    settings = Settings(home=osha_home, store="neo4j", neo4j_uri=neo4j_uri)
+    bf = Bifrost(settings)
+    try:
+        bf.export_neo4j("osha-1926")
+        for question, wanted in MUST_RETRIEVE.items():
+            answer = bf.ask(question)
+            assert wanted <= {it.id for it in answer.retrieved}
+        emb = Bifrost(Settings(home=osha_home))
+        try:
+            a = [it.id for it in emb.ask(LEADING_EDGE).retrieved]
+        finally:
+            emb.close()
+        assert [it.id for it in bf.ask(LEADING_EDGE).retrieved] == a
+    finally:
+        bf.close()
