@@ -361,8 +361,13 @@ class Bifrost:
                 index, self.graph, self.embedder, lambda q: decomposer.decompose(q, corpus), self.retrieval_config,
                 lexical=lambda q, k: [(it.id, it.score) for it in bm25.search(q, k)],
                 dense=lambda q, k: [(it.id, it.score) for it in dense.search(q, k)],
+                containers=self.container_ids(corpus),
             )
         return self._retrievers[corpus]
+
+    def container_ids(self, corpus: str) -> set[str]:
+        """Ids of parts and subparts: traversed, never cited (they hold no text of their own)."""
+        return {p.id for p in self.sql.provisions(corpus) if p.kind.value in ("part", "subpart")}
 
     def dense_ranker(self, corpus: str):
         """Embeddings of every provision (cached on disk under $BIFROST_HOME/index)."""

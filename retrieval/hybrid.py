@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -73,6 +73,7 @@ class HybridRetriever:
         config: RetrievalConfig | None = None,
         lexical: Lexical | None = None,
         dense: Lexical | None = None,
+        containers: Collection[str] | None = None,
     ) -> None:
         self.index = index
         self.graph = graph
@@ -81,6 +82,7 @@ class HybridRetriever:
         self.config = config or RetrievalConfig()
         self.lexical = lexical
         self.dense = dense
+        self.containers = frozenset(containers) if containers is not None else None
 
     # --- ENG matching ---
     def _entity_weights(self, question: str, vectors: np.ndarray, cfg: RetrievalConfig) -> np.ndarray:
@@ -202,25 +204,30 @@ class HybridRetriever:
                 src = path[-2]
                 hits.setdefault(path[-1], _Hit()).add(s, Via.REFERS_TO, f"cross-reference from {src}", path)
                 refers[path[0]].append(path[-1])
+        family = self.graph.family([make_uid(corpus, pid) for pid, _ in seeds]) if cfg.parents or cfg.children else {}
         for pid, seed in seeds:
             uid = make_uid(corpus, pid)
+            parent, children = family.get(uid, (None, []))
             rel: list[tuple[Via, list[str], str]] = []
-            if cfg.parents and (p := self.graph.parent(uid)):
-                rel.append((Via.PARENT, [p], f"parent of {pid}"))
+            if cfg.parents and parent:
+                rel.append((Via.PARENT, [parent], f"parent of {pid}"))
             if cfg.children:
-                rel.append((Via.CHILD, self.graph.children(uid), f"child of {pid}"))
+                rel.append((Via.CHILD, children, f"child of {pid}"))
             if cfg.siblings:
                 rel.append((Via.SIBLING, self.graph.siblings(uid), f"sibling of {pid}"))
             for via, uids, why in rel:
                 for u in uids:
                     npid = split_uid(u)[1]
-                    if self._is_container(u):  # parts and subparts add no text of their own
+                    if self._is_container(npid):  # parts and subparts add no text of their own
                         continue
                     hits.setdefault(npid, _Hit()).add(seed.score * DECAY[via], via, why, (pid, npid))
         return refers
 
-    def _is_container(self, uid: str) -> bool:
-        p = self.graph.get_section(uid)
+    def _is_container(self, pid: str) -> bool:
+        """Parts and subparts (and unknown ids) are not cited: they hold no text of their own."""
+        if self.containers is not None:
+            return pid in self.containers
+        p = self.graph.get_section(make_uid(self.index.corpus, pid))
         return p is None or p.kind in CONTAINERS
 
     @staticmethod
@@ -238,6 +245,12 @@ class HybridRetriever:
         rest = sorted((kv for kv in hits.items() if kv[0] not in placed), key=lambda kv: (-kv[1].score, kv[0]))
         return order + [pid for pid, _ in rest]
 
+    def _embed_at_once(self, question: str, d: Decomposition, cfg: RetrievalConfig) -> None:
+        """One model call for every text of the question (the embedder caches them for the stages)."""
+        triples = list(d.triples) + (list(d.swapped) if cfg.swap else [])
+        texts = [question, *d.entities, *(p for t in triples for p in (t[0], t[1].replace("_", " "), t[2]))]
+        self.embedder.embed(list(dict.fromkeys(texts)))
+
     # --- entry point ---
     def retrieve(self, question: str, config: RetrievalConfig | None = None) -> RetrievalResult:
         """Ranked provisions for a question, each with its score, ways reached and path."""
@@ -245,6 +258,7 @@ class HybridRetriever:
         t0 = time.perf_counter()
         d = self.decompose(question)
         t1 = time.perf_counter()
+        self._embed_at_once(question, d, cfg)
         if cfg.use_eng:
             hits, mode, evidence = self._candidates(question, d, cfg)
         else:
@@ -263,12 +277,11 @@ class HybridRetriever:
             order = self._reading_order(seeds, refers, hits)
         else:
             order = [pid for pid, _ in sorted(hits.items(), key=lambda kv: (-kv[1].score, kv[0]))]
-        corpus = self.index.corpus
         ranked: list[tuple[str, _Hit]] = []
         for pid in order:
             if len(ranked) == cfg.top_n:
                 break
-            if not self._is_container(make_uid(corpus, pid)):
+            if not self._is_container(pid):
                 ranked.append((pid, hits[pid]))
         items = [
             RetrievedItem(

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -30,8 +29,7 @@ build_app = typer.Typer(help="Build graphs of an ingested corpus.", no_args_is_h
 app.add_typer(review_app, name="review")
 app.add_typer(build_app, name="build")
 
-out = Console(soft_wrap=True)
-err = Console(stderr=True, soft_wrap=True)
+from bifrost.cli.console import err, out
 
 CorpusOpt = Annotated[str, typer.Option("--corpus", "-c", help="Corpus name, e.g. osha-1926")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines")]

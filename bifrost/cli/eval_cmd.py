@@ -13,15 +13,13 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from bifrost.errors import BifrostError
 
 eval_app = typer.Typer(help="Evaluate systems on question sets; compare runs.", invoke_without_command=True)
-out = Console(soft_wrap=True)
-err = Console(stderr=True, soft_wrap=True)
+from bifrost.cli.console import err, out
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines")]
 
 

@@ -51,6 +51,10 @@ class GraphStore(Protocol):
         """Uids of HAS children, in document order."""
         ...
 
+    def family(self, uids: Sequence[str]) -> dict[str, tuple[str | None, list[str]]]:
+        """Parent and children (document order) of many nodes in one call; unknown uids are left out."""
+        ...
+
     def siblings(self, uid: str) -> list[str]:
         """Uids of the other children of the parent, in document order."""
         ...

@@ -185,6 +185,9 @@ class EmbeddedGraphStore:
     def children(self, uid: str) -> list[str]:
         return self._ordered(u for u, _ in self._neighbours(uid, EdgeType.HAS, out=True))
 
+    def family(self, uids: Sequence[str]) -> dict[str, tuple[str | None, list[str]]]:
+        return {u: (self.parent(u), self.children(u)) for u in dict.fromkeys(uids) if u in self.graph}
+
     def siblings(self, uid: str) -> list[str]:
         p = self.parent(uid)
         return [c for c in self.children(p) if c != uid] if p else []

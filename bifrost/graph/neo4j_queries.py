@@ -156,6 +156,15 @@ ORDER BY p.ord, p.uid
 LIMIT 1
 """
 
+FAMILY = """
+UNWIND $uids AS uid
+MATCH (n:Section {uid: uid})
+OPTIONAL MATCH (p:Section)-[:HAS]->(n)
+OPTIONAL MATCH (n)-[:HAS]->(c:Section)
+WITH uid, p, c ORDER BY c.ord, c.uid
+RETURN uid, head(collect(DISTINCT p.uid)) AS parent, [x IN collect(c.uid) WHERE x IS NOT NULL] AS children
+"""
+
 CHILDREN = """
 MATCH (:Section {uid: $uid})-[:HAS]->(c:Section)
 RETURN DISTINCT c.uid AS uid, c.ord AS ord

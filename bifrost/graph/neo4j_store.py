@@ -338,6 +338,10 @@ class Neo4jGraphStore:
     def children(self, uid: str) -> list[str]:
         return [r["uid"] for r in self._read(q.CHILDREN, "reading children", uid=uid)]
 
+    def family(self, uids: Sequence[str]) -> dict[str, tuple[str | None, list[str]]]:
+        recs = self._read(q.FAMILY, "reading parents and children", uids=list(dict.fromkeys(uids)))
+        return {r["uid"]: (r["parent"], list(r["children"])) for r in recs}
+
     def siblings(self, uid: str) -> list[str]:
         return [r["uid"] for r in self._read(q.SIBLINGS, "reading siblings", uid=uid)]
 

@@ -86,6 +86,13 @@ class GraphStoreContract:
         assert loaded.children(u("1926.501(b)")) == [u("1926.501(b)(2)"), u("1926.501(b)(12)")]
         assert loaded.parent(u("1926.501(b)(2)(ii)")) == u("1926.501(b)(2)")
 
+    def test_family_gives_parent_and_ordered_children_of_many_nodes_at_once(self, loaded):
+        fam = loaded.family([u("1926.501(b)"), u("1926.502(k)(1)"), u("1926.999")])
+        assert fam == {
+            u("1926.501(b)"): (u("1926.501"), [u("1926.501(b)(2)"), u("1926.501(b)(12)")]),
+            u("1926.502(k)(1)"): (u("1926.502(k)"), []),
+        }
+
     def test_siblings_exclude_the_node_itself(self, loaded):
         assert loaded.siblings(u("1926.501(b)(2)(i)")) == [u("1926.501(b)(2)(ii)")]
         assert loaded.siblings(u("1926")) == []

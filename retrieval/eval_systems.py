@@ -1,0 +1,119 @@
+"""Bifrost's systems for `bifrost eval`: the paper's algorithm, its ablations, and our hybrid.
+
+- ``bifrost``: the BifrostRAG algorithm as built here: entity ∩ triple matches (union when they
+  do not intersect), then the navigator graph; no keyword or dense channel.
+- ``bifrost-eng-only``: the same without the navigator graph (the paper's "ENG only").
+- ``bifrost-no-swap``: the same without swapped triples.
+- ``bifrost-hybrid``: what ``bifrost ask`` uses: entity and triple matches boosted together, fused
+  with BM25 and dense seeds, then the navigator graph in reading order.
+
+Any `RetrievalConfig` field is a parameter (``bifrost:depth=1``), and ``tau`` rebuilds the entity
+network with that merge threshold in a cached variant home (``$BIFROST_HOME/variants``).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from bifrost.settings import Settings
+from eval.registry import UnknownSystemError, register_system
+from eval.systems import SystemResult, SystemUnavailable
+from retrieval.citations import select_cited
+from retrieval.config import RetrievalConfig
+
+PAPER = {"combine": "intersection", "lexical_weight": 0.0, "dense_weight": 0.0}
+PRESETS: dict[str, dict[str, Any]] = {
+    "bifrost": PAPER,
+    "bifrost-eng-only": {**PAPER, "use_dng": False},
+    "bifrost-no-swap": {**PAPER, "swap": False},
+    "bifrost-hybrid": {},
+}
+
+
+def variant_settings(settings: Settings, corpus: str, tau: float) -> Settings:
+    """Settings of a home whose entity network was built with ``tau`` (built once, then reused)."""
+    if abs(tau - settings.tau) < 1e-9:
+        return settings
+    if settings.database_url:
+        raise SystemUnavailable("tau variants need the default SQLite store (BIFROST_DATABASE_URL is set)")
+    from bifrost.facade import Bifrost
+
+    home = settings.home / "variants" / f"{corpus}-tau{tau:.3f}"
+    marker = home / "built"
+    variant = settings.model_copy(update={"home": home, "tau": tau, "store": "embedded"})
+    if not marker.exists():
+        home.mkdir(parents=True, exist_ok=True)
+        src = sqlite3.connect(settings.home / "bifrost.db")
+        dst = sqlite3.connect(home / "bifrost.db")
+        with dst:
+            src.backup(dst)
+        src.close()
+        dst.close()
+        if (settings.home / "index").exists():
+            shutil.copytree(settings.home / "index", home / "index", dirs_exist_ok=True)
+        bf = Bifrost(variant)
+        try:
+            bf.build_entities(corpus, "offline", tau)
+        finally:
+            bf.close()
+        marker.write_text(f"tau={tau}\n")
+    return variant
+
+
+class BifrostSystem:
+    """A `System` over `HybridRetriever` with a fixed configuration."""
+
+    def __init__(self, name: str, settings: Settings, corpus: str, config: RetrievalConfig, tau: float | None) -> None:
+        self.name = name
+        self.settings = settings
+        self.config = config
+        self.tau = tau
+        self._bifrost = None
+        self._retriever = None
+
+    def warm_up(self, corpus: str) -> None:
+        from bifrost.facade import Bifrost
+
+        settings = variant_settings(self.settings, corpus, self.tau) if self.tau is not None else self.settings
+        self._bifrost = Bifrost(settings)
+        self._retriever = self._bifrost.retriever(corpus)
+
+    def search(self, question: str, k: int) -> SystemResult:
+        if self._retriever is None:
+            raise RuntimeError("BifrostSystem.search before warm_up")
+        start = time.perf_counter()
+        cfg = self.config.model_copy(update={"top_n": max(k, self.config.top_n)})
+        res = self._retriever.retrieve(question, cfg)
+        refused = not res.items or res.relevance < cfg.refuse_below
+        cited = [] if refused else [it.id for it in select_cited(res.items, cfg.cite_ratio, cfg.cite_max)]
+        return SystemResult(
+            ranked=[(it.id, it.score) for it in res.items],
+            cited=cited,
+            seconds=time.perf_counter() - start,
+            refused=refused,
+            info={"mode": res.mode, "relevance": round(res.relevance, 4), "evidence": round(res.evidence, 4)},
+        )
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": "bifrost", "config": self.config.model_dump(), "tau": self.tau or self.settings.tau,
+                "embedding_model": self.settings.embedding_model, "extractor": "offline"}
+
+
+def factory_for(preset: str):
+    def factory(settings: Settings, corpus: str, **params: Any) -> BifrostSystem:
+        tau = params.pop("tau", None)
+        try:
+            config = RetrievalConfig(**{**PRESETS[preset], **params})
+        except ValueError as e:
+            raise UnknownSystemError(f"system {preset!r}: bad parameters {params}: {e}") from e
+        return BifrostSystem(preset, settings, corpus, config, float(tau) if tau is not None else None)
+
+    return factory
+
+
+for _name in PRESETS:
+    register_system(_name, factory_for(_name), replace=True)
