@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# The main job: ingest 29 CFR 1926, build the Document Navigator Graph, show its figures
-# and a provision with its cross-references.
+# The main job: ingest 29 CFR 1926, build the dual graph (navigator + entity network), show
+# its figures and a provision with its cross-references, then answer a multi-hop question.
 set -euo pipefail
 BIFROST=${1:-bifrost}
-echo "== ingest 29 CFR 1926 and build the navigator graph (state in ${BIFROST_HOME:-~/.bifrost})"
+echo "== 1/4 ingest 29 CFR 1926 and build the Document Navigator Graph (state in ${BIFROST_HOME:-~/.bifrost})"
 "$BIFROST" ingest --corpus osha-1926
-echo "== graph figures"
+echo "== 2/4 build the Entity Network Graph (offline extractor; a few minutes on 2 cores)"
+"$BIFROST" build entities --corpus osha-1926
+echo "== 3/4 the dual graph"
 "$BIFROST" graph stats --corpus osha-1926
-echo "== a provision and its references"
 "$BIFROST" graph show "1926.502(k)" --corpus osha-1926
+echo "== 4/4 ask"
+time "$BIFROST" ask "Can a combination of a warning line system and personal fall arrest system be used for all types of leading-edge work?" --corpus osha-1926

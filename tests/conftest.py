@@ -41,6 +41,21 @@ def home(tmp_path: Path) -> Path:
     return h
 
 
+def copy_home(src: Path, dst: Path) -> None:
+    """Copy a BIFROST_HOME (SQLite database through the backup API, and the embedding index)."""
+    import shutil
+    import sqlite3
+
+    dst.mkdir(parents=True, exist_ok=True)
+    a, b = sqlite3.connect(src / "bifrost.db"), sqlite3.connect(dst / "bifrost.db")
+    with b:
+        a.backup(b)
+    a.close()
+    b.close()
+    if (src / "index").exists():
+        shutil.copytree(src / "index", dst / "index", dirs_exist_ok=True)
+
+
 @pytest.fixture(scope="session")
 def osha_home(shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A BIFROST_HOME with 29 CFR 1926 ingested and both graphs built (offline extractor).

@@ -1,7 +1,7 @@
 """The web app in a real browser: the real server (uvicorn) on the OSHA graph, driven by headless
 Debian Chromium through Playwright. Leaves screenshots in tests/artifacts/.
 
-The entity network is built only for Subparts M and P (the whole of Part 1926 takes minutes).
+Uses the session's OSHA home (both graphs of all of Part 1926, built once; see tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from bifrost.facade import Bifrost
 from bifrost.settings import Settings
 from bifrost.web import create_app
 from bifrost.web.views import provision_url
+from tests.conftest import copy_home
 from tests.unit.web.fixture_corpus import SCRIPT, SCRIPT_ID, build_corpus, write_script_corpus
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(900)]
@@ -32,35 +33,12 @@ CHROMIUM_FLAGS = [
 OSHA = "osha-1926"
 RAINSTORM = "How to protect excavation work from rainstorm hazard?"
 UNANSWERABLE = "How do I bake sourdough bread?"
-SUBPARTS = ("1926 Subpart M", "1926 Subpart P")
 
 
 def _missing(what: str) -> None:
     if os.environ.get("CI") == "true":
         pytest.fail(what)
     pytest.skip(what)
-
-
-def build_entities_for_subparts(bf: Bifrost, corpus: str, subparts: tuple[str, ...]) -> int:
-    """The offline entity network of the provisions under ``subparts`` only (as `build_entities` does)."""
-    from graph_builders.entities.build import build_entity_network
-    from graph_builders.entities.refiner import IncrementalEntityRefiner
-
-    provisions = bf.sql.provisions(corpus)
-    parent = {p.id: p.parent_id for p in provisions}
-
-    def under(pid: str | None) -> bool:
-        while pid is not None:
-            if pid in subparts:
-                return True
-            pid = parent.get(pid)
-        return False
-
-    chosen = [p for p in provisions if under(p.id)]
-    refiner = IncrementalEntityRefiner(bf.embedder, tau=bf.settings.tau, corpus=corpus)
-    build_entity_network(chosen, bf.entity_extractor(corpus, "offline"), refiner, bf.graph, bf.sql.session,
-                         corpus, replace=True)
-    return len(chosen)
 
 
 def free_port() -> int:
@@ -70,14 +48,12 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="session")
-def osha_home(shared_dir, tmp_path_factory) -> Path:
-    home = tmp_path_factory.mktemp("web-osha") / "home"
-    bf = Bifrost(Settings(home=home, shared_dir=shared_dir))
+def web_home(osha_home, tmp_path_factory) -> Path:
+    """A copy of the built OSHA home plus a tiny corpus whose text holds a <script> tag."""
+    home = tmp_path_factory.mktemp("web") / "home"
+    copy_home(osha_home, home)
+    bf = Bifrost(Settings(home=home))
     try:
-        report = bf.ingest(OSHA)
-        assert report.files_ok, report.errors
-        bf.build_navigator(OSHA)
-        assert build_entities_for_subparts(bf, OSHA, SUBPARTS) > 100
         build_corpus(bf, "mini", write_script_corpus(home.parent))
     finally:
         bf.close()
@@ -85,11 +61,11 @@ def osha_home(shared_dir, tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def server(osha_home) -> str:
+def server(web_home) -> str:
     """The real app served by uvicorn on a free loopback port, warmed up; yields its base URL."""
     import uvicorn
 
-    bf = Bifrost(Settings(home=osha_home))
+    bf = Bifrost(Settings(home=web_home))
     app = create_app(bf)
     app.state.web.warm_up()
     port = free_port()
