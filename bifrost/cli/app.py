@@ -35,14 +35,9 @@ CorpusOpt = Annotated[str, typer.Option("--corpus", "-c", help="Corpus name, e.g
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines")]
 
 
-class State:
-    """Options given before the command (store, home), shared by every command."""
-
-    settings: Settings = Settings()
-
-
 @app.callback()
 def main_options(
+    ctx: typer.Context,
     home: Annotated[Optional[Path], typer.Option(help="State folder (default $BIFROST_HOME or ~/.bifrost)")] = None,
     store: Annotated[Optional[str], typer.Option(help="Graph store: embedded or neo4j")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log details")] = False,
@@ -53,11 +48,19 @@ def main_options(
         overrides["home"] = home
     if store:
         overrides["store"] = store
-    State.settings = Settings(**overrides)
+    ctx.obj = Settings(**overrides)
 
 
-def facade() -> Bifrost:
-    return Bifrost(State.settings)
+def settings_of(ctx: typer.Context) -> Settings:
+    """The settings the main options built (read from the root context)."""
+    root = ctx.find_root()
+    if not isinstance(root.obj, Settings):
+        root.obj = Settings()
+    return root.obj
+
+
+def facade(ctx: typer.Context) -> Bifrost:
+    return Bifrost(settings_of(ctx))
 
 
 def emit_json(data: Any) -> None:
@@ -78,13 +81,14 @@ def fail(e: BifrostError, code: int = 1) -> None:
 
 @app.command()
 def ingest(
+    ctx: typer.Context,
     paths: Annotated[Optional[list[Path]], typer.Argument(help="Source files (eCFR JSON/XML, HTML, PDF); default: the corpus's known sources")] = None,
     corpus: CorpusOpt = "osha-1926",
     graph: Annotated[bool, typer.Option("--graph/--no-graph", help="Build the navigator graph after ingesting")] = True,
     as_json: JsonOpt = False,
 ) -> None:
     """Read regulation sources into the SQL store and build the Document Navigator Graph."""
-    bf = facade()
+    bf = facade(ctx)
     try:
         with progress_bar() as bar:
             task = bar.add_task("ingest", total=len(paths) if paths else None)
@@ -118,9 +122,9 @@ def ingest(
 
 
 @graph_app.command("build")
-def graph_build(corpus: CorpusOpt = "osha-1926", as_json: JsonOpt = False) -> None:
+def graph_build(ctx: typer.Context, corpus: CorpusOpt = "osha-1926", as_json: JsonOpt = False) -> None:
     """Rebuild the Document Navigator Graph of an ingested corpus."""
-    bf = facade()
+    bf = facade(ctx)
     try:
         nav = bf.build_navigator(corpus)
     except BifrostError as e:
@@ -134,9 +138,9 @@ def graph_build(corpus: CorpusOpt = "osha-1926", as_json: JsonOpt = False) -> No
 
 
 @graph_app.command("stats")
-def graph_stats(corpus: CorpusOpt = "osha-1926", as_json: JsonOpt = False) -> None:
+def graph_stats(ctx: typer.Context, corpus: CorpusOpt = "osha-1926", as_json: JsonOpt = False) -> None:
     """Nodes by kind, edges by type and dangling references of a corpus graph."""
-    bf = facade()
+    bf = facade(ctx)
     try:
         st = bf.stats(corpus)
     except BifrostError as e:
@@ -161,12 +165,13 @@ def graph_stats(corpus: CorpusOpt = "osha-1926", as_json: JsonOpt = False) -> No
 
 @graph_app.command("show")
 def graph_show(
+    ctx: typer.Context,
     provision_id: Annotated[str, typer.Argument(help="Provision id, e.g. 1926.502(k)")],
     corpus: CorpusOpt = "osha-1926",
     as_json: JsonOpt = False,
 ) -> None:
     """A provision: text, heading, parent, children, references out and in."""
-    bf = facade()
+    bf = facade(ctx)
     try:
         view = bf.show(corpus, provision_id)
     except BifrostError as e:
@@ -196,11 +201,12 @@ def graph_show(
 
 @review_app.command("list")
 def review_list(
+    ctx: typer.Context,
     corpus: Annotated[Optional[str], typer.Option("--corpus", "-c", help="Only this corpus")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Open review items: provisions whose text differs between two sources."""
-    bf = facade()
+    bf = facade(ctx)
     try:
         items = bf.review_items(corpus)
     except BifrostError as e:
@@ -218,13 +224,14 @@ def review_list(
 
 
 @build_app.command("navigator")
-def build_navigator_cmd(corpus: CorpusOpt = "osha-1926", as_json: JsonOpt = False) -> None:
+def build_navigator_cmd(ctx: typer.Context, corpus: CorpusOpt = "osha-1926", as_json: JsonOpt = False) -> None:
     """Rebuild the Document Navigator Graph (same as `graph build`)."""
-    graph_build(corpus, as_json)
+    graph_build(ctx, corpus, as_json)
 
 
 @build_app.command("entities")
 def build_entities_cmd(
+    ctx: typer.Context,
     corpus: CorpusOpt = "osha-1926",
     extractor: Annotated[str, typer.Option(help="offline (spaCy), llm (agents; needs BIFROST_LLM_MODEL) or auto")] = "auto",
     tau: Annotated[Optional[float], typer.Option(help="Refiner merge threshold (cosine); default from settings (0.95)")] = None,
@@ -232,7 +239,7 @@ def build_entities_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Build the Entity Network Graph: extract entities and relations, merge near-duplicates, embed."""
-    bf = facade()
+    bf = facade(ctx)
     try:
         with progress_bar() as bar:
             task = bar.add_task("entities", total=None)
@@ -264,12 +271,13 @@ def build_entities_cmd(
 
 @graph_app.command("entity")
 def graph_entity(
+    ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="Entity name, e.g. excavation")],
     corpus: CorpusOpt = "osha-1926",
     as_json: JsonOpt = False,
 ) -> None:
     """An entity of the Entity Network: its provisions and relations."""
-    bf = facade()
+    bf = facade(ctx)
     try:
         view = bf.entity_view(corpus, name)
     except BifrostError as e:
@@ -288,13 +296,14 @@ def graph_entity(
 
 @app.command()
 def ask(
+    ctx: typer.Context,
     question: Annotated[str, typer.Argument(help="A question about the regulations")],
     corpus: CorpusOpt = "osha-1926",
     as_json: JsonOpt = False,
     show_retrieved: Annotated[int, typer.Option("--retrieved", help="How many retrieved provisions to list")] = 10,
 ) -> None:
     """Answer a question; every statement cites provision ids, or the answer is a refusal."""
-    bf = facade()
+    bf = facade(ctx)
     try:
         answer = bf.ask(question, corpus)
     except BifrostError as e:
@@ -327,9 +336,9 @@ app.add_typer(export_app, name="export")
 
 
 @export_app.command("neo4j")
-def export_neo4j_cmd(corpus: CorpusOpt = "osha-1926", as_json: JsonOpt = False) -> None:
+def export_neo4j_cmd(ctx: typer.Context, corpus: CorpusOpt = "osha-1926", as_json: JsonOpt = False) -> None:
     """Write both graphs of a corpus to Neo4j (BIFROST_NEO4J_URI) for Neo4j Browser."""
-    bf = facade()
+    bf = facade(ctx)
     try:
         result = bf.export_neo4j(corpus)
     except BifrostError as e:
@@ -348,6 +357,7 @@ def export_neo4j_cmd(corpus: CorpusOpt = "osha-1926", as_json: JsonOpt = False) 
 
 @app.command()
 def download(
+    ctx: typer.Context,
     part: Annotated[str, typer.Option(help="CFR part, e.g. 1926")] = "1926",
     title: Annotated[int, typer.Option(help="CFR title")] = 29,
     date: Annotated[str, typer.Option(help="eCFR edition date (YYYY-MM-DD) or 'current'")] = "current",
@@ -356,7 +366,7 @@ def download(
     from graph_builders.scrape.ecfr_download import download_part
 
     try:
-        path = download_part(title, part, State.settings.home / "downloads", date=date)
+        path = download_part(title, part, settings_of(ctx).home / "downloads", date=date)
     except BifrostError as e:
         fail(e)
     out.print(str(path))
@@ -364,6 +374,7 @@ def download(
 
 @app.command()
 def serve(
+    ctx: typer.Context,
     host: Annotated[str, typer.Option(help="Interface to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port")] = 8000,
     corpus: Annotated[Optional[list[str]], typer.Option("--corpus", "-c", help="Corpus to serve (repeatable; default: every ingested corpus)")] = None,
@@ -372,7 +383,7 @@ def serve(
     """Serve the web app and JSON API (uvicorn); models load once at startup."""
     from bifrost.web.server import serve as run_server
 
-    bf = facade()
+    bf = facade(ctx)
     try:
         for name in corpus or []:
             bf.require_corpus(name)

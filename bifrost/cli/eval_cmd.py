@@ -23,10 +23,10 @@ from bifrost.cli.console import err, out
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines")]
 
 
-def _settings():
-    from bifrost.cli.app import State  # late: app.py imports this module
+def _settings(ctx: typer.Context):
+    from bifrost.cli.app import settings_of  # late: app.py imports this module
 
-    return State.settings
+    return settings_of(ctx)
 
 
 def _fail(message: str) -> None:
@@ -89,7 +89,7 @@ def run(
 
     try:
         with bar:
-            result = run_eval(corpus, questions, systems, out_dir, _settings(), k=k, limit=limit,
+            result = run_eval(corpus, questions, systems, out_dir, _settings(ctx), k=k, limit=limit,
                               question_format=fmt, progress=progress)  # type: ignore[arg-type]
     except (BifrostError, ValueError) as e:
         _fail(str(e))
