@@ -21,6 +21,7 @@ from retrieval.citations import CITE_MARK, find_marks
 log = logging.getLogger(__name__)
 
 NO_ANSWER = "<<NO_ANSWER>>"
+SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?])")
 STATEMENT_SPLIT = re.compile(r"(?<=[.!?\]])\s+(?=[A-Z])")
 
 
@@ -43,7 +44,7 @@ def parse_statements(text: str, allowed: set[str]) -> tuple[list[Statement], lis
         ids = find_marks(raw)
         keep = tuple(dict.fromkeys(i for i in ids if i in allowed))
         dropped += [i for i in ids if i not in allowed]
-        body = CITE_MARK.sub("", raw).strip()
+        body = SPACE_BEFORE_PUNCT.sub(r"\1", CITE_MARK.sub("", raw)).strip()
         if body and keep:
             out.append(Statement(text=body, citations=keep))
         elif body:

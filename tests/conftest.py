@@ -86,3 +86,17 @@ def neo4j_uri() -> str:
     from tests.integration.neo4j_env import neo4j_uri as uri
 
     return uri()
+
+
+@pytest.fixture(scope="session")
+def osha_in_neo4j(osha_home: Path, neo4j_uri: str) -> Path:
+    """The session's OSHA build exported to the test Neo4j (both graphs), once."""
+    from bifrost.facade import Bifrost
+    from bifrost.settings import Settings
+
+    bf = Bifrost(Settings(home=osha_home, store="neo4j", neo4j_uri=neo4j_uri))
+    try:
+        bf.export_neo4j("osha-1926")
+    finally:
+        bf.close()
+    return osha_home

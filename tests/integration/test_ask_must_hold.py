@@ -67,11 +67,10 @@ def test_a_question_the_regulations_do_not_answer_is_refused(embedded, question)
 
 @pytest.mark.slow
 @pytest.mark.neo4j
-def test_neo4j_store_retrieves_the_same_provisions(osha_home, neo4j_uri):
-    settings = Settings(home=osha_home, store="neo4j", neo4j_uri=neo4j_uri)
-    bf = Bifrost(settings)
+def test_neo4j_store_retrieves_the_same_provisions(osha_in_neo4j, neo4j_uri):
+    osha_home = osha_in_neo4j
+    bf = Bifrost(Settings(home=osha_home, store="neo4j", neo4j_uri=neo4j_uri))
     try:
-        bf.export_neo4j("osha-1926")
         for question, wanted in MUST_RETRIEVE.items():
             answer = bf.ask(question)
             assert wanted <= {it.id for it in answer.retrieved}

@@ -90,3 +90,18 @@ def test_the_most_referenced_provision_is_the_fall_protection_plan(loaded_store)
     with loaded_store.driver.session(database=loaded_store.database) as s:
         top = s.run(text, params).data()[0]
     assert top["provision"] == "1926.502(k)" and top["references"] == 3
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key", QUERY_KEYS)
+def test_each_saved_query_returns_rows_on_the_real_osha_graph(osha_in_neo4j, key):
+    """The analyst's case: both graphs of all of Part 1926 exported, each query with its own defaults."""
+    text, params = saved_queries()[key]
+    store = neo4j_store()
+    try:
+        with store.driver.session(database=store.database) as s:
+            rows = list(s.run(text, params))
+    finally:
+        store.close()
+    assert rows, f"saved query {key} returned no rows on osha-1926"
+

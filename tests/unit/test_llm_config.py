@@ -9,7 +9,7 @@ from langchain_core.outputs import ChatGeneration, LLMResult
 from langchain_core.rate_limiters import InMemoryRateLimiter
 
 from bifrost.errors import ModelUnavailableError
-from bifrost.fake_chat import ScriptedChatModel
+from tests.fake_chat import ScriptedChatModel
 from bifrost.llm import (
     ModelPrice,
     UsageCounter,

@@ -9,7 +9,7 @@ import pytest
 from langchain_core.globals import set_llm_cache
 from langchain_core.messages import BaseMessage
 
-from bifrost.fake_chat import ScriptedChatModel
+from tests.fake_chat import ScriptedChatModel
 from bifrost.llm import configure_llm_cache
 from bifrost.types import ExtractedEntity, Extraction, Provision, ProvisionKind
 from graph_builders.entities.agent_prompts import AGENTS, ExtractionPrompts

@@ -14,7 +14,7 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from bifrost.errors import ModelUnavailableError
-from bifrost.fake_chat import ScriptedChatModel
+from tests.fake_chat import ScriptedChatModel
 from bifrost.llm import UsageCounter, configure_llm_cache
 from bifrost.types import Provision, ProvisionKind
 from graph_builders.entities.agent_prompts import AGENTS, ExtractionPrompts
