@@ -46,6 +46,10 @@ class EngIndex:
         n = max(1, sql.count_provisions(corpus))
         return cls(corpus, names, ent, [sections.get(nm, ()) for nm in names], triples, tri, n)
 
+    def __post_init__(self) -> None:
+        self.triple_keys = [f"{t.head} | {t.relation} | {t.tail}" for t in self.triples]
+        self.triple_sections = [t.section_ids for t in self.triples]
+
     @property
     def empty(self) -> bool:
         return not self.entity_names
@@ -70,8 +74,7 @@ class EngIndex:
         if not self.triples or len(vectors) == 0:
             return [[] for _ in range(len(vectors))]
         sims = (vectors @ self.triple_matrix.T) / 3.0  # each part is unit-norm: cosine of the concatenation
-        keys = [f"{t.head} | {t.relation} | {t.tail}" for t in self.triples]
-        return [self._top(row, k, threshold, keys, [t.section_ids for t in self.triples]) for row in sims]
+        return [self._top(row, k, threshold, self.triple_keys, self.triple_sections) for row in sims]
 
     def _top(self, row: np.ndarray, k: int, threshold: float, keys: list[str], sections) -> list[Match]:
         k = min(k, len(row))
