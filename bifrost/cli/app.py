@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -42,13 +43,26 @@ def main_options(
     store: Annotated[Optional[str], typer.Option(help="Graph store: embedded or neo4j")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log details")] = False,
 ) -> None:
-    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    configure_logging(verbose)
     overrides: dict[str, Any] = {}
     if home:
         overrides["home"] = home
     if store:
         overrides["store"] = store
     ctx.obj = Settings(**overrides)
+
+
+def configure_logging(verbose: bool) -> None:
+    """One handler on stderr; libraries that turn themselves up (bm25s sets DEBUG on import) and
+    model-loading progress bars are kept quiet unless --verbose."""
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        import bm25s  # noqa: F401  (imported first: it sets its own level on import)
+    except ImportError:
+        pass
+    logging.getLogger("bm25s").setLevel(logging.NOTSET)
+    if not verbose:
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # read by transformers when it loads
 
 
 def settings_of(ctx: typer.Context) -> Settings:

@@ -7,7 +7,6 @@ runs paired tests between two output folders. Errors are one line on stderr.
 from __future__ import annotations
 
 import json
-import logging
 import math
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -45,15 +44,6 @@ def _mean(m: dict[str, Any], key: str) -> str:
     return "–" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.3f}"
 
 
-def _quiet_bm25s() -> None:
-    """bm25s sets its logger to DEBUG when imported; put it back under the CLI's level."""
-    try:
-        import bm25s  # noqa: F401
-    except ImportError:
-        return
-    logging.getLogger("bm25s").setLevel(logging.NOTSET)
-
-
 @eval_app.callback()
 def run(
     ctx: typer.Context,
@@ -77,7 +67,6 @@ def run(
     from eval.runner import run_eval
 
     load_plugins()
-    _quiet_bm25s()
     bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                    console=err, transient=True, disable=not err.is_terminal)
     tasks: dict[str, Any] = {}
