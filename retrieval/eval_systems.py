@@ -6,6 +6,7 @@
 - ``bifrost-no-swap``: the same without swapped triples.
 - ``bifrost-hybrid``: what ``bifrost ask`` uses: entity and triple matches boosted together, fused
   with BM25 and dense seeds, then the navigator graph in reading order.
+- ``llm-only``: the configured chat model with no retrieval (skipped without one).
 
 Any `RetrievalConfig` field is a parameter (``bifrost:depth=1``), and ``tau`` rebuilds the entity
 network with that merge threshold in a cached variant home (``$BIFROST_HOME/variants``).
@@ -103,6 +104,43 @@ class BifrostSystem:
                 "embedding_model": self.settings.embedding_model, "extractor": "offline"}
 
 
+class LlmOnlySystem:
+    """`llm-only`: the configured chat model answers from memory (no retrieval); skipped without one."""
+
+    name = "llm-only"
+
+    def __init__(self, settings: Settings, chat_model: Any = None) -> None:
+        self.settings = settings
+        self.chat_model = chat_model
+        self._llm = None
+
+    def warm_up(self, corpus: str) -> None:
+        from bifrost.corpora import corpus_spec
+        from bifrost.facade import Bifrost
+        from graph_builders.citations.cfr import normalize
+        from retrieval.baselines.llm_only import LlmOnly
+
+        bf = Bifrost(self.settings)
+        model = self.chat_model or bf.chat_model
+        if model is None:
+            raise SystemUnavailable("llm-only needs a chat model (set BIFROST_LLM_MODEL); skipped")
+        if (bf.sql.jurisdiction(corpus) or "us-cfr") != "us-cfr":
+            raise SystemUnavailable(f"llm-only names CFR citations; corpus {corpus!r} uses ids a model cannot know")
+        known = {p.id for p in bf.sql.provisions(corpus)}
+        spec = corpus_spec(corpus)
+        self._llm = LlmOnly(model, known, normalize, spec.description or corpus, self.settings.prompts_dir)
+
+    def search(self, question: str, k: int) -> SystemResult:
+        if self._llm is None:
+            raise RuntimeError("LlmOnlySystem.search before warm_up")
+        ids, refused, seconds = self._llm.answer(question)
+        return SystemResult(ranked=[(pid, 1.0 / (i + 1)) for i, pid in enumerate(ids)], cited=ids,
+                            seconds=seconds, refused=refused)
+
+    def describe(self) -> dict[str, Any]:
+        return self._llm.describe() if self._llm else {"kind": "llm-only"}
+
+
 def factory_for(preset: str):
     def factory(settings: Settings, corpus: str, **params: Any) -> BifrostSystem:
         tau = params.pop("tau", None)
@@ -117,3 +155,4 @@ def factory_for(preset: str):
 
 for _name in PRESETS:
     register_system(_name, factory_for(_name), replace=True)
+register_system("llm-only", lambda settings, corpus, **params: LlmOnlySystem(settings, **params), replace=True)

@@ -59,3 +59,27 @@ def test_an_unknown_parameter_is_a_one_line_error(settings):
     with pytest.raises(UnknownSystemError) as e:
         default_registry.create(spec, settings, "mini")
     assert "depht" in str(e.value)
+
+
+def test_llm_only_keeps_the_existing_ids_the_model_names_in_its_order(settings):
+    from retrieval.eval_systems import LlmOnlySystem
+    from tests.fake_chat import ScriptedChatModel
+
+    reply = "§ 1926.502 (b) guardrails.\n1926.501(b)(2)(i) leading edges.\n1910.23(e) stairs.\n1926.502(b) again."
+    system = LlmOnlySystem(settings, chat_model=ScriptedChatModel(respond=lambda messages: reply))
+    system.warm_up("mini")
+    result = system.search("Guardrails at leading edges?", 10)
+    assert result.cited == ["1926.502(b)", "1926.501(b)(2)(i)"] and not result.refused
+
+
+def test_llm_only_refusal_token_and_skip_without_a_model(settings):
+    from eval.systems import SystemUnavailable
+    from retrieval.baselines.llm_only import NO_ANSWER
+    from retrieval.eval_systems import LlmOnlySystem
+    from tests.fake_chat import ScriptedChatModel
+
+    system = LlmOnlySystem(settings, chat_model=ScriptedChatModel(respond=lambda messages: NO_ANSWER))
+    system.warm_up("mini")
+    assert system.search("q", 10).refused
+    with pytest.raises(SystemUnavailable):
+        LlmOnlySystem(settings).warm_up("mini")
