@@ -11,7 +11,8 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from collections.abc import Callable
+from typing import Annotated, Any, NoReturn, Optional, TypeVar
 
 import typer
 from rich.markup import escape
@@ -21,6 +22,8 @@ from rich.table import Table
 from bifrost.errors import BifrostError
 from bifrost.facade import Bifrost
 from bifrost.settings import Settings
+
+T = TypeVar("T")
 
 app = typer.Typer(help="Bifrost: dual knowledge-graph question answering over regulations.", no_args_is_help=True)
 graph_app = typer.Typer(help="Inspect and build the graphs.", no_args_is_help=True)
@@ -77,6 +80,18 @@ def facade(ctx: typer.Context) -> Bifrost:
     return Bifrost(settings_of(ctx))
 
 
+def with_bifrost(ctx: typer.Context, action: Callable[[Bifrost], T]) -> T:
+    """Run one action on a facade built from the context's settings; a BifrostError becomes a
+    one-line message and exit code 1; the facade is closed either way."""
+    bf = facade(ctx)
+    try:
+        return action(bf)
+    except BifrostError as e:
+        fail(e)
+    finally:
+        bf.close()
+
+
 def emit_json(data: Any) -> None:
     out.print_json(json.dumps(data, default=str, ensure_ascii=False))
 
@@ -88,7 +103,7 @@ def progress_bar() -> Progress:
     )
 
 
-def fail(e: BifrostError, code: int = 1) -> None:
+def fail(e: BifrostError, code: int = 1) -> NoReturn:
     err.print(f"[red]error:[/red] {escape(str(e))}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
@@ -138,13 +153,7 @@ def ingest(
 @graph_app.command("build")
 def graph_build(ctx: typer.Context, corpus: CorpusOpt = "osha-1926", as_json: JsonOpt = False) -> None:
     """Rebuild the Document Navigator Graph of an ingested corpus."""
-    bf = facade(ctx)
-    try:
-        nav = bf.build_navigator(corpus)
-    except BifrostError as e:
-        fail(e)
-    finally:
-        bf.close()
+    nav = with_bifrost(ctx, lambda bf: bf.build_navigator(corpus))
     if as_json:
         emit_json(nav.model_dump())
     else:
@@ -154,13 +163,7 @@ def graph_build(ctx: typer.Context, corpus: CorpusOpt = "osha-1926", as_json: Js
 @graph_app.command("stats")
 def graph_stats(ctx: typer.Context, corpus: CorpusOpt = "osha-1926", as_json: JsonOpt = False) -> None:
     """Nodes by kind, edges by type and dangling references of a corpus graph."""
-    bf = facade(ctx)
-    try:
-        st = bf.stats(corpus)
-    except BifrostError as e:
-        fail(e)
-    finally:
-        bf.close()
+    st = with_bifrost(ctx, lambda bf: bf.stats(corpus))
     if as_json:
         emit_json(st.model_dump())
         return
@@ -185,13 +188,7 @@ def graph_show(
     as_json: JsonOpt = False,
 ) -> None:
     """A provision: text, heading, parent, children, references out and in."""
-    bf = facade(ctx)
-    try:
-        view = bf.show(corpus, provision_id)
-    except BifrostError as e:
-        fail(e)
-    finally:
-        bf.close()
+    view = with_bifrost(ctx, lambda bf: bf.show(corpus, provision_id))
     if as_json:
         emit_json(view.model_dump(mode="json"))
         return
@@ -220,13 +217,7 @@ def review_list(
     as_json: JsonOpt = False,
 ) -> None:
     """Open review items: provisions whose text differs between two sources."""
-    bf = facade(ctx)
-    try:
-        items = bf.review_items(corpus)
-    except BifrostError as e:
-        fail(e)
-    finally:
-        bf.close()
+    items = with_bifrost(ctx, lambda bf: bf.review_items(corpus))
     if as_json:
         emit_json([{"id": i, **it.model_dump()} for i, it in items])
         return
@@ -291,13 +282,7 @@ def graph_entity(
     as_json: JsonOpt = False,
 ) -> None:
     """An entity of the Entity Network: its provisions and relations."""
-    bf = facade(ctx)
-    try:
-        view = bf.entity_view(corpus, name)
-    except BifrostError as e:
-        fail(e)
-    finally:
-        bf.close()
+    view = with_bifrost(ctx, lambda bf: bf.entity_view(corpus, name))
     if as_json:
         emit_json(view)
         return
@@ -317,13 +302,7 @@ def ask(
     show_retrieved: Annotated[int, typer.Option("--retrieved", help="How many retrieved provisions to list")] = 10,
 ) -> None:
     """Answer a question; every statement cites provision ids, or the answer is a refusal."""
-    bf = facade(ctx)
-    try:
-        answer = bf.ask(question, corpus)
-    except BifrostError as e:
-        fail(e)
-    finally:
-        bf.close()
+    answer = with_bifrost(ctx, lambda bf: bf.ask(question, corpus))
     if as_json:
         emit_json(answer.model_dump(mode="json"))
         return
@@ -352,13 +331,7 @@ app.add_typer(export_app, name="export")
 @export_app.command("neo4j")
 def export_neo4j_cmd(ctx: typer.Context, corpus: CorpusOpt = "osha-1926", as_json: JsonOpt = False) -> None:
     """Write both graphs of a corpus to Neo4j (BIFROST_NEO4J_URI) for Neo4j Browser."""
-    bf = facade(ctx)
-    try:
-        result = bf.export_neo4j(corpus)
-    except BifrostError as e:
-        fail(e)
-    finally:
-        bf.close()
+    result = with_bifrost(ctx, lambda bf: bf.export_neo4j(corpus))
     if as_json:
         emit_json(result)
         return
