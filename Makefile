@@ -40,8 +40,8 @@ neo4j: install  ## start the dev Neo4j (Bolt 7687, Browser http://127.0.0.1:7474
 neo4j-stop:  ## stop the dev Neo4j
 	bash docker/neo4j-launcher/stop.sh
 
-bench: install  ## benchmarks: ingest + navigator build (more in benchmarks/)
-	$(PY) benchmarks/ingest_bench.py
+bench: install  ## ingest + navigator build benchmark (the others: see README, Benchmarks)
+	$(PY) benchmarks/ingest_bench.py --shared $(SHARED)
 
 clean:  ## remove demo and bench state (not the venv)
 	rm -rf $(DEMO_HOME) .bifrost-bench tests/artifacts
