@@ -18,14 +18,19 @@ OPTIONAL MATCH up = (:Section)-[:HAS]->(p)
 RETURN path, up
 LIMIT 300;
 
-// ==== provisions_sharing_an_entity: Provisions sharing an entity
-// Pairs of provisions mentioned together by one or more entities, most shared first.
+// ==== provisions_sharing_an_entity: Provisions sharing an entity with a provision
+// Provisions that mention the same entities as $id, most shared first. Entities named in more
+// than $max_mentions provisions (employee, employer, ...) say little and are left out; this also
+// keeps the query small on a whole rulebook.
 // :param corpus => 'osha-1926'
-MATCH (a:Section {corpus: $corpus})<-[:MENTIONED_IN]-(e:Entity)-[:MENTIONED_IN]->(b:Section)
-WHERE a.uid < b.uid
-RETURN a.id AS provision, b.id AS other_provision, count(DISTINCT e) AS shared,
-       collect(DISTINCT e.name)[..10] AS entities
-ORDER BY shared DESC, provision, other_provision
+// :param id => '1926.502(k)'
+// :param max_mentions => 50
+MATCH (a:Section {corpus: $corpus, id: $id})<-[:MENTIONED_IN]-(e:Entity)
+WHERE COUNT { (e)-[:MENTIONED_IN]->(:Section) } <= $max_mentions
+MATCH (e)-[:MENTIONED_IN]->(b:Section)
+WHERE b <> a
+RETURN b.id AS provision, count(DISTINCT e) AS shared, collect(DISTINCT e.name)[..10] AS entities
+ORDER BY shared DESC, provision
 LIMIT 50;
 
 // ==== most_referenced_provisions: Most-referenced provisions
