@@ -13,8 +13,8 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.integration.neo4j_env import neo4j_store, neo4j_uri
-from tests.integration.sample_dng import load_graph, osha_like_sample
+from tests.integration.neo4j_env import neo4j_uri
+from tests.integration.sample_dng import sample_store
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -58,12 +58,7 @@ def playwright():
 
 @pytest.fixture(scope="module")
 def sample_graph():
-    store = neo4j_store()
-    provisions, entities, edges = osha_like_sample(CORPUS)
-    load_graph(store, provisions, edges, entities)
-    yield store
-    store.clear(CORPUS)
-    store.close()
+    yield from sample_store(CORPUS)
 
 
 def browser_url(bolt: str) -> str:

@@ -5,7 +5,7 @@ into a GraphStore through its upsert methods.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from bifrost.graph.base import GraphStore
 from bifrost.types import Edge, EdgeType, Entity, Provision, ProvisionKind, make_uid
@@ -130,3 +130,17 @@ def load_graph(
     store.upsert_sections(provisions)
     store.upsert_entities(entities)
     store.upsert_edges(edges)
+
+
+def sample_store(corpus: str) -> Iterator[GraphStore]:
+    """A Neo4j store on the test server with the sample loaded under ``corpus``; cleared after."""
+    from tests.integration.neo4j_env import neo4j_store
+
+    store = neo4j_store()
+    provisions, entities, edges = osha_like_sample(corpus)
+    load_graph(store, provisions, edges, entities)
+    try:
+        yield store
+    finally:
+        store.clear(corpus)
+        store.close()

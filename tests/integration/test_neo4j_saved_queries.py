@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.neo4j_env import neo4j_store
-from tests.integration.sample_dng import load_graph, osha_like_sample
+from tests.integration.sample_dng import sample_store
 
 pytestmark = pytest.mark.neo4j
 
@@ -58,12 +58,7 @@ def test_the_file_holds_the_four_named_queries_with_parameters():
 
 @pytest.fixture(scope="module")
 def loaded_store():
-    store = neo4j_store()
-    provisions, entities, edges = osha_like_sample(SAMPLE_CORPUS)
-    load_graph(store, provisions, edges, entities)
-    yield store
-    store.clear(SAMPLE_CORPUS)
-    store.close()
+    yield from sample_store(SAMPLE_CORPUS)
 
 
 @pytest.mark.parametrize("key", QUERY_KEYS)
