@@ -236,9 +236,11 @@ class Bifrost:
     def build_entities(
         self, corpus: str, extractor: str = "auto", tau: float | None = None,
         progress: Callable[[int, int], None] | None = None, subparts: Sequence[str] | None = None,
+        search: str | None = None,
     ):
         """Extract, refine and store the Entity Network Graph of a corpus (replacing the last one);
-        ``subparts`` (e.g. ["M", "P"]) restricts it to the provisions under those subparts."""
+        ``subparts`` (e.g. ["M", "P"]) restricts it to the provisions under those subparts;
+        ``search`` (exact, lsh, auto) overrides the refiner's nearest-entity search."""
         from graph_builders.entities.build import build_entity_network
         from graph_builders.entities.refiner import IncrementalEntityRefiner
 
@@ -246,7 +248,10 @@ class Bifrost:
         provisions = self.sql.provisions(corpus)
         if subparts:
             provisions = within_subparts(provisions, subparts)
-        refiner = IncrementalEntityRefiner(self.embedder, tau=self.settings.tau if tau is None else tau, corpus=corpus)
+        refiner = IncrementalEntityRefiner(
+            self.embedder, tau=self.settings.tau if tau is None else tau, corpus=corpus,
+            search=search or self.settings.refiner_search, switch_at=self.settings.refiner_switch_at,
+        )
         report = build_entity_network(
             provisions, self.entity_extractor(corpus, extractor), refiner, self.graph, self.sql.session,
             corpus, progress=progress, replace=True,

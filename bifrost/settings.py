@@ -5,6 +5,8 @@ Code receives a `Settings` object as a parameter; nothing else reads ``os.enviro
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pathlib import Path
 
 from pydantic import Field
@@ -62,6 +64,11 @@ class Settings(BaseSettings):
     prompts_dir: Path | None = Field(default=None, description="Folder of agent prompts (default: the project's prompts/)")
 
     tau: float = Field(default=0.95, description="Entity refiner merge threshold (cosine)")
+    refiner_search: Literal["auto", "exact", "lsh"] = Field(
+        default="auto",
+        description="Refiner's nearest-entity search: exact, lsh (SimHash, near-linear), or auto (exact up to refiner_switch_at entities)",
+    )
+    refiner_switch_at: int = Field(default=20_000, ge=1, description="Entities after which 'auto' search switches to LSH")
 
     @property
     def sql_url(self) -> str:

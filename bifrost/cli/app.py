@@ -10,6 +10,7 @@ import json
 import logging
 import os
 import sys
+from enum import Enum
 from pathlib import Path
 from collections.abc import Callable
 from typing import Annotated, Any, NoReturn, Optional, TypeVar
@@ -234,6 +235,14 @@ def build_navigator_cmd(ctx: typer.Context, corpus: CorpusOpt = "osha-1926", as_
     graph_build(ctx, corpus, as_json)
 
 
+class RefinerSearch(str, Enum):
+    """The refiner's nearest-entity search (see graph_builders/entities/neighbours.py)."""
+
+    auto = "auto"
+    exact = "exact"
+    lsh = "lsh"
+
+
 @build_app.command("entities")
 def build_entities_cmd(
     ctx: typer.Context,
@@ -241,6 +250,9 @@ def build_entities_cmd(
     extractor: Annotated[str, typer.Option(help="offline (spaCy), llm (agents; needs BIFROST_LLM_MODEL) or auto")] = "auto",
     tau: Annotated[Optional[float], typer.Option(help="Refiner merge threshold (cosine); default from settings (0.95)")] = None,
     subparts: Annotated[Optional[str], typer.Option(help="Only these subparts, comma-separated (e.g. L,M,P,X)")] = None,
+    search: Annotated[Optional[RefinerSearch], typer.Option(
+        help="Refiner's nearest-entity search: exact, lsh (near-linear, may miss ~1/1000 merges at tau) or auto "
+             "(exact up to 20,000 entities, then lsh); default from settings")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Build the Entity Network Graph: extract entities and relations, merge near-duplicates, embed."""
@@ -253,7 +265,8 @@ def build_entities_cmd(
                 bar.update(task, completed=done, total=total)
 
             report = bf.build_entities(
-                corpus, extractor, tau, progress=tick, subparts=subparts.split(",") if subparts else None
+                corpus, extractor, tau, progress=tick, subparts=subparts.split(",") if subparts else None,
+                search=search.value if search else None,
             )
         usage = bf.usage_report() if bf.chat_model is not None else None
     except BifrostError as e:

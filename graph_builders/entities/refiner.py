@@ -1,9 +1,10 @@
 """The incremental entity refiner: merges entity mentions into canonical entities, one pass.
 
 A mention whose normalized name is already known (the local schema) joins that entity; else it
-is embedded and compared by cosine with every entity so far; at or above ``tau`` it merges
+is embedded and compared by cosine with the entities so far; at or above ``tau`` it merges
 into the most similar one, else it becomes a new entity. Batches give the same result as adding
-names one by one. Cost: one matrix product per batch, so n names cost O(n * entities * d).
+names one by one. The comparison is an `EntitySearch`: exact matrix products (n names cost
+O(n * entities * d)) up to ``switch_at`` entities, then SimHash LSH (near-linear; see neighbours.py).
 """
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ import numpy as np
 
 from bifrost.embeddings import Embedder, l2_normalize
 from bifrost.types import Entity, Triple
+from graph_builders.entities.neighbours import EntitySearch, SearchMode
 from graph_builders.entities.normalize import normalize_name
 
 Normalizer = Callable[[str, str], str]
 _SNAKE = re.compile(r"[^a-z0-9]+")
-_BLOCK = 16_384  # entity columns per product block: bounds memory at batch x _BLOCK floats
 
 
 def relation_key(relation: str) -> str:
@@ -43,6 +44,8 @@ class IncrementalEntityRefiner:
         normalizer: Normalizer = normalize_name,
         batch_size: int = 1024,
         initial_capacity: int = 1024,
+        search: SearchMode = "auto",
+        switch_at: int = 20_000,
     ) -> None:
         if not 0.0 < tau <= 1.0:
             raise ValueError(f"tau must be in (0, 1], got {tau}")
@@ -53,8 +56,7 @@ class IncrementalEntityRefiner:
         self.corpus = corpus
         self.normalizer = normalizer
         self.batch_size = batch_size
-        self._capacity = max(1, initial_capacity)
-        self._matrix: np.ndarray | None = None  # (capacity, d) float32, rows [: n] in use
+        self._search = EntitySearch(tau, search, switch_at, initial_capacity)
         self._names: list[str] = []
         self._labels: list[str] = []
         self._sources: list[dict[str, None]] = []  # ordered sets of provision ids
@@ -67,6 +69,11 @@ class IncrementalEntityRefiner:
 
     def __len__(self) -> int:
         return len(self._names)
+
+    @property
+    def uses_lsh(self) -> bool:
+        """Whether new names are now compared with SimHash candidates instead of every entity."""
+        return self._search.uses_lsh
 
     def canonical(self, name: str, label: str = "") -> str | None:
         """The canonical name a mention maps to by exact normalized match, or None."""
@@ -109,18 +116,17 @@ class IncrementalEntityRefiner:
     def _place(self, new: list[str], labels: list[str]) -> None:
         """Merge or create an entity for each new normalized name, in order."""
         vectors = l2_normalize(self.embedder.embed(new))
-        n_old = len(self._names)
-        if self.tau >= 1.0 or n_old == 0:  # tau 1: only exact (normalized) names merge
-            best_old = np.full(len(new), -np.inf, dtype=np.float32)
-            arg_old = np.zeros(len(new), dtype=np.int64)
-        else:
-            best_old, arg_old = self._best_match(vectors, n_old)
-        intra = vectors @ vectors.T if self.tau < 1.0 else None
+        if self.tau >= 1.0:  # tau 1: only exact (normalized) names merge
+            for norm, label, vector in zip(new, labels, vectors):
+                self._index[norm] = self._append(norm, label, vector)
+            return
+        best_old, arg_old = self._search.best(vectors)
+        intra = vectors @ vectors.T
         created = np.zeros(len(new), dtype=bool)  # which batch positions became entities
         row_of = np.zeros(len(new), dtype=np.int64)
         for j, norm in enumerate(new):
             target, sim = int(arg_old[j]), float(best_old[j])
-            if intra is not None and j and created[:j].any():
+            if j and created[:j].any():
                 sims = np.where(created[:j], intra[j, :j], -np.inf)
                 k = int(np.argmax(sims))  # first max = earliest created = lowest row
                 if sims[k] > sim:  # ties go to the older (lower row) entity, as one by one
@@ -130,30 +136,10 @@ class IncrementalEntityRefiner:
             else:
                 row_of[j] = self._index[norm] = self._append(norm, labels[j], vectors[j])
                 created[j] = True
-
-    def _best_match(self, vectors: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-        """Max cosine and its row over existing entities, blockwise to bound memory."""
-        assert self._matrix is not None
-        best = np.full(len(vectors), -np.inf, dtype=np.float32)
-        arg = np.zeros(len(vectors), dtype=np.int64)
-        for start in range(0, n, _BLOCK):
-            sims = vectors @ self._matrix[start : min(n, start + _BLOCK)].T
-            a = np.argmax(sims, axis=1)
-            m = sims[np.arange(len(vectors)), a]
-            better = m > best
-            best[better] = m[better]
-            arg[better] = a[better] + start
-        return best, arg
+        self._search.index_new_rows()
 
     def _append(self, name: str, label: str, vector: np.ndarray) -> int:
-        row = len(self._names)
-        if self._matrix is None:
-            self._matrix = np.zeros((self._capacity, vector.shape[0]), dtype=np.float32)
-        elif row == self._matrix.shape[0]:
-            grown = np.zeros((2 * row, self._matrix.shape[1]), dtype=np.float32)
-            grown[:row] = self._matrix
-            self._matrix = grown
-        self._matrix[row] = vector
+        row = self._search.append(vector)
         self._names.append(name)
         self._labels.append(label)
         self._sources.append({})
@@ -169,10 +155,9 @@ class IncrementalEntityRefiner:
 
     def entity_matrix(self) -> tuple[list[str], np.ndarray]:
         """Canonical names and their embeddings (n, d), row i for name i."""
-        n = len(self._names)
-        if self._matrix is None:
+        if not self._names:
             return [], np.zeros((0, 0), dtype=np.float32)
-        return list(self._names), self._matrix[:n].copy()
+        return list(self._names), self._search.matrix().copy()
 
     # --- triples ---
 
@@ -218,8 +203,7 @@ class IncrementalEntityRefiner:
             for r, v in zip(todo, l2_normalize(self.embedder.embed([relation_text(r) for r in todo]))):
                 self._relation_vectors[r] = v
         if not rels:
-            d = 0 if self._matrix is None else self._matrix.shape[1]
-            return [], np.zeros((0, d), dtype=np.float32)
+            return [], np.zeros((0, self._search.matrix().shape[1]), dtype=np.float32)
         return rels, np.stack([self._relation_vectors[r] for r in rels])
 
     def triple_matrix(self, corpus: str | None = None) -> tuple[list[Triple], np.ndarray]:
@@ -227,12 +211,11 @@ class IncrementalEntityRefiner:
         keys = list(self._triples)
         triples = [self._triple(h, r, t, corpus) for h, r, t in keys]
         if not keys:
-            d = 0 if self._matrix is None else self._matrix.shape[1]
-            return [], np.zeros((0, 3 * d), dtype=np.float32)
+            return [], np.zeros((0, 3 * self._search.matrix().shape[1]), dtype=np.float32)
         rels, rmat = self.relation_matrix()
         rrow = {r: i for i, r in enumerate(rels)}
-        assert self._matrix is not None
-        heads = self._matrix[[h for h, _, _ in keys]]
-        tails = self._matrix[[t for _, _, t in keys]]
+        matrix = self._search.matrix()
+        heads = matrix[[h for h, _, _ in keys]]
+        tails = matrix[[t for _, _, t in keys]]
         mids = rmat[[rrow[r] for _, r, _ in keys]]
         return triples, np.concatenate([heads, mids, tails], axis=1)

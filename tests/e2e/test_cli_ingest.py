@@ -92,3 +92,17 @@ def test_osha_1926_must_hold_references(home, shared_dir, monkeypatch):
     stats = json.loads(run(home, "graph", "stats", "--corpus", "osha-1926", "--json").stdout)
     assert stats["nodes_by_kind"]["section"] >= 290
     assert stats["dangling_references"] > 0
+
+
+def test_build_entities_with_lsh_search_gives_the_exact_network(home):
+    run(home, "ingest", str(MINI), "--corpus", "mini")
+    exact = json.loads(run(home, "build", "entities", "--corpus", "mini", "--search", "exact", "--json").stdout)
+    lsh = json.loads(run(home, "build", "entities", "--corpus", "mini", "--search", "lsh", "--json").stdout)
+    assert exact["entities"] > 10
+    assert (lsh["entities"], lsh["relations"]) == (exact["entities"], exact["relations"])
+
+
+def test_an_unknown_search_mode_is_refused_before_any_work(home):
+    r = run(home, "build", "entities", "--corpus", "mini", "--search", "annoy")
+    assert r.exit_code == 2
+    assert "annoy" in r.output and "lsh" in r.output

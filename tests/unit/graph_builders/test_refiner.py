@@ -190,3 +190,20 @@ def test_empty_name_is_rejected(refiner):
 def test_tau_out_of_range_is_rejected(tau):
     with pytest.raises(ValueError):
         IncrementalEntityRefiner(FakeEmbedder(), tau=tau)
+
+
+def test_lsh_search_gives_the_same_network_as_exact_search():
+    mentions, fixed = _mentions(400, seed=5)
+    exact = IncrementalEntityRefiner(FakeEmbedder(fixed), tau=0.95, batch_size=64, search="exact")
+    lsh = IncrementalEntityRefiner(FakeEmbedder(fixed), tau=0.95, batch_size=64, search="lsh")
+    assert lsh.add_many(mentions) == exact.add_many(mentions)
+    assert lsh.uses_lsh and not exact.uses_lsh
+    assert lsh.entities() == exact.entities() and len(lsh) == 100
+
+
+def test_auto_search_switches_to_lsh_past_switch_at_and_keeps_merging():
+    mentions, fixed = _mentions(400, seed=6)
+    auto = IncrementalEntityRefiner(FakeEmbedder(fixed), tau=0.95, batch_size=16, switch_at=40)
+    exact = IncrementalEntityRefiner(FakeEmbedder(fixed), tau=0.95, batch_size=16, search="exact")
+    assert auto.add_many(mentions) == exact.add_many(mentions)
+    assert auto.uses_lsh and len(auto) == 100
