@@ -142,6 +142,21 @@ def rerank_factory(settings: Settings, corpus: str, **params: Any) -> System:
     return RankerSystem("rerank", ranker, cite)
 
 
+def graph_rag_langchain_factory(settings: Settings, corpus: str, **params: Any) -> System:
+    """LangChain's LLM graph in Neo4j + GraphCypherQAChain; skipped without a chat model or a Neo4j server.
+
+    Params: ``subparts=L+M+P+X``, ``limit=N`` (scope of the graph), ``top_k`` (Cypher rows kept);
+    tests pass ``chat_model``.
+    """
+    if params.get("chat_model") is None and not settings.llm_model:
+        raise SystemUnavailable("graph-rag-langchain needs a chat model (set BIFROST_LLM_MODEL); skipped")
+    if not settings.neo4j_uri:
+        raise SystemUnavailable("graph-rag-langchain needs a Neo4j server (set BIFROST_NEO4J_URI); skipped")
+    from retrieval.baselines.graph_rag_langchain import GraphRagLangchainSystem
+
+    return GraphRagLangchainSystem(settings, **params)
+
+
 def needs_chat_model(name: str) -> Factory:
     """A factory for a system that needs a chat model: skipped without one, and not implemented yet."""
 
@@ -154,14 +169,15 @@ def needs_chat_model(name: str) -> Factory:
 
 
 def make_default_registry() -> SystemRegistry:
-    """A registry with the baselines; "llm-only" and "graph-rag-langchain" are listed but skip."""
+    """A registry with the baselines; "llm-only" (replaced by retrieval.eval_systems) and
+    "graph-rag-langchain" skip without a chat model, the latter also without Neo4j."""
     reg = SystemRegistry()
     reg.register("bm25", bm25_factory)
     reg.register("dense", dense_factory)
     reg.register("rrf", rrf_factory)
     reg.register("rerank", rerank_factory)
     reg.register("llm-only", needs_chat_model("llm-only"))
-    reg.register("graph-rag-langchain", needs_chat_model("graph-rag-langchain"))
+    reg.register("graph-rag-langchain", graph_rag_langchain_factory)
     return reg
 
 

@@ -35,6 +35,18 @@ def test_chat_model_systems_and_rerank_without_model_are_skipped(settings):
             reg.create(parse_systems(name)[0], settings, "tiny")
 
 
+def test_graph_rag_langchain_is_skipped_without_a_chat_model_then_without_neo4j(settings):
+    reg = make_default_registry()
+    spec = parse_systems("bm25,graph-rag-langchain:subparts=L+M+P+X,limit=200")[1]
+    assert spec.params == {"subparts": "L+M+P+X", "limit": 200}
+    with pytest.raises(SystemUnavailable) as ei:
+        reg.create(spec, settings.model_copy(update={"llm_model": None}), "tiny")
+    assert str(ei.value) == "graph-rag-langchain needs a chat model (set BIFROST_LLM_MODEL); skipped"
+    with pytest.raises(SystemUnavailable) as ei:
+        reg.create(spec, settings.model_copy(update={"llm_model": "gpt-4o-mini", "neo4j_uri": None}), "tiny")
+    assert "BIFROST_NEO4J_URI" in str(ei.value)
+
+
 def test_register_refuses_silent_override():
     reg = SystemRegistry()
     reg.register("x", lambda s, c: None)

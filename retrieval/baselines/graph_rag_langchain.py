@@ -1,0 +1,448 @@
+"""The `graph-rag-langchain` baseline: the paper's Neo4j GraphRAG comparison, built with LangChain.
+
+A chat model turns each provision into a small knowledge graph (`LLMGraphTransformer`), stored in
+Neo4j beside a ``Document`` node per provision (``include_source=True``); questions are answered
+by `GraphCypherQAChain`, which writes a Cypher query from the graph schema, runs it and phrases an
+answer. The ranked provision ids are recovered from that answer and from the query's results.
+
+It shares the database with Bifrost's own graph but never touches it: Bifrost's labels and
+relationship types are hidden from the chain's schema, a query naming them is refused, queries run
+in read-only transactions, and an extracted type that collides with one of them is renamed.
+Document nodes carry the corpus (``id`` = ``corpus:provision id``) so corpora do not mix.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from langchain_core.documents import Document
+from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel
+
+from bifrost.errors import BifrostError, CitationError, ModelUnavailableError, StoreError
+from bifrost.settings import Settings
+from bifrost.types import Provision, make_uid
+from eval.systems import SystemResult, SystemUnavailable
+from retrieval.baselines.documents import build_documents, load_provisions
+from retrieval.baselines.llm_only import CFR_ID
+
+log = logging.getLogger(__name__)
+
+NAME = "graph-rag-langchain"
+# Bifrost's own graph in the same database (bifrost/graph/neo4j_store.py): never shown or queried.
+BIFROST_LABELS = ("Section", "Entity", "CorpusMeta")
+BIFROST_REL_TYPES = ("HAS", "REFERS_TO", "RELATES", "MENTIONED_IN")
+# The baseline's own structural names (Neo4jGraph.add_graph_documents): not for extracted nodes.
+SOURCE_LABEL, SOURCE_REL = "Document", "MENTIONS"
+_BIFROST_NAME = re.compile(r"[:|]\s*`?(" + "|".join(BIFROST_LABELS + BIFROST_REL_TYPES) + r")`?(?!\w)")
+_TOKEN = re.compile(r"[^\s'\",;{}\[\]]+")
+BATCH = 32
+
+# Filled into the `{examples}` slot of LangChain's default Cypher prompt: how provisions are stored.
+EXAMPLES = """Document nodes are provisions of the rulebook {corpus!r}: d.id is "{corpus}:<provision id>",
+d.text is the provision's text; (d:Document)-[:MENTIONS]->(x) links a provision to the entities it mentions.
+Return the ids of the Document nodes that support the answer, for example:
+# Which provisions are about guardrails?
+MATCH (d:Document {{corpus: '{corpus}'}})-[:MENTIONS]->(x) WHERE toLower(x.id) CONTAINS 'guardrail'
+RETURN DISTINCT d.id AS provision, x.id AS entity LIMIT 10"""
+
+
+class BadExtraction(BifrostError):
+    """The chat model's reply to the graph-extraction prompt is not a graph."""
+
+
+class ForbiddenQuery(BifrostError):
+    """A generated Cypher query names Bifrost's own labels or relationship types."""
+
+
+@dataclass
+class BuildReport:
+    """What one build did: provisions in scope, already built, sent to the model, failed, written."""
+
+    in_scope: int = 0
+    existing: int = 0
+    sent: int = 0
+    failed: int = 0
+    written: int = 0
+    seconds: float = 0.0
+    errors: list[str] = field(default_factory=list)  # the first few, "id: message"
+
+
+@dataclass(frozen=True)
+class GraphAnswer:
+    """One question's outcome: ids in rank order, the ids the answer cites, and what the chain did."""
+
+    ids: list[str]
+    cited: list[str]
+    answer: str = ""
+    cypher: str = ""
+    error: str | None = None
+    seconds: float = 0.0
+
+
+def provision_documents(corpus: str, provisions: Sequence[Provision]) -> list[Document]:
+    """One LangChain Document per provision with text (heading and text, as the other baselines
+    read them; parts, subparts and reserved provisions are left out), keyed by ``corpus:id``."""
+    docs = build_documents(provisions, mode="own")
+    return [Document(page_content=text, metadata={"id": make_uid(corpus, pid), "corpus": corpus, "provision_id": pid})
+            for pid, text in zip(docs.ids, docs.texts)]
+
+
+def can_bind_tools(chat_model: BaseChatModel) -> bool:
+    """Whether the model supports structured output through tool calling (else: prompt-based extraction)."""
+
+    class _Probe(BaseModel):
+        ok: bool
+
+    try:
+        chat_model.with_structured_output(_Probe)
+    except NotImplementedError:
+        return False
+    return True
+
+
+def neo4j_graph(settings: Settings, *, read_only: bool = False):
+    """A LangChain `Neo4jGraph` on the configured server (an empty password means no auth)."""
+    if not settings.neo4j_uri:
+        raise SystemUnavailable(f"{NAME} needs a Neo4j server (set BIFROST_NEO4J_URI); skipped")
+    cls = _read_only_graph_class() if read_only else _graph_class()
+    user, password = (settings.neo4j_user, settings.neo4j_password) if settings.neo4j_password else ("", "")
+    try:
+        return cls(url=settings.neo4j_uri, username=user, password=password, database=settings.neo4j_database,
+                   refresh_schema=read_only)
+    except ValueError as e:  # Neo4jGraph reports connection problems as ValueError
+        raise StoreError(f"{NAME}: Neo4j at {settings.neo4j_uri}: {e}") from e
+
+
+def _graph_class():
+    from langchain_neo4j import Neo4jGraph
+
+    return Neo4jGraph
+
+
+def _read_only_graph_class():
+    from langchain_neo4j import Neo4jGraph
+    from neo4j import Query, RoutingControl
+
+    class ReadOnlyNeo4jGraph(Neo4jGraph):
+        """The chain's view: read transactions only, and never Bifrost's own labels or types."""
+
+        def query(self, query: str, params: dict | None = None, session_params: dict | None = None) -> list[dict[str, Any]]:
+            bad = _BIFROST_NAME.search(query)
+            if bad:
+                raise ForbiddenQuery(f"the query names {bad.group(1)!r}, part of Bifrost's own graph, not this baseline's")
+            self._check_driver_state()
+            records, _, _ = self._driver.execute_query(
+                Query(text=query, timeout=self.timeout), database_=self._database, parameters_=params or {},
+                routing_=RoutingControl.READ,  # the server refuses writes in a read transaction
+            )
+            return [r.data() for r in records]
+
+    return ReadOnlyNeo4jGraph
+
+
+def keep_apart(graph_doc: Any) -> Any:
+    """Rename extracted node labels and relationship types that collide with Bifrost's graph or with
+    the baseline's Document/MENTIONS structure (``Entity`` -> ``ExtractedEntity``, ``HAS`` -> ``EXTRACTED_HAS``)."""
+    reserved_labels = set(BIFROST_LABELS) | {SOURCE_LABEL}
+    reserved_types = set(BIFROST_REL_TYPES) | {SOURCE_REL}
+
+    def fix_node(node: Any) -> None:
+        node.id = str(node.id)
+        label = str(node.type or "").replace("`", "").strip() or "Concept"
+        node.type = f"Extracted{label}" if label in reserved_labels else label
+
+    for node in graph_doc.nodes:
+        fix_node(node)
+    for rel in graph_doc.relationships:
+        fix_node(rel.source)
+        fix_node(rel.target)
+        rtype = str(rel.type).replace("`", "").replace(" ", "_").upper()
+        rel.type = f"EXTRACTED_{rtype}" if rtype in reserved_types else rtype
+    return graph_doc
+
+
+def _check_reply(raw: Any) -> Any:
+    """Pass a graph-extraction reply through, or raise `BadExtraction` when it holds no graph."""
+    if isinstance(raw, dict):  # tool calling: {"raw": AIMessage, "parsed": ..., "parsing_error": ...}
+        if raw.get("parsed") is None and not getattr(raw.get("raw"), "tool_calls", None):
+            raise BadExtraction(f"no structured graph in the reply ({raw.get('parsing_error')})")
+        return raw
+    import json_repair
+
+    text = raw if isinstance(raw, str) else getattr(raw, "text", None) or str(getattr(raw, "content", ""))
+    if not isinstance(json_repair.loads(text), (list, dict)):
+        raise BadExtraction(f"reply is not a JSON list of relations: {text[:80]!r}")
+    return raw
+
+
+class GraphRagLangchain:
+    """Build an LLM knowledge graph of a corpus in Neo4j and answer questions with a Cypher QA chain.
+
+    ``known`` is every provision id of the corpus; ``normalize`` is the corpus's citation grammar
+    (None when its ids are not citations, e.g. ADGM passage UUIDs, which are then matched exactly).
+    """
+
+    def __init__(self, chat_model: BaseChatModel, graph: Any, read_graph_factory: Callable[[], Any], corpus: str,
+                 known: set[str], normalize: Callable[[str], str] | None = None, concurrency: int = 4,
+                 top_k: int = 10) -> None:
+        from langchain_core.runnables import RunnableLambda
+        from langchain_experimental.graph_transformers import LLMGraphTransformer
+
+        self.chat_model, self.graph, self.read_graph_factory = chat_model, graph, read_graph_factory
+        self.corpus, self.known, self.normalize = corpus, known, normalize
+        self.concurrency, self.top_k = max(1, concurrency), top_k
+        self.tools = can_bind_tools(chat_model)
+        self.transformer = LLMGraphTransformer(llm=chat_model, ignore_tool_usage=not self.tools)
+        # a reply that holds no graph is a failure (retried next build), not an empty provision
+        self.transformer.chain = self.transformer.chain | RunnableLambda(_check_reply)
+        self.chain: Any = None
+        self.errors: list[str] = []
+        self.n_errors = 0
+
+    # --- building ---
+    def built_ids(self) -> set[str]:
+        """Provision ids whose Document node already exists for this corpus."""
+        rows = self.graph.query("MATCH (d:Document {corpus: $corpus}) RETURN d.provision_id AS id", {"corpus": self.corpus})
+        return {r["id"] for r in rows}
+
+    def build(self, documents: Sequence[Document], progress: Callable[[int, int], None] | None = None) -> BuildReport:
+        """Extract and store the graph of every document not built yet; failures are counted, not fatal.
+
+        A provision is written only when its extraction succeeded, so a later build retries the failed ones.
+        """
+        from bifrost.llm import fatal_model_errors
+
+        start = time.perf_counter()
+        self.graph.query("CREATE INDEX graph_rag_document_corpus IF NOT EXISTS FOR (d:Document) ON (d.corpus)")
+        done = self.built_ids()
+        todo = [d for d in documents if d.metadata["provision_id"] not in done]
+        report = BuildReport(in_scope=len(documents), existing=len(documents) - len(todo), sent=len(todo))
+        fatal = fatal_model_errors()
+
+        def convert(doc: Document) -> tuple[Document, Any, str | None]:
+            try:
+                return doc, keep_apart(self.transformer.process_response(doc)), None
+            except fatal as e:
+                raise ModelUnavailableError(f"{NAME}: the chat model refused: {e}") from e
+            except Exception as e:  # bad output, timeout after retries: counted, the build goes on
+                return doc, None, f"{type(e).__name__}: {e}"
+
+        with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
+            for i in range(0, len(todo), BATCH):
+                for doc, graph_doc, error in pool.map(convert, todo[i : i + BATCH]):
+                    if error is None:
+                        try:
+                            self.graph.add_graph_documents([graph_doc], include_source=True, baseEntityLabel=True)
+                            report.written += 1
+                            continue
+                        except Exception as e:  # e.g. a label Neo4j rejects
+                            error = f"{type(e).__name__}: {e}"
+                    report.failed += 1
+                    if len(report.errors) < 10:
+                        report.errors.append(f"{doc.metadata['provision_id']}: {error}"[:300])
+                    log.warning("%s: %s failed: %s", NAME, doc.metadata["provision_id"], error)
+                if progress:
+                    progress(min(i + BATCH, len(todo)), len(todo))
+        report.seconds = round(time.perf_counter() - start, 3)
+        self.chain = None  # the schema changed
+        return report
+
+    def clear(self) -> None:
+        """Delete this corpus's Document nodes and the extracted nodes no other Document mentions."""
+        self.graph.query(
+            "MATCH (d:Document {corpus: $corpus}) OPTIONAL MATCH (d)-[:MENTIONS]->(x) "
+            "WITH collect(DISTINCT d) AS docs, collect(DISTINCT x) AS xs "
+            "FOREACH (d IN docs | DETACH DELETE d) "
+            "WITH xs UNWIND xs AS x WITH x WHERE NOT (x)<-[:MENTIONS]-(:Document) DETACH DELETE x",
+            {"corpus": self.corpus},
+        )
+        self.chain = None
+
+    # --- answering ---
+    def qa_chain(self) -> Any:
+        """`GraphCypherQAChain` over the current schema minus Bifrost's labels and types."""
+        if self.chain is None:
+            from langchain_neo4j import GraphCypherQAChain
+
+            self.chain = GraphCypherQAChain.from_llm(
+                self.chat_model,
+                graph=self.read_graph_factory(),
+                exclude_types=list(BIFROST_LABELS + BIFROST_REL_TYPES),
+                validate_cypher=True,
+                return_intermediate_steps=True,
+                top_k=self.top_k,
+                # the chain runs model-written Cypher; it is read-only here (read transactions, and
+                # Bifrost's labels refused), which is the precaution LangChain asks this flag to confirm
+                allow_dangerous_requests=True,
+            )
+        return self.chain
+
+    def answer(self, question: str) -> GraphAnswer:
+        """Ask the chain; a failing question (bad Cypher, refused query) gets no ids and an error."""
+        from bifrost.llm import fatal_model_errors
+
+        start = time.perf_counter()
+        chain = self.qa_chain()
+        try:
+            out = chain.invoke({"query": question, "examples": EXAMPLES.format(corpus=self.corpus)})
+        except fatal_model_errors() as e:
+            raise ModelUnavailableError(f"{NAME}: the chat model refused: {e}") from e
+        except Exception as e:  # one question's failure is recorded, the run goes on
+            self.n_errors += 1
+            msg = f"{type(e).__name__}: {e}".strip()[:500]
+            if len(self.errors) < 10:
+                self.errors.append(msg)
+            log.warning("%s: question %r failed: %s", NAME, question[:80], msg)
+            return GraphAnswer([], [], error=msg, seconds=time.perf_counter() - start)
+        steps = out.get("intermediate_steps") or []
+        cypher = next((s["query"] for s in steps if "query" in s), "")
+        context = next((s["context"] for s in steps if "context" in s), [])
+        answer = str(out.get("result") or "")
+        named = self.ids_in_text(answer)
+        retrieved = [pid for text in _strings(context) for pid in self.ids_in_text(text)]
+        ids = list(dict.fromkeys(named + retrieved))
+        return GraphAnswer(ids, named or list(dict.fromkeys(retrieved)), answer, cypher,
+                           seconds=time.perf_counter() - start)
+
+    def ids_in_text(self, text: str) -> list[str]:
+        """Provision ids in a text, by position: Document ids of this corpus, exact provision ids, and
+        citations normalized by the corpus's grammar; only ids that exist in the corpus."""
+        hits: list[tuple[int, str]] = []
+        cited_spans: list[tuple[int, int]] = []  # a citation's reading wins over the tokens inside it
+        if self.normalize is not None:
+            for m in CFR_ID.finditer(text):
+                try:
+                    pid = self.normalize(m.group(0))
+                except CitationError:
+                    continue
+                cited_spans.append(m.span())
+                if pid in self.known:
+                    hits.append((m.start(), pid))
+        prefix = self.corpus + ":"
+        for m in _TOKEN.finditer(text):
+            if any(a <= m.start() and m.end() <= b for a, b in cited_spans):
+                continue
+            tok = _trim(m.group(0))
+            pid = tok[len(prefix):] if tok.startswith(prefix) else tok
+            if pid in self.known:
+                hits.append((m.start(), pid))
+        return list(dict.fromkeys(pid for _, pid in sorted(hits, key=lambda h: h[0])))
+
+    def describe(self) -> dict[str, Any]:
+        from bifrost.llm import model_id
+
+        return {"kind": NAME, "model": model_id(self.chat_model), "extraction": "tools" if self.tools else "prompt",
+                "top_k": self.top_k, "question_errors": self.n_errors, "first_errors": self.errors[:3]}
+
+
+def _trim(tok: str) -> str:
+    tok = tok.rstrip(".:!?")
+    while tok.endswith(")") and tok.count(")") > tok.count("("):
+        tok = tok[:-1]
+    while tok.startswith("(") and tok.count("(") > tok.count(")"):
+        tok = tok[1:]
+    return tok
+
+
+def _strings(value: Any) -> Iterable[str]:
+    """Every string in a Cypher result, in order; a node's ``id``/``provision_id`` before its other properties."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        keys = sorted(value, key=lambda k: k not in ("id", "provision_id"))
+        for k in keys:
+            yield from _strings(value[k])
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _strings(v)
+    elif value is not None and not isinstance(value, (int, float, bool)):
+        yield str(value)
+
+
+def parse_subparts(value: Any) -> list[str]:
+    """Subparts from a system parameter: ``L+M+P+X`` (commas separate systems on the command line) or a list."""
+    if value is None:
+        return []
+    items = value if isinstance(value, (list, tuple)) else re.split(r"[+;/\s]+", str(value))
+    return [str(s).strip() for s in items if str(s).strip()]
+
+
+class GraphRagLangchainSystem:
+    """`graph-rag-langchain` for `bifrost eval`: build (or resume) the graph in warm-up, then ask the chain.
+
+    Scope: ``subparts=L+M+P+X`` (the paper built its graph for these) and/or ``limit=N`` (the first N
+    provisions with text), since extraction costs one chat call per provision. Cited ids: those the
+    answer names, else the provisions the Cypher query returned.
+    """
+
+    name = NAME
+
+    def __init__(self, settings: Settings, chat_model: BaseChatModel | None = None, subparts: Any = None,
+                 limit: int | None = None, top_k: int = 10) -> None:
+        if limit is not None and int(limit) <= 0:
+            raise ValueError(f"{NAME}: limit must be > 0, got {limit}")
+        self.settings, self.chat_model = settings, chat_model
+        self.subparts, self.limit, self.top_k = parse_subparts(subparts), (int(limit) if limit else None), int(top_k)
+        self.rag: GraphRagLangchain | None = None
+        self.report: BuildReport | None = None
+
+    def scope(self, provisions: Sequence[Provision]) -> list[Provision]:
+        """The provisions whose graph is built: those under ``subparts``, or all (``limit`` applies after)."""
+        if self.subparts:
+            from bifrost.facade import within_subparts
+
+            provisions = within_subparts(provisions, self.subparts)
+        return list(provisions)
+
+    def warm_up(self, corpus: str) -> None:
+        from bifrost.facade import Bifrost
+
+        bf = Bifrost(self.settings)
+        try:
+            model = self.chat_model or bf.chat_model
+            if model is None:
+                raise SystemUnavailable(f"{NAME} needs a chat model (set BIFROST_LLM_MODEL); skipped")
+            jurisdiction = bf.sql.jurisdiction(corpus) or "us-cfr"
+        finally:
+            bf.close()
+        provisions = load_provisions(self.settings, corpus)
+        if not provisions:
+            raise ValueError(f"{NAME}: corpus {corpus!r} has no provisions; run `bifrost ingest --corpus {corpus}`")
+        docs = provision_documents(corpus, self.scope(provisions))
+        docs = docs[: self.limit] if self.limit else docs
+        if not docs:
+            raise ValueError(f"{NAME}: no provision with text in scope (subparts={'+'.join(self.subparts) or 'all'}) "
+                             f"of corpus {corpus!r}")
+        normalize = None
+        if jurisdiction == "us-cfr":
+            from graph_builders.citations.cfr import normalize
+        self.rag = GraphRagLangchain(
+            model, neo4j_graph(self.settings), lambda: neo4j_graph(self.settings, read_only=True), corpus,
+            {p.id for p in provisions}, normalize, self.settings.llm_concurrency, self.top_k,
+        )
+        self.report = self.rag.build(docs)
+        log.info("%s: graph of %s: %s", NAME, corpus, self.report)
+
+    def search(self, question: str, k: int) -> SystemResult:
+        if self.rag is None:
+            raise RuntimeError("GraphRagLangchainSystem.search before warm_up")
+        got = self.rag.answer(question)
+        info: dict[str, Any] = {"cypher": got.cypher}
+        if got.error:
+            info["error"] = got.error
+        return SystemResult(ranked=[(pid, 1.0 / (i + 1)) for i, pid in enumerate(got.ids)], cited=got.cited,
+                            seconds=got.seconds, refused=not got.ids and got.error is None, info=info)
+
+    def describe(self) -> dict[str, Any]:
+        out: dict[str, Any] = self.rag.describe() if self.rag else {"kind": NAME}
+        out["scope"] = {"subparts": self.subparts, "limit": self.limit}
+        if self.report is not None:
+            out["build"] = asdict(self.report)
+        return out
