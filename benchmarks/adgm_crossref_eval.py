@@ -1,6 +1,7 @@
 """Precision and recall of the ADGM reference extractor against the hand-checked ObliQA-XRef list.
 
 Usage: python benchmarks/adgm_crossref_eval.py [--shared ../shared] [--json] [--no-ranges] [--errors N]
+       [--audit benchmarks/data/adgm_crossref_audit.csv]
 
 Protocol. Gold = the (SourceID, TargetID) pairs of `crossrefs-dev.csv` with a TargetID, by
 ReferenceType (Internal: same document, External: another ADGM document; Outsource rows have no
@@ -15,6 +16,18 @@ is never loaded into a graph.
 Caveat: the CSV holds about half of ObliQA-XRef's rows, and its annotators skip some references
 (e.g. most `paragraph 5.6` / range members); a true reference they did not list counts as a false
 positive here, so the precision printed is a lower bound (see --errors to audit them).
+
+Audit (--audit FILE, off by default; the raw figures are always printed and never replaced). FILE
+is a hand audit of the errors: one row per false positive or negative, columns kind (FP/FN),
+source_doc, source_passage, target_doc, target_passage (DocumentID and PassageID as printed,
+whitespace squashed), verdict, reason. FP verdicts: `missing-in-gold` (the text does refer to that
+passage), `resolution` (right rule, different passage from the CSV), `extractor-error`; FN verdicts:
+`extractor-miss`, `gold-error` (the CSV pair is wrong), `resolution`. The audited figures move
+`missing-in-gold` FPs to true positives and drop `gold-error` FNs; every other verdict, and every
+error the file does not list, stays an error. Audited gold is thus the CSV pairs plus the
+`missing-in-gold` rows minus the `gold-error` rows, so a `missing-in-gold` row the extractor does
+not return (e.g. a range member under --no-ranges) is an audited false negative. The printout says
+how many errors were audited; rows the run does not meet are otherwise ignored.
 """
 
 from __future__ import annotations
@@ -34,6 +47,9 @@ from graph_builders.scrape.adgm_json import document_id_of, parse_adgm_documents
 
 REPO = Path(__file__).resolve().parents[1]
 TYPES = ("Internal", "External")
+AUDIT_COLUMNS = ("kind", "source_doc", "source_passage", "target_doc", "target_passage", "verdict", "reason")
+FP_VERDICTS = ("missing-in-gold", "resolution", "extractor-error")
+FN_VERDICTS = ("extractor-miss", "gold-error", "resolution")
 
 
 @dataclass(frozen=True)
@@ -100,12 +116,83 @@ def score(
     return out
 
 
+AuditKey = tuple[str, str, str, str, str]  # kind, source doc, source PassageID, target doc, target PassageID
+
+
+@dataclass(frozen=True)
+class Audited:
+    """The audited counts of one type beside how much of the raw error list the audit covers."""
+
+    score: Score
+    fp_audited: int
+    fn_audited: int
+    missing_in_gold: int
+    gold_error: int
+    missed_audited: int
+
+    def as_dict(self) -> dict:
+        return {**self.score.as_dict(), "fp_audited": self.fp_audited, "fn_audited": self.fn_audited,
+                "missing_in_gold": self.missing_in_gold, "gold_error": self.gold_error,
+                "missed_audited": self.missed_audited}
+
+
+def load_audit(path: Path) -> dict[AuditKey, str]:
+    """Verdict per (kind, source_doc, source_passage, target_doc, target_passage) of an audit CSV."""
+    out: dict[AuditKey, str] = {}
+    with path.open(encoding="utf-8", newline="") as f:
+        reader = csv.DictReader(f)
+        missing = [c for c in AUDIT_COLUMNS if c not in (reader.fieldnames or ())]
+        if missing:
+            raise ValueError(f"{path}: audit file lacks columns {missing}; expected {list(AUDIT_COLUMNS)}")
+        for n, row in enumerate(reader, start=2):
+            kind, verdict = row["kind"], row["verdict"]
+            allowed = FP_VERDICTS if kind == "FP" else FN_VERDICTS if kind == "FN" else None
+            if allowed is None or verdict not in allowed:
+                raise ValueError(f"{path}:{n}: kind {kind!r} with verdict {verdict!r} (FP: {FP_VERDICTS}; FN: {FN_VERDICTS})")
+            key = (kind, *(" ".join(row[c].split()) for c in AUDIT_COLUMNS[1:5]))
+            out[key] = verdict  # type: ignore[assignment]
+    return out
+
+
+def audited(
+    predicted: Iterable[tuple[str, str]], gold: Mapping[str, set[tuple[str, str]]], doc_of: Mapping[str, str | None],
+    heading_of: Mapping[str, str], audit: Mapping[AuditKey, str],
+) -> list[Audited]:
+    """Per type, against audited gold = CSV gold + `missing-in-gold` rows - `gold-error` rows.
+
+    A `missing-in-gold` FP the extractor returns is a true positive; one it no longer returns (a
+    row audited in another mode, e.g. a range member under --no-ranges) is a false negative.
+    """
+    preds = set(predicted)
+
+    def key(kind: str, s: str, t: str) -> AuditKey:
+        return (kind, doc_of.get(s) or "", heading_of.get(s, s), doc_of.get(t) or "", heading_of.get(t, t))
+
+    out = []
+    for t in TYPES:
+        internal = t == "Internal"
+        mine = {(s, g) for s, g in preds if (doc_of.get(s) == doc_of.get(g)) == internal}
+        fp_v = [audit.get(key("FP", s, g)) for s, g in mine - gold[t]]
+        fn_v = [audit.get(key("FN", s, g)) for s, g in gold[t] - preds]
+        mig, ge = fp_v.count("missing-in-gold"), fn_v.count("gold-error")
+        found = {key("FP", s, g) for s, g in mine}
+        missed = sum(
+            1 for k, v in audit.items()
+            if v == "missing-in-gold" and (k[1] == k[3]) == internal and k not in found
+        )
+        tp = len(mine & gold[t])
+        score_ = Score(t, tp + mig, len(fp_v) - mig, len(fn_v) - ge + missed)
+        out.append(Audited(score_, sum(v is not None for v in fp_v), sum(v is not None for v in fn_v), mig, ge, missed))
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shared", help="shared data folder (default ../shared)")
     ap.add_argument("--json", action="store_true", help="print JSON")
     ap.add_argument("--no-ranges", action="store_true", help="keep only the ends of 'Rules 4.13.5 to 4.13.8'")
     ap.add_argument("--errors", type=int, default=0, help="print up to N false positives and negatives per type")
+    ap.add_argument("--audit", type=Path, help="hand audit of the errors (CSV): also print audited precision/recall")
     args = ap.parse_args(argv)
     root = shared_dir(args.shared) / "corpora" / "adgm"
     provisions = [p for d in parse_adgm_documents(root / "documents") for p in d.provisions]
@@ -116,13 +203,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     predicted = predict(provisions, sources, expand_ranges=not args.no_ranges)
     doc_of = {p.id: document_id_of(p) for p in provisions}
     scores = score(predicted, gold, doc_of)
+    checked = None
+    if args.audit:
+        heading_of = {p.id: p.heading for p in provisions}
+        checked = audited(predicted, gold, doc_of, heading_of, load_audit(args.audit))
     if args.json:
         out = {"sources": len(sources), "unknown_gold_targets": unknown, "scores": [s.as_dict() for s in scores]}
+        if checked is not None:
+            out["audit"] = str(args.audit)
+            out["audited"] = [a.as_dict() for a in checked]
         print(json.dumps(out, indent=2))
     else:
         print(f"{len(sources)} listed source passages; gold targets not in the corpus (left out): {unknown}")
-        for s in scores:
+        for i, s in enumerate(scores):
             print(f"{s.type:9s} precision {s.precision:.3f} recall {s.recall:.3f}  (tp {s.tp}, fp {s.fp}, fn {s.fn})")
+            if checked is not None:
+                a, c = checked[i], checked[i].score
+                print(f"{'  audited':9s} precision {c.precision:.3f} recall {c.recall:.3f}  (tp {c.tp}, fp {c.fp}, fn {c.fn};"
+                      f" audited {a.fp_audited}/{s.fp} FPs, {a.fn_audited}/{s.fn} FNs:"
+                      f" {a.missing_in_gold} missing-in-gold, {a.gold_error} gold-error;"
+                      f" {a.missed_audited} audited references not returned)")
     if args.errors:
         _print_errors(provisions, predicted, gold, doc_of, args.errors)
     return 0

@@ -1,8 +1,9 @@
 """Lookup of ADGM passages by (DocumentID, PassageID), for resolving cross-references to UUIDs.
 
 Besides the full normalized PassageID (`Part 6.Chapter 1.58.(2)`), a passage is found by the
-number it is cited by: its rule key (`58.(2)`, FUNDS `9.2.1` for `PART 4.9.2.1`) and, in an
-appendix, its rule without the appendix (`A4.3.2` for `APP4.A4.3.2`).
+number it is cited by: its rule key (`58.(2)`, FUNDS `9.2.1` for `PART 4.9.2.1`), in an
+appendix its rule without the appendix (`A4.3.2` for `APP4.A4.3.2`), and in a schedule its
+paragraph without the schedule's Parts (`Schedule 1.87` for `Schedule 1.Part 7.87`).
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ def _alias_keys(cit: AdgmCitation) -> list[str]:
     segs = cit.segments
     if len(segs) > 1 and segs[0].startswith("APP") and segs[1].startswith("A") and segs[1][1:].isdigit():
         keys.append(".".join(segs[1:]))
+    if len(segs) > 2 and segs[0].startswith("Schedule "):  # `paragraph 87 of Schedule 1` skips the schedule's Parts
+        keys.append(f"{segs[0]}.{AdgmCitation(segs[1:]).rule_key()}")
     return [k for k in keys if k != str(cit)]
 
 

@@ -1,10 +1,12 @@
 """Rule-based cross-references in ADGM passages (`Rule 6.1.1(b)`, `GEN 3.3.31 and 3.3.32`,
-`section 58(2) of FSMR`, `Chapter 8 of COBS`, `Rules 4.13.5 to 4.13.8`), resolved to passage UUIDs.
+`section 58(2) of FSMR`, `Chapter 8 of COBS`, `Rules 4.13.5 to 4.13.8`, `subsection 251(4)`, `App5`,
+`paragraph 87 of Schedule 1`), resolved to passage UUIDs.
 
-A reference names its document by an abbreviation or title before or after the numbers, else it
-points into the source's own document. Targets are existing passages: a paragraph that is not a
-passage of its own resolves to its nearest cited ancestor (`4.3.1(13)` -> `4.3.1`); anything else
-is kept as a dangling `Reference` with its reason.
+A reference names its document by an abbreviation or title before or after the numbers (a
+qualifier after a list with a repeated keyword covers the list), else it points into the source's
+own document. Targets are existing passages: a paragraph that is not a passage of its own resolves
+to its nearest cited ancestor (`4.3.1(13)` -> `4.3.1`), a rule that is not one to its first
+paragraph (`3.3.3` -> `3.3.3(1)`); anything else is kept as a dangling `Reference` with its reason.
 """
 
 from __future__ import annotations
@@ -28,27 +30,34 @@ _SEG = r"(?:\d{1,3}[A-Z]?|[A-Z](?=\.\d))"  # `15.11.A.2` prints the letter of `1
 _LBL = r"\((?:[ivx]{1,5}|[a-z]{1,2}|[A-Z]|\d{1,2}[A-Z]?)\)"
 _LABELS = rf"(?:[^\S\n]?{_LBL})*"
 _ITEM = rf"(?:A\d{{1,2}}(?:\.{_NUM})+|{_NUM}(?:\.{_SEG})*)(?![\d])(?:{_LABELS})"
-_BARE = rf"(?<![\w.§])\d{{1,3}}[A-Z]?\.\d{{1,3}}[A-Z]?\.\d{{1,3}}[A-Z]?(?![\d])(?:{_LABELS})"
+_BARE = rf"(?<![\w.§])(?:A\d{{1,2}}|\d{{1,3}}[A-Z]?)\.\d{{1,3}}[A-Z]?\.\d{{1,3}}[A-Z]?(?![\d])(?:{_LABELS})"
 _CONT = rf"{_LBL}(?:{_LBL})*"
 _SEP = r"(?:[^\S\n]*,[^\S\n]*(?:and/or|and|or)?[^\S\n]*|[^\S\n]+(?:and/or|and|or|to|through)[^\S\n]+|[^\S\n]*[-–][^\S\n]*)"
-_ITEMS = rf"{_ITEM}(?:{_SEP}(?:{_ITEM}|{_CONT}))*"
-_KW = r"(?:Rules?|rules?|RULES?|Sections?|sections?|SECTIONS?|Chapters?|chapters?|CHAPTERS?|Parts?|PARTS?|[Pp]aragraphs?|Appendix|Appendices|App|APP)"
+_AGAIN = r"(?:(?:(?P=kw)|(?P=pre_kw))\.?[^\S\n]+)?"  # `chapter 3, chapter 4 of Part 12`: the keyword repeated
+_ITEMS = rf"{_ITEM}(?:{_SEP}(?:{_AGAIN}{_ITEM}|{_CONT}))*"
+_KW = (
+    r"(?:Rules?|rules?|RULES?|[Ss]ub-?sections?|Sections?|sections?|SECTIONS?|Chapters?|chapters?|CHAPTERS?"
+    r"|Parts?|PARTS?|[Pp]aragraphs?|Appendix|Appendices|App|APP)"
+)
 _THIS = r"(?:these\s+Rules|this\s+Rulebook|these\s+Regulations|this\s+Guidance)"
 _OTHER = (
     r"(?:(?:[Tt]he\s+)?(?:[A-Z][\w'’&-]*\s+){1,6}|(?:those|that)\s+)"
-    r"(?:Regulations|Rules|Rulebook|Law|Act|Code|Resolution|Decree)\b"
+    r"(?:Regulations|Rules|Rulebook|Law|Act|Code|Resolution|Decree|Guidance)\b"
 )
 
 _PATTERN = re.compile(
     rf"""
     (?:
-        (?P<pre_doc>{_DOC})(?:[^\S\n]*\({_DOC}\))?[^\S\n]+(?:(?P<pre_kw>{_KW})\.?[^\S\n]+)?
-      | (?P<this>\b[Tt]his[^\S\n]+)?(?<![\w-])(?P<kw>{_KW})\.?[^\S\n]+(?:(?P<kw_doc>{_DOC})[^\S\n]+)?
+        (?P<pre_doc>{_DOC})(?:[^\S\n]*\({_DOC}\))?[^\S\n]+(?:(?P<pre_kw>{_KW})(?:\.?[^\S\n]+|(?<=App|APP)(?=\d)))?
+      | (?P<this>\b[Tt]his[^\S\n]+)?(?<![\w-])
+        (?:(?:Part|PART)[^\S\n]+(?P<pre_part>\d{{1,3}}[A-Z]?)[^\S\n]*,?[^\S\n]*(?=[Cc]hapter|CHAPTER))?  # `Part 7, Chapter 2`
+        (?P<kw>{_KW})(?:\.?[^\S\n]+|(?<=App|APP)(?=\d))(?:(?P<kw_doc>{_DOC})[^\S\n]+)?
     )
     (?P<items>{_ITEMS})(?![\w.]*\d)
-    (?P<post>[^\S\n]*,?[^\S\n]+(?:of|in|under)[^\S\n]+
+    (?P<post>[^\S\n]*,?[^\S\n]+(?:of|in|under)(?:[^\S\n]+of)?[^\S\n]+  # `of of`: a doubled word is a typo
         (?:(?P<post_doc>{_DOC})|(?P<post_this>{_THIS})|[Pp]art[^\S\n]+(?P<post_part>\d{{1,3}}[A-Z]?)
           |App(?:endix)?[^\S\n]*(?P<post_app>\d{{1,2}})|[Cc]hapter[^\S\n]+\d{{1,3}}[A-Z]?
+          |[Ss]chedule[^\S\n]+(?P<post_sched>\d{{1,2}})
           |(?P<post_other>{_OTHER})))?
     | (?P<bare>{_BARE})(?![\w.]*\d)
     """,
@@ -74,7 +83,7 @@ def _keyword(word: str | None) -> str:
     if not word:
         return ""
     w = word.lower().rstrip("s.")
-    w = {"appendice": "appendix", "app": "appendix"}.get(w, w)
+    w = {"appendice": "appendix", "app": "appendix", "subsection": "section", "sub-section": "section"}.get(w, w)
     return w if w in ("rule", "section", "chapter", "part", "paragraph", "appendix") else ""
 
 
@@ -113,6 +122,8 @@ class AdgmReferenceExtractor:
         text = _INVISIBLE.sub("", provision.text or "")
         for m in _PATTERN.finditer(text):
             for hit in self._resolve(m, _TRAILING.match(text, m.end()), src_doc, src_cit, known):
+                if m.group("bare") and hit.target == provision.id:
+                    continue  # a passage printing its own number, not a reference
                 key = (hit.target, hit.raw if hit.target is None else "")
                 if key in seen:
                     continue
@@ -136,17 +147,18 @@ class AdgmReferenceExtractor:
         src = known.document(src_doc or "")
         if m.group("bare"):  # `4.7.1(2)` with no keyword: only a passage of this document counts
             if src is not None:
-                hit = self._lookup(_item_segments(m.group("bare")), raw, "", src, False, m, src_cit)
+                hit = self._lookup(_item_segments(m.group("bare")), raw, "", src, False, m, src_cit, bare=True)
                 if hit.target is not None:
                     yield hit
             return
-        other = m.group("post_other") or (trail.group("other") if trail and m.group("post_part") else None)
+        within = m.group("post_part") or m.group("post_sched")  # `Part 3` / `Schedule 5` may be another document's
+        other = m.group("post_other") or (trail.group("other") if trail and within else None)
         if other:
             yield _Hit(raw, None, f"outside corpus: {' '.join(other.split())}")
             return
         kw = _keyword(m.group("pre_kw") or m.group("kw"))
         named = m.group("pre_doc") or m.group("kw_doc") or m.group("post_doc")
-        if not named and trail and m.group("post_part"):
+        if not named and trail and within:
             named = trail.group("doc")
         explicit = bool(named or m.group("this") or m.group("post_this"))
         if named:
@@ -209,10 +221,17 @@ class AdgmReferenceExtractor:
 
     def _lookup(
         self, segs: tuple[str, ...], raw: str, kw: str, doc: DocumentIndex, explicit: bool, m: re.Match[str],
-        src_cit: AdgmCitation | None,
+        src_cit: AdgmCitation | None, bare: bool = False,
     ) -> _Hit:
+        """`bare`: a number printed without keyword must exist itself (paragraph labels aside)."""
         printed = ".".join(segs)
-        for key in _candidates(segs, kw, doc, explicit, m.group("post_part"), m.group("post_app"), src_cit):
+        this = bool(m.group("this"))
+        of_part = m.group("post_part") or m.group("pre_part")
+        if m.group("post_sched"):  # `paragraph 2 of Schedule 2`: numbered inside the schedule only
+            keys: Iterable[str] = _in_schedule(segs, kw, m.group("post_sched"))
+        else:
+            keys = _candidates(segs, kw, doc, explicit, of_part, m.group("post_app"), src_cit, bare, this)
+        for key in keys:
             target = doc.find(key)
             if target is not None:
                 return _Hit(raw, target)
@@ -221,9 +240,14 @@ class AdgmReferenceExtractor:
 
 def _candidates(
     segs: Sequence[str], kw: str, doc: DocumentIndex, explicit: bool, of_part: str | None, in_app: str | None,
-    src_cit: AdgmCitation | None,
+    src_cit: AdgmCitation | None, bare: bool = False, this: bool = False,
 ) -> Iterator[str]:
-    """Normalized ids to try, most specific first; trailing paragraph labels are dropped one by one."""
+    """Normalized ids to try, most specific first; trailing paragraph labels are dropped one by one.
+
+    A bare appendix rule (`A6.9.3` with no keyword) does not fall back to its section or appendix:
+    appendix passages often print their own rule numbers inline. `this Part 3` names the Part that
+    holds the source, so in a document without Part ids it is chapter 3 only when the source is.
+    """
     nums = [s for s in segs if not s.startswith("(")]
     labels = [s for s in segs if s.startswith("(")]
     single = len(nums) == 1 and nums[0][:1].isdigit()
@@ -234,7 +258,7 @@ def _candidates(
         tail = labels[:k]
         if single and kw == "part":
             yield ".".join([f"Part {nums[0]}", *tail])
-            if explicit:
+            if explicit and not (this and src_cit is not None and src_cit.segments[0] != nums[0]):
                 yield ".".join([nums[0], *tail])
         elif single and kw == "chapter":
             part = of_part or (_part_of(src_cit) if src_cit is not None else None)
@@ -245,8 +269,8 @@ def _candidates(
         elif single and kw == "appendix":
             yield f"APP{nums[0]}"
         elif single and kw in ("rule", "section"):
-            if doc.has_parts:  # regulations number sections through the whole text
-                yield ".".join([nums[0], *tail])
+            if doc.has_parts or explicit:  # regulations number sections through the whole text;
+                yield ".".join([nums[0], *tail])  # `section 2 of this Guidance` is its top-level 2
         elif single and kw == "paragraph":
             yield ".".join([f"{nums[0]})", *tail])
             yield ".".join([nums[0], *tail])
@@ -255,12 +279,29 @@ def _candidates(
             if app_rule:
                 yield f"APP{in_app}.{key}"
             yield key
+    if app_rule and bare:
+        return
     if app_rule:
         for n in range(len(nums) - 1, 0, -1):
             yield f"APP{in_app}." + ".".join(nums[:n])
         yield f"APP{in_app}"
     elif len(nums) > 1:
         yield ".".join([*nums, "1"])  # a section printed without its own passage starts at its first rule
+        if not labels:  # a rule printed without its own passage starts at its first paragraph
+            yield ".".join([*nums, "(1)"])
+            yield ".".join([*nums, "(a)"])
+
+
+def _in_schedule(segs: Sequence[str], kw: str, schedule: str) -> Iterator[str]:
+    """`paragraph 2(1) of Schedule 2` -> `Schedule 2.2.(1)`, then `Schedule 2.2`; `Part 3 of Schedule 1`."""
+    nums = [s for s in segs if not s.startswith("(")]
+    labels = [s for s in segs if s.startswith("(")]
+    if kw in ("part", "chapter"):
+        if kw == "part" and len(nums) == 1:
+            yield f"Schedule {schedule}.Part {nums[0]}"
+        return
+    for k in range(len(labels), -1, -1):
+        yield ".".join([f"Schedule {schedule}", *nums, *labels[:k]])
 
 
 def _part_of(cit: AdgmCitation) -> str | None:

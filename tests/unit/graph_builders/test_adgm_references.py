@@ -110,6 +110,116 @@ def test_expand_ranges_off_keeps_only_the_ends() -> None:
     assert _targets(provs, AdgmReferenceExtractor(), "s") == {"r5", "r6", "r7", "r8"}
 
 
+def _found(passages: list[tuple[str, str, str, str]], source: str) -> tuple[set[str], list[str]]:
+    """Targets and dangling reasons of `source` among made-up passages (uuid, DocumentID, PassageID, text)."""
+    provs, _ = passages_to_provisions([Passage(*p) for p in passages], "adgm")
+    ex = AdgmReferenceExtractor()
+    refs = ex.extract(next(p for p in provs if p.id == source), ex.index(provs))
+    return {r.target_id for r in refs if r.target_id}, [r.reason or "" for r in refs if r.target_id is None]
+
+
+def test_subsection_cites_the_section_like_section_does() -> None:
+    found, _ = _found([
+        ("s1", "17", "Part 2.12.", "Fees"),
+        ("s2", "17", "Part 2.12.(3)", "The fee is payable."),
+        ("s3", "17", "Part 2.13.(1)", "A notice under subsection 12(3)(a) must be in writing."),
+    ], "s3")
+    assert found == {"s2"}
+
+
+def test_appendix_number_printed_against_app_is_an_appendix_reference() -> None:
+    found, _ = _found([
+        ("a5", "13", "APP5", "CREDIT VALUATION ADJUSTMENT"),
+        ("g4", "7", "APP4", "NOTIFICATIONS"),
+        ("r1", "13", "4.9.6", "Calculate it under App5 and GEN App4."),
+    ], "r1")
+    assert found == {"a5", "g4"}
+
+
+def test_bare_appendix_rule_number_resolves_only_to_that_rule() -> None:
+    passages = [
+        ("ap", "13", "APP6", "MARKET RISK"),
+        ("a1", "13", "APP6.A6.9.3", "Internal models"),
+        ("g1", "13", "APP6.A6.9.3.Guidance.4.", "Apply the guidance in A6.9.3 and in A6.9.8."),
+        ("a2", "13", "APP6.A6.9.5", "A6.9.5 Each model must be validated."),
+    ]
+    assert _found(passages, "g1") == ({"a1"}, [])  # A6.9.8 is no passage: no fall back to APP6
+    assert _found(passages, "a2") == (set(), [])  # a passage printing its own number cites nothing
+
+
+def test_section_of_this_guidance_is_its_top_level_section() -> None:
+    found, _ = _found([
+        ("o2", "18", "2.", "OBJECTIVES"),
+        ("o3", "18", "3.4", "Bear in mind the considerations in section 2 of this Guidance."),
+    ], "o3")
+    assert found == {"o2"}
+
+
+def test_rule_without_a_passage_of_its_own_starts_at_its_first_paragraph() -> None:
+    passages = [
+        ("p1", "3", "19.14.3.(1)", "A payment order may not be revoked."),
+        ("p2", "3", "19.14.3.(2)", "Unless agreed otherwise."),
+        ("p3", "3", "19.14.4.(a)", "A standing order may be revoked."),
+        ("s", "3", "19.6.1", "See Rule 19.14.3 and Rule 19.14.4."),
+        ("t", "3", "19.6.2", "See Rule 19.14.3(5)."),
+    ]
+    assert _found(passages, "s")[0] == {"p1", "p3"}
+    assert _found(passages, "t")[0] == set()  # a named paragraph that is missing is not its first one
+
+
+def test_this_part_names_the_part_holding_the_source_not_a_chapter() -> None:
+    passages = [
+        ("c3", "13", "3", "CAPITAL"),
+        ("c4", "13", "4", "CREDIT RISK"),
+        ("g1", "13", "4.6.Guidance.2.", "The Rules in this Part 3 govern the calculation."),
+        ("c6", "5", "6.", "MANAGEMENT"),
+        ("f1", "5", "3.2.3", "It meets the requirements in Part 6 of these Rules."),
+    ]
+    assert _found(passages, "g1")[0] == set()  # the source sits in chapter 4, so `this Part 3` is no chapter 3
+    assert _found(passages, "f1")[0] == {"c6"}  # a rulebook without Parts calls its chapters Parts
+
+
+def test_a_qualifier_after_a_repeated_keyword_covers_the_whole_list() -> None:
+    passages = [
+        ("m3", "10", "3", "RECOGNISED INVESTMENT EXCHANGES"),
+        ("m4", "10", "4", "RECOGNISED CLEARING HOUSES"),
+        ("g1", "7", "3.1", "Scope"),
+        ("g2", "7", "3.2", "Systems"),
+        ("r1", "10", "7.2.3", "Laws equivalent to chapter 3, chapter 4 of Part 12 of the Foreign Act."),
+        ("r2", "10", "7.2.4", "See Rule 3.1 and Rule 3.2 of GEN."),
+    ]
+    assert _found(passages, "r1")[0] == set()
+    assert _found(passages, "r2")[0] == {"g1", "g2"}
+
+
+def test_chapter_after_part_and_comma_is_a_chapter_of_that_part() -> None:
+    found, reasons = _found([
+        ("c2", "13", "2", "GENERAL REQUIREMENTS"),
+        ("r1", "13", "A10.4.14", "It meets the conditions in Part 7, Chapter 2 therein."),
+    ], "r1")
+    assert found == set() and reasons == ["no such passage: document 13 chapter 2"]
+
+
+def test_paragraph_of_a_schedule_is_numbered_inside_that_schedule() -> None:
+    passages = [
+        ("s24", "17", "Part 3.24.", "Section 24"),
+        ("p4", "17", "Schedule 1.Part 4", "Contracts of insurance"),
+        ("p87", "17", "Schedule 1.Part 3.87.", "Paragraph 87"),
+        ("q", "17", "Part 13.159.(3)", "See paragraph 24 of Schedule 5 of the Insolvency Regulations."),
+        ("r", "17", "Part 13.160.", "Under paragraph 87 of Schedule 1 and Part 4 of Schedule 1."),
+    ]
+    found, reasons = _found(passages, "q")
+    assert found == set() and reasons == ["outside corpus: the Insolvency Regulations"]
+    assert _found(passages, "r")[0] == {"p87", "p4"}
+
+
+def test_paragraphs_of_another_guidance_are_not_this_documents_paragraphs() -> None:
+    passages = [(f"p{n}", "33", f"{n})", "x") for n in (51, 52, 53)]
+    passages.append(("s", "33", "99)", "Take into account paragraphs 51-53 of of the Virtual Assets Guidance."))
+    found, reasons = _found(passages, "s")
+    assert found == set() and reasons == ["outside corpus: the Virtual Assets Guidance"]
+
+
 def test_extract_needs_an_adgm_index(provisions, extractor) -> None:
     with pytest.raises(TypeError):
         extractor.extract(provisions[0], {"c1"})  # type: ignore[arg-type]
