@@ -94,6 +94,7 @@ def per_question_rows(name: str, scored: Sequence[Scored], keep: int) -> list[di
             "answerable": s.question.answerable, "ranked": [[i, round(sc, 6)] for i, sc in ranked],
             "cited": s.result.cited, "hits": [i for i, _ in ranked if i in gold],
             "seconds": round(s.result.seconds, 6), "metrics": {k: _clean(v) for k, v in s.metrics.items()},
+            **({"info": s.result.info} if s.result.info else {}),  # e.g. a chain's Cypher or error
         })
     return rows
 

@@ -116,3 +116,18 @@ def test_a_failing_system_names_the_question(settings, questions_file: Path, tmp
     reg.register("broken", lambda s, c: Broken("broken"))
     with pytest.raises(SystemFailed, match="system 'broken' failed on question 'q1'"):
         run_eval("tiny", questions_file, "broken", tmp_path / "r", settings, registry=reg, plots=False)
+
+
+def test_a_systems_per_question_info_is_kept_in_per_question_rows(settings, questions_file: Path, tmp_path: Path):
+    class Explaining(FakeSystem):
+        def search(self, question: str, k: int) -> SystemResult:
+            res = super().search(question, k)
+            return SystemResult(res.ranked, res.cited, res.seconds, info={"cypher": f"MATCH /* {question} */"})
+
+    reg = registry()
+    reg.register("explaining", lambda s, c: Explaining("explaining"))
+    run_eval("tiny", questions_file, "explaining,oracle", tmp_path / "r", settings, registry=reg, plots=False)
+    rows = [json.loads(x) for x in (tmp_path / "r" / "per_question.jsonl").read_text().splitlines()]
+    explained = [r for r in rows if r["system"] == "explaining"]
+    assert explained and all(r["info"]["cypher"].startswith("MATCH") for r in explained)
+    assert all("info" not in r for r in rows if r["system"] == "oracle")  # nothing to say, no field
