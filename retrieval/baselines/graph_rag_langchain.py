@@ -429,6 +429,9 @@ class GraphRagLangchainSystem:
         )
         self.report = self.rag.build(docs)
         log.info("%s: graph of %s: %s", NAME, corpus, self.report)
+        if self.report.failed and not (self.report.written or self.report.existing):  # e.g. the model is unreachable
+            raise SystemUnavailable(f"{NAME}: no provision could be turned into a graph ({self.report.failed} failed; "
+                                    f"first: {self.report.errors[0]}); skipped")
 
     def search(self, question: str, k: int) -> SystemResult:
         if self.rag is None:

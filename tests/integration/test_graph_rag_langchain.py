@@ -19,6 +19,7 @@ from bifrost.settings import Settings
 from bifrost.store.sql_store import SqlStore
 from bifrost.types import Provision, ProvisionKind
 from eval.registry import graph_rag_langchain_factory
+from eval.systems import SystemUnavailable
 from retrieval.baselines.graph_rag_langchain import GraphRagLangchainSystem
 from tests.fake_chat import ScriptedChatModel
 
@@ -27,6 +28,7 @@ pytestmark = pytest.mark.neo4j
 TOKEN = uuid.uuid4().hex[:8]
 CORPUS = f"grl-test-{TOKEN}"
 FLAKY = f"grl-flaky-{TOKEN}"  # a corpus whose ladder provision first gets a bad extraction
+BROKEN = f"grl-broken-{TOKEN}"  # a corpus no extraction succeeds on
 P, S, SEC, PARA = ProvisionKind.PART, ProvisionKind.SUBPART, ProvisionKind.SECTION, ProvisionKind.PARAGRAPH
 ROWS = [
     ("1926", None, P, "Construction", ""),
@@ -84,7 +86,7 @@ def settings(neo4j_uri: str, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     home: Path = tmp_path_factory.mktemp("grl-home")
     s = Settings(home=home, neo4j_uri=neo4j_uri, llm_model=None)
     store = SqlStore(s.sql_url)
-    for corpus in (CORPUS, FLAKY):
+    for corpus in (CORPUS, FLAKY, BROKEN):
         store.ensure_corpus(corpus, "us-cfr")
         with store.session() as sess:
             store.upsert_provisions(sess, [Provision(corpus=corpus, id=i, parent_id=p, kind=k, heading=h, text=t, order=n)
@@ -94,8 +96,8 @@ def settings(neo4j_uri: str, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     auth = (s.neo4j_user, s.neo4j_password) if s.neo4j_password else None
     with neo4j.GraphDatabase.driver(neo4j_uri, auth=auth) as driver:
         run(driver, "MATCH (d:Document) WHERE d.corpus IN $c OPTIONAL MATCH (d)-[:MENTIONS]->(x) DETACH DELETE d, x",
-            c=[CORPUS, FLAKY])
-        run(driver, "MATCH (n) WHERE (n:Section OR n:Entity) AND n.corpus IN $c DETACH DELETE n", c=[CORPUS, FLAKY])
+            c=[CORPUS, FLAKY, BROKEN])
+        run(driver, "MATCH (n) WHERE (n:Section OR n:Entity) AND n.corpus IN $c DETACH DELETE n", c=[CORPUS, FLAKY, BROKEN])
 
 
 @pytest.fixture(scope="module")
@@ -207,3 +209,10 @@ def test_limit_scopes_the_graph_to_the_first_provisions_with_text(built, setting
     system = graph_rag_langchain_factory(settings, CORPUS, chat_model=model, limit=2)
     system.warm_up(CORPUS)  # 1926.451 and 1926.451(g), built above
     assert system.report.in_scope == 2 and model.calls == 0
+
+
+def test_a_build_where_every_extraction_fails_skips_the_system_instead_of_scoring_zeros(settings, driver):
+    system = graph_rag_langchain_factory(settings, BROKEN, chat_model=scripted(bad="."), subparts="L+X")
+    with pytest.raises(SystemUnavailable, match=r"no provision could be turned into a graph \(4 failed; first: .*BadExtraction"):
+        system.warm_up(BROKEN)
+    assert run(driver, "MATCH (d:Document {corpus: $c}) RETURN count(d) AS n", c=BROKEN) == [{"n": 0}]
