@@ -32,7 +32,7 @@ def run(shared: Path, home: Path, systems: str, questions: str, limit: int | Non
     t0 = time.perf_counter()
     res = run_eval("osha-1926", shared / questions, systems, home / "runs" / "bench", settings, limit=limit)
     total = time.perf_counter() - t0
-    out = {"total_s": round(total, 2), "questions": res.metrics["meta"]["questions"]["n_run"], "skipped": res.skipped}
+    out = {"total_s": round(total, 2), "questions": res.metrics["meta"]["questions"]["n_run"], "skipped": res.skipped, "failed": res.failed}
     for name, s in res.metrics["systems"].items():
         meta = res.metrics["meta"]["systems"][name]
         out[name] = {"warm_up_s": round(meta["warm_up_seconds"], 2), "answer_s": round(meta["answer_seconds"], 2),

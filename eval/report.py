@@ -63,6 +63,8 @@ def render_report(doc: dict[str, Any], pngs: list[str]) -> str:
     lines += _significance(doc.get("significance") or {})
     if doc.get("skipped"):
         lines += ["## Skipped systems", ""] + [f"- **{n}**: {why}" for n, why in doc["skipped"].items()] + [""]
+    if doc.get("failed"):
+        lines += ["## Failed systems (not scored)", ""] + [f"- **{n}**: {why}" for n, why in doc["failed"].items()] + [""]
     if pngs:
         lines += ["## Plots", ""] + [f"![{p}]({p})" for p in pngs] + [""]
     return "\n".join(lines)

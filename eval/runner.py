@@ -34,11 +34,13 @@ Progress = Callable[[str, int, int], Any]  # (system, questions done, total)
 
 @dataclass
 class RunResult:
-    """What a run produced: the output folder, the metrics document and the skipped systems."""
+    """What a run produced: the output folder, the metrics document, the skipped systems (unavailable
+    here) and the failed ones (an error on a question; the run went on without them)."""
 
     out_dir: Path
     metrics: dict[str, Any]
     skipped: dict[str, str] = field(default_factory=dict)
+    failed: dict[str, str] = field(default_factory=dict)
 
     @property
     def systems(self) -> list[str]:
@@ -72,7 +74,7 @@ def corpus_hierarchy(settings: Settings, corpus: str) -> tuple[Related, SectionO
 
 
 def answer_all(system: System, questions: Sequence[Question], k: int, progress: Progress | None) -> list[SystemResult]:
-    """Ask every question once; a per-question failure stops the run with the question id."""
+    """Ask every question once; a per-question failure stops this system with the question id."""
     results = []
     for i, q in enumerate(questions, start=1):
         try:
@@ -148,6 +150,7 @@ def run_eval(
     k_values = sorted(set(k_values) | {k})
     built: dict[str, System] = {}
     skipped: dict[str, str] = {}
+    failed: dict[str, str] = {}
     for spec in specs:
         try:
             built[spec.label] = registry.create(spec, settings, corpus)
@@ -164,7 +167,11 @@ def run_eval(
             continue
         warm = time.perf_counter() - t0
         t1 = time.perf_counter()
-        results = answer_all(system, questions, max(k, max(k_values)), progress)
+        try:
+            results = answer_all(system, questions, max(k, max(k_values)), progress)
+        except SystemFailed as e:  # reported, never scored; the other systems still run
+            failed[name] = str(e)
+            continue
         total = time.perf_counter() - t1
         per_system[name] = score_system(questions, results, k_values, related, section_of)
         describe = getattr(system, "describe", None)
@@ -180,14 +187,14 @@ def run_eval(
             "store": settings.store, "systems": system_meta,
             "cited_rule_doc": "ranked-list systems cite their top n (default 3) ids; see eval/systems.py CiteRule",
         },
-        "systems": {}, "skipped": skipped,
+        "systems": {}, "skipped": skipped, "failed": failed,
     }
     for name, scored in per_system.items():
         doc["systems"][name] = {"metrics": summarize(scored), "answerability": answerability(scored),
                                 "by_group": by_group(scored)}
     doc["significance"] = significance(per_system) if per_system else {}
     out = write_outputs(Path(out_dir), doc, per_system, keep=max(k_values), plots=plots)
-    return RunResult(out, doc, skipped)
+    return RunResult(out, doc, skipped, failed)
 
 
 def write_outputs(out_dir: Path, doc: dict[str, Any], per_system: dict[str, list[Scored]], keep: int, plots: bool) -> Path:

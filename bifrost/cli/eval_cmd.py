@@ -84,9 +84,13 @@ def run(
         _fail(str(e))
     if as_json:
         _emit(result.metrics)
+        if result.failed:
+            raise typer.Exit(1)
         return
     for name, why in result.skipped.items():
         err.print(f"[yellow]skipped[/yellow] {name}: {why}", highlight=False)
+    for name, why in result.failed.items():
+        err.print(f"[red]failed[/red] {name}: {why}", highlight=False)
     table = Table(title=f"{corpus}: {result.metrics['meta']['questions']['n_run']} questions")
     cols = ("recall@10", "map@10", "ndcg@10", "f1", "f1_h", "f1_sec")  # the rest: report.md, --json
     heads = ("R@10", "MAP@10", "nDCG@10", "F1", "F1 hier", "F1 sec")
@@ -97,6 +101,8 @@ def run(
         table.add_row(name, *(_mean(s["metrics"], c) for c in cols))
     out.print(table)
     out.print(f"wrote {result.out_dir}/report.md, metrics.json, per_question.jsonl", highlight=False)
+    if result.failed:  # the others were written; the exit code still says something went wrong
+        raise typer.Exit(1)
 
 
 @eval_app.command("compare")

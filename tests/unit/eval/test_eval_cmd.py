@@ -46,3 +46,22 @@ def test_eval_errors_are_one_line(settings, questions_file: Path, tmp_path: Path
     assert r.exit_code == 1 and "needs --corpus, --questions and --out" in r.stderr
     r = cli.invoke(app, base + ["compare", str(tmp_path), str(tmp_path)])
     assert r.exit_code == 1 and "per_question.jsonl" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_a_failing_system_is_printed_the_others_written_and_the_exit_code_is_one(
+    settings, questions_file: Path, tmp_path: Path, fake_registered
+):
+    from eval.systems import SystemResult
+
+    class Broken(FakeSystem):
+        def search(self, question: str, k: int) -> SystemResult:
+            raise ConnectionError("model unreachable")
+
+    fake_registered.register("broken", lambda s, c: Broken("broken"))
+    for only in (["broken"], ["broken", "oracle"]):
+        out = tmp_path / "-".join(only)
+        r = CliRunner().invoke(app, ["--home", str(settings.home), "eval", "--corpus", "tiny", "--questions",
+                                     str(questions_file), "--systems", ",".join(only), "--out", str(out)])
+        assert r.exit_code == 1, r.output
+        assert "failed broken: system 'broken' failed on question 'q1': model unreachable" in r.output
+        assert set(json.loads((out / "metrics.json").read_text())["systems"]) == set(only) - {"broken"}

@@ -105,17 +105,21 @@ def test_compare_runs_pairs_systems_by_name(settings, questions_file: Path, tmp_
     assert c["broken"] and c["mcnemar"]["only_a"] >= 1
 
 
-def test_a_failing_system_names_the_question(settings, questions_file: Path, tmp_path: Path):
-    from eval.systems import SystemFailed
-
+def test_a_failing_system_is_reported_with_the_question_and_the_others_are_still_scored(
+    settings, questions_file: Path, tmp_path: Path
+):
     class Broken(FakeSystem):
         def search(self, question: str, k: int) -> SystemResult:
             raise KeyError("boom")
 
     reg = registry()
     reg.register("broken", lambda s, c: Broken("broken"))
-    with pytest.raises(SystemFailed, match="system 'broken' failed on question 'q1'"):
-        run_eval("tiny", questions_file, "broken", tmp_path / "r", settings, registry=reg, plots=False)
+    res = run_eval("tiny", questions_file, "broken,oracle", tmp_path / "r", settings, registry=reg, plots=False)
+    assert list(res.failed) == ["broken"] and "system 'broken' failed on question 'q1'" in res.failed["broken"]
+    assert res.systems == ["oracle"]
+    doc = json.loads((tmp_path / "r" / "metrics.json").read_text())
+    assert "broken" in doc["failed"] and "broken" not in doc["systems"]
+    assert "## Failed systems" in (tmp_path / "r" / "report.md").read_text()
 
 
 def test_a_systems_per_question_info_is_kept_in_per_question_rows(settings, questions_file: Path, tmp_path: Path):
