@@ -41,7 +41,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bifrost.types import Provision
+from bifrost.core.types import Provision
 from graph_builders.navigator.adgm_references import AdgmReferenceExtractor
 from graph_builders.scrape.adgm_json import document_id_of, parse_adgm_documents
 

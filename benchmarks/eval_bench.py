@@ -14,8 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from bifrost.facade import Bifrost
-from bifrost.settings import Settings
+from bifrost.app.facade import Bifrost
+from bifrost.core.settings import Settings
 from eval.runner import run_eval
 
 HEADLINE = ("recall@10", "map@10", "ndcg@10", "mrr", "precision", "recall", "f1", "precision_h", "recall_h", "f1_h", "f1_sec")

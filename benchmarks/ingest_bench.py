@@ -14,8 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from bifrost.facade import Bifrost
-from bifrost.settings import Settings
+from bifrost.app.facade import Bifrost
+from bifrost.core.settings import Settings
 
 
 def run_once(shared: Path) -> dict:

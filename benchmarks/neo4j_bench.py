@@ -26,8 +26,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bifrost.graph.base import GraphStore
-from bifrost.types import Edge, EdgeType, Provision, ProvisionKind, make_uid
+from bifrost.core.graph.base import GraphStore
+from bifrost.core.types import Edge, EdgeType, Provision, ProvisionKind, make_uid
 
 Graph = tuple[list[Provision], list[Edge]]
 
@@ -85,8 +85,8 @@ def corpus_graph(corpus: str, shared: Path | None, target_corpus: str) -> Graph:
     """The real navigator graph of ``corpus``: ingested and built by the pipeline on a scratch
     embedded store, then re-keyed to ``target_corpus`` so the benchmark never touches the
     corpus itself."""
-    from bifrost.facade import Bifrost
-    from bifrost.settings import Settings
+    from bifrost.app.facade import Bifrost
+    from bifrost.core.settings import Settings
 
     with tempfile.TemporaryDirectory() as home:
         bf = Bifrost(Settings(home=Path(home), shared_dir=shared, store="embedded"))
@@ -191,14 +191,14 @@ def main(argv: list[str] | None = None) -> dict:
     wanted = args.stores.split(",")
     with tempfile.TemporaryDirectory() as tmp:
         if "embedded" in wanted:
-            from bifrost.graph.embedded import EmbeddedGraphStore
-            from bifrost.store.sql_store import SqlStore
+            from bifrost.core.graph.embedded import EmbeddedGraphStore
+            from bifrost.core.store.sql_store import SqlStore
 
             emb = EmbeddedGraphStore(SqlStore(f"sqlite:///{Path(tmp) / 'bench.db'}"))
             result["stores"]["embedded"] = measure(emb, bench_corpus, graph, starts, args.depth)
             emb.close()
         if "neo4j" in wanted:
-            from bifrost.graph.neo4j_store import Neo4jGraphStore
+            from bifrost.core.graph.neo4j_store import Neo4jGraphStore
 
             neo = Neo4jGraphStore(args.neo4j_uri, batch_size=args.batch_size)
             neo.ensure_schema()

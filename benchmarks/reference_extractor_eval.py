@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bifrost.types import Provision, ProvisionKind, Reference
+from bifrost.core.types import Provision, ProvisionKind, Reference
 from graph_builders.citations.cfr import CfrCitation, label_positions, label_value, validate_labels
 from graph_builders.navigator.references import CfrReferenceExtractor, KnownProvisions
 

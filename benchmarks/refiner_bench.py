@@ -166,7 +166,7 @@ def main() -> None:
                 results["synthetic"].append({"kind": kind, "mode": mode, **row})
                 print(json.dumps(results["synthetic"][-1]), file=sys.stderr, flush=True)
     if args.real:
-        from bifrost.embeddings import SentenceTransformerEmbedder
+        from bifrost.core.embeddings import SentenceTransformerEmbedder
 
         emb = SentenceTransformerEmbedder(num_threads=args.threads)
         emb.warm_up()

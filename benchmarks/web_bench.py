@@ -36,9 +36,9 @@ def start_server(home: Path, corpus: str) -> tuple[str, object, dict]:
     """The app over ``home`` on a free loopback port, warmed up; returns (url, server, facts)."""
     import uvicorn
 
-    from bifrost.facade import Bifrost
-    from bifrost.settings import Settings
-    from bifrost.web import create_app
+    from bifrost.app.facade import Bifrost
+    from bifrost.core.settings import Settings
+    from bifrost.app.web import create_app
 
     bf = Bifrost(Settings(home=home, store="embedded"))
     app = create_app(bf, [corpus])

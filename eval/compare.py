@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from bifrost.errors import SourceParseError
+from bifrost.core.errors import SourceParseError
 from eval.stats import fixed_broken, mcnemar_exact, wilcoxon_p
 
 PAIRED_METRICS = ("f1", "f1_h", "recall@10", "map@10", "ndcg@10")

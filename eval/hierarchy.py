@@ -6,12 +6,14 @@ descendant of b) and `section_of(id)` (the section-level id), so ADGM can bring 
 
 from __future__ import annotations
 
+from bifrost.core.provisions import ancestors
+
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from bifrost.errors import CitationError
-from bifrost.types import Provision, ProvisionKind
+from bifrost.core.errors import CitationError
+from bifrost.core.types import Provision, ProvisionKind
 
 Related = Callable[[str, str], bool]
 SectionOf = Callable[[str], str]
@@ -54,12 +56,7 @@ class ParentMap:
         return cls({p.id: p.parent_id for p in ps}, frozenset(p.id for p in ps if p.kind == ProvisionKind.SECTION))
 
     def ancestors(self, pid: str) -> list[str]:
-        out, cur, seen = [], self.parent.get(pid), {pid}
-        while cur is not None and cur not in seen:
-            out.append(cur)
-            seen.add(cur)
-            cur = self.parent.get(cur)
-        return out
+        return ancestors(pid, self.parent.get)
 
     def related(self, a: str, b: str) -> bool:
         return a != b and (a in self.ancestors(b) or b in self.ancestors(a))

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bifrost.errors import SourceParseError
+from bifrost.core.errors import SourceParseError
 
 Format = Literal["auto", "jsonl", "obliqa", "obliqa-mp"]
 _JSONL_KEYS = {"id", "question", "gold", "cited", "answerable", "subparts"}

@@ -1,8 +1,8 @@
 """The system registry: names ("bm25", "dense", "rrf", "bifrost", ...) mapped to factories.
 
 A factory is ``factory(settings, corpus, **params) -> System``; params come from the --systems
-string (``bifrost:depth=2,tau=0.9``). `default_registry` holds the baselines; retrieval adds its
-own systems with `register_system`.
+string (``bifrost:depth=2,tau=0.9``). `make_default_registry` builds a new registry with the
+baselines and Bifrost's systems; nothing is registered at import time.
 """
 
 from __future__ import annotations
@@ -11,9 +11,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bifrost.errors import BifrostError
-from bifrost.settings import Settings
-from eval.systems import CiteRule, RankerSystem, System, SystemUnavailable
+from bifrost.core.errors import BifrostError
+from bifrost.core.settings import Settings
+from retrieval.base import System, SystemUnavailable
+from eval.bifrost_systems import BadSystemParameters, bifrost_factories
+from eval.systems import CiteRule, RankerSystem
 
 Factory = Callable[..., System]
 
@@ -94,6 +96,8 @@ class SystemRegistry:
             raise UnknownSystemError(f"unknown system {spec.name!r}; known systems: {', '.join(self.known())}")
         try:
             system = factory(settings, corpus, **spec.params)
+        except BadSystemParameters as e:
+            raise UnknownSystemError(str(e)) from e
         except TypeError as e:
             raise UnknownSystemError(f"system {spec.name!r}: bad parameters {spec.params}: {e}") from e
         system.name = spec.label
@@ -130,7 +134,7 @@ def rrf_factory(settings: Settings, corpus: str, **params: Any) -> System:
 
 
 def rerank_factory(settings: Settings, corpus: str, **params: Any) -> System:
-    from bifrost.errors import ModelUnavailableError
+    from bifrost.core.errors import ModelUnavailableError
     from retrieval.baselines.rerank import CrossEncoderReranker
 
     cite = _cite(params)
@@ -157,53 +161,15 @@ def graph_rag_langchain_factory(settings: Settings, corpus: str, **params: Any) 
     return GraphRagLangchainSystem(settings, **params)
 
 
-def needs_chat_model(name: str) -> Factory:
-    """A factory for a system that needs a chat model: skipped without one, and not implemented yet."""
-
-    def factory(settings: Settings, corpus: str, **params: Any) -> System:
-        if not settings.llm_model:
-            raise SystemUnavailable(f"{name} needs a chat model (set BIFROST_LLM_MODEL); skipped")
-        raise SystemUnavailable(f"{name} is not implemented yet; skipped")
-
-    return factory
-
-
 def make_default_registry() -> SystemRegistry:
-    """A registry with the baselines; "llm-only" (replaced by retrieval.eval_systems) and
+    """A new registry with the baselines and Bifrost's systems; "llm-only" and
     "graph-rag-langchain" skip without a chat model, the latter also without Neo4j."""
     reg = SystemRegistry()
     reg.register("bm25", bm25_factory)
     reg.register("dense", dense_factory)
     reg.register("rrf", rrf_factory)
     reg.register("rerank", rerank_factory)
-    reg.register("llm-only", needs_chat_model("llm-only"))
     reg.register("graph-rag-langchain", graph_rag_langchain_factory)
+    for name, factory in bifrost_factories().items():
+        reg.register(name, factory)  # type: ignore[arg-type]
     return reg
-
-
-default_registry = make_default_registry()
-
-
-PLUGIN_MODULES = ("retrieval.eval_systems",)
-
-
-def load_plugins(modules: tuple[str, ...] = PLUGIN_MODULES) -> list[str]:
-    """Import modules that call `register_system` (e.g. retrieval's "bifrost*" systems) if they exist."""
-    import importlib
-    import importlib.util
-
-    loaded = []
-    for mod in modules:
-        try:
-            found = importlib.util.find_spec(mod) is not None
-        except ModuleNotFoundError:
-            found = False
-        if found:
-            importlib.import_module(mod)
-            loaded.append(mod)
-    return loaded
-
-
-def register_system(name: str, factory: Factory, replace: bool = False) -> None:
-    """Add a system to the default registry (hook for retrieval's "bifrost*" systems)."""
-    default_registry.register(name, factory, replace=replace)

@@ -17,17 +17,17 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from bifrost.settings import Settings
+from bifrost.core.settings import Settings
 from eval.compare import paired
 from eval.hierarchy import Related, SectionOf, hierarchy_for
 from eval.questions import Question, QuestionSet, load_questions
-from eval import registry as registry_mod
-from eval.registry import SystemRegistry, parse_systems, register_system
+from eval.registry import SystemRegistry, make_default_registry, parse_systems
 from eval.scoring import Scored, answerability, by_group, score_system, summarize
 from eval.stats import friedman
-from eval.systems import System, SystemFailed, SystemResult, SystemUnavailable
+from retrieval.base import System, SystemResult, SystemUnavailable
+from eval.systems import SystemFailed
 
-__all__ = ["RunResult", "run_eval", "register_system"]
+__all__ = ["RunResult", "run_eval"]
 DEFAULT_K = (1, 5, 10, 20)
 Progress = Callable[[str, int, int], Any]  # (system, questions done, total)
 
@@ -61,7 +61,7 @@ def versions() -> dict[str, str]:
 
 def corpus_hierarchy(settings: Settings, corpus: str) -> tuple[Related, SectionOf, str | None]:
     """Hierarchy credit for the corpus: CFR grammar for US CFR, else the corpus's parent links."""
-    from bifrost.store.sql_store import SqlStore
+    from bifrost.core.store.sql_store import SqlStore
 
     store = SqlStore(settings.sql_url)
     try:
@@ -136,9 +136,9 @@ def run_eval(
 ) -> RunResult:
     """Evaluate systems on a question file over an ingested corpus; write every output to `out_dir`.
 
-    `registry` defaults to the module-level `eval.registry.default_registry`.
+    `registry` defaults to a new `eval.registry.make_default_registry()`.
     """
-    registry = registry or registry_mod.default_registry
+    registry = registry or make_default_registry()
     specs = parse_systems(",".join(systems) if not isinstance(systems, str) else systems)
     shared = settings.resolve_shared_dir()
     qset: QuestionSet = load_questions(

@@ -1,4 +1,4 @@
-"""The `System` protocol every evaluated system meets, and an adapter for plain rankers.
+"""Adapting plain rankers to the `System` protocol (retrieval.base) with a cited-set rule.
 
 A system answers a question with a ranked list of provision ids plus the set it would cite.
 Rankers (retrieval/baselines) only rank; `RankerSystem` adds a documented cited-set rule.
@@ -8,54 +8,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from dataclasses import asdict, dataclass
+from typing import Any
 
-from bifrost.errors import BifrostError
-from bifrost.types import RetrievedItem
-
-
-class SystemUnavailable(BifrostError):
-    """A system that cannot run here (no chat model, no local cross-encoder, ...): it is skipped."""
+from bifrost.core.errors import BifrostError
+from retrieval.base import Ranker, SystemResult
 
 
 class SystemFailed(BifrostError):
     """A system raised while answering a question; the message names the system and question."""
-
-
-@dataclass(frozen=True)
-class SystemResult:
-    """What a system returns for one question: ranked (id, score), the cited ids, and seconds taken."""
-
-    ranked: list[tuple[str, float]]
-    cited: list[str]
-    seconds: float = 0.0
-    refused: bool = False
-    info: dict[str, Any] = field(default_factory=dict)
-
-
-@runtime_checkable
-class System(Protocol):
-    """An evaluated system: warm up once per corpus, then answer questions.
-
-    An optional ``describe() -> dict`` (settings, model names) is recorded in metrics.json.
-    """
-
-    name: str
-
-    def warm_up(self, corpus: str) -> None: ...
-
-    def search(self, question: str, k: int) -> SystemResult: ...
-
-
-class Ranker(Protocol):
-    """A retrieval component that ranks provisions (see retrieval/baselines)."""
-
-    def warm_up(self, corpus: str) -> None: ...
-
-    def search(self, query: str, top_k: int = 10) -> list[RetrievedItem]: ...
-
-    def describe(self) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,11 @@ import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from bifrost.errors import BifrostError, SourceParseError
-from bifrost.store.sql_store import SqlStore
-from bifrost.types import IngestReport, ParsedDocument, Provision, ReviewItem
+from bifrost.core.corpora import corpus_spec
+from bifrost.core.errors import BifrostError, NotFoundError, SourceParseError
+from bifrost.core.settings import Settings
+from bifrost.core.store.sql_store import SqlStore
+from bifrost.core.types import IngestReport, ParsedDocument, Provision, ReviewItem
 from graph_builders.scrape.reconcile import review_item
 from graph_builders.scrape.sniff import read_source
 
@@ -109,3 +111,17 @@ def ingest_sources(
         sql.ensure_corpus(corpus, jurisdiction)
         store_documents(sql, docs, report)
     return report
+
+
+def default_sources(settings: Settings, corpus: str) -> list[Path]:
+    """The corpus's files from the shared folder, else eCFR XML downloaded for an online user."""
+    spec = corpus_spec(corpus)
+    paths = spec.default_sources(settings.resolve_shared_dir())
+    if paths:
+        return paths
+    if spec.ecfr_title and spec.ecfr_part:
+        from graph_builders.scrape.ecfr_download import download_part
+
+        log.info("no local copy of %s; downloading eCFR title %s part %s", corpus, spec.ecfr_title, spec.ecfr_part)
+        return [download_part(spec.ecfr_title, spec.ecfr_part, settings.home / "downloads")]
+    raise NotFoundError(f"no sources given for corpus {corpus!r} and none known; pass file paths")

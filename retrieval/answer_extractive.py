@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from bifrost.embeddings import Embedder
-from bifrost.types import Provision, RetrievedItem, Statement
+from bifrost.core.embeddings import Embedder
+from bifrost.core.types import Provision, RetrievedItem, Statement
 
 SENTENCE_END = re.compile(r"(?<=[.;:])\s+(?=[A-Z(])")
 

@@ -13,9 +13,9 @@ from collections.abc import Callable, Sequence
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from bifrost.prompts import load_prompt
-from bifrost.structured import message_text
-from bifrost.types import Provision, RetrievedItem, Statement
+from bifrost.core.prompts import load_prompt
+from bifrost.core.structured import message_text
+from bifrost.core.types import Provision, RetrievedItem, Statement
 from retrieval.citations import CITE_MARK, find_marks
 
 log = logging.getLogger(__name__)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from bifrost.types import Citation, Provision, RetrievedItem
+from bifrost.core.types import Citation, Provision, RetrievedItem
 
 CITE_MARK = re.compile(r"\[([^\[\]]{1,200})\]")
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from bifrost.core.errors import ConfigError
+from bifrost.core.settings import Settings
 
 
 class RetrievalConfig(BaseModel):
@@ -50,3 +53,13 @@ class RetrievalConfig(BaseModel):
     refuse_below: float = Field(
         default=0.45, description="Refuse when the question's best cosine with any provision is below this"
     )
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> RetrievalConfig:
+        """The config with the overrides of ``settings.retrieval`` (environment, .env or bifrost.toml)."""
+        try:
+            return cls(**settings.retrieval)
+        except ValidationError as e:
+            err = e.errors()[0]
+            field = ".".join(str(x) for x in err["loc"]) or "?"
+            raise ConfigError(f"retrieval setting {field!r}: {err['msg']} (BIFROST_RETRIEVAL__{field.upper()} or [retrieval] in bifrost.toml)") from None

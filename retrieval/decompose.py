@@ -6,16 +6,12 @@ question: the question is treated as a one-sentence provision.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from typing import Protocol
+from collections.abc import Callable, Iterable
 
 from pydantic import BaseModel, ConfigDict
 
-from bifrost.types import Extraction, Provision, ProvisionKind
-
-
-class _Extractor(Protocol):
-    def extract_many(self, provisions: Iterable[Provision]) -> Iterator[Extraction]: ...
+from bifrost.core.types import Provision, ProvisionKind
+from graph_builders.entities.base import EntityExtractor
 
 
 class Decomposition(BaseModel):
@@ -36,7 +32,7 @@ def swap(triples: Iterable[tuple[str, str, str]]) -> tuple[tuple[str, str, str],
 class ExtractorDecomposer:
     """Decompose questions with an entity extractor and the refiner's name normalizer."""
 
-    def __init__(self, extractor: _Extractor, normalize: Callable[[str, str], str] | None = None) -> None:
+    def __init__(self, extractor: EntityExtractor, normalize: Callable[[str, str], str] | None = None) -> None:
         self.extractor = extractor
         self.normalize = normalize or (lambda name, _label: name.lower().strip())
 

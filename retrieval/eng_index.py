@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bifrost.store import entity_tables
-from bifrost.store.sql_store import SqlStore
-from bifrost.types import Triple
+from bifrost.core.store import entity_tables
+from bifrost.core.store.sql_store import SqlStore
+from bifrost.core.types import Triple
 
 
 @dataclass(frozen=True)

@@ -17,16 +17,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bifrost.embeddings import Embedder
-from bifrost.graph.base import GraphStore
-from bifrost.types import ProvisionKind, RetrievedItem, Via, make_uid, split_uid
+from bifrost.core.embeddings import Embedder
+from bifrost.core.graph.base import GraphStore
+from bifrost.core.provisions import is_container
+from bifrost.core.types import RetrievedItem, Via, make_uid, split_uid
 from retrieval.config import RetrievalConfig
 from retrieval.decompose import Decomposition
 from retrieval.eng_index import EngIndex, Match
+from retrieval.fusion import rrf_score
 
 Lexical = Callable[[str, int], list[tuple[str, float]]]
-
-CONTAINERS = frozenset({ProvisionKind.PART, ProvisionKind.SUBPART})
 
 # How much of a seed's score an expansion keeps, per way of reaching it.
 DECAY = {Via.REFERS_TO: 0.7, Via.PARENT: 0.5, Via.CHILD: 0.6, Via.SIBLING: 0.35}
@@ -176,12 +176,12 @@ class HybridRetriever:
         if cfg.fusion == "rrf":
             graph_rank = sorted(hits, key=lambda pid: (-hits[pid].score, pid))
             for i, pid in enumerate(graph_rank, start=1):
-                hits[pid].score = 1.0 / (cfg.rrf_k + i)
+                hits[pid].score = rrf_score(i, cfg.rrf_k)
         best = max(s for _, s in ranked) or 1.0
         top = max((h.score for h in hits.values()), default=1.0) or 1.0
         for i, (pid, s) in enumerate(ranked, start=1):
             hit = hits.setdefault(pid, _Hit())
-            hit.score += weight / (cfg.rrf_k + i) if cfg.fusion == "rrf" else weight * top * s / best
+            hit.score += weight * rrf_score(i, cfg.rrf_k) if cfg.fusion == "rrf" else weight * top * s / best
             if via not in hit.via:
                 hit.via.append(via)
                 hit.why.append(f"{label} (rank {i})")
@@ -228,7 +228,7 @@ class HybridRetriever:
         if self.containers is not None:
             return pid in self.containers
         p = self.graph.get_section(make_uid(self.index.corpus, pid))
-        return p is None or p.kind in CONTAINERS
+        return is_container(p)
 
     @staticmethod
     def _reading_order(

@@ -63,8 +63,8 @@ def osha_home(shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Pat
     Built once per test session (a few minutes). For quick local iterations, point
     BIFROST_TEST_OSHA_HOME at a home built earlier with `make demo`-style commands.
     """
-    from bifrost.facade import Bifrost
-    from bifrost.settings import Settings
+    from bifrost.app.facade import Bifrost
+    from bifrost.core.settings import Settings
 
     prebuilt = os.environ.get("BIFROST_TEST_OSHA_HOME")
     if prebuilt and (Path(prebuilt) / "bifrost.db").exists():
@@ -91,8 +91,8 @@ def neo4j_uri() -> str:
 @pytest.fixture(scope="session")
 def osha_in_neo4j(osha_home: Path, neo4j_uri: str) -> Path:
     """The session's OSHA build exported to the test Neo4j (both graphs), once."""
-    from bifrost.facade import Bifrost
-    from bifrost.settings import Settings
+    from bifrost.app.facade import Bifrost
+    from bifrost.core.settings import Settings
 
     bf = Bifrost(Settings(home=osha_home, store="neo4j", neo4j_uri=neo4j_uri))
     try:

@@ -5,7 +5,7 @@
 // the ":param" lines first (drop the leading "// "), then the query; or star the query to
 // keep it in Favorites. tests/integration/test_neo4j_saved_queries.py runs every query here
 // with these defaults. Provisions are addressed by corpus + official citation (see
-// CONVENTIONS.md); the graph schema is in bifrost/graph/neo4j_queries.py.
+// CONVENTIONS.md); the graph schema is in bifrost/core/graph/neo4j_queries.py.
 
 // ==== cross_reference_neighbourhood: Cross-reference neighbourhood of a provision
 // Every provision that $id refers to, or that refers to it, up to two REFERS_TO hops, with

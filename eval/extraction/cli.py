@@ -12,9 +12,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from bifrost.errors import BifrostError, NotFoundError, SourceParseError
-from bifrost.settings import Settings
-from bifrost.types import Extraction, Provision, make_uid
+from bifrost.core.errors import BifrostError, NotFoundError, SourceParseError
+from bifrost.core.settings import Settings
+from bifrost.core.types import Extraction, Provision, make_uid
 from eval.extraction.gold import GoldProvision, load_gold
 from eval.extraction.matching import Lemmatizer, identity_lemma
 from eval.extraction.scoring import MEASURES, ExtractionScores, score_extractions
@@ -22,14 +22,19 @@ from eval.extraction.scoring import MEASURES, ExtractionScores, score_extraction
 
 def load_provisions(corpus: str, settings: Settings, home: Path | None, sources: Sequence[Path]) -> list[Provision]:
     """The corpus's provisions: from an ingested store (``home``, read only) or parsed from sources."""
-    from bifrost.facade import Bifrost
+    from bifrost.core.store.sql_store import SqlStore
 
     if home is not None:
-        return Bifrost(Settings(home=home)).sql.provisions(corpus)
-    from bifrost.corpora import corpus_spec, structure_file
+        store = SqlStore(Settings(home=home).sql_url)
+        try:
+            return store.provisions(corpus)
+        finally:
+            store.dispose()
+    from bifrost.core.corpora import corpus_spec, structure_file
+    from graph_builders.ingest import default_sources
     from graph_builders.scrape.sniff import read_source
 
-    paths = list(sources) or Bifrost(settings).default_sources(corpus)
+    paths = list(sources) or default_sources(settings, corpus)
     struct = structure_file(settings.resolve_shared_dir())
     opts = {"structure_path": struct} if struct and corpus_spec(corpus).jurisdiction == "us-cfr" else {}
     return [p for path in paths for p in read_source(path, corpus, **opts).provisions]
@@ -38,7 +43,8 @@ def load_provisions(corpus: str, settings: Settings, home: Path | None, sources:
 def run_extractor(gold: Sequence[GoldProvision], kind: str, settings: Settings, home: Path | None,
                   sources: Sequence[Path]) -> dict[str, Extraction]:
     """Extractions of the gold provisions by the ``offline`` (or ``llm``) extractor, keyed by uid."""
-    from bifrost.facade import Bifrost
+    from bifrost.core.resources import Resources
+    from graph_builders.entities.extractors import make_entity_extractor
 
     out: dict[str, Extraction] = {}
     for corpus in dict.fromkeys(g.corpus for g in gold):
@@ -47,7 +53,7 @@ def run_extractor(gold: Sequence[GoldProvision], kind: str, settings: Settings, 
         missing = wanted - {p.id for p in found}
         if missing:
             raise NotFoundError(f"gold provisions not in corpus {corpus!r}: {sorted(missing)}")
-        extractor = Bifrost(settings).entity_extractor(corpus, kind)
+        extractor = make_entity_extractor(Resources(settings), corpus, kind)
         out.update((make_uid(ex.corpus, ex.provision_id), ex) for ex in extractor.extract_many(found))
     return out
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from bifrost.errors import SourceParseError
+from bifrost.core.errors import SourceParseError
 
 
 class GoldProvision(BaseModel):

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
-from bifrost.types import Extraction, make_uid
+from bifrost.core.types import Extraction, make_uid
 from eval.extraction.gold import GoldProvision
 from eval.extraction.matching import (
     Lemmatizer, entity_key, identity_lemma, max_matching, relaxed_entity_match, relaxed_triple,

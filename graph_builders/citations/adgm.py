@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import total_ordering
 
-from bifrost.errors import CitationError
+from bifrost.core.errors import CitationError
 
 MAX_SEGMENTS = 12
 MAX_SEGMENT_CHARS = 120

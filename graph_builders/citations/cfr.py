@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import total_ordering
 from typing import Protocol, runtime_checkable
 
-from bifrost.errors import CitationError
+from bifrost.core.errors import CitationError
 
 MAX_LABELS = 6
 MAX_RANGE = 500

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from bifrost.errors import PromptError
-from bifrost.prompts import PromptTemplatePair, load_prompt
-from bifrost.structured import EntityOut, TripleOut
+from bifrost.core.errors import PromptError
+from bifrost.core.prompts import PromptTemplatePair, load_prompt
+from bifrost.core.structured import EntityOut, TripleOut
 
 AGENTS: tuple[str, ...] = (
     "content_pruning",

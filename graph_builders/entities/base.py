@@ -11,7 +11,7 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
-from bifrost.types import Extraction, Provision
+from bifrost.core.types import Extraction, Provision
 
 
 @runtime_checkable

@@ -15,9 +15,9 @@ from itertools import islice
 
 from sqlalchemy.orm import Session
 
-from bifrost.graph.base import GraphStore
-from bifrost.store import entity_tables
-from bifrost.types import Edge, EdgeType, Entity, Extraction, Provision, Triple, entity_uid, make_uid
+from bifrost.core.graph.base import GraphStore
+from bifrost.core.store import entity_tables
+from bifrost.core.types import Edge, EdgeType, Entity, Extraction, Provision, Triple, entity_uid, make_uid
 from graph_builders.entities.base import EntityBuildReport, EntityExtractor
 from graph_builders.entities.refiner import IncrementalEntityRefiner
 

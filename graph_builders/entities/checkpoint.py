@@ -15,8 +15,8 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
-from bifrost.errors import StoreError
-from bifrost.types import Extraction, Provision
+from bifrost.core.errors import StoreError
+from bifrost.core.types import Extraction, Provision
 
 _metadata = MetaData()
 journal_table = Table(

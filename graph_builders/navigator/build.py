@@ -13,9 +13,9 @@ from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, Field
 
-from bifrost.graph.base import GraphStore
-from bifrost.store.sql_store import SqlStore
-from bifrost.types import Edge, EdgeType, Provision, Reference, make_uid
+from bifrost.core.graph.base import GraphStore
+from bifrost.core.store.sql_store import SqlStore
+from bifrost.core.types import Edge, EdgeType, Provision, Reference, make_uid
 from graph_builders.navigator.references import KnownProvisions, ReferenceExtractor
 
 Progress = Callable[[int], None]

@@ -6,13 +6,15 @@ corpus holds it; everything else is kept as a dangling `Reference` with its raw 
 
 from __future__ import annotations
 
+from bifrost.core.provisions import ancestors
+
 import re
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from bifrost.errors import CitationError
-from bifrost.types import Provision, Reference
+from bifrost.core.errors import CitationError
+from bifrost.core.types import Provision, Reference
 from graph_builders.citations.cfr import CfrCitation, expand_range, label_positions, validate_labels
 
 EXTRACTOR_NAME = "rules"
@@ -573,9 +575,9 @@ def _find_subpart(provision: Provision, cit: CfrCitation | None, known: Provisio
 
 
 def _tree_ancestors(provision: Provision, known: ProvisionIndex) -> set[str]:
-    out: set[str] = set()
-    cur = provision.parent_id or known.parent_of(provision.id) or _citation_parent(provision.id)
-    while cur is not None and cur not in out and len(out) < 16:
-        out.add(cur)
-        cur = known.parent_of(cur) or _citation_parent(cur)
-    return out
+    def parent_of(pid: str) -> str | None:
+        if pid == provision.id and provision.parent_id:
+            return provision.parent_id
+        return known.parent_of(pid) or _citation_parent(pid)
+
+    return set(ancestors(provision.id, parent_of, limit=16))

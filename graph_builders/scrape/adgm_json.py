@@ -14,8 +14,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bifrost.errors import CitationError, SourceParseError
-from bifrost.types import ParsedDocument, Provision, ProvisionKind, SourceDocument
+from bifrost.core.errors import CitationError, SourceParseError
+from bifrost.core.types import ParsedDocument, Provision, ProvisionKind, SourceDocument
 from graph_builders.citations.adgm import AdgmCitation, segment_kind
 from graph_builders.citations.adgm_documents import document_title
 

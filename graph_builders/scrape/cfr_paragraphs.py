@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from bifrost.types import Provision, ProvisionKind
+from bifrost.core.types import Provision, ProvisionKind
 
 # --------------------------------------------------------------------------------------------
 # Labels: the six CFR designation schemes and where a label may go in the open-paragraph stack.

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx
 
-from bifrost.errors import RetryableError, SourceParseError
+from bifrost.core.errors import RetryableError, SourceParseError
 
 API = "https://www.ecfr.gov/api/versioner/v1"
 PROJECT_URL = "https://github.com/bifrost-rag/bifrost"  # placeholder until the project has a home

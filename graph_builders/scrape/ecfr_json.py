@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bifrost.errors import SourceParseError
-from bifrost.types import ParsedDocument, Provision, ProvisionKind, SourceDocument
+from bifrost.core.errors import SourceParseError
+from bifrost.core.types import ParsedDocument, Provision, ProvisionKind, SourceDocument
 from graph_builders.scrape.cfr_paragraphs import Line, split_section
 from graph_builders.scrape.ecfr_structure import PartStructure, load_structure
 

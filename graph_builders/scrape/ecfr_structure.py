@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bifrost.errors import SourceParseError
+from bifrost.core.errors import SourceParseError
 
 
 @dataclass(frozen=True)

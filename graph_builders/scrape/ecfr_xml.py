@@ -13,8 +13,8 @@ from urllib.parse import quote
 
 from lxml import etree
 
-from bifrost.errors import SourceParseError
-from bifrost.types import ParsedDocument, Provision, ProvisionKind, SourceDocument
+from bifrost.core.errors import SourceParseError
+from bifrost.core.types import ParsedDocument, Provision, ProvisionKind, SourceDocument
 from graph_builders.scrape.cfr_paragraphs import Line, split_section
 
 URL_BASE = "https://www.ecfr.gov/current/title-29"

@@ -15,8 +15,8 @@ from pathlib import Path
 from bs4 import BeautifulSoup, NavigableString, Tag
 from bs4.element import Comment, Declaration, Doctype, ProcessingInstruction
 
-from bifrost.errors import SourceParseError
-from bifrost.types import ParsedDocument, Provision, SourceDocument
+from bifrost.core.errors import SourceParseError
+from bifrost.core.types import ParsedDocument, Provision, SourceDocument
 from graph_builders.scrape.cfr_paragraphs import Line, split_section
 
 _DROP = frozenset(

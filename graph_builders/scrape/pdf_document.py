@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pymupdf
 
-from bifrost.errors import SourceParseError
-from bifrost.types import ParsedDocument, Provision, SourceDocument
+from bifrost.core.errors import SourceParseError
+from bifrost.core.types import ParsedDocument, Provision, SourceDocument
 from graph_builders.scrape.cfr_paragraphs import Line, split_section
 
 DEFAULT_MARGINS: tuple[float, float, float, float] = (50.0, 50.0, 36.0, 36.0)

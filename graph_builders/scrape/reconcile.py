@@ -10,7 +10,7 @@ import difflib
 import re
 from collections import Counter
 
-from bifrost.types import Frozen, ParsedDocument, Provision, ReviewItem
+from bifrost.core.types import Frozen, ParsedDocument, Provision, ReviewItem
 
 _SENTENCE_END = re.compile(r"(?<=[.;:])\s+")
 

@@ -13,8 +13,8 @@ import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable
 from pathlib import Path
 
-from bifrost.errors import SourceParseError
-from bifrost.types import ParsedDocument
+from bifrost.core.errors import SourceParseError
+from bifrost.core.types import ParsedDocument
 
 DEFAULT_MAX_BYTES = 200 * 1024 * 1024
 CHUNK = 1024 * 1024

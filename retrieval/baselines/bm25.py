@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from bifrost.settings import Settings
-from bifrost.types import RetrievedItem, Via
+from bifrost.core.settings import Settings
+from bifrost.core.types import RetrievedItem, Via
 from retrieval.baselines.documents import build_documents, load_provisions
 
 

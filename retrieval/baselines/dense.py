@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from bifrost.embeddings import SentenceTransformerEmbedder
-from bifrost.settings import Settings
-from bifrost.types import RetrievedItem, Via
+from bifrost.core.embeddings import SentenceTransformerEmbedder
+from bifrost.core.settings import Settings
+from bifrost.core.types import RetrievedItem, Via
 from retrieval.baselines.documents import Documents, build_documents, load_provisions
 
 log = logging.getLogger(__name__)

@@ -12,11 +12,11 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bifrost.settings import Settings
-from bifrost.types import Provision, ProvisionKind, content_hash
+from bifrost.core.settings import Settings
+from bifrost.core.provisions import CONTAINER_KINDS
+from bifrost.core.types import Provision, ProvisionKind, content_hash
 
 MODES = ("own", "context", "aggregate")
-CONTAINER_KINDS = frozenset({ProvisionKind.PART, ProvisionKind.SUBPART})
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class Documents:
 
 def load_provisions(settings: Settings, corpus: str) -> list[Provision]:
     """Provisions of an ingested corpus from the SQL store."""
-    from bifrost.store.sql_store import SqlStore
+    from bifrost.core.store.sql_store import SqlStore
 
     store = SqlStore(settings.sql_url)
     try:

@@ -25,17 +25,17 @@ from langchain_core.documents import Document
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
 
-from bifrost.errors import BifrostError, CitationError, ModelUnavailableError, StoreError
-from bifrost.settings import Settings
-from bifrost.types import Provision, make_uid
-from eval.systems import SystemResult, SystemUnavailable
+from bifrost.core.errors import BifrostError, CitationError, ModelUnavailableError, StoreError
+from bifrost.core.settings import Settings
+from bifrost.core.types import Provision, make_uid
+from retrieval.base import SystemResult, SystemUnavailable
 from retrieval.baselines.documents import build_documents, load_provisions
 from retrieval.baselines.llm_only import CFR_ID
 
 log = logging.getLogger(__name__)
 
 NAME = "graph-rag-langchain"
-# Bifrost's own graph in the same database (bifrost/graph/neo4j_store.py): never shown or queried.
+# Bifrost's own graph in the same database (bifrost/core/graph/neo4j_store.py): never shown or queried.
 BIFROST_LABELS = ("Section", "Entity", "CorpusMeta")
 BIFROST_REL_TYPES = ("HAS", "REFERS_TO", "RELATES", "MENTIONED_IN")
 # The baseline's own structural names (Neo4jGraph.add_graph_documents): not for extracted nodes.
@@ -217,7 +217,7 @@ class GraphRagLangchain:
 
         A provision is written only when its extraction succeeded, so a later build retries the failed ones.
         """
-        from bifrost.llm import fatal_model_errors
+        from bifrost.core.llm import fatal_model_errors
 
         start = time.perf_counter()
         self.graph.query("CREATE INDEX graph_rag_document_corpus IF NOT EXISTS FOR (d:Document) ON (d.corpus)")
@@ -286,7 +286,7 @@ class GraphRagLangchain:
 
     def answer(self, question: str) -> GraphAnswer:
         """Ask the chain; a failing question (bad Cypher, refused query) gets no ids and an error."""
-        from bifrost.llm import fatal_model_errors
+        from bifrost.core.llm import fatal_model_errors
 
         start = time.perf_counter()
         chain = self.qa_chain()
@@ -336,7 +336,7 @@ class GraphRagLangchain:
         return list(dict.fromkeys(pid for _, pid in sorted(hits, key=lambda h: h[0])))
 
     def describe(self) -> dict[str, Any]:
-        from bifrost.llm import model_id
+        from bifrost.core.llm import model_id
 
         return {"kind": NAME, "model": model_id(self.chat_model), "extraction": "tools" if self.tools else "prompt",
                 "top_k": self.top_k, "question_errors": self.n_errors, "first_errors": self.errors[:3]}
@@ -396,22 +396,22 @@ class GraphRagLangchainSystem:
     def scope(self, provisions: Sequence[Provision]) -> list[Provision]:
         """The provisions whose graph is built: those under ``subparts``, or all (``limit`` applies after)."""
         if self.subparts:
-            from bifrost.facade import within_subparts
+            from bifrost.core.provisions import within_subparts
 
             provisions = within_subparts(provisions, self.subparts)
         return list(provisions)
 
     def warm_up(self, corpus: str) -> None:
-        from bifrost.facade import Bifrost
+        from bifrost.core.resources import Resources
 
-        bf = Bifrost(self.settings)
+        res = Resources(self.settings)
         try:
-            model = self.chat_model or bf.chat_model
+            model = self.chat_model or res.chat_model
             if model is None:
                 raise SystemUnavailable(f"{NAME} needs a chat model (set BIFROST_LLM_MODEL); skipped")
-            jurisdiction = bf.sql.jurisdiction(corpus) or "us-cfr"
+            jurisdiction = res.sql.jurisdiction(corpus) or "us-cfr"
         finally:
-            bf.close()
+            res.close()
         provisions = load_provisions(self.settings, corpus)
         if not provisions:
             raise ValueError(f"{NAME}: corpus {corpus!r} has no provisions; run `bifrost ingest --corpus {corpus}`")

@@ -11,9 +11,9 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from bifrost.errors import CitationError
-from bifrost.prompts import load_prompt
-from bifrost.structured import message_text
+from bifrost.core.errors import CitationError
+from bifrost.core.prompts import load_prompt
+from bifrost.core.structured import message_text
 
 NO_ANSWER = "<<NO_ANSWER>>"
 CFR_ID = re.compile(r"\b\d{3,4}\.\d{1,4}[a-z]?(?:\s?\([0-9A-Za-z]{1,5}\))*")

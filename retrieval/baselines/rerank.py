@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from bifrost.errors import ModelUnavailableError
-from bifrost.settings import Settings
-from bifrost.types import RetrievedItem
+from bifrost.core.errors import ModelUnavailableError
+from bifrost.core.settings import Settings
+from bifrost.core.types import RetrievedItem
 from retrieval.baselines.documents import build_documents, load_provisions
 
 

@@ -1,23 +1,12 @@
-"""Reciprocal rank fusion of several rankers: score(d) = sum 1 / (k + rank_i(d)), k = 60."""
+"""The RRF baseline: reciprocal rank fusion (`retrieval.fusion`) of several rankers."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from bifrost.types import RetrievedItem
-
-
-def rrf_fuse(rankings: Sequence[Sequence[str]], k: int = 60) -> list[tuple[str, float]]:
-    """Fused (id, score) best first; ties keep the order of first appearance."""
-    if k <= 0:
-        raise ValueError(f"RRF k must be > 0, got {k}")
-    scores: dict[str, float] = defaultdict(float)
-    for ranking in rankings:
-        for rank, pid in enumerate(dict.fromkeys(ranking), start=1):
-            scores[pid] += 1.0 / (k + rank)
-    return sorted(scores.items(), key=lambda kv: -kv[1])
+from bifrost.core.types import RetrievedItem
+from retrieval.fusion import rrf_fuse
 
 
 class RrfRanker:

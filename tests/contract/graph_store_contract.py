@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from bifrost.types import Edge, EdgeType, Entity, Provision, ProvisionKind, make_uid
+from bifrost.core.types import Edge, EdgeType, Entity, Provision, ProvisionKind, make_uid
 
 C = "contract-test"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from bifrost.cli.app import app
+from bifrost.app.cli.app import app
 from tests.conftest import FIXTURES
 
 MINI = FIXTURES / "mini" / "part-mini.json"

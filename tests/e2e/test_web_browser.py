@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from bifrost.facade import Bifrost
-from bifrost.settings import Settings
-from bifrost.web import create_app
-from bifrost.web.views import provision_url
+from bifrost.app.facade import Bifrost
+from bifrost.core.settings import Settings
+from bifrost.app.web import create_app
+from bifrost.app.web.views import provision_url
 from tests.conftest import copy_home
 from tests.unit.web.fixture_corpus import SCRIPT, SCRIPT_ID, build_corpus, write_script_corpus
 

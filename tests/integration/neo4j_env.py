@@ -25,7 +25,7 @@ def neo4j_uri() -> str:
 
 def neo4j_store(**kwargs):
     """A Neo4jGraphStore on the test server (user/password/database from BIFROST_NEO4J_* env)."""
-    from bifrost.graph.neo4j_store import Neo4jGraphStore
+    from bifrost.core.graph.neo4j_store import Neo4jGraphStore
 
     return Neo4jGraphStore(
         neo4j_uri(),

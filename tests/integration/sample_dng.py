@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from bifrost.graph.base import GraphStore
-from bifrost.types import Edge, EdgeType, Entity, Provision, ProvisionKind, make_uid
+from bifrost.core.graph.base import GraphStore
+from bifrost.core.types import Edge, EdgeType, Entity, Provision, ProvisionKind, make_uid
 
 CORPUS = "osha-1926"
 URL = "https://www.ecfr.gov/current/title-29/section-{section}"

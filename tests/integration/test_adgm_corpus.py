@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from bifrost.facade import Bifrost
-from bifrost.settings import Settings
-from bifrost.types import ProvisionKind
+from bifrost.app.facade import Bifrost
+from bifrost.core.settings import Settings
+from bifrost.core.types import ProvisionKind
 
 REPO = Path(__file__).resolve().parents[2]
 PASSAGES = 13_732

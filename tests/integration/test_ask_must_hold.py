@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from bifrost.facade import Bifrost
-from bifrost.settings import Settings
-from bifrost.types import AnswerMode
+from bifrost.app.facade import Bifrost
+from bifrost.core.settings import Settings
+from bifrost.core.types import AnswerMode
 
 RAINSTORM = "How to protect excavation work from rainstorm hazard?"
 LEADING_EDGE = (

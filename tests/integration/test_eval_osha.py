@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bifrost.facade import Bifrost
-from bifrost.settings import Settings
+from bifrost.app.facade import Bifrost
+from bifrost.core.settings import Settings
 from eval.runner import run_eval
 
 

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from bifrost.settings import Settings
-from bifrost.store.sql_store import SqlStore
-from bifrost.types import Provision, ProvisionKind
+from bifrost.core.settings import Settings
+from bifrost.core.store.sql_store import SqlStore
+from bifrost.core.types import Provision, ProvisionKind
 from eval.registry import graph_rag_langchain_factory
-from eval.systems import SystemUnavailable
+from retrieval.base import SystemUnavailable
 from retrieval.baselines.graph_rag_langchain import GraphRagLangchainSystem
 from tests.fake_chat import ScriptedChatModel
 

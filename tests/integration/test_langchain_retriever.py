@@ -2,8 +2,8 @@
 
 import pytest
 
-from bifrost.facade import Bifrost
-from bifrost.settings import Settings
+from bifrost.app.facade import Bifrost
+from bifrost.core.settings import Settings
 from retrieval.langchain_retriever import BifrostRetriever
 
 

@@ -10,10 +10,10 @@ import socket
 
 import pytest
 
-from bifrost.errors import StoreError
-from bifrost.graph.base import GraphStore
-from bifrost.graph.neo4j_store import Neo4jGraphStore, RelationNameError, check_relation
-from bifrost.types import Edge, EdgeType, Entity
+from bifrost.core.errors import StoreError
+from bifrost.core.graph.base import GraphStore
+from bifrost.core.graph.neo4j_store import Neo4jGraphStore, RelationNameError, check_relation
+from bifrost.core.types import Edge, EdgeType, Entity
 from tests.contract.graph_store_contract import HAS, REFS, TREE, C, GraphStoreContract, u
 from tests.integration.neo4j_env import neo4j_store
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from bifrost.types import ParsedDocument, Provision, ProvisionKind
+from bifrost.core.types import ParsedDocument, Provision, ProvisionKind
 from graph_builders.scrape.ecfr_json import parse_ecfr_json
 
 REPO = Path(__file__).resolve().parents[2]

@@ -10,7 +10,7 @@ from types import ModuleType
 
 import pytest
 
-from bifrost.types import Provision, Reference
+from bifrost.core.types import Provision, Reference
 from graph_builders.navigator.references import CfrReferenceExtractor, KnownProvisions
 
 REPO = Path(__file__).resolve().parents[2]

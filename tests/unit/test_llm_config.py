@@ -8,9 +8,9 @@ from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, LLMResult
 from langchain_core.rate_limiters import InMemoryRateLimiter
 
-from bifrost.errors import ModelUnavailableError
+from bifrost.core.errors import ModelUnavailableError
 from tests.fake_chat import ScriptedChatModel
-from bifrost.llm import (
+from bifrost.core.llm import (
     ModelPrice,
     UsageCounter,
     configure_llm_cache,
@@ -18,7 +18,7 @@ from bifrost.llm import (
     model_id,
     prices_from_settings,
 )
-from bifrost.settings import Settings
+from bifrost.core.settings import Settings
 
 
 @pytest.fixture

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from bifrost.errors import PromptError
-from bifrost.prompts import available_versions, default_prompts_dir, load_prompt, resolve_prompts_dir
+from bifrost.core.errors import PromptError
+from bifrost.core.prompts import available_versions, default_prompts_dir, load_prompt, resolve_prompts_dir
 from graph_builders.entities.agent_prompts import AGENTS, ExtractionPrompts
 
 ALL_PROMPTS = [*AGENTS, "answer", "question_decomposition"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bifrost.structured import EntitiesAndTriples, InvalidOutputError, extract_json_object, parse_json_output
+from bifrost.core.structured import EntitiesAndTriples, InvalidOutputError, extract_json_object, parse_json_output
 
 
 @pytest.mark.parametrize(

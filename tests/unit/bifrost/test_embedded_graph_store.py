@@ -2,8 +2,8 @@
 
 import pytest
 
-from bifrost.graph.embedded import EmbeddedGraphStore
-from bifrost.store.sql_store import SqlStore
+from bifrost.core.graph.embedded import EmbeddedGraphStore
+from bifrost.core.store.sql_store import SqlStore
 from tests.contract.graph_store_contract import HAS, REFS, TREE, C, GraphStoreContract, u
 
 

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from bifrost.embeddings import SentenceTransformerEmbedder, l2_normalize, packaged_model_path, resolve_model
-from bifrost.errors import ModelUnavailableError
+from bifrost.core.embeddings import SentenceTransformerEmbedder, l2_normalize, packaged_model_path, resolve_model
+from bifrost.core.errors import ModelUnavailableError
 
 
 @pytest.fixture(scope="module")

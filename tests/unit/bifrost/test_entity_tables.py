@@ -5,9 +5,9 @@ import pytest
 from sqlalchemy import create_engine, func, select
 from sqlalchemy.orm import Session
 
-from bifrost.errors import StoreError
-from bifrost.store import entity_tables as et
-from bifrost.types import Entity, Triple
+from bifrost.core.errors import StoreError
+from bifrost.core.store import entity_tables as et
+from bifrost.core.types import Entity, Triple
 
 C = "osha-1926"
 
@@ -125,7 +125,7 @@ def test_export_npz(engine, tmp_path):
 
 
 def test_sql_store_creates_the_entity_tables(tmp_path):
-    from bifrost.store.sql_store import SqlStore
+    from bifrost.core.store.sql_store import SqlStore
 
     store = SqlStore(f"sqlite:///{tmp_path / 'b.db'}")
     with store.session() as s:

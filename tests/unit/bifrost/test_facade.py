@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from bifrost.errors import BifrostError, NotFoundError
-from bifrost.facade import Bifrost, within_subparts
-from bifrost.settings import Settings
-from bifrost.types import AnswerMode, Provision, ProvisionKind
+from bifrost.core.errors import BifrostError, NotFoundError
+from bifrost.app.facade import Bifrost
+from bifrost.core.provisions import within_subparts
+from bifrost.core.settings import Settings
+from bifrost.core.types import AnswerMode, Provision, ProvisionKind
 from tests.unit.web.fixture_corpus import MINI, build_corpus
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from bifrost.settings import Settings
-from bifrost.store.sql_store import SqlStore
-from bifrost.types import Provision, ProvisionKind
+from bifrost.core.settings import Settings
+from bifrost.core.store.sql_store import SqlStore
+from bifrost.core.types import Provision, ProvisionKind
 
 CORPUS = "tiny"
 ROWS = [

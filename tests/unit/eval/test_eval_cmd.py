@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from bifrost.cli.app import app
+from bifrost.app.cli.app import app
 from eval import registry as registry_mod
 from tests.unit.eval.test_runner import FakeSystem
 
@@ -17,7 +17,7 @@ from tests.unit.eval.test_runner import FakeSystem
 def fake_registered(monkeypatch):
     reg = registry_mod.make_default_registry()
     reg.register("oracle", lambda s, c: FakeSystem("oracle"))
-    monkeypatch.setattr(registry_mod, "default_registry", reg)
+    monkeypatch.setattr(registry_mod, "make_default_registry", lambda: reg)
     return reg
 
 
@@ -51,7 +51,7 @@ def test_eval_errors_are_one_line(settings, questions_file: Path, tmp_path: Path
 def test_a_failing_system_is_printed_the_others_written_and_the_exit_code_is_one(
     settings, questions_file: Path, tmp_path: Path, fake_registered
 ):
-    from eval.systems import SystemResult
+    from retrieval.base import SystemResult
 
     class Broken(FakeSystem):
         def search(self, question: str, k: int) -> SystemResult:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bifrost.errors import SourceParseError
-from bifrost.types import ExtractedEntity, ExtractedTriple, Extraction, make_uid
+from bifrost.core.errors import SourceParseError
+from bifrost.core.types import ExtractedEntity, ExtractedTriple, Extraction, make_uid
 from eval.extraction.cli import main
 from eval.extraction.gold import GoldProvision, load_gold
 from eval.extraction.matching import (

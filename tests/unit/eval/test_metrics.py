@@ -11,7 +11,7 @@ from eval.metrics import (
     answerability_auroc, average_precision_at, hierarchy_prf, hit_at, ndcg_at, precision_at, ranking_metrics_py,
     ranking_metrics_trec, recall_at, reciprocal_rank, refusal_rates, section_prf, set_prf,
 )
-from bifrost.types import Provision, ProvisionKind
+from bifrost.core.types import Provision, ProvisionKind
 
 RANKED = ["x", "a", "y", "b", "z"]
 GOLD = ["a", "b", "c"]

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from eval.registry import SystemRegistry, UnknownSystemError, make_default_registry, parse_systems
-from eval.systems import CiteRule, SystemUnavailable
+from retrieval.base import SystemUnavailable
+from eval.systems import CiteRule
 
 
 def test_parse_systems_with_parameters():
@@ -25,7 +26,8 @@ def test_unknown_system_lists_known_ones(settings):
     reg = make_default_registry()
     with pytest.raises(UnknownSystemError) as ei:
         reg.create(parse_systems("nope")[0], settings, "tiny")
-    assert "known systems: bm25, dense, graph-rag-langchain, llm-only, rerank, rrf" in str(ei.value)
+    assert ("known systems: bifrost, bifrost-eng-only, bifrost-hybrid, bifrost-no-swap, bm25, dense, "
+            "graph-rag-langchain, llm-only, rerank, rrf") in str(ei.value)
 
 
 def test_chat_model_systems_and_rerank_without_model_are_skipped(settings):

@@ -10,7 +10,7 @@ import pytest
 from eval.compare import compare_runs
 from eval.registry import SystemRegistry, UnknownSystemError, make_default_registry
 from eval.runner import run_eval
-from eval.systems import SystemResult, SystemUnavailable
+from retrieval.base import SystemResult, SystemUnavailable
 
 ANSWERS = {  # question -> ranked ids; the "oracle" system answers q1, q3 exactly
     "scaffold guardrails": ["1926.450(a)", "1926.450(b)"],

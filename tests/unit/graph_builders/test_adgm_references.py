@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bifrost.errors import SourceParseError
-from bifrost.types import Provision, ProvisionKind
+from bifrost.core.errors import SourceParseError
+from bifrost.core.types import Provision, ProvisionKind
 from graph_builders.navigator.adgm_references import AdgmReferenceExtractor
 from graph_builders.scrape.adgm_json import Passage, document_id_of, parse_adgm_json, passages_to_provisions
 from graph_builders.scrape.sniff import read_source

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bifrost.errors import CitationError
+from bifrost.core.errors import CitationError
 from graph_builders.citations.cfr import (
     CfrCitation,
     CfrGrammar,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bifrost.types import Provision, ProvisionKind
+from bifrost.core.types import Provision, ProvisionKind
 from graph_builders.scrape.cfr_paragraphs import Line, label_ordinal, split_section
 
 

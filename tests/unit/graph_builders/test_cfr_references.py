@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bifrost.types import Provision, ProvisionKind, Reference
+from bifrost.core.types import Provision, ProvisionKind, Reference
 from graph_builders.navigator.references import (
     CfrReferenceExtractor,
     KnownProvisions,

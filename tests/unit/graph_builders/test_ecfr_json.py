@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bifrost.errors import SourceParseError
-from bifrost.types import ProvisionKind
+from bifrost.core.errors import SourceParseError
+from bifrost.core.types import ProvisionKind
 from graph_builders.scrape.ecfr_json import parse_ecfr_json
 
 PATH = "PART 1926—SAFETY AND HEALTH REGULATIONS FOR CONSTRUCTION\n > PART 1926—SAFETY AND HEALTH REGULATIONS FOR CONSTRUCTION\n > Subpart M—Fall Protection"

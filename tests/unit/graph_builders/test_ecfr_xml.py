@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bifrost.errors import SourceParseError
-from bifrost.types import Provision, ProvisionKind
+from bifrost.core.errors import SourceParseError
+from bifrost.core.types import Provision, ProvisionKind
 from graph_builders.scrape.ecfr_xml import parse_ecfr_xml
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "ecfr" / "part-9999-mini.xml"

@@ -7,9 +7,9 @@ import pytest
 from sqlalchemy import create_engine
 from sqlalchemy.orm import sessionmaker
 
-from bifrost.graph.base import GraphStore
-from bifrost.store import entity_tables as et
-from bifrost.types import EdgeType, ExtractedEntity, ExtractedTriple, Extraction, Provision, ProvisionKind
+from bifrost.core.graph.base import GraphStore
+from bifrost.core.store import entity_tables as et
+from bifrost.core.types import EdgeType, ExtractedEntity, ExtractedTriple, Extraction, Provision, ProvisionKind
 from graph_builders.entities.base import EntityExtractor
 from graph_builders.entities.build import build_entity_network, graph_edges
 from graph_builders.entities.refiner import IncrementalEntityRefiner
@@ -92,8 +92,8 @@ def test_a_failing_provision_is_reported_and_the_rest_is_built(scope):
 
 
 def test_rebuild_is_idempotent_on_the_embedded_store(tmp_path):
-    from bifrost.graph.embedded import EmbeddedGraphStore
-    from bifrost.store.sql_store import SqlStore
+    from bifrost.core.graph.embedded import EmbeddedGraphStore
+    from bifrost.core.store.sql_store import SqlStore
 
     sql = SqlStore(f"sqlite:///{tmp_path / 'g.db'}")
     store = EmbeddedGraphStore(sql)
@@ -114,7 +114,7 @@ def test_provisions_of_another_corpus_are_rejected(scope):
 
 
 def test_graph_edges_without_triples():
-    from bifrost.types import Entity
+    from bifrost.core.types import Entity
 
     edges = graph_edges(C, [Entity(corpus=C, name="lanyard", section_ids=("1926.502(d)",))], [])
     assert [(e.type, e.source, e.target) for e in edges] == [(EdgeType.MENTIONED_IN, f"{C}:entity:lanyard", f"{C}:1926.502(d)")]

@@ -10,8 +10,8 @@ from langchain_core.globals import set_llm_cache
 from langchain_core.messages import BaseMessage
 
 from tests.fake_chat import ScriptedChatModel
-from bifrost.llm import configure_llm_cache
-from bifrost.types import ExtractedEntity, Extraction, Provision, ProvisionKind
+from bifrost.core.llm import configure_llm_cache
+from bifrost.core.types import ExtractedEntity, Extraction, Provision, ProvisionKind
 from graph_builders.entities.agent_prompts import AGENTS, ExtractionPrompts
 from graph_builders.entities.checkpoint import ExtractionJournal
 from graph_builders.entities.llm_agents import LlmExtractor

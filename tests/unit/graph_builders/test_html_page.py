@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from bifrost.errors import SourceParseError
-from bifrost.types import ProvisionKind
+from bifrost.core.errors import SourceParseError
+from bifrost.core.types import ProvisionKind
 from graph_builders.scrape.html_page import page_runs, parse_html
 
 OSHA_URL = "https://www.osha.gov/laws-regs/regulations/standardnumber/1926/1926.502"

@@ -2,10 +2,10 @@
 
 from pathlib import Path
 
-from bifrost.store.sql_store import SqlStore
-from bifrost.types import ParsedDocument, Provision, ProvisionKind, SourceDocument
+from bifrost.core.store.sql_store import SqlStore
+from bifrost.core.types import ParsedDocument, Provision, ProvisionKind, SourceDocument
 from graph_builders.ingest import split_against_stored, store_documents
-from bifrost.types import IngestReport
+from bifrost.core.types import IngestReport
 
 
 def doc(name: str, texts: dict[str, str]) -> ParsedDocument:

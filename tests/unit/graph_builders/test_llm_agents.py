@@ -13,10 +13,10 @@ from langchain_core.globals import set_llm_cache
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from bifrost.errors import ModelUnavailableError
+from bifrost.core.errors import ModelUnavailableError
 from tests.fake_chat import ScriptedChatModel
-from bifrost.llm import UsageCounter, configure_llm_cache
-from bifrost.types import Provision, ProvisionKind
+from bifrost.core.llm import UsageCounter, configure_llm_cache
+from bifrost.core.types import Provision, ProvisionKind
 from graph_builders.entities.agent_prompts import AGENTS, ExtractionPrompts
 from graph_builders.entities.llm_agents import (
     ExtractionFailedError,

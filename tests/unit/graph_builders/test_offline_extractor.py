@@ -2,7 +2,7 @@
 
 import pytest
 
-from bifrost.types import Provision, ProvisionKind
+from bifrost.core.types import Provision, ProvisionKind
 from graph_builders.entities.base import EntityExtractor
 from graph_builders.entities.offline_extractor import OfflineExtractor, provision_text
 
@@ -26,7 +26,7 @@ def test_constructor_loads_nothing_and_satisfies_the_protocol():
 
 
 def test_missing_spacy_model_is_a_model_unavailable_error():
-    from bifrost.errors import ModelUnavailableError
+    from bifrost.core.errors import ModelUnavailableError
 
     with pytest.raises(ModelUnavailableError) as info:
         OfflineExtractor(nlp_name="no_such_pipeline_xyz").extract(para("Employees shall wear hard hats."))

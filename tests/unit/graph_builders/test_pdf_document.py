@@ -7,7 +7,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from bifrost.errors import SourceParseError
+from bifrost.core.errors import SourceParseError
 from graph_builders.scrape.pdf_document import (
     RawLine,
     extract_lines,

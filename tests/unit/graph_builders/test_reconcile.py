@@ -6,7 +6,7 @@ import difflib
 
 import pytest
 
-from bifrost.types import ParsedDocument, Provision, ProvisionKind, SourceDocument
+from bifrost.core.types import ParsedDocument, Provision, ProvisionKind, SourceDocument
 from graph_builders.scrape.reconcile import reconcile
 
 

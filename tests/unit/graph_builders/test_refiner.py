@@ -5,7 +5,7 @@ import hashlib
 import numpy as np
 import pytest
 
-from bifrost.embeddings import Embedder
+from bifrost.core.embeddings import Embedder
 from graph_builders.entities.refiner import IncrementalEntityRefiner, relation_key, relation_text
 
 DIM = 64

@@ -14,7 +14,7 @@ from typing import BinaryIO
 import pymupdf
 import pytest
 
-from bifrost.errors import SourceParseError
+from bifrost.core.errors import SourceParseError
 from graph_builders.scrape.sniff import check_utf8, read_source
 
 MB = 1024 * 1024

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from langchain_core.messages import BaseMessage
 
-from bifrost.types import Provision, ProvisionKind, RetrievedItem
+from bifrost.core.types import Provision, ProvisionKind, RetrievedItem
 from retrieval.answer_llm import NO_ANSWER, LlmAnswerer, parse_statements
 from tests.fake_chat import ScriptedChatModel
 

@@ -7,9 +7,9 @@ import zlib
 import numpy as np
 import pytest
 
-from bifrost.graph.embedded import EmbeddedGraphStore
-from bifrost.store.sql_store import SqlStore
-from bifrost.types import Edge, EdgeType, Provision, ProvisionKind, Triple, Via, make_uid
+from bifrost.core.graph.embedded import EmbeddedGraphStore
+from bifrost.core.store.sql_store import SqlStore
+from bifrost.core.types import Edge, EdgeType, Provision, ProvisionKind, Triple, Via, make_uid
 from retrieval.config import RetrievalConfig
 from retrieval.decompose import Decomposition, swap
 from retrieval.eng_index import EngIndex

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bifrost.facade import Bifrost
+from bifrost.app.facade import Bifrost
 from tests.conftest import FIXTURES
 
 MINI = FIXTURES / "mini" / "part-mini.json"

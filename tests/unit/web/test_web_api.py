@@ -8,11 +8,11 @@ from urllib.parse import quote
 import pytest
 from fastapi.testclient import TestClient
 
-from bifrost.errors import StoreError
-from bifrost.facade import Bifrost
-from bifrost.settings import Settings
-from bifrost.web import create_app
-from bifrost.web.views import provision_url
+from bifrost.core.errors import StoreError
+from bifrost.app.facade import Bifrost
+from bifrost.core.settings import Settings
+from bifrost.app.web import create_app
+from bifrost.app.web.views import provision_url
 from tests.unit.web.fixture_corpus import SCRIPT, SCRIPT_ID, build_corpus, write_script_corpus
 
 pytestmark = pytest.mark.timeout(300)

@@ -1,0 +1,41 @@
+"""`bifrost ask`: a cited answer, or a refusal, from the command line."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from bifrost.app.cli.common import CorpusOpt, JsonOpt, emit_json, with_bifrost
+from bifrost.app.cli.console import out
+
+
+def ask(
+    ctx: typer.Context,
+    question: Annotated[str, typer.Argument(help="A question about the regulations")],
+    corpus: CorpusOpt = "osha-1926",
+    as_json: JsonOpt = False,
+    show_retrieved: Annotated[int, typer.Option("--retrieved", help="How many retrieved provisions to list")] = 10,
+) -> None:
+    """Answer a question; every statement cites provision ids, or the answer is a refusal."""
+    answer = with_bifrost(ctx, lambda bf: bf.ask(question, corpus))
+    if as_json:
+        emit_json(answer.model_dump(mode="json"))
+        return
+    out.print(f"[bold]Q:[/bold] {escape(answer.question)}", highlight=False)
+    mode = f"[dim]({answer.mode.value}, {answer.timings.get('total', 0):.2f} s)[/dim]"
+    if answer.refused:
+        out.print(f"[yellow]{answer.text}[/yellow] {mode}", highlight=False)
+        if answer.unused:
+            out.print("retrieved but not used: " + ", ".join(answer.unused[:show_retrieved]), highlight=False, markup=False)
+        return
+    out.print(f"[bold]A:[/bold] {mode}")
+    for st in answer.statements:
+        out.print(f"  {escape(st.text)} " + "".join(f"[cyan]{escape('[' + c + ']')}[/cyan]" for c in st.citations), highlight=False)
+    out.print("\n[bold]Sources[/bold]")
+    for c in answer.citations:
+        out.print(f"  [cyan]{escape(c.id)}[/cyan] {escape(c.heading)} {c.url or ''}", highlight=False)
+    out.print("\n[bold]Retrieved[/bold] (score, why)")
+    for it in answer.retrieved[:show_retrieved]:
+        out.print(f"  {escape(it.id):<28} {it.score:6.3f}  [dim]{escape(it.why)}[/dim]", highlight=False)

@@ -1,0 +1,74 @@
+"""`bifrost build ...`: the navigator graph and the entity network of an ingested corpus."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated, Optional
+
+import typer
+from rich.markup import escape
+
+from bifrost.app.cli.common import CorpusOpt, JsonOpt, emit_json, facade, fail, progress_bar
+from bifrost.app.cli.console import err, out
+from bifrost.app.cli.graph_cmd import graph_build
+from bifrost.core.errors import BifrostError
+
+build_app = typer.Typer(help="Build graphs of an ingested corpus.", no_args_is_help=True)
+
+
+@build_app.command("navigator")
+def build_navigator_cmd(ctx: typer.Context, corpus: CorpusOpt = "osha-1926", as_json: JsonOpt = False) -> None:
+    """Rebuild the Document Navigator Graph (same as `graph build`)."""
+    graph_build(ctx, corpus, as_json)
+
+
+class RefinerSearch(str, Enum):
+    """The refiner's nearest-entity search (see graph_builders/entities/neighbours.py)."""
+
+    auto = "auto"
+    exact = "exact"
+    lsh = "lsh"
+
+
+@build_app.command("entities")
+def build_entities_cmd(
+    ctx: typer.Context,
+    corpus: CorpusOpt = "osha-1926",
+    extractor: Annotated[str, typer.Option(help="offline (spaCy), llm (agents; needs BIFROST_LLM_MODEL) or auto")] = "auto",
+    tau: Annotated[Optional[float], typer.Option(help="Refiner merge threshold (cosine); default from settings (0.95)")] = None,
+    subparts: Annotated[Optional[str], typer.Option(help="Only these subparts, comma-separated (e.g. L,M,P,X)")] = None,
+    search: Annotated[Optional[RefinerSearch], typer.Option(
+        help="Refiner's nearest-entity search: exact, lsh (near-linear, may miss ~1/1000 merges at tau) or auto "
+             "(exact up to 20,000 entities, then lsh); default from settings")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Build the Entity Network Graph: extract entities and relations, merge near-duplicates, embed."""
+    bf = facade(ctx)
+    try:
+        with progress_bar() as bar:
+            task = bar.add_task("entities", total=None)
+
+            def tick(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            report = bf.build_entities(
+                corpus, extractor, tau, progress=tick, subparts=subparts.split(",") if subparts else None,
+                search=search.value if search else None,
+            )
+        usage = bf.usage_report() if bf.chat_model is not None else None
+    except BifrostError as e:
+        fail(e)
+    finally:
+        bf.close()
+    if as_json:
+        emit_json({**report.model_dump(), "usage": usage})
+        return
+    out.print(
+        f"entity network of [bold]{corpus}[/bold] ({report.extractor}): {report.provisions_processed} provisions, "
+        f"{report.entities} entities, {report.relations} relations ({report.relation_types} types), "
+        f"{len(report.failed)} failed, {report.seconds:.1f} s"
+    )
+    for line in report.failed[:10]:
+        err.print(f"[yellow]failed:[/yellow] {escape(line)}", highlight=False)
+    if usage:
+        out.print(f"model usage: {usage}")

@@ -1,0 +1,112 @@
+"""`bifrost graph ...` and `bifrost review ...`: read both graphs and the review queue."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from bifrost.app.cli.common import CorpusOpt, JsonOpt, emit_json, with_bifrost
+from bifrost.app.cli.console import out
+
+graph_app = typer.Typer(help="Inspect and build the graphs.", no_args_is_help=True)
+review_app = typer.Typer(help="Review items: provisions on which two sources disagree.", no_args_is_help=True)
+
+
+@graph_app.command("build")
+def graph_build(ctx: typer.Context, corpus: CorpusOpt = "osha-1926", as_json: JsonOpt = False) -> None:
+    """Rebuild the Document Navigator Graph of an ingested corpus."""
+    nav = with_bifrost(ctx, lambda bf: bf.build_navigator(corpus))
+    if as_json:
+        emit_json(nav.model_dump())
+    else:
+        out.print(nav.model_dump())
+
+
+@graph_app.command("stats")
+def graph_stats(ctx: typer.Context, corpus: CorpusOpt = "osha-1926", as_json: JsonOpt = False) -> None:
+    """Nodes by kind, edges by type and dangling references of a corpus graph."""
+    st = with_bifrost(ctx, lambda bf: bf.stats(corpus))
+    if as_json:
+        emit_json(st.model_dump())
+        return
+    table = Table(title=f"graph of {corpus}")
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    for kind, n in st.nodes_by_kind.items():
+        table.add_row(f"nodes: {kind}", str(n))
+    for etype, n in st.edges_by_type.items():
+        table.add_row(f"edges: {etype}", str(n))
+    table.add_row("dangling references", str(st.dangling_references))
+    table.add_row("entities", str(st.entities))
+    table.add_row("relations", str(st.relations))
+    out.print(table)
+
+
+@graph_app.command("show")
+def graph_show(
+    ctx: typer.Context,
+    provision_id: Annotated[str, typer.Argument(help="Provision id, e.g. 1926.502(k)")],
+    corpus: CorpusOpt = "osha-1926",
+    as_json: JsonOpt = False,
+) -> None:
+    """A provision: text, heading, parent, children, references out and in."""
+    view = with_bifrost(ctx, lambda bf: bf.show(corpus, provision_id))
+    if as_json:
+        emit_json(view.model_dump(mode="json"))
+        return
+    p = view.provision
+    out.print(f"[bold]{escape(p.id)}[/bold] ({p.kind.value}) {escape(p.heading)}", highlight=False)
+    if p.text:
+        out.print(p.text, highlight=False, markup=False)
+    if p.url:
+        out.print(p.url, highlight=False, markup=False)
+    if view.parent:
+        out.print(f"parent: {view.parent.id} {view.parent.heading}", highlight=False, markup=False)
+    if view.children:
+        out.print("children: " + ", ".join(c.id for c in view.children), highlight=False, markup=False)
+    for r in view.references_out:
+        out.print(f"refers to: {escape(r['id'])}  [dim]({escape(r['text'] or '')})[/dim]", highlight=False)
+    for r in view.references_in:
+        out.print(f"referred to by: {escape(r['id'])}  [dim]({escape(r['text'] or '')})[/dim]", highlight=False)
+    for r in view.dangling_references:
+        out.print(f"[yellow]dangling:[/yellow] {escape(r['raw'])} [dim]({escape(r['reason'] or '')})[/dim]", highlight=False)
+
+
+@graph_app.command("entity")
+def graph_entity(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Entity name, e.g. excavation")],
+    corpus: CorpusOpt = "osha-1926",
+    as_json: JsonOpt = False,
+) -> None:
+    """An entity of the Entity Network: its provisions and relations."""
+    view = with_bifrost(ctx, lambda bf: bf.entity_view(corpus, name))
+    if as_json:
+        emit_json(view)
+        return
+    note = "" if view["name"] == name else f" [dim](closest to {name!r})[/dim]"
+    out.print(f"[bold]{escape(view['name'])}[/bold] {escape(view['label'])}{note}", highlight=False)
+    out.print(f"mentioned in {len(view['provisions'])} provisions: " + ", ".join(view["provisions"][:30]), highlight=False, markup=False)
+    for r in view["relations"][:40]:
+        out.print(f"  {r['head']} --{r['relation']}--> {r['tail']}  {', '.join(r['provisions'][:5])}", highlight=False, markup=False)
+
+
+@review_app.command("list")
+def review_list(
+    ctx: typer.Context,
+    corpus: Annotated[Optional[str], typer.Option("--corpus", "-c", help="Only this corpus")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Open review items: provisions whose text differs between two sources."""
+    items = with_bifrost(ctx, lambda bf: bf.review_items(corpus))
+    if as_json:
+        emit_json([{"id": i, **it.model_dump()} for i, it in items])
+        return
+    if not items:
+        out.print("no open review items")
+    for i, it in items:
+        out.print(f"[bold]#{i}[/bold] {escape(f'{it.corpus} {it.provision_id}: {it.source_a} vs {it.source_b}')} (similarity {it.ratio:.2f})", highlight=False)
+        out.print(it.diff, highlight=False, markup=False)

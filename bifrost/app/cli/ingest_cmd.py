@@ -1,0 +1,70 @@
+"""`bifrost ingest` and `bifrost download`: sources into the SQL store and the navigator graph."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.markup import escape
+
+from bifrost.app.cli.common import CorpusOpt, JsonOpt, emit_json, facade, fail, progress_bar, settings_of, with_bifrost
+from bifrost.app.cli.console import err, out
+from bifrost.core.errors import BifrostError
+
+
+def ingest(
+    ctx: typer.Context,
+    paths: Annotated[Optional[list[Path]], typer.Argument(help="Source files (eCFR JSON/XML, HTML, PDF); default: the corpus's known sources")] = None,
+    corpus: CorpusOpt = "osha-1926",
+    graph: Annotated[bool, typer.Option("--graph/--no-graph", help="Build the navigator graph after ingesting")] = True,
+    as_json: JsonOpt = False,
+) -> None:
+    """Read regulation sources into the SQL store and build the Document Navigator Graph."""
+    bf = facade(ctx)
+    try:
+        with progress_bar() as bar:
+            task = bar.add_task("ingest", total=len(paths) if paths else None)
+            report = bf.ingest(corpus, paths, progress=lambda _p: bar.advance(task))
+        for line in report.errors:
+            err.print(f"[red]error:[/red] {escape(line)}", highlight=False, soft_wrap=True)
+        if not report.files_ok:
+            raise typer.Exit(1)
+        nav = bf.build_navigator(corpus) if graph else None
+    except BifrostError as e:
+        fail(e)
+    finally:
+        bf.close()
+    if as_json:
+        emit_json({"ingest": report.model_dump(), "navigator": nav.model_dump() if nav else None})
+        return
+    out.print(
+        f"[green]ingested[/green] {len(report.files_ok)} file(s) into [bold]{corpus}[/bold]: "
+        f"{report.added} added, {len(report.updated)} updated, {report.unchanged} unchanged, "
+        f"{report.verified} verified, {report.review_items} new review item(s)"
+    )
+    if report.updated:
+        out.print(f"updated: {', '.join(report.updated[:20])}{' ...' if len(report.updated) > 20 else ''}", markup=False)
+    if report.oddities:
+        out.print(f"[yellow]{len(report.oddities)} oddities[/yellow] (see --json): {escape('; '.join(report.oddities[:3]))}")
+    if nav:
+        out.print(
+            f"navigator graph: {nav.sections} sections, {nav.has_edges} HAS, {nav.refers_to_edges} REFERS_TO, "
+            f"{nav.dangling} dangling references ({nav.seconds:.1f} s)"
+        )
+
+
+def download(
+    ctx: typer.Context,
+    part: Annotated[str, typer.Option(help="CFR part, e.g. 1926")] = "1926",
+    title: Annotated[int, typer.Option(help="CFR title")] = 29,
+    date: Annotated[str, typer.Option(help="eCFR edition date (YYYY-MM-DD) or 'current'")] = "current",
+) -> None:
+    """Download a CFR part as eCFR XML (needs internet; cached under $BIFROST_HOME/downloads)."""
+    from graph_builders.scrape.ecfr_download import download_part
+
+    try:
+        path = download_part(title, part, settings_of(ctx).home / "downloads", date=date)
+    except BifrostError as e:
+        fail(e)
+    out.print(str(path))

@@ -1,0 +1,242 @@
+"""The `Bifrost` facade: one object over the Python API of every stage, for the edge.
+
+The CLI, the web app and the MCP server are thin layers over this class; it only wires
+`Resources` (core) to the stages in `graph_builders`, `retrieval` and the stores, and holds
+no pipeline logic of its own.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from bifrost.core.corpora import corpus_spec, structure_file
+from bifrost.core.errors import NotFoundError
+from bifrost.core.graph.base import GraphStore
+from bifrost.core.resources import Resources, make_graph_store
+from bifrost.core.settings import Settings
+from bifrost.core.store import entity_tables
+from bifrost.core.store.sql_store import SqlStore
+from bifrost.core.types import Answer, GraphStats, IngestReport, Provision, ReviewItem, make_uid, split_uid
+from retrieval.config import RetrievalConfig
+from retrieval.pipeline import AskPipeline
+
+log = logging.getLogger(__name__)
+
+
+class Neighbour(BaseModel):
+    """A provision next to another one in the navigator graph."""
+
+    id: str
+    heading: str = ""
+    text: str | None = None
+
+
+class ProvisionView(BaseModel):
+    """A provision with its neighbourhood in both graphs, for `graph show` and the web page."""
+
+    provision: Provision
+    parent: Neighbour | None = None
+    children: list[Neighbour] = Field(default_factory=list)
+    references_out: list[dict] = Field(default_factory=list)
+    references_in: list[dict] = Field(default_factory=list)
+    dangling_references: list[dict] = Field(default_factory=list)
+
+
+class Bifrost:
+    """Build the dual graph for a corpus and answer questions over it."""
+
+    def __init__(self, settings: Settings | None = None, config: RetrievalConfig | None = None) -> None:
+        self.res = Resources(settings)
+        self.settings = self.res.settings
+        self.pipeline = AskPipeline(self.res, config or RetrievalConfig.from_settings(self.settings))
+
+    @property
+    def sql(self) -> SqlStore:
+        return self.res.sql
+
+    @property
+    def graph(self) -> GraphStore:
+        return self.res.graph
+
+    @property
+    def embedder(self):
+        return self.res.embedder
+
+    @property
+    def chat_model(self):
+        """The configured chat model, or None (offline mode)."""
+        return self.res.chat_model
+
+    @property
+    def retrieval_config(self) -> RetrievalConfig:
+        return self.pipeline.config
+
+    def close(self) -> None:
+        self.res.close()
+
+    # --- ingestion and the navigator graph ---
+    def default_sources(self, corpus: str) -> list[Path]:
+        """The corpus's files from the shared folder, else eCFR XML downloaded for an online user."""
+        from graph_builders.ingest import default_sources
+
+        return default_sources(self.settings, corpus)
+
+    def ingest(
+        self, corpus: str, paths: Sequence[Path] | None = None, progress: Callable[[str], None] | None = None
+    ) -> IngestReport:
+        """Parse and store sources (default: the corpus's known sources)."""
+        from graph_builders.ingest import ingest_sources
+
+        spec = corpus_spec(corpus)
+        paths = list(paths) if paths else self.default_sources(corpus)
+        opts = {}
+        struct = structure_file(self.settings.resolve_shared_dir())
+        if struct and spec.jurisdiction == "us-cfr":
+            opts["structure_path"] = struct
+        return ingest_sources(self.sql, corpus, paths, jurisdiction=spec.jurisdiction, progress=progress, **opts)
+
+    def reference_extractor(self, corpus: str):
+        """The rule-based reference extractor for the corpus's jurisdiction."""
+        from graph_builders.navigator.extractors import reference_extractor_for
+
+        return reference_extractor_for(self.sql.jurisdiction(corpus) or corpus_spec(corpus).jurisdiction, corpus)
+
+    def build_navigator(self, corpus: str, progress: Callable[[int], None] | None = None):
+        """(Re)build the Document Navigator Graph of a corpus in the configured graph store."""
+        from graph_builders.navigator.build import build_navigator
+
+        self.require_corpus(corpus)
+        return build_navigator(self.sql, self.graph, corpus, self.reference_extractor(corpus), progress)
+
+    # --- reading ---
+    def require_corpus(self, corpus: str) -> None:
+        self.res.require_corpus(corpus)
+
+    def stats(self, corpus: str) -> GraphStats:
+        self.require_corpus(corpus)
+        return self.graph.stats(corpus)
+
+    def provision(self, corpus: str, provision_id: str) -> Provision | None:
+        """A stored provision by id, or None."""
+        return self.graph.get_section(make_uid(corpus, provision_id))
+
+    def parent_id(self, corpus: str, provision_id: str) -> str | None:
+        """The id of a provision's parent in the navigator graph, or None."""
+        parent = self.graph.parent(make_uid(corpus, provision_id))
+        return split_uid(parent)[1] if parent else None
+
+    def references_out(self, corpus: str, provision_id: str) -> list[str]:
+        """Ids a provision cross-references (REFERS_TO targets)."""
+        return [split_uid(t)[1] for t, _ in self.graph.references_out(make_uid(corpus, provision_id))]
+
+    def _neighbour(self, uid: str, with_text: bool = False) -> Neighbour:
+        p = self.graph.get_section(uid)
+        pid = split_uid(uid)[1]
+        return Neighbour(id=pid, heading=p.heading if p else "", text=(p.text if p and with_text else None))
+
+    def show(self, corpus: str, provision_id: str) -> ProvisionView:
+        """A provision with parent, children and references out and in."""
+        self.require_corpus(corpus)
+        uid = make_uid(corpus, provision_id)
+        p = self.graph.get_section(uid)
+        if p is None:
+            raise NotFoundError(f"provision {provision_id!r} is not in corpus {corpus!r}")
+        parent = self.graph.parent(uid)
+        dangling = [
+            {"raw": r.raw, "reason": r.reason} for r in self.sql.references(corpus, dangling=True) if r.source_id == provision_id
+        ]
+        return ProvisionView(
+            provision=p,
+            parent=self._neighbour(parent) if parent else None,
+            children=[self._neighbour(c) for c in self.graph.children(uid)],
+            references_out=[{"id": split_uid(t)[1], "text": raw} for t, raw in self.graph.references_out(uid)],
+            references_in=[{"id": split_uid(s)[1], "text": raw} for s, raw in self.graph.references_in(uid)],
+            dangling_references=dangling,
+        )
+
+    def review_items(self, corpus: str | None = None) -> list[tuple[int, ReviewItem]]:
+        return self.sql.review_items(corpus)
+
+    def corpora(self) -> list[str]:
+        """Names of the ingested corpora."""
+        return self.sql.corpora()
+
+    # --- the entity network ---
+    def usage_report(self) -> dict:
+        return self.res.usage_counter.report().model_dump(mode="json")
+
+    def build_entities(
+        self, corpus: str, extractor: str = "auto", tau: float | None = None,
+        progress: Callable[[int, int], None] | None = None, subparts: Sequence[str] | None = None,
+        search: str | None = None,
+    ):
+        """Extract, refine and store the Entity Network Graph of a corpus (replacing the last one)."""
+        from graph_builders.entities.pipeline import build_corpus_entities
+
+        report = build_corpus_entities(self.res, corpus, extractor, tau, progress, subparts, search)
+        self.pipeline.dense_ranker(corpus)  # embed every provision now, so the first question is fast
+        self.pipeline.forget(corpus)
+        return report
+
+    def entity_view(self, corpus: str, name: str) -> dict:
+        """An entity (exact normalized name, else the closest by embedding), its provisions and relations."""
+        from graph_builders.entities.normalize import normalize_name
+        from retrieval.eng_index import EngIndex
+
+        self.require_corpus(corpus)
+        wanted = normalize_name(name, "")
+        with self.sql.session() as s:
+            entity = entity_tables.find_entity(s, corpus, wanted)
+        if entity is None:
+            loaded = self.pipeline.loaded(corpus)
+            index = loaded.index if loaded is not None else EngIndex.load(self.sql, corpus)
+            best = index.match_entities(self.embedder.embed([wanted]), 1, 0.0)[0] if not index.empty else []
+            if not best:
+                raise NotFoundError(f"no entity {name!r} in corpus {corpus!r}")
+            with self.sql.session() as s:
+                entity = entity_tables.find_entity(s, corpus, best[0].key)
+        if entity is None:
+            raise NotFoundError(f"no entity {name!r} in corpus {corpus!r}")
+        with self.sql.session() as s:
+            rels = entity_tables.relations_of(s, corpus, entity.name)
+        return {
+            "name": entity.name,
+            "label": entity.label,
+            "asked": name,
+            "provisions": list(entity.section_ids),
+            "relations": [{"head": t.head, "relation": t.relation, "tail": t.tail, "provisions": list(t.section_ids)} for t in rels],
+        }
+
+    def export_neo4j(self, corpus: str) -> dict:
+        """Write both graphs of a corpus to the configured Neo4j server (for analysts)."""
+        from graph_builders.entities.pipeline import write_entity_network
+        from graph_builders.navigator.build import build_navigator
+
+        self.require_corpus(corpus)
+        neo = make_graph_store(self.settings.model_copy(update={"store": "neo4j"}), self.sql)
+        try:
+            nav = build_navigator(self.sql, neo, corpus, self.reference_extractor(corpus))
+            ents = write_entity_network(self.sql, neo, corpus)
+            stats = neo.stats(corpus)
+        finally:
+            neo.close()
+        return {"navigator": nav.model_dump(), "entities": ents, "stats": stats.model_dump()}
+
+    # --- asking ---
+    def retriever(self, corpus: str):
+        """The hybrid retriever of a corpus, its indexes loaded once."""
+        return self.pipeline.retriever(corpus)
+
+    def dense_ranker(self, corpus: str):
+        return self.pipeline.dense_ranker(corpus)
+
+    def lookup(self, corpus: str) -> Callable[[str], Provision | None]:
+        return self.pipeline.lookup(corpus)
+
+    def ask(self, question: str, corpus: str = "osha-1926", config: RetrievalConfig | None = None) -> Answer:
+        """Answer a question with cited provisions, or refuse when nothing supports an answer."""
+        return self.pipeline.ask(question, corpus, config)

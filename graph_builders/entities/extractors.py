@@ -1,0 +1,36 @@
+"""Choosing the entity extractor for a corpus: the LLM agents when a chat model is configured
+(or asked for), else the offline spaCy extractor."""
+
+from __future__ import annotations
+
+from bifrost.core.errors import BifrostError
+from bifrost.core.resources import Resources
+from graph_builders.entities.base import EntityExtractor
+
+EXTRACTOR_KINDS = ("auto", "offline", "llm")
+
+
+def make_entity_extractor(res: Resources, corpus: str, kind: str = "auto") -> EntityExtractor:
+    """The extractor of ``kind`` (auto, offline, llm) for ``corpus``; a one-line error otherwise."""
+    if kind not in EXTRACTOR_KINDS:
+        raise BifrostError(f"unknown extractor {kind!r}: use offline, llm or auto")
+    if kind == "llm" or (kind == "auto" and res.chat_model is not None):
+        if res.chat_model is None:
+            raise BifrostError("extractor 'llm' needs a chat model: set BIFROST_LLM_MODEL and OPENAI_API_KEY")
+        from graph_builders.citations.cfr import normalize
+        from graph_builders.entities.agent_prompts import ExtractionPrompts
+        from graph_builders.entities.checkpoint import ExtractionJournal
+        from graph_builders.entities.llm_agents import LlmExtractor, grammar_ref_validator
+
+        known = {p.id for p in res.sql.provisions(corpus)}
+        return LlmExtractor(
+            res.chat_model,
+            ExtractionPrompts.load(prompts_dir=res.settings.prompts_dir),
+            grammar_ref_validator(normalize, known),
+            res.settings.llm_concurrency,
+            journal=ExtractionJournal.at_path(res.settings.home / "extraction_journal.db"),
+            callbacks=(res.usage_counter,),
+        )
+    from graph_builders.entities.offline_extractor import OfflineExtractor
+
+    return OfflineExtractor(res.settings.spacy_model)

@@ -1,0 +1,63 @@
+"""The entity-network stage for one stored corpus: pick the provisions, extract, refine, store;
+and copying a stored network into another graph store (the Neo4j export)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from bifrost.core.graph.base import GraphStore
+from bifrost.core.provisions import within_subparts
+from bifrost.core.relations import is_valid_relation
+from bifrost.core.resources import Resources
+from bifrost.core.store import entity_tables
+from bifrost.core.store.sql_store import SqlStore
+from bifrost.core.types import entity_uid
+from graph_builders.entities.base import EntityBuildReport
+from graph_builders.entities.build import build_entity_network, graph_edges
+from graph_builders.entities.extractors import make_entity_extractor
+from graph_builders.entities.refiner import IncrementalEntityRefiner
+
+
+def build_corpus_entities(
+    res: Resources, corpus: str, extractor: str = "auto", tau: float | None = None,
+    progress: Callable[[int, int], None] | None = None, subparts: Sequence[str] | None = None,
+    search: str | None = None,
+) -> EntityBuildReport:
+    """Extract, refine and store the Entity Network Graph of a corpus (replacing the last one);
+    ``subparts`` (e.g. ["M", "P"]) restricts it to the provisions under those subparts;
+    ``search`` (exact, lsh, auto) overrides the refiner's nearest-entity search."""
+    res.require_corpus(corpus)
+    provisions = res.sql.provisions(corpus)
+    if subparts:
+        provisions = within_subparts(provisions, subparts)
+    settings = res.settings
+    refiner = IncrementalEntityRefiner(
+        res.embedder, tau=settings.tau if tau is None else tau, corpus=corpus,
+        search=search or settings.refiner_search, switch_at=settings.refiner_switch_at,
+    )
+    return build_entity_network(
+        provisions, make_entity_extractor(res, corpus, extractor), refiner, res.graph, res.sql.session,
+        corpus, progress=progress, replace=True,
+    )
+
+
+def write_entity_network(sql: SqlStore, graph: GraphStore, corpus: str) -> dict[str, int]:
+    """Copy the stored entity network (nodes, MENTIONED_IN, RELATES, embeddings) to a graph store."""
+    with sql.session() as s:
+        entities = entity_tables.load_entities(s, corpus)
+        names, ent_matrix = entity_tables.load_entity_matrix(s, corpus)
+        triples, tri_matrix = entity_tables.load_triple_matrix(s, corpus)
+    valid = [i for i, t in enumerate(triples) if is_valid_relation(t.relation)]
+    edges = graph_edges(corpus, entities, [triples[i] for i in valid])
+    graph.upsert_entities(entities)
+    graph.upsert_edges(edges)
+    graph.set_entity_embeddings([(entity_uid(corpus, n), v) for n, v in zip(names, ent_matrix)])
+    relates = {(e.source, e.relation, e.target): e for e in edges if e.relation}
+    rows = []
+    for i in valid:
+        t = triples[i]
+        e = relates.get((entity_uid(corpus, t.head), t.relation, entity_uid(corpus, t.tail)))
+        if e is not None:
+            rows.append((e, tri_matrix[i]))
+    graph.set_triple_embeddings(rows)
+    return {"entities": len(entities), "relations": len(valid), "skipped_relations": len(triples) - len(valid)}

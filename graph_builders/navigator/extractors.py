@@ -1,0 +1,18 @@
+"""Choosing the rule-based reference extractor by a corpus's jurisdiction."""
+
+from __future__ import annotations
+
+from bifrost.core.errors import BifrostError
+
+
+def reference_extractor_for(jurisdiction: str, corpus: str = ""):
+    """The reference extractor of ``jurisdiction`` (us-cfr, adgm); a one-line error for any other."""
+    if jurisdiction == "us-cfr":
+        from graph_builders.navigator.references import CfrReferenceExtractor
+
+        return CfrReferenceExtractor()
+    if jurisdiction == "adgm":
+        from graph_builders.navigator.adgm_references import AdgmReferenceExtractor
+
+        return AdgmReferenceExtractor()
+    raise BifrostError(f"no reference extractor for jurisdiction {jurisdiction!r} (corpus {corpus!r})")

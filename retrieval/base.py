@@ -1,0 +1,49 @@
+"""What retrieval components share: the `Ranker` protocol, the `System` protocol an evaluated
+or served system meets, and its `SystemResult`. Retrieval implements them; eval consumes them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from bifrost.core.errors import BifrostError
+from bifrost.core.types import RetrievedItem
+
+
+class SystemUnavailable(BifrostError):
+    """A system that cannot run here (no chat model, no local cross-encoder, ...): it is skipped."""
+
+
+@dataclass(frozen=True)
+class SystemResult:
+    """What a system returns for one question: ranked (id, score), the cited ids, and seconds taken."""
+
+    ranked: list[tuple[str, float]]
+    cited: list[str]
+    seconds: float = 0.0
+    refused: bool = False
+    info: dict[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class System(Protocol):
+    """A system answering questions: warm up once per corpus, then rank and cite.
+
+    An optional ``describe() -> dict`` (settings, model names) is recorded in metrics.json.
+    """
+
+    name: str
+
+    def warm_up(self, corpus: str) -> None: ...
+
+    def search(self, question: str, k: int) -> SystemResult: ...
+
+
+class Ranker(Protocol):
+    """A retrieval component that ranks provisions (see retrieval/baselines)."""
+
+    def warm_up(self, corpus: str) -> None: ...
+
+    def search(self, query: str, top_k: int = 10) -> list[RetrievedItem]: ...
+
+    def describe(self) -> dict[str, Any]: ...
