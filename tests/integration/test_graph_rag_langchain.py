@@ -20,7 +20,7 @@ from bifrost.core.store.sql_store import SqlStore
 from bifrost.core.types import Provision, ProvisionKind
 from eval.registry import graph_rag_langchain_factory
 from retrieval.base import SystemUnavailable
-from retrieval.baselines.graph_rag_langchain import GraphRagLangchainSystem
+from eval.graph_rag_langchain import GraphRagLangchainSystem
 from tests.fake_chat import ScriptedChatModel
 
 pytestmark = pytest.mark.neo4j

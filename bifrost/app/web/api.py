@@ -7,7 +7,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from bifrost.app.facade import ProvisionView
-from bifrost.core.types import Answer, make_uid
+from bifrost.core.types import Answer
 from bifrost.app.web.service import MAX_QUESTION, AskOptions, WebState, check_question
 
 router = APIRouter(prefix="/api", tags=["api"])
@@ -69,7 +69,7 @@ def api_health(request: Request):
     try:
         corpora = web.corpora()
         if corpora:
-            web.bifrost.graph.get_section(make_uid(corpora[0], "__health__"))
+            web.bifrost.provision(corpora[0], "__health__")
         health = Health(status="ok", store=store, store_reachable=True, corpora=corpora, mode=web.mode)
     except Exception as e:  # noqa: BLE001 - health reports any failure instead of raising
         health = Health(status="unavailable", store=store, store_reachable=False, corpora=[], mode="unknown",

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pydantic import BaseModel
 
 from bifrost.app.facade import Bifrost
-from bifrost.core.types import Answer, make_uid, split_uid
+from bifrost.core.types import Answer
 
 NODE_W = 150
 NODE_H = 30
@@ -63,9 +63,9 @@ def neighbourhood(bifrost: Bifrost, answer: Answer) -> tuple[list[str], dict[str
     ids = list(roles)[:MAX_NODES]
     parents = Counter()
     for pid in ids:
-        parent = bifrost.graph.parent(make_uid(answer.corpus, pid))
+        parent = bifrost.parent_id(answer.corpus, pid)
         if parent:
-            parents[split_uid(parent)[1]] += 1
+            parents[parent] += 1
     for pid, n in parents.items():
         if n >= 2 and pid not in roles and len(roles) < MAX_NODES:
             roles[pid] = "context"
@@ -73,7 +73,7 @@ def neighbourhood(bifrost: Bifrost, answer: Answer) -> tuple[list[str], dict[str
 
 
 def _order(bifrost: Bifrost, corpus: str, pid: str) -> int:
-    p = bifrost.graph.get_section(make_uid(corpus, pid))
+    p = bifrost.provision(corpus, pid)
     return p.order if p else 0
 
 
@@ -81,12 +81,10 @@ def _pairs(bifrost: Bifrost, corpus: str, ids: list[str]) -> tuple[list[tuple[st
     """(parent, child) HAS pairs and (source, target) REFERS_TO pairs among the drawn ids."""
     drawn, has, refers = set(ids), [], []
     for pid in ids:
-        uid = make_uid(corpus, pid)
-        parent = bifrost.graph.parent(uid)
-        if parent and split_uid(parent)[1] in drawn:
-            has.append((split_uid(parent)[1], pid))
-        refers += [(pid, split_uid(t)[1]) for t, _ in bifrost.graph.references_out(uid)
-                   if split_uid(t)[1] in drawn and split_uid(t)[1] != pid]
+        parent = bifrost.parent_id(corpus, pid)
+        if parent and parent in drawn:
+            has.append((parent, pid))
+        refers += [(pid, t) for t in bifrost.references_out(corpus, pid) if t in drawn and t != pid]
     return has, list(dict.fromkeys(refers))
 
 

@@ -54,7 +54,7 @@ class WebState:
 
     def corpora(self) -> list[str]:
         """Corpora offered by this server: the ones given at startup, else every ingested one."""
-        return list(self._corpora) if self._corpora is not None else self.bifrost.sql.corpora()
+        return list(self._corpora) if self._corpora is not None else self.bifrost.corpora()
 
     def default_corpus(self) -> str | None:
         names = self.corpora()

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from bifrost.core.errors import NotFoundError
 from bifrost.app.facade import Bifrost
-from bifrost.core.types import Answer, Citation, RetrievedItem, make_uid
+from bifrost.core.types import Answer, Citation, RetrievedItem
 
 EXAMPLES: dict[str, tuple[str, ...]] = {
     "osha-1926": (
@@ -75,17 +75,14 @@ class EntityMentions:
 
 def section_heading(bifrost: Bifrost, corpus: str, provision_id: str, max_up: int = 6) -> str:
     """The heading of the provision, else of its nearest ancestor that has one (e.g. the section)."""
-    uid = make_uid(corpus, provision_id)
+    pid: str | None = provision_id
     for _ in range(max_up):
-        p = bifrost.graph.get_section(uid)
+        p = bifrost.provision(corpus, pid) if pid is not None else None
         if p is None:
             return ""
         if p.heading:
             return p.heading if p.id == provision_id else f"{p.id} {p.heading}"
-        parent = bifrost.graph.parent(uid)
-        if parent is None:
-            return ""
-        uid = parent
+        pid = bifrost.parent_id(corpus, p.id)
     return ""
 
 
