@@ -20,7 +20,7 @@ help:  ## list the targets
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install -q --upgrade pip
-	$(VENV)/bin/pip install -q -e '.[test]'
+	$(VENV)/bin/pip install -q -e '.[all,test]'
 	touch $@
 
 install: $(VENV)/.installed  ## create .venv and install Bifrost with its models
