@@ -12,7 +12,7 @@ export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 export BIFROST_SHARED_DIR ?= $(SHARED)
 
-.PHONY: help install demo test test-fast neo4j neo4j-stop bench clean
+.PHONY: help install demo test test-fast lint neo4j neo4j-stop bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -33,6 +33,9 @@ test: install  ## install test needs, start Neo4j (when Java+Maven exist), run e
 
 test-fast: install  ## unit tests only, no services
 	$(PY) -m pytest tests/unit tests/contract -q
+
+lint: install  ## layer contracts: nothing imports upward, no cycles (import-linter)
+	$(VENV)/bin/lint-imports
 
 neo4j: install  ## start the dev Neo4j (Bolt 7687, Browser http://127.0.0.1:7474/browser/)
 	PYTHON=$(PY) bash docker/neo4j-launcher/start.sh

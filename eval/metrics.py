@@ -1,7 +1,7 @@
 """Pure metric functions: cited-set P/R/F1 (exact, hierarchy, section), ranking metrics, answerability.
 
-Set metrics follow the BifrostRAG paper (eq. 4-6). Ranking metrics use trec_eval through
-`pytrec_eval` when installed (reference implementation) and the plain functions here otherwise.
+Set metrics follow the BifrostRAG paper (eq. 4-6). Ranking metrics are trec_eval's, through
+`pytrec_eval` (the reference implementation; no second copy here).
 """
 
 from __future__ import annotations
@@ -66,62 +66,14 @@ def dedupe(ranked: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(ranked))
 
 
-def recall_at(ranked: Sequence[str], gold: Sequence[str], k: int) -> float:
-    """Share of gold ids in the top k."""
-    g = set(gold)
-    return len(g & set(dedupe(ranked)[:k])) / len(g)
-
-
-def hit_at(ranked: Sequence[str], gold: Sequence[str], k: int) -> float:
-    """1 if any gold id is in the top k, else 0."""
-    return float(bool(set(gold) & set(dedupe(ranked)[:k])))
-
-
-def precision_at(ranked: Sequence[str], gold: Sequence[str], k: int) -> float:
-    """Gold ids in the top k over k (trec_eval P_k: divides by k even when fewer were returned)."""
-    return len(set(gold) & set(dedupe(ranked)[:k])) / k
-
-
-def average_precision_at(ranked: Sequence[str], gold: Sequence[str], k: int) -> float:
-    """trec_eval map_cut_k: sum of precision at each relevant rank <= k, over |gold|."""
-    g, hits, total = set(gold), 0, 0.0
-    for i, x in enumerate(dedupe(ranked)[:k], start=1):
-        if x in g:
-            hits += 1
-            total += hits / i
-    return total / len(g)
-
-
-def ndcg_at(ranked: Sequence[str], gold: Sequence[str], k: int) -> float:
-    """Binary-gain nDCG@k with log2(rank+1) discount (trec_eval ndcg_cut_k)."""
-    g = set(gold)
-    dcg = sum(1 / math.log2(i + 1) for i, x in enumerate(dedupe(ranked)[:k], start=1) if x in g)
-    idcg = sum(1 / math.log2(i + 1) for i in range(1, min(len(g), k) + 1))
-    return dcg / idcg
-
-
-def reciprocal_rank(ranked: Sequence[str], gold: Sequence[str]) -> float:
-    """1 / rank of the first gold id (0 if none)."""
-    g = set(gold)
-    for i, x in enumerate(dedupe(ranked), start=1):
-        if x in g:
-            return 1 / i
-    return 0.0
-
-
-def ranking_metrics_py(ranked: Sequence[str], gold: Sequence[str], k_values: Sequence[int]) -> dict[str, float]:
-    """Every ranking metric of one question, computed in plain Python."""
-    out = {f"recall@{k}": recall_at(ranked, gold, k) for k in k_values}
-    out |= {f"hit@{k}": hit_at(ranked, gold, k) for k in k_values}
-    out |= {"map@10": average_precision_at(ranked, gold, 10), "ndcg@10": ndcg_at(ranked, gold, 10),
-            "mrr": reciprocal_rank(ranked, gold)}
-    return out
-
-
-def ranking_metrics_trec(
+def ranking_metrics(
     runs: dict[str, Sequence[str]], qrels: dict[str, Sequence[str]], k_values: Sequence[int]
 ) -> dict[str, dict[str, float]]:
-    """Ranking metrics of many questions through trec_eval (pytrec_eval); ranks become scores to keep order."""
+    """Ranking metrics per question with non-empty gold, through trec_eval (pytrec_eval); ranks become
+    scores to keep order; repeated ids count once."""
+    from bifrost.core.extras import require_extra
+
+    require_extra("eval", "pytrec_eval")
     import pytrec_eval
 
     qrel = {q: {d: 1 for d in g} for q, g in qrels.items() if g}
@@ -139,16 +91,6 @@ def ranking_metrics_trec(
         row |= {"map@10": m["map_cut_10"], "ndcg@10": m["ndcg_cut_10"], "mrr": m["recip_rank"]}
         out[q] = row
     return out
-
-
-def ranking_metrics(
-    runs: dict[str, Sequence[str]], qrels: dict[str, Sequence[str]], k_values: Sequence[int]
-) -> dict[str, dict[str, float]]:
-    """Ranking metrics per question with non-empty gold: trec_eval if installed, else plain Python."""
-    try:
-        return ranking_metrics_trec(runs, qrels, k_values)
-    except ImportError:
-        return {q: ranking_metrics_py(runs.get(q, []), g, k_values) for q, g in qrels.items() if g}
 
 
 def answerability_auroc(answerable: Sequence[bool], top_scores: Sequence[float]) -> float:

@@ -65,6 +65,9 @@ class Resources:
         """The configured chat model, or None (offline mode)."""
         if not self.settings.llm_model:
             return None
+        from bifrost.core.extras import require_extra
+
+        require_extra("llm")
         from bifrost.core.llm import configure_llm_cache, make_chat_model
 
         model = make_chat_model(self.settings)

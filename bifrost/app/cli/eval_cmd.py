@@ -53,6 +53,12 @@ def run(
         _fail("bifrost eval needs --corpus, --questions and --out (or a command: compare); see --help")
     if k <= 0 or (limit is not None and limit <= 0):
         _fail(f"--k and --limit must be > 0 (got k={k}, limit={limit})")
+    from bifrost.core.extras import require_extra
+
+    try:
+        require_extra("eval")
+    except BifrostError as e:
+        _fail(str(e))
     from eval.registry import make_default_registry
     from eval.runner import run_eval
 

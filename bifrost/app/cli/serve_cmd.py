@@ -19,6 +19,12 @@ def serve(
     warm: Annotated[bool, typer.Option("--warm/--no-warm", help="Load models and indexes before accepting requests")] = True,
 ) -> None:
     """Serve the web app and JSON API (uvicorn); models load once at startup."""
+    from bifrost.core.extras import require_extra
+
+    try:
+        require_extra("web")
+    except BifrostError as e:
+        fail(e)
     from bifrost.app.web.server import serve as run_server
 
     bf = facade(ctx)
