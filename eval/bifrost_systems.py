@@ -4,8 +4,10 @@
   do not intersect), then the navigator graph; no keyword or dense channel.
 - ``bifrost-eng-only``: the same without the navigator graph (the paper's "ENG only").
 - ``bifrost-no-swap``: the same without swapped triples.
-- ``bifrost-hybrid``: what ``bifrost ask`` uses: entity and triple matches boosted together, fused
-  with BM25 and dense seeds, then the navigator graph in reading order.
+- ``bifrost-hybrid``: entity and triple matches boosted together, fused with BM25 and dense seeds,
+  then the navigator graph in reading order (what ``bifrost ask`` uses without a trained ranker).
+- ``bifrost-ltr``: the learned ranker of the home (``bifrost train ranker``); score it only on
+  questions it was not trained on (its card, in metrics.json, lists the training files).
 - ``llm-only``: the configured chat model with no retrieval (skipped without one).
 
 Any `RetrievalConfig` field is a parameter (``bifrost:depth=1``), and ``tau`` rebuilds the entity
@@ -23,8 +25,9 @@ from typing import Any
 from bifrost.core.resources import Resources
 from bifrost.core.settings import Settings
 from retrieval.base import SystemResult, SystemUnavailable
-from retrieval.citations import select_cited
+from retrieval.citations import cited_items
 from retrieval.config import RetrievalConfig
+from retrieval.ltr.retriever import LtrRetriever
 from retrieval.pipeline import AskPipeline
 from retrieval.refusal import should_refuse
 
@@ -32,12 +35,13 @@ from retrieval.refusal import should_refuse
 class BadSystemParameters(ValueError):
     """Parameters a system factory cannot use (the registry turns it into a one-line error)."""
 
-PAPER = {"combine": "intersection", "lexical_weight": 0.0, "dense_weight": 0.0}
+PAPER = {"ranker": "hybrid", "combine": "intersection", "lexical_weight": 0.0, "dense_weight": 0.0}
 PRESETS: dict[str, dict[str, Any]] = {
     "bifrost": PAPER,
     "bifrost-eng-only": {**PAPER, "use_dng": False},
     "bifrost-no-swap": {**PAPER, "swap": False},
-    "bifrost-hybrid": {},
+    "bifrost-hybrid": {"ranker": "hybrid"},
+    "bifrost-ltr": {"ranker": "ltr"},  # the ranker trained by `bifrost train ranker` (never score it on its training questions)
 }
 
 
@@ -94,7 +98,7 @@ class BifrostSystem:
         cfg = self.config.model_copy(update={"top_n": max(k, self.config.top_n)})
         res = self._retriever.retrieve(question, cfg)
         refused = should_refuse(res, cfg.refuse_below)
-        cited = [] if refused else [it.id for it in select_cited(res.items, cfg.cite_ratio, cfg.cite_max)]
+        cited = [] if refused else [it.id for it in cited_items(res.items, res.cited, cfg.cite_ratio, cfg.cite_max)]
         return SystemResult(
             ranked=[(it.id, it.score) for it in res.items],
             cited=cited,
@@ -104,8 +108,12 @@ class BifrostSystem:
         )
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": "bifrost", "config": self.config.model_dump(), "tau": self.tau or self.settings.tau,
-                "embedding_model": self.settings.embedding_model, "extractor": "offline"}
+        out = {"kind": "bifrost", "config": self.config.model_dump(), "tau": self.tau or self.settings.tau,
+               "embedding_model": self.settings.embedding_model, "extractor": "offline"}
+        if isinstance(self._retriever, LtrRetriever):
+            card = self._retriever.model.card
+            out["ranker_card"] = {"questions": card.questions, "trained_at": card.trained_at}
+        return out
 
 
 class LlmOnlySystem:

@@ -18,6 +18,11 @@ def select_cited(items: Sequence[RetrievedItem], ratio: float, most: int) -> lis
     return [it for it in items if it.score >= ratio * best][:most]
 
 
+def cited_items(items: Sequence[RetrievedItem], chosen: Sequence[RetrievedItem] | None, ratio: float, most: int) -> list[RetrievedItem]:
+    """The set an answer cites: the ranker's own answer-sized set when it chose one, else by `select_cited`."""
+    return list(chosen)[:most] if chosen is not None else select_cited(items, ratio, most)
+
+
 def find_marks(text: str) -> list[str]:
     """Provision ids cited as ``[id]`` in a text, in order of appearance."""
     return [m.group(1).strip() for m in CITE_MARK.finditer(text)]

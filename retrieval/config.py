@@ -15,6 +15,11 @@ class RetrievalConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
+    ranker: Literal["auto", "hybrid", "ltr"] = Field(
+        default="auto",
+        description="auto: the learned ranker when one is trained for the corpus (bifrost train ranker), else hybrid; "
+        "hybrid: the hand-set fusion; ltr: the learned ranker, an error without one",
+    )
     entity_k: int = Field(default=5, gt=0, description="Entities matched per question entity")
     entity_threshold: float = Field(default=0.5, description="Minimum cosine for an entity match")
     triple_k: int = Field(default=5, gt=0, description="Triples matched per question triple")

@@ -59,6 +59,7 @@ class RetrievalResult:
     evidence: float  # best cosine between a question entity and an entity of the corpus
     relevance: float  # best cosine between the question and a provision (dense channel), else evidence
     timings: dict[str, float]
+    cited: list[RetrievedItem] | None = None  # the answer-sized set when the ranker chose one
 
 
 class HybridRetriever:

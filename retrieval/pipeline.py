@@ -5,15 +5,55 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
 
+from bifrost.core.embeddings import Embedder
 from bifrost.core.errors import BifrostError, NotFoundError
+from bifrost.core.graph.base import GraphStore
 from bifrost.core.provisions import container_ids
 from bifrost.core.resources import Resources
 from bifrost.core.types import Answer, AnswerMode, Provision, make_uid
 from retrieval.config import RetrievalConfig
-from retrieval.hybrid import HybridRetriever
+from retrieval.eng_index import EngIndex
+from retrieval.hybrid import HybridRetriever, RetrievalResult
+from retrieval.ltr.evidence import Channels
+from retrieval.ltr.navigator_index import NavigatorIndex
 
 REFUSAL_TEXT = "The indexed regulations do not answer this question."
+
+
+class Retriever(Protocol):
+    """What the ask pipeline needs of a retriever (`HybridRetriever` and `LtrRetriever` both meet it)."""
+
+    config: RetrievalConfig
+
+    @property
+    def index(self) -> EngIndex: ...
+
+    def retrieve(self, question: str, config: RetrievalConfig | None = None) -> RetrievalResult: ...
+
+
+@dataclass
+class CorpusParts:
+    """Everything loaded once per corpus that retrievers are assembled from."""
+
+    corpus: str
+    graph: GraphStore
+    embedder: Embedder
+    channels: Channels
+    nav: NavigatorIndex
+    containers: frozenset[str]
+
+    def hybrid(self, config: RetrievalConfig) -> HybridRetriever:
+        """The hand-set hybrid retriever over these indexes."""
+        ch = self.channels
+        return HybridRetriever(
+            ch.index, self.graph, self.embedder, ch.decompose, config,
+            lexical=lambda q, k: [(it.id, it.score) for it in ch.bm25.search(q, k)],
+            dense=lambda q, k: [(it.id, it.score) for it in ch.dense.search(q, k)],
+            containers=self.containers,
+        )
 
 
 class AskPipeline:
@@ -22,30 +62,54 @@ class AskPipeline:
     def __init__(self, res: Resources, config: RetrievalConfig | None = None) -> None:
         self.res = res
         self.config = config or RetrievalConfig()
-        self._retrievers: dict[str, HybridRetriever] = {}
+        self._retrievers: dict[str, Retriever] = {}
+        self._parts: dict[str, CorpusParts] = {}
 
     def forget(self, corpus: str | None = None) -> None:
-        """Drop loaded indexes (after a rebuild) so the next question reloads them."""
-        if corpus is None:
-            self._retrievers.clear()
-        else:
-            self._retrievers.pop(corpus, None)
+        """Drop loaded indexes and rankers (after a rebuild or training) so the next question reloads them."""
+        for cache in (self._retrievers, self._parts):
+            if corpus is None:
+                cache.clear()
+            else:
+                cache.pop(corpus, None)
 
-    def loaded(self, corpus: str) -> HybridRetriever | None:
+    def loaded(self, corpus: str) -> Retriever | None:
         return self._retrievers.get(corpus)
 
-    def retriever(self, corpus: str) -> HybridRetriever:
-        """The hybrid retriever of a corpus, its indexes loaded once."""
+    def retriever(self, corpus: str) -> Retriever:
+        """The retriever of a corpus (learned ranker or hybrid, by `RetrievalConfig.ranker`), loaded once."""
         if corpus not in self._retrievers:
             self._retrievers[corpus] = self._load(corpus)
         return self._retrievers[corpus]
 
-    def _load(self, corpus: str) -> HybridRetriever:
+    def _load(self, corpus: str) -> Retriever:
+        from retrieval.ltr.features import FEATURES
+        from retrieval.ltr.model import load_ranker
+        from retrieval.ltr.retriever import LtrRetriever
+
+        parts = self.parts(corpus)
+        if self.config.ranker != "hybrid":
+            model = load_ranker(self.res.settings, corpus, FEATURES)
+            if model is not None:
+                return LtrRetriever(parts.channels, parts.nav, model, self.config)
+            if self.config.ranker == "ltr":
+                raise NotFoundError(f"no trained ranker for corpus {corpus!r}; run `bifrost train ranker --corpus {corpus} --questions FILE`")
+        return parts.hybrid(self.config)
+
+    def parts(self, corpus: str) -> CorpusParts:
+        """The loaded indexes of a corpus (BM25, dense, entity network, navigator maps), loaded once."""
+        if corpus not in self._parts:
+            self._parts[corpus] = self._load_parts(corpus)
+        return self._parts[corpus]
+
+    def _load_parts(self, corpus: str) -> CorpusParts:
         from graph_builders.entities.extractors import make_entity_extractor
         from graph_builders.entities.normalize import normalize_name
         from retrieval.baselines.bm25 import Bm25Ranker
         from retrieval.decompose import ExtractorDecomposer
         from retrieval.eng_index import EngIndex
+        from retrieval.ltr.evidence import Channels
+        from retrieval.ltr.navigator_index import NavigatorIndex
 
         res = self.res
         res.require_corpus(corpus)
@@ -56,11 +120,13 @@ class AskPipeline:
         bm25 = Bm25Ranker(res.settings)
         bm25.warm_up(corpus)
         dense = self.dense_ranker(corpus)
-        return HybridRetriever(
-            index, res.graph, res.embedder, lambda q: decomposer.decompose(q, corpus), self.config,
-            lexical=lambda q, k: [(it.id, it.score) for it in bm25.search(q, k)],
-            dense=lambda q, k: [(it.id, it.score) for it in dense.search(q, k)],
-            containers=container_ids(res.sql.provisions(corpus)),
+        provisions = res.sql.provisions(corpus)
+        decompose = lambda q: decomposer.decompose(q, corpus)  # noqa: E731
+        return CorpusParts(
+            corpus=corpus, graph=res.graph, embedder=res.embedder,
+            channels=Channels(bm25, dense, index, res.embedder, decompose),
+            nav=NavigatorIndex.build(provisions, res.sql.references(corpus, dangling=False)),
+            containers=frozenset(container_ids(provisions)),
         )
 
     def dense_ranker(self, corpus: str):
@@ -78,7 +144,7 @@ class AskPipeline:
     def ask(self, question: str, corpus: str, config: RetrievalConfig | None = None) -> Answer:
         """Answer a question with cited provisions, or refuse when nothing supports an answer."""
         from retrieval.answer_extractive import extractive_statements, render
-        from retrieval.citations import citations_for, select_cited
+        from retrieval.citations import cited_items, citations_for
         from retrieval.refusal import should_refuse
 
         question = (question or "").strip()
@@ -96,7 +162,7 @@ class AskPipeline:
         refused = should_refuse(result, cfg.refuse_below)
         statements = []
         if not refused and mode is AnswerMode.EXTRACTIVE:
-            cited = select_cited(result.items, cfg.cite_ratio, cfg.cite_max)
+            cited = cited_items(result.items, result.cited, cfg.cite_ratio, cfg.cite_max)
             statements = extractive_statements(question, cited, lookup, self.res.embedder)
             refused = not statements
         elif not refused:

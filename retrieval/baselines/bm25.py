@@ -58,6 +58,24 @@ class Bm25Ranker:
             for i, s in zip(idx[0], scores[0]) if s > 0
         ]
 
+    @property
+    def ids(self) -> list[str]:
+        """Document ids in index order (the order of `score_all`)."""
+        return self._ids
+
+    def score_all(self, query: str):
+        """BM25 score of every document for ``query`` (numpy array in `ids` order; zeros when no term is known)."""
+        import bm25s
+        import numpy as np
+
+        if self._bm25 is None:
+            raise RuntimeError("Bm25Ranker.score_all before warm_up")
+        q = bm25s.tokenize([query], stopwords="en", stemmer=self._stemmer, show_progress=False, return_ids=False)
+        known = [t for t in q[0] if t in self._bm25.vocab_dict]
+        if not known:
+            return np.zeros(len(self._ids), dtype=np.float32)
+        return np.asarray(self._bm25.get_scores(known), dtype=np.float32)
+
     def describe(self) -> dict[str, Any]:
         return {"kind": "bm25", "library": "bm25s", "mode": self.mode, "k1": self.k1, "b": self.b,
                 "stemmer": "snowball-english" if self._stemmer else None, "stopwords": "en"}

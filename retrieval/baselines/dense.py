@@ -78,5 +78,16 @@ class DenseRanker:
         top = top[np.argsort(-scores[top], kind="stable")]
         return [RetrievedItem(corpus=self.corpus, id=self._ids[i], score=float(scores[i]), via=(Via.DENSE,)) for i in top]
 
+    @property
+    def ids(self) -> list[str]:
+        """Document ids in matrix order (the order of `score_all`)."""
+        return self._ids
+
+    def score_all(self, query: str) -> np.ndarray:
+        """Cosine of ``query`` with every document, in `ids` order."""
+        if self._matrix is None:
+            raise RuntimeError("DenseRanker.score_all before warm_up")
+        return self._matrix @ self.embedder.embed([query])[0]
+
     def describe(self) -> dict[str, Any]:
         return {"kind": "dense", "model": self.model, "mode": self.mode, "cache": self.cache_file}

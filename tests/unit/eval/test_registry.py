@@ -26,7 +26,7 @@ def test_unknown_system_lists_known_ones(settings):
     reg = make_default_registry()
     with pytest.raises(UnknownSystemError) as ei:
         reg.create(parse_systems("nope")[0], settings, "tiny")
-    assert ("known systems: bifrost, bifrost-eng-only, bifrost-hybrid, bifrost-no-swap, bm25, dense, "
+    assert ("known systems: bifrost, bifrost-eng-only, bifrost-hybrid, bifrost-ltr, bifrost-no-swap, bm25, dense, "
             "graph-rag-langchain, llm-only, rerank, rrf") in str(ei.value)
 
 

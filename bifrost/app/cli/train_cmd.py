@@ -1,0 +1,60 @@
+"""`bifrost train ranker`: cross-validate and store the learned ranker of a corpus."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.table import Table
+
+from bifrost.app.cli.common import CorpusOpt, JsonOpt, emit_json, fail_message, progress_bar, settings_of
+from bifrost.app.cli.console import err, out
+from bifrost.core.errors import BifrostError
+
+train_app = typer.Typer(help="Train learned components on question sets (cross-validated).", no_args_is_help=True)
+
+
+@train_app.command("ranker")
+def train_ranker_cmd(
+    ctx: typer.Context,
+    corpus: CorpusOpt = "osha-1926",
+    questions: Annotated[list[Path], typer.Option("--questions", "-q", help="Question file (JSONL, ObliQA, ObliQA-MP); repeatable")] = ...,  # type: ignore[assignment]
+    folds: Annotated[int, typer.Option(help="k of k-fold cross-validation (a question is never scored by a model trained on it)")] = 5,
+    ablations: Annotated[bool, typer.Option("--ablations/--no-ablations", help="Also cross-validate without each feature group")] = True,
+    hybrid: Annotated[bool, typer.Option("--hybrid/--no-hybrid", help="Score the hand-set hybrid on the same questions")] = True,
+    out_dir: Annotated[Optional[Path], typer.Option("--out", "-o", help="Folder for cv.md and cv.json")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Learn to rank candidates from every channel (LightGBM LambdaRank); report k-fold CV figures
+    beside bm25, dense, rrf and the hybrid, then fit on all questions and store the model in the home."""
+    from eval.ltr.train import train_ranker
+
+    bar = progress_bar()
+    task = bar.add_task("candidates", total=None)
+
+    def tick(done: int, total: int) -> None:
+        bar.update(task, completed=done, total=total)
+
+    try:
+        with bar:
+            report = train_ranker(settings_of(ctx), corpus, questions, folds, ablations, hybrid, out_dir,
+                                  say=lambda m: err.print(m, highlight=False), progress=tick)
+    except (BifrostError, ValueError) as e:
+        fail_message(str(e))
+    if as_json:
+        emit_json(report.as_dict())
+        return
+    table = Table(title=f"{corpus}: {report.pool['questions']} questions, {folds}-fold CV (mean [95% CI])")
+    names = [n for n in ("recall@10", "map@10", "ndcg@10", "both@10", "f1") if n in report.systems.get("bifrost-ltr", {})]
+    table.add_column("system", no_wrap=True)
+    for n in names:
+        table.add_column(n, justify="right")
+    for group in (report.systems, report.ablations):
+        for name, s in group.items():
+            table.add_row(name, *(f"{s[n]['mean']:.3f}" if n in s else "–" for n in names))
+    out.print(table)
+    out.print(f"candidate pool holds {report.pool['gold_recall_of_pool']:.3f} of the gold; "
+              f"model: {report.model_path} (cited-set cut {report.cite_delta})", highlight=False)
+    if out_dir is not None:
+        out.print(f"wrote {out_dir}/cv.md and cv.json", highlight=False)

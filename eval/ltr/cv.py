@@ -1,0 +1,129 @@
+"""k-fold cross-validation of the learned ranker: a question is only ever scored by a model that
+did not see it. Baselines are scored on the same questions; ablations drop one feature group."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from eval.ltr.dataset import Group, fold_of
+from eval.metrics import hierarchy_prf, ranking_metrics, set_prf
+from eval.stats import bootstrap_ci
+from retrieval.ltr.features import FEATURE_GROUPS, columns_without
+from retrieval.ltr.model import LGBM_PARAMS
+from retrieval.ltr.retriever import cut_cited
+
+Related = Callable[[str, str], bool]
+DELTAS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0)
+TOP_N = 20
+
+
+def fit(groups: Sequence[Group], columns: Sequence[int], params: dict[str, Any] = LGBM_PARAMS) -> Any:
+    """A LambdaRank booster on the trainable groups, over the given feature columns."""
+    import lightgbm
+
+    train = [g for g in groups if g.trainable and len(g.ids) > 1]
+    if not train:
+        raise ValueError("no training question has a gold provision among its candidates")
+    x = np.vstack([g.rows[:, columns] for g in train])
+    y = np.concatenate([g.labels for g in train])
+    model = lightgbm.LGBMRanker(**params)
+    model.fit(x, y, group=[len(g.ids) for g in train])
+    return model.booster_
+
+
+def ranked(booster: Any, g: Group, columns: Sequence[int]) -> tuple[list[str], np.ndarray]:
+    """Candidate ids best first, with their scores."""
+    scores = booster.predict(g.rows[:, columns], num_threads=1) if len(g.ids) else np.zeros(0)
+    order = np.argsort(-scores, kind="stable")
+    return [g.ids[i] for i in order], scores[order]
+
+
+def choose_delta(booster: Any, groups: Sequence[Group], columns: Sequence[int], cite_max: int) -> float:
+    """The cited-set cut (score distance from the top) with the best mean F1 on ``groups``."""
+    scored = [(ranked(booster, g, columns), set(g.gold)) for g in groups]
+
+    def mean_f1(delta: float) -> float:
+        f1s = []
+        for (ids, scores), gold in scored:
+            n = cut_cited(scores, delta, cite_max)
+            f1s.append(set_prf(ids[:n], list(gold)).f1)
+        return float(np.mean(f1s)) if f1s else 0.0
+
+    return max(DELTAS, key=lambda d: (mean_f1(d), -d))
+
+
+@dataclass
+class FoldRun:
+    """Per-question rankings and cited sets of one system over all folds."""
+
+    ranked: dict[str, list[str]]
+    cited: dict[str, list[str]]
+
+
+def cross_validate(
+    groups: Sequence[Group], folds: int, cite_max: int, drop: set[str] = frozenset(), progress: Callable[[str], None] | None = None,
+) -> FoldRun:
+    """Rankings of every question by a model trained on the other folds (optionally without feature groups)."""
+    columns = columns_without(set(drop))
+    run = FoldRun({}, {})
+    for k in range(folds):
+        test = [g for g in groups if fold_of(g.question.id, folds) == k]
+        train = [g for g in groups if fold_of(g.question.id, folds) != k]
+        if not test:
+            continue
+        booster = fit(train, columns)
+        delta = choose_delta(booster, train, columns, cite_max)
+        for g in test:
+            ids, scores = ranked(booster, g, columns)
+            run.ranked[g.question.id] = ids[:TOP_N]
+            run.cited[g.question.id] = ids[: cut_cited(scores, delta, cite_max)]
+        if progress:
+            progress(f"fold {k + 1}/{folds}" + (f" without {'+'.join(sorted(drop))}" if drop else ""))
+    return run
+
+
+def both_at(ranked: Sequence[str], src: Sequence[str], tgt: Sequence[str], k: int) -> float:
+    """1 when a source and a cited passage of a cross-reference question are both in the top k."""
+    top = set(list(dict.fromkeys(ranked))[:k])
+    return float(bool(top & set(src)) and bool(top & set(tgt)))
+
+
+def score_run(
+    groups: Sequence[Group], ranked_by_q: dict[str, list[str]], cited_by_q: dict[str, list[str]] | None,
+    related: Related, seed: int = 0,
+) -> dict[str, Any]:
+    """Mean and 95% bootstrap CI of R@10, MAP@10, nDCG@10, Both@10 (where src/tgt exist) and cited-set F1."""
+    qrels = {g.question.id: g.gold for g in groups}
+    per_q = ranking_metrics(ranked_by_q, qrels, [10])
+    columns: dict[str, list[float]] = {"recall@10": [], "map@10": [], "ndcg@10": []}
+    both: list[float] = []
+    f1: list[float] = []
+    f1_h: list[float] = []
+    for g in groups:
+        m = per_q[g.question.id]
+        for name in columns:
+            columns[name].append(m[name])
+        src, tgt = g.question.extra.get("src"), g.question.extra.get("tgt")
+        if src and tgt:
+            both.append(both_at(ranked_by_q.get(g.question.id, []), src, tgt, 10))
+        if cited_by_q is not None:
+            cited = cited_by_q.get(g.question.id, [])
+            f1.append(set_prf(cited, g.gold).f1)
+            f1_h.append(hierarchy_prf(cited, g.gold, related).f1)
+    if both:
+        columns["both@10"] = both
+    if cited_by_q is not None:
+        columns["f1"], columns["f1_h"] = f1, f1_h
+    out: dict[str, Any] = {}
+    for name, values in columns.items():
+        ci = bootstrap_ci(values, seed=seed)
+        out[name] = {"mean": ci.mean, "low": ci.low, "high": ci.high, "n": len(values)}
+    out["_per_question"] = {name: values for name, values in columns.items()}
+    return out
+
+
+ABLATIONS: tuple[str, ...] = tuple(g for g in FEATURE_GROUPS if g != "shape")

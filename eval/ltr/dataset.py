@@ -1,0 +1,82 @@
+"""Question sets turned into ranking groups: each question's candidate pool, feature rows and
+labels (1 for a gold provision), plus the baselines' rankings on the same evidence."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from eval.questions import Question
+from retrieval.config import RetrievalConfig
+from retrieval.fusion import rrf_fuse
+from retrieval.ltr.candidates import PoolSizes
+from retrieval.ltr.retriever import question_rows
+from retrieval.pipeline import CorpusParts
+
+Progress = Callable[[int, int], None]
+BASELINE_DEPTH = 100  # as the rrf baseline of `bifrost eval` (RrfRanker depth)
+
+
+@dataclass
+class Group:
+    """One question: its candidates with feature rows and labels, and what the baselines ranked."""
+
+    question: Question
+    ids: list[str]
+    rows: np.ndarray
+    labels: np.ndarray
+    relevance: float
+    baselines: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def gold(self) -> list[str]:
+        return list(self.question.gold)
+
+    @property
+    def trainable(self) -> bool:
+        """A group teaches the ranker only when a gold provision is among its candidates."""
+        return bool(self.labels.any())
+
+
+def fold_of(question_id: str, folds: int) -> int:
+    """A stable fold for a question id (the same split on every machine and run)."""
+    return int(hashlib.sha256(question_id.encode()).hexdigest(), 16) % folds
+
+
+def collect(
+    parts: CorpusParts, questions: Sequence[Question], cfg: RetrievalConfig, hybrid: bool = True,
+    sizes: PoolSizes = PoolSizes(), progress: Progress | None = None,
+) -> list[Group]:
+    """Ranking groups of every answerable question with gold (others cannot be ranked)."""
+    ids = parts.channels.ids
+    hyb = parts.hybrid(cfg.model_copy(update={"ranker": "hybrid"})) if hybrid else None
+    wanted = [q for q in questions if q.answerable and q.gold]
+    groups: list[Group] = []
+    for n, q in enumerate(wanted, start=1):
+        ev, pool, rows = question_rows(parts.channels, parts.nav, q.question, cfg, sizes)
+        gold = set(q.gold)
+        bm25 = [ids[i] for i in np.argsort(-ev.bm25, kind="stable")[:BASELINE_DEPTH] if ev.bm25[i] > 0]
+        dense = [ids[i] for i in np.argsort(-ev.dense, kind="stable")[:BASELINE_DEPTH]]
+        base: dict[str, list[str]] = {"bm25": bm25, "dense": dense, "rrf": [pid for pid, _ in rrf_fuse([bm25, dense])]}
+        if hyb is not None:
+            base["bifrost-hybrid"] = [it.id for it in hyb.retrieve(q.question).items]
+        groups.append(Group(q, pool.ids, rows, np.array([pid in gold for pid in pool.ids], dtype=np.int32),
+                            ev.relevance, base))
+        if progress:
+            progress(n, len(wanted))
+    return groups
+
+
+def describe_pool(groups: Sequence[Group]) -> dict[str, Any]:
+    """How much gold the candidate pools hold (the ceiling of any ranking over them)."""
+    found = [len(set(g.ids) & set(g.gold)) / len(g.gold) for g in groups]
+    return {
+        "questions": len(groups),
+        "mean_candidates": float(np.mean([len(g.ids) for g in groups])) if groups else 0.0,
+        "gold_recall_of_pool": float(np.mean(found)) if found else 0.0,
+        "trainable_questions": sum(g.trainable for g in groups),
+    }

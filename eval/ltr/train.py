@@ -1,0 +1,147 @@
+"""`bifrost train ranker`: collect ranking groups from question sets, cross-validate the learned
+ranker beside the baselines (and without each feature group), then fit it on every question and
+store it in the home with its card. The figures reported are the cross-validated ones."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from bifrost.core.extras import require_extra
+from bifrost.core.resources import Resources
+from bifrost.core.settings import Settings
+from eval.ltr.cv import ABLATIONS, choose_delta, cross_validate, fit, score_run
+from eval.ltr.dataset import Group, collect, describe_pool
+from eval.questions import Question, load_questions
+from eval.runner import corpus_hierarchy
+from eval.stats import wilcoxon_p
+from retrieval.config import RetrievalConfig
+from retrieval.ltr.features import FEATURES, columns_without
+from retrieval.ltr.model import LGBM_PARAMS, ModelCard, RankerModel
+from retrieval.pipeline import AskPipeline
+
+Say = Callable[[str], None]
+
+
+@dataclass
+class TrainReport:
+    """Cross-validated figures of every system, the pool's ceiling, and where the model went."""
+
+    corpus: str
+    folds: int
+    pool: dict[str, Any]
+    systems: dict[str, dict[str, Any]]
+    ablations: dict[str, dict[str, Any]] = field(default_factory=dict)
+    significance: dict[str, float] = field(default_factory=dict)
+    model_path: str = ""
+    cite_delta: float = 0.0
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        strip = lambda d: {k: {m: v for m, v in s.items() if m != "_per_question"} for k, s in d.items()}  # noqa: E731
+        return {"corpus": self.corpus, "folds": self.folds, "pool": self.pool, "systems": strip(self.systems),
+                "ablations": strip(self.ablations), "significance": self.significance, "model_path": self.model_path,
+                "cite_delta": self.cite_delta, "seconds": self.seconds}
+
+
+def load_sets(settings: Settings, paths: Sequence[Path]) -> tuple[list[Question], list[dict[str, str]]]:
+    """Questions of every file (ids prefixed by file when two files share one) and their hashes."""
+    shared = settings.resolve_shared_dir()
+    questions: list[Question] = []
+    hashes = []
+    for path in paths:
+        qs = load_questions(path, "auto", documents_dir=(shared / "corpora/adgm/documents") if shared else None)
+        hashes.append({"path": str(path), "sha256": qs.sha256})
+        questions += qs.questions
+    if len({q.id for q in questions}) != len(questions):
+        raise ValueError("two question files share question ids; give each set unique ids")
+    return questions, hashes
+
+
+def train_ranker(
+    settings: Settings, corpus: str, question_files: Sequence[Path], folds: int = 5, ablations: bool = True,
+    hybrid: bool = True, out_dir: Path | None = None, say: Say | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> TrainReport:
+    """Cross-validate, then fit on all questions and save the ranker of ``corpus`` in the home."""
+    require_extra("ltr")
+    if folds < 2:
+        raise ValueError(f"--folds must be at least 2, got {folds}")
+    say = say or (lambda _m: None)
+    questions, hashes = load_sets(settings, question_files)
+    res = Resources(settings)
+    try:
+        cfg = RetrievalConfig.from_settings(settings)
+        parts = AskPipeline(res, cfg).parts(corpus)
+        t0 = time.perf_counter()
+        groups = collect(parts, questions, cfg, hybrid=hybrid, progress=progress)
+        seconds = {"collect": time.perf_counter() - t0}
+    finally:
+        res.close()
+    related, _section_of, _jur = corpus_hierarchy(settings, corpus)
+    report = cross_validated(groups, corpus, folds, cfg.cite_max, related, ablations, say)
+    t1 = time.perf_counter()
+    columns = columns_without(set())
+    booster = fit(groups, columns)
+    report.cite_delta = choose_delta(booster, groups, columns, cfg.cite_max)
+    card = ModelCard(
+        corpus=corpus, embedding_model=settings.embedding_model, features=list(FEATURES), questions=hashes,
+        params=dict(LGBM_PARAMS), cite_delta=report.cite_delta, cv=report.as_dict()["systems"].get("bifrost-ltr", {}),
+        trained_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    )
+    report.model_path = str(RankerModel(booster, card).save(settings))
+    report.seconds = {**seconds, "cv": report.seconds.get("cv", 0.0), "final_fit": time.perf_counter() - t1}
+    if out_dir is not None:
+        write_report(report, out_dir)
+    return report
+
+
+def cross_validated(
+    groups: Sequence[Group], corpus: str, folds: int, cite_max: int, related, ablations: bool, say: Say,
+) -> TrainReport:
+    """Scores of the baselines and of the ranker (and its ablations) on the same questions."""
+    t0 = time.perf_counter()
+    systems: dict[str, dict[str, Any]] = {}
+    for name in groups[0].baselines if groups else ():
+        systems[name] = score_run(groups, {g.question.id: g.baselines[name] for g in groups}, None, related)
+    run = cross_validate(groups, folds, cite_max, progress=say)
+    systems["bifrost-ltr"] = score_run(groups, run.ranked, run.cited, related)
+    report = TrainReport(corpus, folds, describe_pool(groups), systems)
+    ltr = systems["bifrost-ltr"]["_per_question"]["recall@10"]
+    for name in systems:
+        if name != "bifrost-ltr":
+            report.significance[f"bifrost-ltr vs {name} (R@10, Wilcoxon p)"] = wilcoxon_p(
+                ltr, systems[name]["_per_question"]["recall@10"])
+    if ablations:
+        for group in ABLATIONS:
+            drop = cross_validate(groups, folds, cite_max, drop={group}, progress=say)
+            report.ablations[f"without {group}"] = score_run(groups, drop.ranked, drop.cited, related)
+    report.seconds["cv"] = time.perf_counter() - t0
+    return report
+
+
+def markdown(report: TrainReport) -> str:
+    """The cross-validated table (systems, then ablations) with 95% bootstrap CIs."""
+    names = ["recall@10", "map@10", "ndcg@10", "both@10", "f1", "f1_h"]
+    shown = [n for n in names if any(n in s for s in report.systems.values())]
+    lines = [f"## {report.corpus}: {report.pool['questions']} questions, {report.folds}-fold cross-validation", "",
+             f"Candidate pool: {report.pool['mean_candidates']:.0f} per question, holding "
+             f"{report.pool['gold_recall_of_pool']:.3f} of the gold (the ceiling of any ranking over it).", "",
+             "| system | " + " | ".join(shown) + " |", "|---|" + "---|" * len(shown)]
+    for table in (report.systems, report.ablations):
+        for name, s in table.items():
+            cells = [f"{s[n]['mean']:.3f} [{s[n]['low']:.3f}, {s[n]['high']:.3f}]" if n in s else "–" for n in shown]
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines += ["", *(f"- {k}: {v:.4g}" for k, v in report.significance.items())]
+    return "\n".join(lines) + "\n"
+
+
+def write_report(report: TrainReport, out_dir: Path) -> None:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "cv.json").write_text(json.dumps(report.as_dict(), indent=2))
+    (out_dir / "cv.md").write_text(markdown(report))

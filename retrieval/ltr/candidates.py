@@ -1,0 +1,113 @@
+"""The candidate pool of one question: the best provisions of every channel (BM25, dense, entity and
+triple matches) plus the navigator neighbours of the best of them (cross-references both ways,
+parent, children, siblings). Each candidate keeps the channels that found it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from bifrost.core.types import Via
+from retrieval.fusion import rrf_score
+from retrieval.ltr.evidence import Evidence
+from retrieval.ltr.navigator_index import NavigatorIndex
+
+
+@dataclass(frozen=True)
+class PoolSizes:
+    """How many provisions each channel contributes, and how many seeds are expanded."""
+
+    lexical: int = 50
+    dense: int = 50
+    entity: int = 30
+    triple: int = 20
+    seeds: int = 10
+    children: int = 12
+    siblings: int = 6
+
+
+@dataclass
+class Pool:
+    """Candidate ids with the channels that found each, and the channel-fusion score of every document."""
+
+    ids: list[str]
+    via: dict[str, list[Via]]
+    why: dict[str, list[str]]
+    base: dict[str, float]  # reciprocal-rank fusion of BM25, dense and entity ranks
+    path: dict[str, tuple[str, ...]]  # how a navigator neighbour was reached: (seed, neighbour)
+    seeds: list[str]
+    bm25_rank: np.ndarray
+    dense_rank: np.ndarray
+
+
+def ranks(scores: np.ndarray) -> np.ndarray:
+    """1-based rank of every entry, best (highest) first; ties broken by position."""
+    order = np.argsort(-scores, kind="stable")
+    out = np.empty(len(scores), dtype=np.int64)
+    out[order] = np.arange(1, len(scores) + 1)
+    return out
+
+
+def build_pool(ev: Evidence, ids: list[str], nav: NavigatorIndex, sizes: PoolSizes = PoolSizes()) -> Pool:
+    """The candidates of one question (containers and unknown ids left out)."""
+    bm25_rank, dense_rank = ranks(ev.bm25), ranks(ev.dense)
+    via: dict[str, list[Via]] = {}
+    why: dict[str, list[str]] = {}
+    path: dict[str, tuple[str, ...]] = {}
+
+    def add(pid: str, how: Via, reason: str, seed: str | None = None) -> None:
+        if nav.is_container(pid):
+            return
+        if seed is not None and pid not in via:
+            path[pid] = (seed, pid)
+        vs = via.setdefault(pid, [])
+        if how not in vs:
+            vs.append(how)
+            why.setdefault(pid, []).append(reason)
+
+    for i in np.argsort(-ev.bm25, kind="stable")[: sizes.lexical]:
+        if ev.bm25[i] > 0:
+            add(ids[i], Via.LEXICAL, f"keyword match (rank {bm25_rank[i]})")
+    for i in np.argsort(-ev.dense, kind="stable")[: sizes.dense]:
+        add(ids[i], Via.DENSE, f"similar meaning (rank {dense_rank[i]})")
+    by_entity = sorted(ev.entities.items(), key=lambda kv: (-kv[1].score, kv[0]))
+    for pid, e in by_entity[: sizes.entity]:
+        add(pid, Via.ENTITY, e.why)
+    for pid, (_s, reason) in sorted(ev.triples.items(), key=lambda kv: (-kv[1][0], kv[0]))[: sizes.triple]:
+        add(pid, Via.TRIPLE, reason)
+
+    entity_rank = {pid: r for r, (pid, _) in enumerate(by_entity, start=1)}
+    position = {pid: i for i, pid in enumerate(ids)}
+    base: dict[str, float] = {}
+    for pid in via:
+        i = position.get(pid)
+        s = rrf_score(int(entity_rank[pid])) if pid in entity_rank else 0.0
+        if i is not None:
+            s += rrf_score(int(bm25_rank[i])) + rrf_score(int(dense_rank[i]))
+        base[pid] = s
+    seeds = sorted(base, key=lambda p: (-base[p], p))[: sizes.seeds]
+    for seed in seeds:
+        _expand(seed, nav, sizes, add)
+    for pid in via:
+        base.setdefault(pid, 0.0)
+    return Pool(list(via), via, why, base, path, seeds, bm25_rank, dense_rank)
+
+
+def _expand(seed: str, nav: NavigatorIndex, sizes: PoolSizes, add) -> None:
+    """Add what the navigator graph joins to ``seed``."""
+    for t in sorted(nav.refs_out.get(seed, ())):
+        add(t, Via.REFERS_TO, f"cross-reference from {seed}", seed)
+    for s in sorted(nav.refs_in.get(seed, ())):
+        add(s, Via.REFERS_TO, f"cross-reference to {seed}", seed)
+    parent = nav.parent.get(seed)
+    if parent:
+        add(parent, Via.PARENT, f"parent of {seed}", seed)
+        kids = nav.children.get(parent, [])
+        at = kids.index(seed) if seed in kids else 0
+        half = sizes.siblings // 2
+        for c in kids[max(0, at - half): at + half + 1]:
+            if c != seed:
+                add(c, Via.SIBLING, f"sibling of {seed}", seed)
+    for c in nav.children.get(seed, ())[: sizes.children]:
+        add(c, Via.CHILD, f"child of {seed}", seed)

@@ -1,0 +1,86 @@
+"""Features of (question, candidate) pairs, in named groups so that ablations can drop a group.
+
+Every feature is defined for any rulebook: channel scores normalized per question, ranks on a log
+scale, entity specificity (IDF over provisions), graph evidence relative to the question's best
+candidates, scores of the enclosing provisions, and the candidate's shape (kind, depth, length).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from bifrost.core.types import ProvisionKind
+from retrieval.ltr.candidates import Pool
+from retrieval.ltr.evidence import Evidence
+from retrieval.ltr.navigator_index import NavigatorIndex
+
+FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
+    "lexical": ("bm25", "bm25_norm", "bm25_rank_log"),
+    "dense": ("dense", "dense_gap", "dense_rank_log"),
+    "eng": ("entity_score", "entity_score_norm", "entity_matches", "entity_specificity", "entity_cosine", "triple_cosine"),
+    "dng": (
+        "cites_seeds", "cited_by_seeds", "parent_of_seed", "child_of_seed", "seeds_in_section",
+        "neighbour_base_max", "refs_in_log", "refs_out_log",
+    ),
+    "hierarchy": ("parent_bm25_norm", "parent_dense", "section_bm25_norm", "section_dense", "is_section"),
+    "shape": ("kind_paragraph", "kind_definition", "kind_note", "kind_section", "kind_appendix", "level", "text_len_log", "empty"),
+}
+FEATURES: tuple[str, ...] = tuple(f for group in FEATURE_GROUPS.values() for f in group)
+_KINDS = (ProvisionKind.PARAGRAPH, ProvisionKind.DEFINITION, ProvisionKind.NOTE, ProvisionKind.SECTION, ProvisionKind.APPENDIX)
+
+
+def columns_without(groups: set[str]) -> list[int]:
+    """Column indexes of every feature outside ``groups`` (for ablations)."""
+    unknown = groups - set(FEATURE_GROUPS)
+    if unknown:
+        raise ValueError(f"unknown feature group(s) {sorted(unknown)}; known: {', '.join(FEATURE_GROUPS)}")
+    return [i for i, f in enumerate(FEATURES) if not any(f in FEATURE_GROUPS[g] for g in groups)]
+
+
+def featurize(ev: Evidence, pool: Pool, nav: NavigatorIndex, position: dict[str, int]) -> np.ndarray:
+    """One row per candidate of ``pool``, one column per name in `FEATURES`."""
+    bm25_max = float(ev.bm25.max()) if len(ev.bm25) else 0.0
+    dense_max = float(ev.dense.max()) if len(ev.dense) else 0.0
+    ent_max = max((e.score for e in ev.entities.values()), default=0.0)
+    seeds = set(pool.seeds)
+    seed_sections = [nav.section.get(s, s) for s in pool.seeds]
+    seed_parents = {nav.parent.get(s) for s in pool.seeds}
+    n_docs = len(ev.bm25)
+
+    def lex(pid: str | None) -> tuple[float, float, int]:
+        i = position.get(pid) if pid else None
+        if i is None:
+            return 0.0, 0.0, n_docs + 1
+        return float(ev.bm25[i]), float(ev.dense[i]), int(pool.bm25_rank[i])
+
+    rows = []
+    for pid in pool.ids:
+        i = position.get(pid)
+        bm25, dense, _ = lex(pid)
+        bm25_rank = int(pool.bm25_rank[i]) if i is not None else n_docs + 1
+        dense_rank = int(pool.dense_rank[i]) if i is not None else n_docs + 1
+        e = ev.entities.get(pid)
+        out_refs, in_refs = nav.refs_out.get(pid, set()), nav.refs_in.get(pid, set())
+        parent = nav.parent.get(pid)
+        section = nav.section.get(pid, pid)
+        p_bm25, p_dense, _ = lex(parent)
+        s_bm25, s_dense, _ = lex(section)
+        kind = nav.kind.get(pid)
+        neighbour_base = max((pool.base.get(n, 0.0) for n in nav.neighbours(pid)), default=0.0)
+        rows.append([
+            bm25, bm25 / bm25_max if bm25_max > 0 else 0.0, math.log2(1 + bm25_rank),
+            dense, dense_max - dense, math.log2(1 + dense_rank),
+            e.score if e else 0.0, (e.score / ent_max) if e and ent_max > 0 else 0.0, e.matches if e else 0,
+            e.max_specificity if e else 0.0, e.best_cosine if e else 0.0, ev.triples.get(pid, (0.0, ""))[0],
+            len(out_refs & seeds), len(in_refs & seeds), float(pid in seed_parents),
+            float(parent in seeds), sum(1 for s in seed_sections if s == section) - float(pid in seeds),
+            neighbour_base, math.log2(1 + len(in_refs)), math.log2(1 + len(out_refs)),
+            p_bm25 / bm25_max if bm25_max > 0 else 0.0, p_dense, s_bm25 / bm25_max if bm25_max > 0 else 0.0, s_dense,
+            float(section == pid),
+            *(float(kind == k) for k in _KINDS), float(nav.level.get(pid, 0)),
+            math.log2(1 + nav.text_len.get(pid, 0)), float(nav.text_len.get(pid, 0) == 0),
+        ])
+    matrix = np.asarray(rows, dtype=np.float32).reshape(len(rows), len(FEATURES))
+    return matrix

@@ -1,0 +1,120 @@
+"""A trained ranker as it lives in the home: the LightGBM model text beside a JSON card (corpus,
+embedding model, feature list, question files and their hashes, parameters, cited-set cut and the
+cross-validated figures). Loading checks the card, so a model is never used where it does not fit."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bifrost.core.errors import ConfigError
+from bifrost.core.settings import Settings
+
+log = logging.getLogger(__name__)
+
+LGBM_PARAMS: dict[str, Any] = {
+    "objective": "lambdarank",
+    "n_estimators": 300,
+    "learning_rate": 0.05,
+    "num_leaves": 15,
+    "min_child_samples": 20,
+    "subsample": 0.8,
+    "subsample_freq": 1,
+    "colsample_bytree": 0.8,
+    "lambdarank_truncation_level": 30,
+    "verbose": -1,
+    "n_jobs": 1,
+    "random_state": 0,
+}
+"""Fixed before any figure was measured (LightGBM's documented ranking defaults, smaller trees for
+a few hundred questions); no search over them, so no dev figure is tuned through them."""
+
+
+@dataclass
+class ModelCard:
+    """What a stored ranker was trained for and on."""
+
+    corpus: str
+    embedding_model: str
+    features: list[str]
+    questions: list[dict[str, str]] = field(default_factory=list)  # [{"path", "sha256"}]
+    params: dict[str, Any] = field(default_factory=dict)
+    cite_delta: float = 1.0
+    cv: dict[str, Any] = field(default_factory=dict)
+    trained_at: str = ""
+
+
+def model_paths(settings: Settings, corpus: str) -> tuple[Path, Path]:
+    """(model text, card JSON) of a corpus's ranker in the home."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", corpus)
+    folder = settings.home / "models"
+    return folder / f"ranker-{safe}.lgb.txt", folder / f"ranker-{safe}.json"
+
+
+class RankerModel:
+    """A LightGBM booster with its card; scores feature rows (higher is better)."""
+
+    def __init__(self, booster: Any, card: ModelCard) -> None:
+        self.booster, self.card = booster, card
+
+    def score(self, rows: np.ndarray) -> np.ndarray:
+        if len(rows) == 0:
+            return np.zeros(0, dtype=np.float64)
+        return np.asarray(self.booster.predict(rows, num_threads=1), dtype=np.float64)
+
+    def save(self, settings: Settings) -> Path:
+        model_path, card_path = model_paths(settings, self.card.corpus)
+        model_path.parent.mkdir(parents=True, exist_ok=True)
+        tmp_model, tmp_card = model_path.with_suffix(".tmp"), card_path.with_suffix(".tmp")
+        tmp_model.write_text(self.booster.model_to_string())
+        tmp_card.write_text(json.dumps(asdict(self.card), indent=2))
+        tmp_model.replace(model_path)  # the card last: a card always describes a whole model
+        tmp_card.replace(card_path)
+        return model_path
+
+
+def check_card(card: ModelCard, corpus: str, embedding_model: str, features: tuple[str, ...]) -> None:
+    """Refuse a ranker trained for another corpus, embedding model or feature list (one line naming both)."""
+    if card.corpus != corpus:
+        raise ConfigError(f"the ranker was trained for corpus {card.corpus!r}, not {corpus!r}; run `bifrost train ranker --corpus {corpus}`")
+    if card.embedding_model != embedding_model:
+        raise ConfigError(
+            f"the ranker of {corpus!r} was trained with embedding model {card.embedding_model!r}, not {embedding_model!r}; "
+            f"retrain it with `bifrost train ranker --corpus {corpus}`"
+        )
+    if tuple(card.features) != features:
+        raise ConfigError(f"the ranker of {corpus!r} uses another feature list; retrain it with `bifrost train ranker --corpus {corpus}`")
+
+
+def load_ranker(settings: Settings, corpus: str, features: tuple[str, ...]) -> RankerModel | None:
+    """The corpus's ranker, or None when there is none or it cannot be read (then the hybrid is used).
+
+    A ranker made for another corpus or embedding model raises `ConfigError`."""
+    model_path, card_path = model_paths(settings, corpus)
+    if not card_path.exists():
+        return None
+    try:
+        card = ModelCard(**json.loads(card_path.read_text()))
+    except (OSError, ValueError, TypeError) as e:
+        log.warning("ranker card %s is unreadable (%s); using the hybrid retriever", card_path, e)
+        return None
+    check_card(card, corpus, settings.embedding_model, features)
+    try:
+        import lightgbm
+
+        booster = lightgbm.Booster(model_str=model_path.read_text())
+        if booster.num_feature() != len(features):
+            raise ValueError(f"{booster.num_feature()} features, expected {len(features)}")
+    except ImportError:
+        log.warning("a ranker exists for %s but lightgbm is not installed (pip install 'bifrost-rag[ltr]'); using the hybrid", corpus)
+        return None
+    except Exception as e:  # noqa: BLE001 - a corrupt model file must not stop answering
+        log.warning("ranker model %s is corrupt (%s); using the hybrid retriever", model_path, str(e).splitlines()[0] if str(e) else type(e).__name__)
+        return None
+    return RankerModel(booster, card)

@@ -1,0 +1,73 @@
+"""The Document Navigator Graph of one corpus as compact in-memory maps (parent, children,
+REFERS_TO out and in, enclosing section), read once from the SQL store so that graph features of
+hundreds of candidates cost dictionary look-ups, whatever graph store is configured."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from bifrost.core.provisions import CONTAINER_KINDS, ancestors
+from bifrost.core.types import Provision, ProvisionKind, Reference
+
+
+@dataclass
+class NavigatorIndex:
+    """Parent, children, cross-references and section of every provision of a corpus."""
+
+    parent: dict[str, str | None]
+    kind: dict[str, ProvisionKind]
+    level: dict[str, int]
+    text_len: dict[str, int]
+    refs_out: dict[str, set[str]] = field(default_factory=dict)
+    refs_in: dict[str, set[str]] = field(default_factory=dict)
+    children: dict[str, list[str]] = field(default_factory=dict)
+    section: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, provisions: Iterable[Provision], references: Iterable[Reference]) -> NavigatorIndex:
+        ps = list(provisions)
+        nav = cls(
+            parent={p.id: p.parent_id for p in ps},
+            kind={p.id: p.kind for p in ps},
+            level={p.id: p.level for p in ps},
+            text_len={p.id: len(p.text or "") for p in ps},
+        )
+        children: dict[str, list[str]] = defaultdict(list)
+        for p in ps:
+            if p.parent_id:
+                children[p.parent_id].append(p.id)
+        nav.children = dict(children)
+        out: dict[str, set[str]] = defaultdict(set)
+        into: dict[str, set[str]] = defaultdict(set)
+        for r in references:
+            if r.target_id and r.target_id in nav.parent and r.source_id in nav.parent and r.target_id != r.source_id:
+                out[r.source_id].add(r.target_id)
+                into[r.target_id].add(r.source_id)
+        nav.refs_out, nav.refs_in = dict(out), dict(into)
+        nav.section = {p.id: nav._section_of(p.id) for p in ps}
+        return nav
+
+    def _section_of(self, pid: str) -> str:
+        """The nearest section-kind provision at or above ``pid``; else its top-most non-container ancestor."""
+        if self.kind.get(pid) == ProvisionKind.SECTION:
+            return pid
+        chain = ancestors(pid, self.parent.get)
+        for a in chain:
+            if self.kind.get(a) == ProvisionKind.SECTION:
+                return a
+        tops = [a for a in chain if self.kind.get(a) not in CONTAINER_KINDS]
+        return tops[-1] if tops else pid
+
+    def neighbours(self, pid: str) -> set[str]:
+        """Cross-references both ways, parent and children: what the navigator graph joins to ``pid``."""
+        out = set(self.refs_out.get(pid, ())) | self.refs_in.get(pid, set()) | set(self.children.get(pid, ()))
+        parent = self.parent.get(pid)
+        if parent:
+            out.add(parent)
+        out.discard(pid)
+        return out
+
+    def is_container(self, pid: str) -> bool:
+        return self.kind.get(pid) in CONTAINER_KINDS or pid not in self.kind
