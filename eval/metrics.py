@@ -93,6 +93,12 @@ def ranking_metrics(
     return out
 
 
+def both_at(ranked: Sequence[str], src: Sequence[str], tgt: Sequence[str], k: int) -> float:
+    """Both@k of a cross-reference question: 1 when a source passage and a cited passage are both in the top k."""
+    top = set(dedupe(ranked)[:k])
+    return float(bool(top & set(src)) and bool(top & set(tgt)))
+
+
 def answerability_auroc(answerable: Sequence[bool], top_scores: Sequence[float]) -> float:
     """AUROC of the top retrieval score as a detector of answerable questions (nan with one class)."""
     if len(set(answerable)) < 2:

@@ -40,7 +40,9 @@ def render_report(doc: dict[str, Any], pngs: list[str]) -> str:
     ks = meta["k_values"]
     lines += ["## Ranking", ""]
     rank_cols = [f"recall@{k}" for k in ks] + ["map@10", "ndcg@10", "mrr"] + [f"hit@{k}" for k in ks]
-    rows = [[n] + [_ci(systems[n]["metrics"].get(c)) if c in ("recall@10", "map@10", "ndcg@10")
+    if any("both@10" in systems[n]["metrics"] for n in names):  # cross-reference questions (src and tgt)
+        rank_cols += [f"both@{k}" for k in ks]
+    rows = [[n] + [_ci(systems[n]["metrics"].get(c)) if c in ("recall@10", "map@10", "ndcg@10", "both@10")
                    else _f((systems[n]["metrics"].get(c) or {}).get("mean")) for c in rank_cols] for n in names]
     lines += _table(["system"] + rank_cols, rows) + [""]
     groups = sorted({g for n in names for g in systems[n]["by_group"]})

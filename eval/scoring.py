@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from eval.hierarchy import Related, SectionOf
-from eval.metrics import answerability_auroc, hierarchy_prf, ranking_metrics, refusal_rates, section_prf, set_prf
+from eval.metrics import answerability_auroc, both_at, hierarchy_prf, ranking_metrics, refusal_rates, section_prf, set_prf
 from eval.questions import Question
 from eval.stats import bootstrap_ci
 from retrieval.base import SystemResult
@@ -53,6 +53,9 @@ def score_system(
     for q, r in zip(questions, results):
         m = set_metrics(r.cited, q.gold if q.answerable else (), related, section_of)
         m |= ranking.get(q.id, {n: math.nan for n in names})
+        src, tgt = q.extra.get("src"), q.extra.get("tgt")
+        if src and tgt:  # cross-reference questions: source and cited passage both retrieved
+            m |= {f"both@{k}": both_at(runs[q.id], src, tgt, k) for k in k_values}
         m["top_score"] = r.ranked[0][1] if r.ranked else -math.inf
         m["refused"] = float(r.refused or not r.cited)
         m["seconds"] = r.seconds
@@ -62,8 +65,8 @@ def score_system(
 
 def summarize(scored: Sequence[Scored], seed: int = 0) -> dict[str, dict[str, float]]:
     """Mean and 95% bootstrap CI of every metric over the questions where it is defined."""
-    names = [n for n in scored[0].metrics if n not in ("top_score", "refused")] if scored else []
-    return {n: bootstrap_ci([s.metrics[n] for s in scored], seed=seed).as_dict() for n in names}
+    names = list(dict.fromkeys(n for s in scored for n in s.metrics if n not in ("top_score", "refused")))
+    return {n: bootstrap_ci([s.metrics.get(n, math.nan) for s in scored], seed=seed).as_dict() for n in names}
 
 
 def answerability(scored: Sequence[Scored]) -> dict[str, float]:

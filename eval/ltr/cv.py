@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from eval.ltr.dataset import Group, fold_of
-from eval.metrics import hierarchy_prf, ranking_metrics, set_prf
+from eval.metrics import both_at, hierarchy_prf, ranking_metrics, set_prf
 from eval.stats import bootstrap_ci
 from retrieval.ltr.features import FEATURE_GROUPS, columns_without
 from retrieval.ltr.model import LGBM_PARAMS
@@ -65,7 +65,8 @@ class FoldRun:
 
 
 def cross_validate(
-    groups: Sequence[Group], folds: int, cite_max: int, drop: set[str] = frozenset(), progress: Callable[[str], None] | None = None,
+    groups: Sequence[Group], folds: int, cite_max: int, drop: set[str] = frozenset(),
+    progress: Callable[[str], None] | None = None, fitter: Callable[..., Any] = fit,
 ) -> FoldRun:
     """Rankings of every question by a model trained on the other folds (optionally without feature groups)."""
     columns = columns_without(set(drop))
@@ -75,7 +76,7 @@ def cross_validate(
         train = [g for g in groups if fold_of(g.question.id, folds) != k]
         if not test:
             continue
-        booster = fit(train, columns)
+        booster = fitter(train, columns)
         delta = choose_delta(booster, train, columns, cite_max)
         for g in test:
             ids, scores = ranked(booster, g, columns)
@@ -84,12 +85,6 @@ def cross_validate(
         if progress:
             progress(f"fold {k + 1}/{folds}" + (f" without {'+'.join(sorted(drop))}" if drop else ""))
     return run
-
-
-def both_at(ranked: Sequence[str], src: Sequence[str], tgt: Sequence[str], k: int) -> float:
-    """1 when a source and a cited passage of a cross-reference question are both in the top k."""
-    top = set(list(dict.fromkeys(ranked))[:k])
-    return float(bool(top & set(src)) and bool(top & set(tgt)))
 
 
 def score_run(

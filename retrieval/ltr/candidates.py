@@ -14,6 +14,9 @@ from retrieval.ltr.evidence import Evidence
 from retrieval.ltr.navigator_index import NavigatorIndex
 
 
+FUSION_DEPTH = 100  # ranks past this add nothing to the fused seed score (as the rrf baseline's depth)
+
+
 @dataclass(frozen=True)
 class PoolSizes:
     """How many provisions each channel contributes, and how many seeds are expanded."""
@@ -83,8 +86,10 @@ def build_pool(ev: Evidence, ids: list[str], nav: NavigatorIndex, sizes: PoolSiz
     for pid in via:
         i = position.get(pid)
         s = rrf_score(int(entity_rank[pid])) if pid in entity_rank else 0.0
-        if i is not None:
-            s += rrf_score(int(bm25_rank[i])) + rrf_score(int(dense_rank[i]))
+        if i is not None and ev.bm25[i] > 0 and bm25_rank[i] <= FUSION_DEPTH:
+            s += rrf_score(int(bm25_rank[i]))
+        if i is not None and dense_rank[i] <= FUSION_DEPTH:
+            s += rrf_score(int(dense_rank[i]))
         base[pid] = s
     seeds = sorted(base, key=lambda p: (-base[p], p))[: sizes.seeds]
     for seed in seeds:

@@ -89,6 +89,8 @@ def run(
     table = Table(title=f"{corpus}: {result.metrics['meta']['questions']['n_run']} questions")
     cols = ("recall@10", "map@10", "ndcg@10", "f1", "f1_h", "f1_sec")  # the rest: report.md, --json
     heads = ("R@10", "MAP@10", "nDCG@10", "F1", "F1 hier", "F1 sec")
+    if any("both@10" in s["metrics"] for s in result.metrics["systems"].values()):
+        cols, heads = cols + ("both@10",), heads + ("Both@10",)
     table.add_column("system", no_wrap=True, min_width=6)
     for h in heads:
         table.add_column(h, justify="right", no_wrap=True)

@@ -1,0 +1,78 @@
+"""`bifrost train ranker` end to end on the mini corpus: cross-validated report, a stored model that
+`ask` then uses, and the hybrid again when the model file is corrupt."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from bifrost.app.cli.app import app
+from bifrost.app.facade import Bifrost
+from bifrost.core.settings import Settings
+from retrieval.hybrid import HybridRetriever
+from retrieval.ltr.model import model_paths
+from retrieval.ltr.retriever import LtrRetriever
+from tests.conftest import FIXTURES
+from tests.unit.web.fixture_corpus import MINI, build_corpus
+
+pytest.importorskip("lightgbm")
+QUESTIONS = FIXTURES / "mini" / "questions-mini.jsonl"
+
+
+@pytest.fixture(scope="module")
+def trained_home(tmp_path_factory):
+    home = tmp_path_factory.mktemp("ltr")
+    bf = Bifrost(Settings(home=home))
+    try:
+        build_corpus(bf, "mini", MINI)
+    finally:
+        bf.close()
+    out = home / "cv"
+    r = CliRunner().invoke(app, ["--home", str(home), "train", "ranker", "--corpus", "mini", "-q", str(QUESTIONS),
+                                 "--folds", "2", "--no-ablations", "--out", str(out), "--json"])
+    assert r.exit_code == 0, r.output
+    return home, json.loads(r.stdout)
+
+
+def test_the_report_scores_every_system_on_the_same_cross_validated_questions(trained_home):
+    home, report = trained_home
+    assert report["folds"] == 2 and report["pool"]["questions"] == 10
+    assert {"bm25", "dense", "rrf", "bifrost-hybrid", "bifrost-ltr"} <= set(report["systems"])
+    assert all(s["recall@10"]["n"] == 10 for s in report["systems"].values())
+    assert (home / "cv" / "cv.md").read_text().startswith("## mini: 10 questions, 2-fold")
+
+
+def test_ask_uses_the_stored_ranker_and_cites_an_answer_sized_set(trained_home):
+    home, _ = trained_home
+    bf = Bifrost(Settings(home=home))
+    try:
+        assert isinstance(bf.retriever("mini"), LtrRetriever)
+        answer = bf.ask("Who prepares the fall protection plan?", "mini")
+        assert answer.retrieved and 1 <= len(answer.citations) <= bf.retrieval_config.cite_max
+    finally:
+        bf.close()
+
+
+def test_a_corrupt_model_falls_back_to_the_hybrid(trained_home, tmp_path):
+    home, _ = trained_home
+    settings = Settings(home=home)
+    model_path, _card = model_paths(settings, "mini")
+    saved = model_path.read_text()
+    try:
+        model_path.write_text("garbage")
+        bf = Bifrost(settings)
+        try:
+            assert isinstance(bf.retriever("mini"), HybridRetriever)
+            assert bf.ask("Who prepares the fall protection plan?", "mini").retrieved
+        finally:
+            bf.close()
+    finally:
+        model_path.write_text(saved)
+
+
+def test_too_few_folds_is_a_one_line_error(trained_home):
+    home, _ = trained_home
+    r = CliRunner().invoke(app, ["--home", str(home), "train", "ranker", "--corpus", "mini", "-q", str(QUESTIONS), "--folds", "1"])
+    assert r.exit_code == 1 and "--folds must be at least 2" in r.output
