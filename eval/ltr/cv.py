@@ -12,8 +12,8 @@ import numpy as np
 from eval.ltr.dataset import Group, fold_of
 from eval.metrics import both_at, hierarchy_prf, ranking_metrics, set_prf
 from eval.stats import bootstrap_ci
-from retrieval.ltr.features import FEATURE_GROUPS, columns_without
-from retrieval.ltr.model import LGBM_PARAMS
+from retrieval.ltr.features import FEATURE_GROUPS, FEATURES, columns_without
+from retrieval.ltr.model import LGBM_PARAMS, PARAM_GRID, monotone_constraints
 from retrieval.ltr.retriever import cut_cited
 
 Related = Callable[[str, str], bool]
@@ -21,18 +21,45 @@ DELTAS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0)
 TOP_N = 20
 
 
-def fit(groups: Sequence[Group], columns: Sequence[int], params: dict[str, Any] = LGBM_PARAMS) -> Any:
-    """A LambdaRank booster on the trainable groups, over the given feature columns."""
+def fit(groups: Sequence[Group], columns: Sequence[int], size: dict[str, Any] | None = None) -> Any:
+    """A LambdaRank booster on the trainable groups, over the given feature columns and model size
+    (default: the size chosen by `select_size` on these groups)."""
     import lightgbm
 
     train = [g for g in groups if g.trainable and len(g.ids) > 1]
     if not train:
         raise ValueError("no training question has a gold provision among its candidates")
+    size = size if size is not None else select_size(train, columns)
     x = np.vstack([g.rows[:, columns] for g in train])
     y = np.concatenate([g.labels for g in train])
+    params = {**LGBM_PARAMS, **size, "monotone_constraints": monotone_constraints([FEATURES[i] for i in columns])}
     model = lightgbm.LGBMRanker(**params)
     model.fit(x, y, group=[len(g.ids) for g in train])
-    return model.booster_
+    booster = model.booster_
+    booster.chosen_size = size  # recorded on the model card
+    return booster
+
+
+def select_size(groups: Sequence[Group], columns: Sequence[int], folds: int = 3) -> dict[str, Any]:
+    """The model size of `PARAM_GRID` with the best mean nDCG@10 in an inner cross-validation over
+    ``groups`` alone (the outer fold's test questions are never seen here)."""
+    if len(groups) < 2 * folds:
+        return PARAM_GRID[0]
+
+    def inner_ndcg(size: dict[str, Any]) -> float:
+        ranked_by_q: dict[str, list[str]] = {}
+        for k in range(folds):
+            test = [g for g in groups if fold_of(g.question.id, folds, salt="inner") == k]
+            train = [g for g in groups if fold_of(g.question.id, folds, salt="inner") != k]
+            if not test or not any(g.trainable for g in train):
+                continue
+            booster = fit(train, columns, size)
+            for g in test:
+                ranked_by_q[g.question.id] = ranked(booster, g, columns)[0][:TOP_N]
+        per_q = ranking_metrics(ranked_by_q, {g.question.id: g.gold for g in groups if g.question.id in ranked_by_q}, [10])
+        return float(np.mean([m["ndcg@10"] for m in per_q.values()])) if per_q else 0.0
+
+    return max(PARAM_GRID, key=inner_ndcg)
 
 
 def ranked(booster: Any, g: Group, columns: Sequence[int]) -> tuple[list[str], np.ndarray]:

@@ -42,9 +42,10 @@ class Group:
         return bool(self.labels.any())
 
 
-def fold_of(question_id: str, folds: int) -> int:
-    """A stable fold for a question id (the same split on every machine and run)."""
-    return int(hashlib.sha256(question_id.encode()).hexdigest(), 16) % folds
+def fold_of(question_id: str, folds: int, salt: str = "") -> int:
+    """A stable fold for a question id (the same split on every machine and run); ``salt`` gives an
+    independent split (inner cross-validation)."""
+    return int(hashlib.sha256((salt + question_id).encode()).hexdigest(), 16) % folds
 
 
 def collect(

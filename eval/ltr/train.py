@@ -91,7 +91,7 @@ def train_ranker(
     report.cite_delta = choose_delta(booster, groups, columns, cfg.cite_max)
     card = ModelCard(
         corpus=corpus, embedding_model=settings.embedding_model, features=list(FEATURES), questions=hashes,
-        params=dict(LGBM_PARAMS), cite_delta=report.cite_delta, cv=report.as_dict()["systems"].get("bifrost-ltr", {}),
+        params={**LGBM_PARAMS, **booster.chosen_size}, cite_delta=report.cite_delta, cv=report.as_dict()["systems"].get("bifrost-ltr", {}),
         trained_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
     )
     report.model_path = str(RankerModel(booster, card).save(settings))

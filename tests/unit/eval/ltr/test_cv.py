@@ -25,7 +25,7 @@ class RecordingFit:
     def __init__(self) -> None:
         self.seen: list[set[str]] = []
 
-    def __call__(self, groups, columns):
+    def __call__(self, groups, columns, size=None):
         self.seen.append({g.question.id for g in groups})
 
         class Booster:
