@@ -6,40 +6,16 @@ corpus holds it; everything else is kept as a dangling `Reference` with its raw 
 
 from __future__ import annotations
 
-from bifrost.core.provisions import ancestors
-
 import re
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
 
 from bifrost.core.errors import CitationError
+from bifrost.core.provisions import ancestors
 from bifrost.core.types import Provision, Reference
 from graph_builders.citations.cfr import CfrCitation, expand_range, label_positions, validate_labels
 
 EXTRACTOR_NAME = "rules"
-
-
-@runtime_checkable
-class ProvisionIndex(Protocol):
-    """What an extractor may ask about the corpus: existence, tree parent, citation siblings."""
-
-    def __contains__(self, provision_id: object) -> bool: ...
-
-    def parent_of(self, provision_id: str) -> str | None: ...
-
-    def siblings_of(self, provision_id: str) -> Sequence[str]: ...
-
-    def has_part(self, part: str) -> bool: ...
-
-
-@runtime_checkable
-class ReferenceExtractor(Protocol):
-    """Finds the cross-references in one provision's text, resolved against a corpus index."""
-
-    name: str
-
-    def extract(self, provision: Provision, known: ProvisionIndex | Collection[str]) -> list[Reference]: ...
 
 
 def _citation_parent(pid: str) -> str | None:
@@ -52,7 +28,11 @@ def _citation_parent(pid: str) -> str | None:
 
 @dataclass(frozen=True)
 class KnownProvisions:
-    """An immutable :class:`ProvisionIndex` over a set of ids (and, optionally, tree parents)."""
+    """The CFR corpus index: ids, tree parents, citation siblings and parts.
+
+    A :class:`~graph_builders.navigator.base.ProvisionIndex` that also answers what the CFR
+    extractor asks: a provision's parent ("this subpart"), its siblings (ranges), known parts.
+    """
 
     ids: frozenset[str]
     parents: Mapping[str, str | None] = field(default_factory=dict)
@@ -61,7 +41,7 @@ class KnownProvisions:
 
     @classmethod
     def from_ids(cls, ids: Iterable[str], parents: Mapping[str, str | None] | None = None) -> KnownProvisions:
-        """Index ids; `parents` gives tree parents the citation cannot tell (section -> subpart)."""
+        """Index bare ids: parents are citation parents, unless `parents` tells the tree ones (section -> subpart)."""
         id_list = list(dict.fromkeys(ids))
         children: dict[str, list[str]] = {}
         parts: set[str] = set()
@@ -83,6 +63,7 @@ class KnownProvisions:
 
     @classmethod
     def from_provisions(cls, provisions: Iterable[Provision]) -> KnownProvisions:
+        """Index provisions with their tree parents, so each section knows its subpart."""
         provs = list(provisions)
         return cls.from_ids((p.id for p in provs), {p.id: p.parent_id for p in provs})
 
@@ -101,37 +82,6 @@ class KnownProvisions:
 
     def has_part(self, part: str) -> bool:
         return part in self.parts
-
-
-@dataclass(frozen=True)
-class _IdSetIndex:
-    """A bare set of ids seen as a ProvisionIndex: citation parents only, so no section -> subpart."""
-
-    ids: Collection[str]
-
-    def __contains__(self, provision_id: object) -> bool:
-        return provision_id in self.ids
-
-    def parent_of(self, provision_id: str) -> str | None:
-        par = _citation_parent(provision_id)
-        return par if par is not None and par in self.ids and "." in par else None
-
-    def siblings_of(self, provision_id: str) -> Sequence[str]:
-        par = _citation_parent(provision_id)
-        return [pid for pid in self.ids if par is not None and pid.startswith(par) and _citation_parent(pid) == par]
-
-    def has_part(self, part: str) -> bool:
-        return part in self.ids or any(pid.startswith(f"{part}.") or pid.startswith(f"{part} ") for pid in self.ids)
-
-
-def as_index(known: ProvisionIndex | Collection[str]) -> ProvisionIndex:
-    """The index to resolve against; a bare id collection gets citation parents only.
-
-    Prefer `KnownProvisions.from_provisions(...)`: it knows each section's subpart ("this subpart").
-    """
-    if isinstance(known, ProvisionIndex):
-        return known
-    return _IdSetIndex(known)
 
 
 # ---------------------------------------------------------------- patterns (immutable)
@@ -241,12 +191,12 @@ class CfrReferenceExtractor:
     def __init__(self, default_part: str = "1926") -> None:
         self.default_part = default_part
 
-    def extract(self, provision: Provision, known: ProvisionIndex | Collection[str]) -> list[Reference]:
-        """References in `provision.text`, deduplicated per target, without self-references.
+    def index(self, provisions: Iterable[Provision]) -> KnownProvisions:
+        """The index `extract` resolves against: the corpus's ids with their tree parents."""
+        return KnownProvisions.from_provisions(provisions)
 
-        `known` is a :class:`ProvisionIndex` (e.g. :class:`KnownProvisions`) or a bare set of ids.
-        """
-        known = as_index(known)
+    def extract(self, provision: Provision, known: KnownProvisions) -> list[Reference]:
+        """References in `provision.text`, deduplicated per target, without self-references."""
         ctx = self._context(provision, known)
         text = provision.text
         out: list[Reference] = []
@@ -276,7 +226,7 @@ class CfrReferenceExtractor:
 
     # ------------------------------------------------------------ context
 
-    def _context(self, provision: Provision, known: ProvisionIndex) -> _Context:
+    def _context(self, provision: Provision, known: KnownProvisions) -> _Context:
         cit = _parse_prefix(provision.id)
         section = labels = None
         part = self.default_part
@@ -289,7 +239,7 @@ class CfrReferenceExtractor:
 
     # ------------------------------------------------------------ dispatch
 
-    def _resolve(self, m: re.Match[str], ctx: _Context, known: ProvisionIndex) -> Iterator[_Hit]:
+    def _resolve(self, m: re.Match[str], ctx: _Context, known: KnownProvisions) -> Iterator[_Hit]:
         raw = m.group(0)
         kind = m.lastgroup
         if m.group("para") is not None:
@@ -327,7 +277,7 @@ class CfrReferenceExtractor:
         else:  # pragma: no cover - every alternative is named
             raise AssertionError(f"unhandled reference kind {kind}")
 
-    def _scope(self, word: str, raw: str, ctx: _Context, known: ProvisionIndex) -> _Hit:
+    def _scope(self, word: str, raw: str, ctx: _Context, known: KnownProvisions) -> _Hit:
         if word == "part":
             return _lookup(CfrCitation(ctx.part), raw, known)
         if word == "subpart":
@@ -338,7 +288,7 @@ class CfrReferenceExtractor:
             return _Hit(raw, None, f"'this {word}' outside a section")
         return _lookup(ctx.section, raw, known)
 
-    def _appendix(self, m: re.Match[str], raw: str, ctx: _Context, known: ProvisionIndex) -> _Hit:
+    def _appendix(self, m: re.Match[str], raw: str, ctx: _Context, known: KnownProvisions) -> _Hit:
         """'appendix B to subpart M of this part', 'appendix C to this subpart', 'appendix A to § 1926.62'."""
         letter = m.group("app_letter") or ""
         this = (m.group("app_this") or "").split()[-1:] or [""]
@@ -361,7 +311,7 @@ class CfrReferenceExtractor:
         return _Hit(raw, None, f"{'no such provision' if known.has_part(part) else 'not in corpus'}: "
                     f"{part} Appendix {letter}".rstrip())
 
-    def _bare_appendix(self, letter: str, raw: str, ctx: _Context, known: ProvisionIndex) -> _Hit:
+    def _bare_appendix(self, letter: str, raw: str, ctx: _Context, known: KnownProvisions) -> _Hit:
         """'appendix D' alone: the subpart's appendix if it exists, else the section's own."""
         if ctx.subpart is not None:
             sub = CfrCitation.parse(ctx.subpart)
@@ -374,7 +324,7 @@ class CfrReferenceExtractor:
                 return _Hit(raw, cid)
         return _Hit(raw, None, f"ambiguous appendix {letter}: neither the subpart nor the section has it")
 
-    def _subparts(self, m: re.Match[str], raw: str, ctx: _Context, known: ProvisionIndex) -> Iterator[_Hit]:
+    def _subparts(self, m: re.Match[str], raw: str, ctx: _Context, known: KnownProvisions) -> Iterator[_Hit]:
         part = m.group("sub_part") or ctx.part
         letters = _LETTERS_IN.findall(m.group("sub_letters"))
         is_range = " through " in m.group("sub_letters")
@@ -389,7 +339,7 @@ class CfrReferenceExtractor:
 
     # ------------------------------------------------------------ paragraphs
 
-    def _paragraphs(self, m: re.Match[str], raw: str, ctx: _Context, known: ProvisionIndex) -> Iterator[_Hit]:
+    def _paragraphs(self, m: re.Match[str], raw: str, ctx: _Context, known: KnownProvisions) -> Iterator[_Hit]:
         items = m.group("para_items")
         this = (m.group("of_this") or "").split()[-1:] or [""]
         scope = this[0]
@@ -423,7 +373,7 @@ class CfrReferenceExtractor:
         base: CfrCitation,
         context_labels: tuple[str, ...],
         relative_to_paragraph: bool,
-        known: ProvisionIndex,
+        known: KnownProvisions,
     ) -> Iterator[_Hit]:
         """Resolve 'ITEM (SEP ITEM)*' against a section; ranges expand over existing siblings."""
         prev: tuple[str, ...] | None = None
@@ -456,7 +406,7 @@ class CfrReferenceExtractor:
 
     # ------------------------------------------------------------ sections
 
-    def _sections(self, items: str, raw: str, known: ProvisionIndex) -> Iterator[_Hit]:
+    def _sections(self, items: str, raw: str, known: KnownProvisions) -> Iterator[_Hit]:
         """'§ 1926.502(a), (c) through (e)', '§§ 1926.500 through 1926.503', '1926.451(g)(1)'."""
         prev: CfrCitation | None = None
         pos = 0
@@ -514,7 +464,7 @@ def _valid(labels: Sequence[str]) -> bool:
     return True
 
 
-def _lookup(cit: CfrCitation, raw: str, known: ProvisionIndex) -> _Hit:
+def _lookup(cit: CfrCitation, raw: str, known: KnownProvisions) -> _Hit:
     """A hit on an existing id, or a dangling one saying why (other part, or no such provision)."""
     cid = str(cit)
     if cid in known:
@@ -524,7 +474,7 @@ def _lookup(cit: CfrCitation, raw: str, known: ProvisionIndex) -> _Hit:
     return _Hit(raw, None, f"no such provision: {cid}")
 
 
-def _range(start: CfrCitation, end: CfrCitation, raw: str, known: ProvisionIndex) -> Iterator[_Hit]:
+def _range(start: CfrCitation, end: CfrCitation, raw: str, known: KnownProvisions) -> Iterator[_Hit]:
     """Expand 'start through end' over existing siblings; missing ends are reported dangling.
 
     An end deeper than the start ('§§ 1926.403 through 1926.408(b)') covers the siblings before
@@ -552,7 +502,7 @@ def _range(start: CfrCitation, end: CfrCitation, raw: str, known: ProvisionIndex
         yield _Hit(raw, str(cit))
 
 
-def _find_subpart(provision: Provision, cit: CfrCitation | None, known: ProvisionIndex) -> str | None:
+def _find_subpart(provision: Provision, cit: CfrCitation | None, known: KnownProvisions) -> str | None:
     """The subpart id a provision sits in, walking tree parents (provision, then corpus index)."""
     if cit is not None and cit.subpart is not None:
         return str(CfrCitation(cit.part, subpart=cit.subpart))
@@ -574,7 +524,7 @@ def _find_subpart(provision: Provision, cit: CfrCitation | None, known: Provisio
     return None
 
 
-def _tree_ancestors(provision: Provision, known: ProvisionIndex) -> set[str]:
+def _tree_ancestors(provision: Provision, known: KnownProvisions) -> set[str]:
     def parent_of(pid: str) -> str | None:
         if pid == provision.id and provision.parent_id:
             return provision.parent_id
