@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from graph_builders.scrape.sniff import read_source
+from tests.conftest import FIXTURES
 
-FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 
 @pytest.mark.parametrize("source", ["ecfr/part-9999-mini.xml", "mini/part-mini.json"])
