@@ -1,6 +1,6 @@
 """The Neo4j GraphStore: the dual graph in a Neo4j 5.26 server, through the official driver.
 
-Same contract as the embedded store (``tests/contract/graph_store_contract.py``). Schema and
+Same contract as the embedded store (``tests/contract/test_graph_store_contract.py``). Schema and
 query text live in `bifrost.core.graph.neo4j_queries`; this module batches rows, checks inputs at
 the door and turns driver failures into `StoreError` naming the server.
 
