@@ -14,7 +14,8 @@ import pytest
 
 from bifrost.core.errors import StoreError
 from bifrost.core.graph.base import GraphStore
-from bifrost.core.graph.neo4j_store import Neo4jGraphStore, RelationNameError, check_relation
+from bifrost.core.graph.neo4j_store import Neo4jGraphStore
+from bifrost.core.relations import RelationNameError, check_relation
 from bifrost.core.types import Edge, EdgeType, Entity
 from tests.contract.sample_graph import HAS, REFS, TREE, C, u
 from tests.integration.neo4j_env import neo4j_store
