@@ -22,7 +22,8 @@ from pathlib import Path
 
 from bifrost.core.types import Provision, ProvisionKind, Reference
 from graph_builders.citations.cfr import CfrCitation, label_positions, label_value, validate_labels
-from graph_builders.navigator.references import CfrReferenceExtractor, KnownProvisions
+from graph_builders.navigator.cfr_index import KnownProvisions
+from graph_builders.navigator.references import CfrReferenceExtractor
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_GOLD = REPO / "tests" / "fixtures" / "references" / "osha_gold_sample.jsonl"

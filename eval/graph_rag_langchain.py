@@ -5,10 +5,9 @@ Neo4j beside a ``Document`` node per provision (``include_source=True``); questi
 by `GraphCypherQAChain`, which writes a Cypher query from the graph schema, runs it and phrases an
 answer. The ranked provision ids are recovered from that answer and from the query's results.
 
-It shares the database with Bifrost's own graph but never touches it: Bifrost's labels and
-relationship types are hidden from the chain's schema, a query naming them is refused, queries run
-in read-only transactions, and an extracted type that collides with one of them is renamed.
-Document nodes carry the corpus (``id`` = ``corpus:provision id``) so corpora do not mix.
+It shares the database with Bifrost's own graph but never touches it (`eval.graph_rag_isolation`).
+Document nodes carry the corpus (``id`` = ``corpus:provision id``) so corpora do not mix; ids are
+recovered from answers by `eval.graph_rag_ids`.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -25,23 +24,17 @@ from langchain_core.documents import Document
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
 
-from bifrost.core.errors import BifrostError, CitationError, ModelUnavailableError, StoreError
+from bifrost.core.errors import BifrostError, ModelUnavailableError, StoreError
 from bifrost.core.settings import Settings
 from bifrost.core.types import Provision, make_uid
+from eval.graph_rag_ids import ids_in_text, strings_in
+from eval.graph_rag_isolation import BIFROST_LABELS, BIFROST_REL_TYPES, keep_apart, read_only_graph_class
 from retrieval.base import SystemResult, SystemUnavailable
 from retrieval.baselines.documents import build_documents, load_provisions
-from retrieval.baselines.llm_only import CFR_ID
 
 log = logging.getLogger(__name__)
 
 NAME = "graph-rag-langchain"
-# Bifrost's own graph in the same database (bifrost/core/graph/neo4j_store.py): never shown or queried.
-BIFROST_LABELS = ("Section", "Entity", "CorpusMeta")
-BIFROST_REL_TYPES = ("HAS", "REFERS_TO", "RELATES", "MENTIONED_IN")
-# The baseline's own structural names (Neo4jGraph.add_graph_documents): not for extracted nodes.
-SOURCE_LABEL, SOURCE_REL = "Document", "MENTIONS"
-_BIFROST_NAME = re.compile(r"[:|]\s*`?(" + "|".join(BIFROST_LABELS + BIFROST_REL_TYPES) + r")`?(?!\w)")
-_TOKEN = re.compile(r"[^\s'\",;{}\[\]]+")
 BATCH = 32
 
 # Filled into the `{examples}` slot of LangChain's default Cypher prompt: how provisions are stored.
@@ -55,10 +48,6 @@ RETURN DISTINCT d.id AS provision, x.id AS entity LIMIT 10"""
 
 class BadExtraction(BifrostError):
     """The chat model's reply to the graph-extraction prompt is not a graph."""
-
-
-class ForbiddenQuery(BifrostError):
-    """A generated Cypher query names Bifrost's own labels or relationship types."""
 
 
 @dataclass
@@ -111,7 +100,7 @@ def neo4j_graph(settings: Settings, *, read_only: bool = False):
     """A LangChain `Neo4jGraph` on the configured server (an empty password means no auth)."""
     if not settings.neo4j_uri:
         raise SystemUnavailable(f"{NAME} needs a Neo4j server (set BIFROST_NEO4J_URI); skipped")
-    cls = _read_only_graph_class() if read_only else _graph_class()
+    cls = read_only_graph_class() if read_only else _graph_class()
     user, password = (settings.neo4j_user, settings.neo4j_password) if settings.neo4j_password else ("", "")
     try:
         return cls(url=settings.neo4j_uri, username=user, password=password, database=settings.neo4j_database,
@@ -124,48 +113,6 @@ def _graph_class():
     from langchain_neo4j import Neo4jGraph
 
     return Neo4jGraph
-
-
-def _read_only_graph_class():
-    from langchain_neo4j import Neo4jGraph
-    from neo4j import Query, RoutingControl
-
-    class ReadOnlyNeo4jGraph(Neo4jGraph):
-        """The chain's view: read transactions only, and never Bifrost's own labels or types."""
-
-        def query(self, query: str, params: dict | None = None, session_params: dict | None = None) -> list[dict[str, Any]]:
-            bad = _BIFROST_NAME.search(query)
-            if bad:
-                raise ForbiddenQuery(f"the query names {bad.group(1)!r}, part of Bifrost's own graph, not this baseline's")
-            self._check_driver_state()
-            records, _, _ = self._driver.execute_query(
-                Query(text=query, timeout=self.timeout), database_=self._database, parameters_=params or {},
-                routing_=RoutingControl.READ,  # the server refuses writes in a read transaction
-            )
-            return [r.data() for r in records]
-
-    return ReadOnlyNeo4jGraph
-
-
-def keep_apart(graph_doc: Any) -> Any:
-    """Rename extracted node labels and relationship types that collide with Bifrost's graph or with
-    the baseline's Document/MENTIONS structure (``Entity`` -> ``ExtractedEntity``, ``HAS`` -> ``EXTRACTED_HAS``)."""
-    reserved_labels = set(BIFROST_LABELS) | {SOURCE_LABEL}
-    reserved_types = set(BIFROST_REL_TYPES) | {SOURCE_REL}
-
-    def fix_node(node: Any) -> None:
-        node.id = str(node.id)
-        label = str(node.type or "").replace("`", "").strip() or "Concept"
-        node.type = f"Extracted{label}" if label in reserved_labels else label
-
-    for node in graph_doc.nodes:
-        fix_node(node)
-    for rel in graph_doc.relationships:
-        fix_node(rel.source)
-        fix_node(rel.target)
-        rtype = str(rel.type).replace("`", "").replace(" ", "_").upper()
-        rel.type = f"EXTRACTED_{rtype}" if rtype in reserved_types else rtype
-    return graph_doc
 
 
 def _check_reply(raw: Any) -> Any:
@@ -306,64 +253,20 @@ class GraphRagLangchain:
         context = next((s["context"] for s in steps if "context" in s), [])
         answer = str(out.get("result") or "")
         named = self.ids_in_text(answer)
-        retrieved = [pid for text in _strings(context) for pid in self.ids_in_text(text)]
+        retrieved = [pid for text in strings_in(context) for pid in self.ids_in_text(text)]
         ids = list(dict.fromkeys(named + retrieved))
         return GraphAnswer(ids, named or list(dict.fromkeys(retrieved)), answer, cypher,
                            seconds=time.perf_counter() - start)
 
     def ids_in_text(self, text: str) -> list[str]:
-        """Provision ids in a text, by position: Document ids of this corpus, exact provision ids, and
-        citations normalized by the corpus's grammar; only ids that exist in the corpus."""
-        hits: list[tuple[int, str]] = []
-        cited_spans: list[tuple[int, int]] = []  # a citation's reading wins over the tokens inside it
-        if self.normalize is not None:
-            for m in CFR_ID.finditer(text):
-                try:
-                    pid = self.normalize(m.group(0))
-                except CitationError:
-                    continue
-                cited_spans.append(m.span())
-                if pid in self.known:
-                    hits.append((m.start(), pid))
-        prefix = self.corpus + ":"
-        for m in _TOKEN.finditer(text):
-            if any(a <= m.start() and m.end() <= b for a, b in cited_spans):
-                continue
-            tok = _trim(m.group(0))
-            pid = tok[len(prefix):] if tok.startswith(prefix) else tok
-            if pid in self.known:
-                hits.append((m.start(), pid))
-        return list(dict.fromkeys(pid for _, pid in sorted(hits, key=lambda h: h[0])))
+        """Provision ids of this corpus in a text, by position (see `eval.graph_rag_ids.ids_in_text`)."""
+        return ids_in_text(text, self.corpus, self.known, self.normalize)
 
     def describe(self) -> dict[str, Any]:
         from bifrost.core.llm import model_id
 
         return {"kind": NAME, "model": model_id(self.chat_model), "extraction": "tools" if self.tools else "prompt",
                 "top_k": self.top_k, "question_errors": self.n_errors, "first_errors": self.errors[:3]}
-
-
-def _trim(tok: str) -> str:
-    tok = tok.rstrip(".:!?")
-    while tok.endswith(")") and tok.count(")") > tok.count("("):
-        tok = tok[:-1]
-    while tok.startswith("(") and tok.count("(") > tok.count(")"):
-        tok = tok[1:]
-    return tok
-
-
-def _strings(value: Any) -> Iterable[str]:
-    """Every string in a Cypher result, in order; a node's ``id``/``provision_id`` before its other properties."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        keys = sorted(value, key=lambda k: k not in ("id", "provision_id"))
-        for k in keys:
-            yield from _strings(value[k])
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _strings(v)
-    elif value is not None and not isinstance(value, (int, float, bool)):
-        yield str(value)
 
 
 def parse_subparts(value: Any) -> list[str]:

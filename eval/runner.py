@@ -21,7 +21,7 @@ from bifrost.core.settings import Settings
 from eval.compare import paired
 from eval.hierarchy import Related, SectionOf, hierarchy_for
 from eval.questions import Question, QuestionSet, load_questions
-from eval.registry import SystemRegistry, make_default_registry, parse_systems
+from eval.registry import SystemRegistry, SystemSpec, make_default_registry, parse_systems
 from eval.scoring import Scored, answerability, by_group, score_system, summarize
 from eval.stats import friedman
 from retrieval.base import System, SystemResult, SystemUnavailable
@@ -140,61 +140,105 @@ def run_eval(
     """
     registry = registry or make_default_registry()
     specs = parse_systems(",".join(systems) if not isinstance(systems, str) else systems)
-    shared = settings.resolve_shared_dir()
-    qset: QuestionSet = load_questions(
-        questions_path, question_format,  # type: ignore[arg-type]
-        documents_dir=(shared / "corpora/adgm/documents") if shared else None,
-    )
+    qset = load_question_set(settings, questions_path, question_format)
     questions = qset.questions[:limit] if limit else qset.questions
     related, section_of, jurisdiction = corpus_hierarchy(settings, corpus)
     k_values = sorted(set(k_values) | {k})
+    built, skipped = build_systems(registry, specs, settings, corpus)
+    runs = run_systems(built, corpus, questions, max(k, max(k_values)), progress, skipped)
+    per_system = {name: score_system(questions, results, k_values, related, section_of)
+                  for name, results in runs.results.items()}
+    meta = run_meta(settings, corpus, jurisdiction, qset, len(questions), limit, k, k_values, runs.meta)
+    doc = metrics_document(meta, per_system, runs.skipped, runs.failed)
+    out = write_outputs(Path(out_dir), doc, per_system, keep=max(k_values), plots=plots)
+    return RunResult(out, doc, runs.skipped, runs.failed)
+
+
+def load_question_set(settings: Settings, questions_path: Path | str, question_format: str) -> QuestionSet:
+    """The question file; ObliQA passage ids resolve against the shared ADGM documents when present."""
+    shared = settings.resolve_shared_dir()
+    return load_questions(
+        questions_path, question_format,  # type: ignore[arg-type]
+        documents_dir=(shared / "corpora/adgm/documents") if shared else None,
+    )
+
+
+def build_systems(
+    registry: SystemRegistry, specs: Sequence[SystemSpec], settings: Settings, corpus: str
+) -> tuple[dict[str, System], dict[str, str]]:
+    """Each system from the registry by its label, and the reason of each one unavailable here."""
     built: dict[str, System] = {}
     skipped: dict[str, str] = {}
-    failed: dict[str, str] = {}
     for spec in specs:
         try:
             built[spec.label] = registry.create(spec, settings, corpus)
         except SystemUnavailable as e:
             skipped[spec.label] = str(e)
-    per_system: dict[str, list[Scored]] = {}
-    system_meta: dict[str, Any] = {}
+    return built, skipped
+
+
+@dataclass
+class SystemRuns:
+    """The answers and timings of the systems that ran; why each other one was skipped or failed."""
+
+    results: dict[str, list[SystemResult]] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+    failed: dict[str, str] = field(default_factory=dict)
+
+
+def run_systems(
+    built: dict[str, System], corpus: str, questions: Sequence[Question], depth: int, progress: Progress | None,
+    skipped: dict[str, str],
+) -> SystemRuns:
+    """Warm each system up and ask it every question; one unavailable or failing does not stop the others."""
+    runs = SystemRuns(skipped=dict(skipped))
     for name, system in built.items():
         t0 = time.perf_counter()
         try:
             system.warm_up(corpus)
         except SystemUnavailable as e:
-            skipped[name] = str(e)
+            runs.skipped[name] = str(e)
             continue
         warm = time.perf_counter() - t0
         t1 = time.perf_counter()
         try:
-            results = answer_all(system, questions, max(k, max(k_values)), progress)
+            runs.results[name] = answer_all(system, questions, depth, progress)
         except SystemFailed as e:  # reported, never scored; the other systems still run
-            failed[name] = str(e)
+            runs.failed[name] = str(e)
             continue
         total = time.perf_counter() - t1
-        per_system[name] = score_system(questions, results, k_values, related, section_of)
         describe = getattr(system, "describe", None)
-        system_meta[name] = {"settings": describe() if callable(describe) else {}, "warm_up_seconds": warm, "answer_seconds": total}
+        runs.meta[name] = {"settings": describe() if callable(describe) else {}, "warm_up_seconds": warm, "answer_seconds": total}
+    return runs
 
-    doc: dict[str, Any] = {
-        "meta": {
-            "corpus": corpus, "jurisdiction": jurisdiction,
-            "questions": {"path": qset.path, "format": qset.format, "sha256": qset.sha256,
-                          "n_file": len(qset.questions), "n_run": len(questions), "limit": limit},
-            "k": k, "k_values": k_values, "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-            "versions": versions(), "embedding_model": settings.embedding_model, "llm_model": settings.llm_model,
-            "store": settings.store, "systems": system_meta,
-            "cited_rule_doc": "ranked-list systems cite their top n (default 3) ids; see eval/systems.py CiteRule",
-        },
-        "systems": {}, "skipped": skipped, "failed": failed,
+
+def run_meta(
+    settings: Settings, corpus: str, jurisdiction: str | None, qset: QuestionSet, n_run: int, limit: int | None,
+    k: int, k_values: Sequence[int], system_meta: dict[str, Any],
+) -> dict[str, Any]:
+    """What a run was: corpus, question file (with its checksum), depths, date, versions, models, systems."""
+    return {
+        "corpus": corpus, "jurisdiction": jurisdiction,
+        "questions": {"path": qset.path, "format": qset.format, "sha256": qset.sha256,
+                      "n_file": len(qset.questions), "n_run": n_run, "limit": limit},
+        "k": k, "k_values": k_values, "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "versions": versions(), "embedding_model": settings.embedding_model, "llm_model": settings.llm_model,
+        "store": settings.store, "systems": system_meta,
+        "cited_rule_doc": "ranked-list systems cite their top n (default 3) ids; see eval/systems.py CiteRule",
     }
+
+
+def metrics_document(
+    meta: dict[str, Any], per_system: dict[str, list[Scored]], skipped: dict[str, str], failed: dict[str, str]
+) -> dict[str, Any]:
+    """metrics.json's content: the run's meta, each system's metrics, skipped and failed systems, significance."""
+    doc: dict[str, Any] = {"meta": meta, "systems": {}, "skipped": skipped, "failed": failed}
     for name, scored in per_system.items():
         doc["systems"][name] = {"metrics": summarize(scored), "answerability": answerability(scored),
                                 "by_group": by_group(scored)}
     doc["significance"] = significance(per_system) if per_system else {}
-    out = write_outputs(Path(out_dir), doc, per_system, keep=max(k_values), plots=plots)
-    return RunResult(out, doc, skipped, failed)
+    return doc
 
 
 def write_outputs(out_dir: Path, doc: dict[str, Any], per_system: dict[str, list[Scored]], keep: int, plots: bool) -> Path:

@@ -207,7 +207,7 @@ def is_valid(text: str) -> bool:
 
 
 class AdgmGrammar:
-    """The ADGM PassageID grammar behind the :class:`CitationGrammar` protocol (string ids in, out)."""
+    """The ADGM PassageID grammar behind the :class:`~graph_builders.citations.base.CitationGrammar` protocol."""
 
     jurisdiction = "adgm"
 

@@ -11,7 +11,6 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import total_ordering
-from typing import Protocol, runtime_checkable
 
 from bifrost.core.errors import CitationError
 
@@ -31,23 +30,6 @@ _SECTION_APPENDIX_RE = re.compile(r"^(\d{1,4})\.(\d{1,4})\s+appendix(?:\s+([A-Z]
 _SECTION_RE = re.compile(r"^(\d{1,4})\.(\d{1,4})((?:\([^()\[\]]+\))*)(?:\[([^\[\]]+)\])?$")
 _LABEL_RE = re.compile(r"\(([^()]+)\)")
 _PREFIX_RE = re.compile(r"^(?:(?:\d+\s+)?CFR\s+)?(?:§§?|sections?)?\s*", re.IGNORECASE)
-
-
-@runtime_checkable
-class CitationGrammar(Protocol):
-    """What every jurisdiction's citation grammar offers (CFR now, ADGM later)."""
-
-    jurisdiction: str
-
-    def normalize(self, text: str) -> str: ...
-
-    def validate(self, text: str) -> bool: ...
-
-    def parent(self, citation_id: str) -> str | None: ...
-
-    def compare(self, a: str, b: str) -> int: ...
-
-    def expand(self, start: str, end: str, known_ids: Iterable[str] | None = None) -> list[str]: ...
 
 
 def roman_to_int(text: str) -> int | None:
@@ -371,7 +353,7 @@ def _check_size(start: CfrCitation, end: CfrCitation, span: int) -> None:
 
 
 class CfrGrammar:
-    """The US CFR citation grammar behind the :class:`CitationGrammar` protocol (string ids in, out)."""
+    """The US CFR citation grammar behind the :class:`~graph_builders.citations.base.CitationGrammar` protocol."""
 
     jurisdiction = "us-cfr"
 

@@ -109,13 +109,11 @@ class AdgmReferenceExtractor:
         self.expand_ranges = expand_ranges
 
     def index(self, provisions: Iterable[Provision]) -> AdgmIndex:
-        """The index `extract` resolves against (build.py calls this once per corpus)."""
+        """The index `extract` resolves against: passages by document and id, and citing names."""
         return AdgmIndex.from_provisions(provisions)
 
     def extract(self, provision: Provision, known: AdgmIndex) -> list[Reference]:
         """References in the passage text, one per target (dangling ones keep their raw text)."""
-        if not isinstance(known, AdgmIndex):
-            raise TypeError(f"AdgmReferenceExtractor needs an AdgmIndex (use extractor.index(provisions)), got {type(known).__name__}")
         src_doc, src_cit = known.sources.get(provision.id, (None, None))
         refs: list[Reference] = []
         seen: set[tuple[str | None, str]] = set()

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from bifrost.core.graph.base import GraphStore
 from bifrost.core.store.sql_store import SqlStore
 from bifrost.core.types import Edge, EdgeType, Provision, Reference, make_uid
-from graph_builders.navigator.references import KnownProvisions, ReferenceExtractor
+from graph_builders.navigator.base import IndexT, ReferenceExtractor
 
 Progress = Callable[[int], None]
 
@@ -44,10 +44,10 @@ def has_edges(provisions: Sequence[Provision]) -> list[Edge]:
 
 
 def extract_references(
-    provisions: Sequence[Provision], extractor: ReferenceExtractor, progress: Progress | None = None
+    provisions: Sequence[Provision], extractor: ReferenceExtractor[IndexT], progress: Progress | None = None
 ) -> list[Reference]:
-    """Run the reference extractor over every provision against the corpus's own ids."""
-    known = getattr(extractor, "index", KnownProvisions.from_provisions)(provisions)
+    """Run the reference extractor over every provision against its index of the corpus."""
+    known = extractor.index(provisions)
     refs: list[Reference] = []
     for i, p in enumerate(provisions):
         if p.text:
@@ -78,7 +78,7 @@ def build_navigator(
     sql: SqlStore,
     graph: GraphStore,
     corpus: str,
-    extractor: ReferenceExtractor,
+    extractor: ReferenceExtractor[IndexT],
     progress: Progress | None = None,
 ) -> NavigatorReport:
     """Write the corpus's DNG to the graph store and its references to the SQL store."""

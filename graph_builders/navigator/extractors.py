@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from bifrost.core.errors import BifrostError
+from graph_builders.navigator.base import ReferenceExtractor
 
 
-def reference_extractor_for(jurisdiction: str, corpus: str = ""):
+def reference_extractor_for(jurisdiction: str, corpus: str = "") -> ReferenceExtractor[Any]:
     """The reference extractor of ``jurisdiction`` (us-cfr, adgm); a one-line error for any other."""
     if jurisdiction == "us-cfr":
         from graph_builders.navigator.references import CfrReferenceExtractor

@@ -154,7 +154,7 @@ def passages_to_provisions(passages: Sequence[Passage], corpus: str) -> tuple[li
     return provisions, oddities
 
 
-def parse_adgm_json(path: Path, corpus: str = "adgm", **_opts: object) -> ParsedDocument:
+def parse_adgm_json(path: Path, corpus: str = "adgm", **_other_formats: object) -> ParsedDocument:
     """Parse one ADGM passage file into a ParsedDocument (the parser `sniff.read_source` picks)."""
     path = Path(path)
     provisions, oddities = passages_to_provisions(read_passages(path), corpus)

@@ -92,6 +92,7 @@ def parse_ecfr_json(
     corpus: str = "osha-1926",
     parts: Collection[str] | None = ("1926",),
     structure_path: Path | None = None,
+    **_other_formats: object,
 ) -> ParsedDocument:
     """Parse an eCFR JSON file into provisions of the given parts (None: every part in the file).
 

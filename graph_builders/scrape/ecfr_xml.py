@@ -105,7 +105,7 @@ def _parse_tree(path: Path) -> etree._Element:
         raise SourceParseError(path, f"malformed XML: {e.msg} (line {e.lineno})") from e
 
 
-def parse_ecfr_xml(path: Path, corpus: str) -> ParsedDocument:
+def parse_ecfr_xml(path: Path, corpus: str, **_other_formats: object) -> ParsedDocument:
     """Parse every part (DIV5) in an eCFR XML file; sections odd in shape are listed in ``oddities``."""
     path = Path(path)
     root = _parse_tree(path)

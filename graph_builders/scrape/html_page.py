@@ -74,7 +74,12 @@ class SectionDraft:
 
 
 def parse_html(
-    path_or_text: Path | str, corpus: str, source_url: str | None = None, *, max_tree_bytes: int = MAX_TREE_BYTES
+    path_or_text: Path | str,
+    corpus: str,
+    source_url: str | None = None,
+    *,
+    max_tree_bytes: int = MAX_TREE_BYTES,
+    **_other_formats: object,
 ) -> ParsedDocument:
     """Parse a regulation page; a `Path` is read from disk, a `str` is the HTML itself."""
     name, data = _load(path_or_text, source_url)

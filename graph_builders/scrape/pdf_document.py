@@ -88,6 +88,7 @@ def parse_pdf(
     *,
     margins: tuple[float, float, float, float] = DEFAULT_MARGINS,
     url_base: str | None = "https://www.ecfr.gov/current/title-29",
+    **_other_formats: object,
 ) -> ParsedDocument:
     """Parse a regulation PDF into provisions; unreadable, encrypted or empty files raise SourceParseError."""
     path = Path(path)

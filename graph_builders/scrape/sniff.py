@@ -10,11 +10,11 @@ import codecs
 import importlib
 import json
 import xml.etree.ElementTree as ElementTree
-from collections.abc import Callable
 from pathlib import Path
 
 from bifrost.core.errors import SourceParseError
 from bifrost.core.types import ParsedDocument
+from graph_builders.scrape.base import SourceParser
 
 DEFAULT_MAX_BYTES = 200 * 1024 * 1024
 CHUNK = 1024 * 1024
@@ -90,7 +90,7 @@ def _format(path: Path) -> tuple[str, str, str]:
         ) from None
 
 
-def _load_parser(path: Path, module: str, function: str) -> Callable[..., ParsedDocument]:
+def _load_parser(path: Path, module: str, function: str) -> SourceParser:
     try:
         return getattr(importlib.import_module(module), function)
     except (ImportError, AttributeError) as e:

@@ -20,7 +20,7 @@ from bifrost.core.settings import Settings
 from bifrost.app.web import create_app
 from bifrost.app.web.views import provision_url
 from tests.conftest import copy_home
-from tests.unit.web.fixture_corpus import SCRIPT, SCRIPT_ID, build_corpus, write_script_corpus
+from tests.unit.mini_corpus import SCRIPT, SCRIPT_ID, build_corpus, write_script_corpus
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(900)]
 

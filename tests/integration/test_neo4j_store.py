@@ -1,4 +1,6 @@
-"""The Neo4j store passes the GraphStore contract on a real server, and is idempotent.
+"""The Neo4j store on a real server: idempotent writes, schema, relation names, search, errors.
+
+The GraphStore contract it shares with the embedded store runs from tests/contract/.
 
 Needs ``BIFROST_NEO4J_URI`` (see tests/integration/neo4j_env.py); the corpora used here are
 cleared before and after each test, nothing else in the database is touched.
@@ -12,9 +14,10 @@ import pytest
 
 from bifrost.core.errors import StoreError
 from bifrost.core.graph.base import GraphStore
-from bifrost.core.graph.neo4j_store import Neo4jGraphStore, RelationNameError, check_relation
+from bifrost.core.graph.neo4j_store import Neo4jGraphStore
+from bifrost.core.relations import RelationNameError, check_relation
 from bifrost.core.types import Edge, EdgeType, Entity
-from tests.contract.graph_store_contract import HAS, REFS, TREE, C, GraphStoreContract, u
+from tests.contract.sample_graph import HAS, REFS, TREE, C, u
 from tests.integration.neo4j_env import neo4j_store
 
 pytestmark = pytest.mark.neo4j
@@ -42,12 +45,6 @@ def neo4j():
     yield st
     _clean(st)
     st.close()
-
-
-class TestNeo4jGraphStore(GraphStoreContract):
-    @pytest.fixture
-    def store(self, neo4j):
-        return neo4j
 
 
 def test_it_is_a_graph_store(neo4j):

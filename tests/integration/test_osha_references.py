@@ -11,7 +11,8 @@ from types import ModuleType
 import pytest
 
 from bifrost.core.types import Provision, Reference
-from graph_builders.navigator.references import CfrReferenceExtractor, KnownProvisions
+from graph_builders.navigator.cfr_index import KnownProvisions
+from graph_builders.navigator.references import CfrReferenceExtractor
 
 REPO = Path(__file__).resolve().parents[2]
 GOLD = REPO / "tests" / "fixtures" / "references" / "osha_gold_sample.jsonl"

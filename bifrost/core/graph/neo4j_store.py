@@ -1,6 +1,6 @@
 """The Neo4j GraphStore: the dual graph in a Neo4j 5.26 server, through the official driver.
 
-Same contract as the embedded store (``tests/contract/graph_store_contract.py``). Schema and
+Same contract as the embedded store (``tests/contract/test_graph_store_contract.py``). Schema and
 query text live in `bifrost.core.graph.neo4j_queries`; this module batches rows, checks inputs at
 the door and turns driver failures into `StoreError` naming the server.
 
@@ -23,14 +23,14 @@ Design choices:
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from bifrost.core.relations import MAX_RELATION_LENGTH, RELATION_PATTERN, is_valid_relation
 from bifrost.core.errors import StoreError
 from bifrost.core.graph import neo4j_queries as q
+from bifrost.core.graph.neo4j_rows import chunks, edge_row, provision_from, section_row
+from bifrost.core.relations import check_relation
 from bifrost.core.types import Edge, EdgeType, Entity, GraphStats, Provision, Reached
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -40,66 +40,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 log = logging.getLogger(__name__)
 
-"""A relation name as it may reach the graph: strict snake_case, ASCII, starting with a letter."""
-
-
 _EDGE_QUERIES = {
     EdgeType.HAS: q.UPSERT_HAS,
     EdgeType.REFERS_TO: q.UPSERT_REFERS_TO,
     EdgeType.MENTIONED_IN: q.UPSERT_MENTIONED_IN,
     EdgeType.RELATES: q.UPSERT_RELATES,
 }
-
-# Provision fields whose stored name differs from the model's.
-_TO_STORED = {"order": "ord"}
-_FROM_STORED = {v: k for k, v in _TO_STORED.items()}
-
-
-class RelationNameError(StoreError, ValueError):
-    """A relation type that is not strict snake_case; it never reaches a query."""
-
-    def __init__(self, relation: object) -> None:
-        self.relation = relation
-        super().__init__(
-            f"relation {relation!r} is not a snake_case name (expected {RELATION_PATTERN.pattern}, "
-            f"at most {MAX_RELATION_LENGTH} characters); normalise it before writing the triple"
-        )
-
-
-def check_relation(relation: object) -> str:
-    """Return ``relation`` if it is a strict snake_case name, else raise `RelationNameError`."""
-    if not is_valid_relation(relation):
-        raise RelationNameError(relation)
-    return relation
-
-
-def _section_row(p: Provision) -> dict[str, Any]:
-    row = p.model_dump(mode="json", exclude={"uid"})
-    row = {_TO_STORED.get(k, k): v for k, v in row.items() if v is not None}
-    row["uid"] = p.uid
-    return row
-
-
-def _provision_from(props: dict[str, Any]) -> Provision:
-    data = {_FROM_STORED.get(k, k): v for k, v in props.items() if k not in ("uid", "embedding")}
-    return Provision.model_validate(data)
-
-
-def _edge_row(e: Edge) -> dict[str, Any]:
-    row: dict[str, Any] = {
-        "source": e.source,
-        "target": e.target,
-        "text": e.text,
-        "section_ids": list(e.section_ids) or None,
-    }
-    if e.type is EdgeType.RELATES:
-        row["relation"] = check_relation(e.relation)
-    return row
-
-
-def _chunks(rows: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
-    for i in range(0, len(rows), size):
-        yield rows[i : i + size]
 
 
 class Neo4jGraphStore:
@@ -222,7 +168,7 @@ class Neo4jGraphStore:
 
     def _write_batches(self, query: str, rows: Sequence[dict[str, Any]], doing: str) -> int:
         written = 0
-        for chunk in _chunks(rows, self.batch_size):
+        for chunk in chunks(rows, self.batch_size):
             records = self._write(query, doing, rows=list(chunk))
             written += int(records[0]["written"] or 0) if records else 0
         return written
@@ -261,7 +207,7 @@ class Neo4jGraphStore:
     # --- writes ------------------------------------------------------------------------------
 
     def upsert_sections(self, provisions: Sequence[Provision]) -> int:
-        rows = [_section_row(p) for p in provisions]
+        rows = [section_row(p) for p in provisions]
         self._write_batches(q.UPSERT_SECTIONS, rows, "writing sections")
         return len(rows)
 
@@ -276,7 +222,7 @@ class Neo4jGraphStore:
     def upsert_edges(self, edges: Sequence[Edge]) -> int:
         by_type: dict[EdgeType, list[dict[str, Any]]] = {}
         for e in edges:  # check every row before writing any
-            by_type.setdefault(e.type, []).append(_edge_row(e))
+            by_type.setdefault(e.type, []).append(edge_row(e))
         written = 0
         for etype, rows in by_type.items():
             written += self._write_batches(_EDGE_QUERIES[etype], rows, f"writing {etype.value} edges")
@@ -322,7 +268,7 @@ class Neo4jGraphStore:
 
     def get_section(self, uid: str) -> Provision | None:
         recs = self._read(q.GET_SECTION, "reading a section", uid=uid)
-        return _provision_from(dict(recs[0]["props"])) if recs else None
+        return provision_from(dict(recs[0]["props"])) if recs else None
 
     def get_entity(self, uid: str) -> Entity | None:
         recs = self._read(q.GET_ENTITY, "reading an entity", uid=uid)

@@ -8,7 +8,7 @@ from bifrost.app.facade import Bifrost
 from bifrost.core.settings import Settings
 from eval.registry import UnknownSystemError, make_default_registry, parse_systems
 from eval.bifrost_systems import PRESETS, factory_for
-from tests.unit.web.fixture_corpus import MINI, build_corpus
+from tests.unit.mini_corpus import MINI, build_corpus
 
 
 @pytest.fixture(scope="module")

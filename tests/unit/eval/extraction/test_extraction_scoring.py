@@ -15,9 +15,10 @@ from eval.extraction.matching import (
     entity_key, max_matching, relaxed_entity_match, relaxed_triple, strict_triple,
 )
 from eval.extraction.scoring import Counts, prf, provision_counts, score_extractions
+from tests.conftest import FIXTURES
 
 CORPUS = "osha-1926"
-FIXTURE = Path(__file__).parents[2] / "fixtures" / "extraction" / "osha_lmpx_gold.jsonl"
+FIXTURE = FIXTURES / "extraction" / "osha_lmpx_gold.jsonl"
 LEMMAS = {"is": "be", "are": "be", "protected": "protect", "used": "use"}
 
 

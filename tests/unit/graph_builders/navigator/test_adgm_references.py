@@ -10,6 +10,7 @@ import pytest
 from bifrost.core.errors import SourceParseError
 from bifrost.core.types import Provision, ProvisionKind
 from graph_builders.navigator.adgm_references import AdgmReferenceExtractor
+from graph_builders.navigator.base import ProvisionIndex, ReferenceExtractor
 from graph_builders.scrape.adgm_json import Passage, document_id_of, parse_adgm_json, passages_to_provisions
 from graph_builders.scrape.sniff import read_source
 
@@ -220,9 +221,9 @@ def test_paragraphs_of_another_guidance_are_not_this_documents_paragraphs() -> N
     assert found == set() and reasons == ["outside corpus: the Virtual Assets Guidance"]
 
 
-def test_extract_needs_an_adgm_index(provisions, extractor) -> None:
-    with pytest.raises(TypeError):
-        extractor.extract(provisions[0], {"c1"})  # type: ignore[arg-type]
+def test_extractor_and_its_index_satisfy_the_navigator_protocols(provisions, extractor) -> None:
+    assert isinstance(extractor, ReferenceExtractor)
+    assert isinstance(extractor.index(provisions), ProvisionIndex)
 
 
 # ---------------------------------------------------------------- parser

@@ -5,12 +5,9 @@ from __future__ import annotations
 import pytest
 
 from bifrost.core.types import Provision, ProvisionKind, Reference
-from graph_builders.navigator.references import (
-    CfrReferenceExtractor,
-    KnownProvisions,
-    ProvisionIndex,
-    ReferenceExtractor,
-)
+from graph_builders.navigator.base import ProvisionIndex, ReferenceExtractor
+from graph_builders.navigator.cfr_index import KnownProvisions
+from graph_builders.navigator.references import CfrReferenceExtractor
 
 SECTIONS = {"1926.451": "L", "1926.500": "M", "1926.501": "M", "1926.502": "M", "1926.503": "M", "1926.1053": "X"}
 PARAGRAPHS = [
@@ -232,9 +229,26 @@ def test_definition_resolves_relative_to_its_section() -> None:
     assert {r.target_id for r in EXTRACTOR.extract(prov, KNOWN)} == {"1926.500(a)", "1926.501(b)(2)"}
 
 
-def test_a_bare_id_set_is_accepted_as_the_corpus() -> None:
+def test_an_index_of_bare_ids_resolves_by_citation_parents() -> None:
     prov = _prov("1926.502(b)(15)", "paragraph (b)(3) of this section")
-    assert [r.target_id for r in EXTRACTOR.extract(prov, set(KNOWN.ids))] == ["1926.502(b)(3)"]
+    assert [r.target_id for r in EXTRACTOR.extract(prov, KnownProvisions.from_ids(KNOWN.ids))] == ["1926.502(b)(3)"]
+
+
+def test_an_index_of_bare_ids_knows_citation_parents_siblings_and_parts_only() -> None:
+    bare = KnownProvisions.from_ids(KNOWN.ids)
+    assert bare.parent_of("1926.502(b)(3)") == "1926.502(b)"
+    assert bare.parent_of("1926.502") is None  # its subpart is not in the citation
+    assert set(bare.siblings_of("1926.502(b)(2)")) == {"1926.502(b)(2)", "1926.502(b)(3)", "1926.502(b)(15)"}
+    assert bare.has_part("1926") and not bare.has_part("1910")
+
+
+def test_the_extractor_indexes_provisions_with_their_tree_parents() -> None:
+    provs = [
+        Provision(corpus="osha-1926", id="1926 Subpart M", kind=ProvisionKind.SUBPART, parent_id="1926"),
+        Provision(corpus="osha-1926", id="1926.502", kind=ProvisionKind.SECTION, parent_id="1926 Subpart M"),
+    ]
+    index = EXTRACTOR.index(provs)
+    assert "1926.502" in index and index.parent_of("1926.502") == "1926 Subpart M"
 
 
 def test_extractor_and_index_satisfy_their_protocols() -> None:

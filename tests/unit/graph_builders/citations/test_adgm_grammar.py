@@ -6,7 +6,7 @@ import pytest
 
 from bifrost.core.errors import CitationError
 from graph_builders.citations.adgm import AdgmCitation, AdgmGrammar, normalize
-from graph_builders.citations.cfr import CitationGrammar
+from graph_builders.citations.base import CitationGrammar, ParsedCitation
 
 
 @pytest.mark.parametrize(
@@ -97,4 +97,5 @@ def test_parse_rejects_empty_or_oversized_ids(bad: str) -> None:
 def test_grammar_meets_the_citation_grammar_protocol() -> None:
     g = AdgmGrammar()
     assert isinstance(g, CitationGrammar)
+    assert isinstance(g.parse("6.1.1.(b)"), ParsedCitation)
     assert g.jurisdiction == "adgm"

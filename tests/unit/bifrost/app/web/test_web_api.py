@@ -13,7 +13,7 @@ from bifrost.app.facade import Bifrost
 from bifrost.core.settings import Settings
 from bifrost.app.web import create_app
 from bifrost.app.web.views import provision_url
-from tests.unit.web.fixture_corpus import SCRIPT, SCRIPT_ID, build_corpus, write_script_corpus
+from tests.unit.mini_corpus import SCRIPT, SCRIPT_ID, build_corpus, write_script_corpus
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -1,18 +1,8 @@
-"""The embedded (networkx + SQL) store passes the GraphStore contract and persists."""
-
-import pytest
+"""The embedded (networkx + SQL) store persists; the GraphStore contract is tests/contract/."""
 
 from bifrost.core.graph.embedded import EmbeddedGraphStore
 from bifrost.core.store.sql_store import SqlStore
-from tests.contract.graph_store_contract import HAS, REFS, TREE, C, GraphStoreContract, u
-
-
-class TestEmbeddedGraphStore(GraphStoreContract):
-    @pytest.fixture
-    def store(self, tmp_path):
-        st = EmbeddedGraphStore(SqlStore(f"sqlite:///{tmp_path / 'g.db'}"))
-        yield st
-        st.close()
+from tests.contract.sample_graph import HAS, REFS, TREE, C, u
 
 
 def test_a_new_process_sees_the_graph_an_earlier_one_built(tmp_path):

@@ -1,4 +1,7 @@
-"""A tiny corpus for web tests: the mini fixture plus a section whose text carries markup."""
+"""The mini fixture part built through the facade (both graphs), and a variant whose text carries markup.
+
+Shared by the facade, web, eval-system and browser tests.
+"""
 
 from __future__ import annotations
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from bifrost.core.errors import CitationError
+from graph_builders.citations.base import CitationGrammar, ParsedCitation
 from graph_builders.citations.cfr import (
     CfrCitation,
     CfrGrammar,
-    CitationGrammar,
     expand_range,
     is_valid,
     normalize,
@@ -171,6 +171,7 @@ def test_expand_range_rejects_reversed_or_non_sibling_ends(start: str, end: str)
 def test_grammar_object_satisfies_the_protocol_and_works_on_strings() -> None:
     g = CfrGrammar()
     assert isinstance(g, CitationGrammar)
+    assert isinstance(g.parse("1926.502(k)"), ParsedCitation)
     assert g.normalize("§ 1926.502 (k)") == "1926.502(k)"
     assert g.validate("1926.502(k)") and not g.validate("1926.502(1)")
     assert g.parent("1926.502(k)") == "1926.502"

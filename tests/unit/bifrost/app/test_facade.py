@@ -9,7 +9,7 @@ from bifrost.app.facade import Bifrost
 from bifrost.core.provisions import within_subparts
 from bifrost.core.settings import Settings
 from bifrost.core.types import AnswerMode, Provision, ProvisionKind
-from tests.unit.web.fixture_corpus import MINI, build_corpus
+from tests.unit.mini_corpus import MINI, build_corpus
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from retrieval.baselines.bm25 import Bm25Ranker
 from retrieval.baselines.dense import DenseRanker
 from retrieval.baselines.documents import build_documents
 from retrieval.baselines.rrf import RrfRanker, rrf_fuse
-from tests.unit.eval.conftest import tiny_provisions
+from tests.unit.tiny_corpus import tiny_provisions
 
 
 def test_documents_modes_give_sections_text_and_skip_containers():

@@ -9,8 +9,9 @@ import pytest
 from bifrost.core.errors import SourceParseError
 from bifrost.core.types import Provision, ProvisionKind
 from graph_builders.scrape.ecfr_xml import parse_ecfr_xml
+from tests.conftest import FIXTURES
 
-FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "ecfr" / "part-9999-mini.xml"
+FIXTURE = FIXTURES / "ecfr" / "part-9999-mini.xml"
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,7 @@
-"""A tiny CFR-like corpus in a fresh SQL store, a settings object pointing at it, and question files."""
+"""A tiny CFR-like corpus in a fresh SQL store, a settings object pointing at it, and a question file.
+
+Shared by the eval, retrieval baseline and eval CLI tests; tests/unit/conftest.py registers its fixtures.
+"""
 
 from __future__ import annotations
 
@@ -39,6 +42,7 @@ def tiny_provisions() -> list[Provision]:
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
+    """Settings whose home holds the tiny corpus, ingested."""
     home = tmp_path / "home"
     home.mkdir()
     s = Settings(home=home, shared_dir=tmp_path)
@@ -52,6 +56,7 @@ def settings(tmp_path: Path) -> Settings:
 
 @pytest.fixture
 def questions_file(tmp_path: Path) -> Path:
+    """The tiny corpus's questions as a JSONL file."""
     p = tmp_path / "questions.jsonl"
     p.write_text("\n".join(json.dumps(q) for q in QUESTIONS) + "\n", encoding="utf-8")
     return p

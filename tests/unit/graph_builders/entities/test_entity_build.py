@@ -14,7 +14,7 @@ from graph_builders.entities.base import EntityExtractor
 from graph_builders.entities.build import build_entity_network, graph_edges
 from graph_builders.entities.refiner import IncrementalEntityRefiner
 
-from tests.unit.graph_builders.test_refiner import FakeEmbedder
+from tests.unit.graph_builders.entities.test_refiner import FakeEmbedder
 
 C = "osha-1926"
 

@@ -1,0 +1,50 @@
+"""Rows to and from Neo4j: provisions as node properties, edges as UNWIND rows, writes in batches.
+
+A relation name is checked (`bifrost.core.relations.check_relation`) when its row is made, so a bad
+name never reaches a query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from bifrost.core.relations import check_relation
+from bifrost.core.types import Edge, EdgeType, Provision
+
+# Provision fields whose stored name differs from the model's.
+_TO_STORED = {"order": "ord"}
+_FROM_STORED = {v: k for k, v in _TO_STORED.items()}
+
+
+def section_row(p: Provision) -> dict[str, Any]:
+    """A provision's node properties (None fields left out, `order` stored as `ord`)."""
+    row = p.model_dump(mode="json", exclude={"uid"})
+    row = {_TO_STORED.get(k, k): v for k, v in row.items() if v is not None}
+    row["uid"] = p.uid
+    return row
+
+
+def provision_from(props: dict[str, Any]) -> Provision:
+    """The provision a Section node's properties describe."""
+    data = {_FROM_STORED.get(k, k): v for k, v in props.items() if k not in ("uid", "embedding")}
+    return Provision.model_validate(data)
+
+
+def edge_row(e: Edge) -> dict[str, Any]:
+    """An edge's UNWIND row; a RELATES edge's relation name is checked first."""
+    row: dict[str, Any] = {
+        "source": e.source,
+        "target": e.target,
+        "text": e.text,
+        "section_ids": list(e.section_ids) or None,
+    }
+    if e.type is EdgeType.RELATES:
+        row["relation"] = check_relation(e.relation)
+    return row
+
+
+def chunks(rows: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
+    """Consecutive slices of at most `size` rows, one write transaction each."""
+    for i in range(0, len(rows), size):
+        yield rows[i : i + size]
