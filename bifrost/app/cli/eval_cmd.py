@@ -34,6 +34,25 @@ def _mean(m: dict[str, Any], key: str) -> str:
     return "–" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.3f}"
 
 
+def print_summary(result: Any, corpus: str) -> None:
+    """Skipped and failed systems on stderr, the headline table on stdout."""
+    for name, why in result.skipped.items():
+        err.print(f"[yellow]skipped[/yellow] {name}: {why}", highlight=False)
+    for name, why in result.failed.items():
+        err.print(f"[red]failed[/red] {name}: {why}", highlight=False)
+    table = Table(title=f"{corpus}: {result.metrics['meta']['questions']['n_run']} questions")
+    cols = ("recall@10", "map@10", "ndcg@10", "f1", "f1_h", "f1_sec")  # the rest: report.md, --json
+    heads = ("R@10", "MAP@10", "nDCG@10", "F1", "F1 hier", "F1 sec")
+    if any("both@10" in s["metrics"] for s in result.metrics["systems"].values()):
+        cols, heads = cols + ("both@10",), heads + ("Both@10",)
+    table.add_column("system", no_wrap=True, min_width=6)
+    for h in heads:
+        table.add_column(h, justify="right", no_wrap=True)
+    for name, s in result.metrics["systems"].items():
+        table.add_row(name, *(_mean(s["metrics"], c) for c in cols))
+    out.print(table)
+
+
 @eval_app.callback()
 def run(
     ctx: typer.Context,
@@ -82,21 +101,7 @@ def run(
         if result.failed:
             raise typer.Exit(1)
         return
-    for name, why in result.skipped.items():
-        err.print(f"[yellow]skipped[/yellow] {name}: {why}", highlight=False)
-    for name, why in result.failed.items():
-        err.print(f"[red]failed[/red] {name}: {why}", highlight=False)
-    table = Table(title=f"{corpus}: {result.metrics['meta']['questions']['n_run']} questions")
-    cols = ("recall@10", "map@10", "ndcg@10", "f1", "f1_h", "f1_sec")  # the rest: report.md, --json
-    heads = ("R@10", "MAP@10", "nDCG@10", "F1", "F1 hier", "F1 sec")
-    if any("both@10" in s["metrics"] for s in result.metrics["systems"].values()):
-        cols, heads = cols + ("both@10",), heads + ("Both@10",)
-    table.add_column("system", no_wrap=True, min_width=6)
-    for h in heads:
-        table.add_column(h, justify="right", no_wrap=True)
-    for name, s in result.metrics["systems"].items():
-        table.add_row(name, *(_mean(s["metrics"], c) for c in cols))
-    out.print(table)
+    print_summary(result, corpus)
     out.print(f"wrote {result.out_dir}/report.md, metrics.json, per_question.jsonl", highlight=False)
     if result.failed:  # the others were written; the exit code still says something went wrong
         raise typer.Exit(1)

@@ -15,7 +15,7 @@ from retrieval.hybrid import HybridRetriever
 from retrieval.ltr.model import model_paths
 from retrieval.ltr.retriever import LtrRetriever
 from tests.conftest import FIXTURES
-from tests.unit.web.fixture_corpus import MINI, build_corpus
+from tests.unit.mini_corpus import MINI, build_corpus
 
 pytest.importorskip("lightgbm")
 QUESTIONS = FIXTURES / "mini" / "questions-mini.jsonl"
