@@ -91,6 +91,12 @@ class BifrostSystem:
         self._pipeline = AskPipeline(Resources(settings), self.config)
         self._retriever = self._pipeline.retriever(corpus)
 
+    def prepare(self, questions: list[str]) -> None:
+        """Parse and encode the whole question set in batches before answering."""
+        if self._pipeline is None or self._retriever is None:
+            raise RuntimeError("BifrostSystem.prepare before warm_up")
+        self._pipeline.prepare(self._retriever.index.corpus, questions)
+
     def search(self, question: str, k: int) -> SystemResult:
         if self._retriever is None:
             raise RuntimeError("BifrostSystem.search before warm_up")

@@ -24,7 +24,7 @@ from eval.questions import Question, QuestionSet, load_questions
 from eval.registry import SystemRegistry, SystemSpec, make_default_registry, parse_systems
 from eval.scoring import Scored, answerability, by_group, score_system, summarize
 from eval.stats import friedman
-from retrieval.base import System, SystemResult, SystemUnavailable
+from retrieval.base import Preparable, System, SystemResult, SystemUnavailable
 from eval.systems import SystemFailed
 
 __all__ = ["RunResult", "run_eval"]
@@ -74,7 +74,10 @@ def corpus_hierarchy(settings: Settings, corpus: str) -> tuple[Related, SectionO
 
 
 def answer_all(system: System, questions: Sequence[Question], k: int, progress: Progress | None) -> list[SystemResult]:
-    """Ask every question once; a per-question failure stops this system with the question id."""
+    """Ask every question once (after one batched `prepare` when the system offers it); a
+    per-question failure stops this system with the question id."""
+    if isinstance(system, Preparable):
+        system.prepare([q.question for q in questions])
     results = []
     for i, q in enumerate(questions, start=1):
         try:

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from bifrost.core.errors import BifrostError
-from retrieval.base import Ranker, SystemResult
+from retrieval.base import Preparable, Ranker, SystemResult
 
 
 class SystemFailed(BifrostError):
@@ -56,6 +56,11 @@ class RankerSystem:
 
     def warm_up(self, corpus: str) -> None:
         self.ranker.warm_up(corpus)
+
+    def prepare(self, questions: list[str]) -> None:
+        """Batch the ranker's per-question work (e.g. encode every question at once)."""
+        if isinstance(self.ranker, Preparable):
+            self.ranker.prepare(questions)
 
     def search(self, question: str, k: int) -> SystemResult:
         if k <= 0:

@@ -39,6 +39,14 @@ class System(Protocol):
     def search(self, question: str, k: int) -> SystemResult: ...
 
 
+@runtime_checkable
+class Preparable(Protocol):
+    """A system or ranker that can do per-question work for a whole question set at once (encode
+    the questions in batches, parse them in one pipe) before answering them one by one."""
+
+    def prepare(self, questions: list[str]) -> None: ...
+
+
 class Ranker(Protocol):
     """A retrieval component that ranks provisions (see retrieval/baselines)."""
 

@@ -15,6 +15,7 @@ from bifrost.core.provisions import container_ids
 from bifrost.core.resources import Resources
 from bifrost.core.types import Answer, AnswerMode, Provision, make_uid
 from retrieval.config import RetrievalConfig
+from retrieval.decompose import ExtractorDecomposer
 from retrieval.eng_index import EngIndex
 from retrieval.hybrid import HybridRetriever, RetrievalResult
 from retrieval.ltr.evidence import Channels
@@ -44,6 +45,17 @@ class CorpusParts:
     channels: Channels
     nav: NavigatorIndex
     containers: frozenset[str]
+    decomposer: ExtractorDecomposer
+
+    def prepare(self, questions: list[str]) -> None:
+        """Parse every question in one extractor pass and encode all their texts in batches, so
+        that answering them one by one finds everything cached (eval runs, batch jobs)."""
+        decomps = self.decomposer.decompose_many(questions, self.corpus)
+        texts = list(questions)
+        for d in decomps:
+            texts += d.entities
+            texts += [p for t in (*d.triples, *d.swapped) for p in (t[0], t[1].replace("_", " "), t[2])]
+        self.embedder.embed(list(dict.fromkeys(texts)))
 
     def hybrid(self, config: RetrievalConfig) -> HybridRetriever:
         """The hand-set hybrid retriever over these indexes."""
@@ -106,7 +118,6 @@ class AskPipeline:
         from graph_builders.entities.extractors import make_entity_extractor
         from graph_builders.entities.normalize import normalize_name
         from retrieval.baselines.bm25 import Bm25Ranker
-        from retrieval.decompose import ExtractorDecomposer
         from retrieval.eng_index import EngIndex
         from retrieval.ltr.evidence import Channels
         from retrieval.ltr.navigator_index import NavigatorIndex
@@ -127,7 +138,12 @@ class AskPipeline:
             channels=Channels(bm25, dense, index, res.embedder, decompose),
             nav=NavigatorIndex.build(provisions, res.sql.references(corpus, dangling=False)),
             containers=frozenset(container_ids(provisions)),
+            decomposer=decomposer,
         )
+
+    def prepare(self, corpus: str, questions: list[str]) -> None:
+        """Batch the per-question work of many questions (see `CorpusParts.prepare`)."""
+        self.parts(corpus).prepare(questions)
 
     def dense_ranker(self, corpus: str):
         """Embeddings of every provision (cached on disk under $BIFROST_HOME/index)."""

@@ -51,7 +51,7 @@ class DenseRanker:
     def __init__(self, settings: Settings, mode: str = "context", model: str | None = None, embedder: Any = None) -> None:
         self.settings, self.mode = settings, mode
         self.model = model or settings.embedding_model
-        self.embedder = embedder or SentenceTransformerEmbedder(self.model, cache_size=1000)
+        self.embedder = embedder or SentenceTransformerEmbedder(self.model)
         self._ids: list[str] = []
         self._matrix: np.ndarray | None = None
         self.corpus = ""
@@ -77,6 +77,10 @@ class DenseRanker:
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top], kind="stable")]
         return [RetrievedItem(corpus=self.corpus, id=self._ids[i], score=float(scores[i]), via=(Via.DENSE,)) for i in top]
+
+    def prepare(self, questions: list[str]) -> None:
+        """Encode every question in batches now (the embedder caches them for `search`)."""
+        self.embedder.embed(list(dict.fromkeys(questions)))
 
     @property
     def ids(self) -> list[str]:

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bifrost.core.types import RetrievedItem
+from retrieval.base import Preparable
 from retrieval.fusion import rrf_fuse
 
 
@@ -20,6 +21,11 @@ class RrfRanker:
         self.corpus = corpus
         for r in self.rankers:
             r.warm_up(corpus)
+
+    def prepare(self, questions: list[str]) -> None:
+        for r in self.rankers:
+            if isinstance(r, Preparable):
+                r.prepare(questions)
 
     def search(self, query: str, top_k: int = 10) -> list[RetrievedItem]:
         if top_k <= 0:
