@@ -81,6 +81,20 @@ def osha_home(shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Pat
 
 
 @pytest.fixture(scope="session")
+def osha_ranker_home(osha_home: Path, shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of `osha_home` with the learned ranker fit on the dev letters (no cross-validation:
+    the tests check behaviour, the README's figures come from `bifrost train ranker`)."""
+    from bifrost.core.settings import Settings
+    from eval.ltr.train import train_ranker
+
+    home = tmp_path_factory.mktemp("osha-ranker-home")
+    copy_home(osha_home, home)
+    train_ranker(Settings(home=home, shared_dir=shared_dir), "osha-1926", [shared_dir / "eval" / "osha-loi-dev.jsonl"],
+                 ablations=False, hybrid=False, cv=False)
+    return home
+
+
+@pytest.fixture(scope="session")
 def neo4j_uri() -> str:
     """The Bolt URI of the real test Neo4j (skip locally, fail in CI when missing)."""
     from tests.integration.neo4j_env import neo4j_uri as uri

@@ -65,10 +65,11 @@ def load_sets(settings: Settings, paths: Sequence[Path]) -> tuple[list[Question]
 
 def train_ranker(
     settings: Settings, corpus: str, question_files: Sequence[Path], folds: int = 5, ablations: bool = True,
-    hybrid: bool = True, out_dir: Path | None = None, say: Say | None = None,
+    hybrid: bool = True, out_dir: Path | None = None, say: Say | None = None, cv: bool = True,
     progress: Callable[[int, int], None] | None = None,
 ) -> TrainReport:
-    """Cross-validate, then fit on all questions and save the ranker of ``corpus`` in the home."""
+    """Cross-validate (unless ``cv`` is False), then fit on all questions and save the ranker of
+    ``corpus`` in the home."""
     require_extra("ltr")
     if folds < 2:
         raise ValueError(f"--folds must be at least 2, got {folds}")
@@ -84,7 +85,10 @@ def train_ranker(
     finally:
         res.close()
     related, _section_of, _jur = corpus_hierarchy(settings, corpus)
-    report = cross_validated(groups, corpus, folds, cfg.cite_max, related, ablations, say)
+    if cv:
+        report = cross_validated(groups, corpus, folds, cfg.cite_max, related, ablations, say)
+    else:
+        report = TrainReport(corpus, 0, describe_pool(groups), {})
     t1 = time.perf_counter()
     columns = columns_without(set())
     booster = fit(groups, columns)

@@ -8,6 +8,8 @@ import pytest
 from bifrost.app.facade import Bifrost
 from bifrost.core.settings import Settings
 from bifrost.core.types import AnswerMode
+from retrieval.config import RetrievalConfig
+from retrieval.ltr.retriever import LtrRetriever
 
 RAINSTORM = "How to protect excavation work from rainstorm hazard?"
 LEADING_EDGE = (
@@ -23,7 +25,14 @@ OFF_TOPIC = ["How do I bake sourdough bread?", "Who won the 1998 FIFA World Cup?
 
 @pytest.fixture(scope="module")
 def embedded(osha_home):
-    bf = Bifrost(Settings(home=osha_home))
+    bf = Bifrost(Settings(home=osha_home), RetrievalConfig(ranker="hybrid"))
+    yield bf
+    bf.close()
+
+
+@pytest.fixture(scope="module")
+def learned(osha_ranker_home):
+    bf = Bifrost(Settings(home=osha_ranker_home), RetrievalConfig(ranker="ltr"))
     yield bf
     bf.close()
 
@@ -35,6 +44,23 @@ def test_embedded_store_retrieves_the_provisions_the_answer_needs(embedded, ques
     retrieved = {it.id for it in answer.retrieved}
     assert MUST_RETRIEVE[question] <= retrieved, MUST_RETRIEVE[question] - retrieved
     assert not answer.refused and answer.mode is AnswerMode.EXTRACTIVE
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("question", list(MUST_RETRIEVE))
+def test_the_learned_ranker_retrieves_the_provisions_the_answer_needs(learned, question):
+    assert isinstance(learned.retriever("osha-1926"), LtrRetriever)
+    answer = learned.ask(question)
+    retrieved = {it.id for it in answer.retrieved}
+    assert MUST_RETRIEVE[question] <= retrieved, MUST_RETRIEVE[question] - retrieved
+    assert not answer.refused and answer.citations and {c.id for c in answer.citations} <= retrieved
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("question", OFF_TOPIC)
+def test_the_learned_ranker_still_refuses_off_topic_questions(learned, question):
+    answer = learned.ask(question)
+    assert answer.refused and answer.citations == []
 
 
 @pytest.mark.slow

@@ -23,6 +23,7 @@ def train_ranker_cmd(
     folds: Annotated[int, typer.Option(help="k of k-fold cross-validation (a question is never scored by a model trained on it)")] = 5,
     ablations: Annotated[bool, typer.Option("--ablations/--no-ablations", help="Also cross-validate without each feature group")] = True,
     hybrid: Annotated[bool, typer.Option("--hybrid/--no-hybrid", help="Score the hand-set hybrid on the same questions")] = True,
+    cv: Annotated[bool, typer.Option("--cv/--no-cv", help="Cross-validate first (--no-cv: only fit and store the model; no figures)")] = True,
     out_dir: Annotated[Optional[Path], typer.Option("--out", "-o", help="Folder for cv.md and cv.json")] = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -38,12 +39,15 @@ def train_ranker_cmd(
 
     try:
         with bar:
-            report = train_ranker(settings_of(ctx), corpus, questions, folds, ablations, hybrid, out_dir,
-                                  say=lambda m: err.print(m, highlight=False), progress=tick)
+            report = train_ranker(settings_of(ctx), corpus, questions, folds, ablations, hybrid and cv, out_dir,
+                                  say=lambda m: err.print(m, highlight=False), progress=tick, cv=cv)
     except (BifrostError, ValueError) as e:
         fail_message(str(e))
     if as_json:
         emit_json(report.as_dict())
+        return
+    if not cv:
+        out.print(f"model: {report.model_path} (not cross-validated: no figures)", highlight=False)
         return
     table = Table(title=f"{corpus}: {report.pool['questions']} questions, {folds}-fold CV (mean [95% CI])")
     names = [n for n in ("recall@10", "map@10", "ndcg@10", "both@10", "f1") if n in report.systems.get("bifrost-ltr", {})]
