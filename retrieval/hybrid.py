@@ -15,7 +15,6 @@ from collections import defaultdict
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
 
 from bifrost.core.embeddings import Embedder
 from bifrost.core.graph.base import GraphStore
@@ -23,7 +22,8 @@ from bifrost.core.provisions import is_container
 from bifrost.core.types import RetrievedItem, Via, make_uid, split_uid
 from retrieval.config import RetrievalConfig
 from retrieval.decompose import Decomposition
-from retrieval.eng_index import EngIndex, Match
+from retrieval.eng_index import EngIndex
+from retrieval.entity_matching import match_entities, match_triples
 from retrieval.fusion import rrf_score
 
 Lexical = Callable[[str, int], list[tuple[str, float]]]
@@ -85,54 +85,21 @@ class HybridRetriever:
         self.dense = dense
         self.containers = frozenset(containers) if containers is not None else None
 
-    # --- ENG matching ---
-    def _entity_weights(self, question: str, vectors: np.ndarray, cfg: RetrievalConfig) -> np.ndarray:
-        """How central each question entity is to the question: 0.5 to 1, by cosine with the question."""
-        if not cfg.weight_by_centrality or len(vectors) == 0:
-            return np.ones(len(vectors), dtype=np.float32)
-        sims = np.clip(vectors @ self.embedder.embed([question])[0], 0.0, None)
-        top = float(sims.max()) or 1.0
-        return 0.5 + 0.5 * sims / top  # never zero: every entity the question names counts
-
+    # --- ENG matching (retrieval/entity_matching.py) ---
     def _entity_scores(
         self, question: str, entities: Sequence[str], cfg: RetrievalConfig
     ) -> tuple[dict[str, _Hit], float]:
+        evidence = match_entities(self.index, self.embedder, question, entities, cfg)
         hits: dict[str, _Hit] = defaultdict(_Hit)
-        if not entities:
-            return hits, 0.0
-        vectors = self.embedder.embed(list(entities))
-        weights = self._entity_weights(question, vectors, cfg)
-        matches = self.index.match_entities(vectors, cfg.entity_k, cfg.entity_threshold)
-        best = max((m[0].score for m in matches if m), default=0.0)
-        totals: dict[str, float] = defaultdict(float)
-        for q, ms, wq in zip(entities, matches, weights):
-            per_q: dict[str, tuple[float, Match]] = {}
-            for m in ms:
-                w = float(wq) * m.score * m.specificity
-                for sid in m.section_ids:
-                    if w > per_q.get(sid, (0.0, m))[0]:
-                        per_q[sid] = (w, m)
-            for sid, (w, m) in per_q.items():
-                totals[sid] += w
-                hits[sid].add(0.0, Via.ENTITY, f"entity match: '{q}' ~ '{m.key}' ({m.score:.2f})")
-        for sid, total in totals.items():
-            hits[sid].score = total
-        return hits, best
-
-    def _triple_vectors(self, triples: Sequence[tuple[str, str, str]]) -> np.ndarray:
-        parts = [p for t in triples for p in (t[0], t[1].replace("_", " "), t[2])]
-        vecs = self.embedder.embed(parts)
-        return vecs.reshape(len(triples), -1)
+        for sid, e in evidence.items():
+            hits[sid].add(0.0, Via.ENTITY, e.why)
+            hits[sid].score = e.score
+        return hits, max((e.best_cosine for e in evidence.values()), default=0.0)
 
     def _triple_scores(self, triples: Sequence[tuple[str, str, str]], cfg: RetrievalConfig) -> dict[str, _Hit]:
         hits: dict[str, _Hit] = defaultdict(_Hit)
-        if not triples:
-            return hits
-        matches = self.index.match_triples(self._triple_vectors(triples), cfg.triple_k, cfg.triple_threshold)
-        for (h, r, t), ms in zip(triples, matches):
-            for m in ms:
-                for sid in m.section_ids:
-                    hits[sid].add(m.score, Via.TRIPLE, f"triple match: [{h}, {r}, {t}] ~ [{m.key}] ({m.score:.2f})")
+        for sid, (score, why) in match_triples(self.index, self.embedder, triples, cfg).items():
+            hits[sid].add(score, Via.TRIPLE, why)
         return hits
 
     def _candidates(

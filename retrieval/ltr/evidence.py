@@ -15,22 +15,12 @@ from retrieval.baselines.dense import DenseRanker
 from retrieval.config import RetrievalConfig
 from retrieval.decompose import Decomposition
 from retrieval.eng_index import EngIndex
-
-
-@dataclass
-class EntityEvidence:
-    """Entity-network support of one provision: weighted score, matches, specificity, best cosine."""
-
-    score: float = 0.0
-    matches: int = 0
-    max_specificity: float = 0.0
-    best_cosine: float = 0.0
-    why: str = ""
+from retrieval.entity_matching import EntityEvidence, match_entities, match_triples
 
 
 @dataclass
 class Evidence:
-    """Channel scores of one question over one corpus."""
+    """Channel scores of one question over one corpus (`EntityEvidence` per provision of the ENG)."""
 
     question: str
     bm25: np.ndarray
@@ -69,43 +59,6 @@ class Channels:
         self.embedder.embed(list(dict.fromkeys(texts)))  # one model call; the embedder caches the parts
         ev = Evidence(question, self.bm25.score_all(question), self.dense.score_all(question), decomposition=d)
         if cfg.use_eng:
-            ev.entities = self._entities(question, d, cfg)
-            ev.triples = self._triples(triples, cfg)
+            ev.entities = match_entities(self.index, self.embedder, question, d.entities, cfg)
+            ev.triples = match_triples(self.index, self.embedder, triples, cfg)
         return ev
-
-    def _entities(self, question: str, d: Decomposition, cfg: RetrievalConfig) -> dict[str, EntityEvidence]:
-        out: dict[str, EntityEvidence] = {}
-        if not d.entities:
-            return out
-        vectors = self.embedder.embed(list(d.entities))
-        sims = np.clip(vectors @ self.embedder.embed([question])[0], 0.0, None)
-        weights = 0.5 + 0.5 * sims / (float(sims.max()) or 1.0)
-        for name, matches, w in zip(d.entities, self.index.match_entities(vectors, cfg.entity_k, cfg.entity_threshold), weights):
-            best: dict[str, tuple[float, object]] = {}
-            for m in matches:
-                s = float(w) * m.score * m.specificity
-                for sid in m.section_ids:
-                    if s > best.get(sid, (0.0, None))[0]:
-                        best[sid] = (s, m)
-            for sid, (s, m) in best.items():
-                e = out.setdefault(sid, EntityEvidence())
-                e.score += s
-                e.matches += 1
-                e.max_specificity = max(e.max_specificity, m.specificity)  # type: ignore[attr-defined]
-                if m.score > e.best_cosine:  # type: ignore[attr-defined]
-                    e.best_cosine = m.score  # type: ignore[attr-defined]
-                    e.why = f"entity match: '{name}' ~ '{m.key}' ({m.score:.2f})"  # type: ignore[attr-defined]
-        return out
-
-    def _triples(self, triples: list[tuple[str, str, str]], cfg: RetrievalConfig) -> dict[str, tuple[float, str]]:
-        out: dict[str, tuple[float, str]] = {}
-        if not triples:
-            return out
-        parts = [p for t in triples for p in (t[0], t[1].replace("_", " "), t[2])]
-        vectors = self.embedder.embed(parts).reshape(len(triples), -1)
-        for (h, r, t), matches in zip(triples, self.index.match_triples(vectors, cfg.triple_k, cfg.triple_threshold)):
-            for m in matches:
-                for sid in m.section_ids:
-                    if m.score > out.get(sid, (0.0, ""))[0]:
-                        out[sid] = (m.score, f"triple match: [{h}, {r}, {t}] ~ [{m.key}] ({m.score:.2f})")
-        return out

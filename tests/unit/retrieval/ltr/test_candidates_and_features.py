@@ -8,7 +8,8 @@ import pytest
 from bifrost.core.types import Provision, ProvisionKind, Reference, Via
 from retrieval.decompose import Decomposition
 from retrieval.ltr.candidates import PoolSizes, build_pool, ranks
-from retrieval.ltr.evidence import EntityEvidence, Evidence
+from retrieval.entity_matching import EntityEvidence
+from retrieval.ltr.evidence import Evidence
 from retrieval.ltr.features import FEATURE_GROUPS, FEATURES, columns_without, featurize
 from retrieval.ltr.navigator_index import NavigatorIndex
 from retrieval.ltr.retriever import cut_cited
