@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from enum import Enum
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field
+from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
 
 def make_uid(corpus: str, provision_id: str) -> str:
@@ -271,11 +271,31 @@ class Citation(Frozen):
     url: str | None = None
 
 
+class Quote(Frozen):
+    """The exact words of a provision that support a statement.
+
+    ``start`` and ``end`` are character offsets into the stored provision text, so that
+    ``provision.text[start:end] == text`` always holds; `retrieval.quotes` builds them.
+    """
+
+    provision_id: str
+    start: int = Field(ge=0)
+    end: int = Field(gt=0)
+    text: str = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _span_matches_text(self) -> Quote:
+        if self.end - self.start != len(self.text):
+            raise ValueError(f"quote of {self.provision_id}: span {self.start}..{self.end} does not fit a text of {len(self.text)} characters")
+        return self
+
+
 class Statement(Frozen):
-    """One sentence of an answer and the provision ids it cites."""
+    """One sentence of an answer, the provision ids it cites and the quoted span of each."""
 
     text: str
     citations: tuple[str, ...]
+    quotes: tuple[Quote, ...] = Field(default=(), description="Verified spans of the cited provisions' text")
 
 
 class AnswerMode(str, Enum):
