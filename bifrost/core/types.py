@@ -316,3 +316,33 @@ class Answer(BaseModel):
     retrieved: list[RetrievedItem] = Field(default_factory=list)
     unused: list[str] = Field(default_factory=list, description="Retrieved but not cited (shown on refusal)")
     timings: dict[str, float] = Field(default_factory=dict, description="Seconds per stage")
+
+
+class SubgraphNode(Frozen):
+    """A provision in a navigator subgraph, with its distance from the root."""
+
+    id: str
+    kind: ProvisionKind
+    heading: str = ""
+    depth: int = Field(ge=0)
+
+
+class SubgraphEdge(Frozen):
+    """A HAS or REFERS_TO edge of a navigator subgraph, by provision ids, in its true direction."""
+
+    type: EdgeType
+    source: str
+    target: str
+    text: str | None = Field(default=None, description="The citation text of a REFERS_TO edge")
+
+
+class NavigatorSubgraph(Frozen):
+    """The Document Navigator Graph around one provision, up to a depth, along some edge types."""
+
+    corpus: str
+    root: str
+    depth: int
+    kinds: tuple[EdgeType, ...]
+    nodes: tuple[SubgraphNode, ...]
+    edges: tuple[SubgraphEdge, ...]
+    truncated: bool = Field(default=False, description="True when the node limit stopped the walk early")
