@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import sys
@@ -15,15 +14,9 @@ from typing import Any
 from anyio.from_thread import start_blocking_portal
 from mcp import Client, StdioServerParameters
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, subprocess_env
 
 TIMEOUT = 300
-
-
-def server_env() -> dict[str, str]:
-    """The environment of a server subprocess: this checkout first on the path, offline models."""
-    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
-    return {**os.environ, "PYTHONPATH": path, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 
 
 def server_command(home: Path, *args: str) -> list[str]:
@@ -33,7 +26,7 @@ def server_command(home: Path, *args: str) -> list[str]:
 
 def stdio_params(home: Path, *args: str) -> StdioServerParameters:
     command = server_command(home, *args)
-    return StdioServerParameters(command=command[0], args=command[1:], env=server_env(), cwd=str(ROOT))
+    return StdioServerParameters(command=command[0], args=command[1:], env=subprocess_env(), cwd=str(ROOT))
 
 
 def free_port() -> int:

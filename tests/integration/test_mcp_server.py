@@ -17,7 +17,8 @@ from mcp.shared.exceptions import MCPError
 
 from bifrost.app.facade import Bifrost
 from bifrost.core.settings import Settings
-from tests.integration.mcp_client import SyncMcp, free_port, server_command, server_env, stdio_params, wait_for_port
+from tests.conftest import subprocess_env
+from tests.integration.mcp_client import SyncMcp, free_port, server_command, stdio_params, wait_for_port
 from tests.unit.web.fixture_corpus import SCRIPT_ID, build_corpus, write_script_corpus
 
 pytestmark = pytest.mark.timeout(600)
@@ -193,7 +194,7 @@ def _reader(stream, lines: queue.Queue) -> None:
 
 def test_stdout_carries_only_protocol_messages(mini_home):
     proc = subprocess.Popen(server_command(mini_home), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, env=server_env(), text=True)
+                            stderr=subprocess.DEVNULL, env=subprocess_env(), text=True)
     lines: queue.Queue = queue.Queue()
     threading.Thread(target=_reader, args=(proc.stdout, lines), daemon=True).start()
     requests = [
@@ -229,7 +230,7 @@ def test_stdout_carries_only_protocol_messages(mini_home):
 def test_the_server_answers_over_streamable_http(mini_home):
     port = free_port()
     proc = subprocess.Popen(server_command(mini_home, "--transport", "http", "--port", str(port)),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=server_env())
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=subprocess_env())
     try:
         wait_for_port(port, proc)
         session = SyncMcp(f"http://127.0.0.1:{port}/mcp")
