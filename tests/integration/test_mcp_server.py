@@ -192,8 +192,9 @@ def _reader(stream, lines: queue.Queue) -> None:
     lines.put(None)
 
 
-def test_stdout_carries_only_protocol_messages(mini_home):
-    proc = subprocess.Popen(server_command(mini_home), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+@pytest.mark.parametrize("warm", ["--warm", "--no-warm"])  # models load before serving, or on the first call
+def test_stdout_carries_only_protocol_messages(mini_home, warm):
+    proc = subprocess.Popen(server_command(mini_home, warm), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, env=subprocess_env(), text=True)
     lines: queue.Queue = queue.Queue()
     threading.Thread(target=_reader, args=(proc.stdout, lines), daemon=True).start()
