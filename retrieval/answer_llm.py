@@ -74,12 +74,14 @@ def find_citations(text: str, allowed: set[str]) -> tuple[list[str], list[str], 
 
 
 def unquote(text: str) -> str:
-    """The words between the outer quotation marks (straight or curly), else the text stripped."""
+    """The words between the outer quotation marks (straight or curly; a mark left open is
+    dropped too), else the text stripped."""
     s = text.strip().strip("*_").strip()
     close = OPENING.get(s[:1])
-    if close and (end := s.rfind(close, 1)) > 0:
-        return s[1:end]
-    return s
+    if close is None:
+        return s
+    end = s.rfind(close, 1)
+    return s[1:end] if end > 0 else s[1:]
 
 
 def _quote_target(rest: str, allowed: set[str]) -> tuple[str | None, str | None, str]:

@@ -96,6 +96,16 @@ def test_quotes_are_parsed_robustly():
     assert len(statements) == 2 and len(statements[1].quotes) == 2 and not refused
 
 
+def test_a_quote_left_open_is_still_checked_without_its_mark():
+    drafts, _ = parse_answer('STATEMENT: Ditches. [1926.651(h)(3)]\nQUOTE [1926.651(h)(3)]: "Diversion ditches shall\n\n', set(PROVS))
+    assert [c.text for c in drafts[0].claims] == ["Diversion ditches shall"]
+
+
+def test_a_quote_without_an_id_is_looked_up_in_the_statement_citations():
+    refused, statements, _ = answer('STATEMENT: Ditches. [1926.651(h)(1)][1926.651(h)(3)]\nQUOTE: "Diversion ditches"')
+    assert [s.citations for s in statements] == [("1926.651(h)(3)",)] and not refused
+
+
 # --- citations ---
 def test_statements_keep_only_citations_that_were_retrieved():
     refused, statements, dropped = answer(
