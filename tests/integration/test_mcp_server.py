@@ -5,6 +5,7 @@ serving; stdout carries nothing but protocol messages."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import queue
 import shutil
@@ -183,6 +184,27 @@ def test_an_unknown_resource_and_a_forged_cursor_are_mcp_errors(mcp):
         mcp.resources("not-a-cursor")
     assert info.value.code == INVALID_PARAMS and "list again without a cursor" in info.value.message
     assert mcp.resources().resources
+
+
+def home_digest(home: Path) -> dict[str, str]:
+    """Hash of every file of a home (SQLite's transient -wal/-shm files aside)."""
+    return {str(f.relative_to(home)): hashlib.sha256(f.read_bytes()).hexdigest()
+            for f in sorted(home.rglob("*")) if f.is_file() and not f.name.endswith(("-wal", "-shm"))}
+
+
+def test_no_tool_writes_to_the_home(mini_home):
+    before = home_digest(mini_home)
+    session = SyncMcp(stdio_params(mini_home))
+    try:
+        session.call("ask", question=PLAN_QUESTION, corpus="mini")
+        session.call("search", query="guardrail", corpus="mini", k=5)
+        session.call("provision", id="1926.502(b)", corpus="mini")
+        session.call("neighbours", id="1926.502(b)", corpus="mini", depth=2)
+        session.call("entity", name="employer", corpus="mini")
+        session.read(session.resources().resources[0].uri)
+    finally:
+        session.close()
+    assert home_digest(mini_home) == before
 
 
 # --- transports ---
