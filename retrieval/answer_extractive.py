@@ -1,6 +1,8 @@
 """Extractive answers (no chat model): the question's best sentence from each cited provision.
 
-Every statement is a sentence of the regulation itself, cited; the answer refuses when the
+Every statement is a sentence of the regulation itself, cited and quoted (the sentence is its
+own supporting span, checked by `retrieval.quotes` like an LLM's quote); a provision without
+text (a heading only) has nothing to quote and is not stated. The answer refuses when the
 evidence (the best entity match of the question) is below a calibrated threshold.
 """
 
@@ -13,6 +15,7 @@ import numpy as np
 
 from bifrost.core.embeddings import Embedder
 from bifrost.core.types import Provision, RetrievedItem, Statement
+from retrieval.quotes import DraftStatement, QuoteClaim, check_statements
 
 SENTENCE_END = re.compile(r"(?<=[.;:])\s+(?=[A-Z(])")
 
@@ -24,10 +27,10 @@ def sentences(text: str) -> list[str]:
 
 
 def best_sentence(question_vec: np.ndarray, p: Provision, embedder: Embedder) -> str:
-    """The sentence of a provision closest to the question (heading when it has no text)."""
+    """The sentence of a provision's text closest to the question ("" when it has no text)."""
     cands = sentences(p.text)
     if not cands:
-        return p.heading.strip()
+        return ""
     if len(cands) == 1:
         return cands[0]
     sims = embedder.embed(cands) @ question_vec
@@ -40,9 +43,10 @@ def extractive_statements(
     lookup: Callable[[str], Provision | None],
     embedder: Embedder,
 ) -> list[Statement]:
-    """One cited statement per cited provision, in rank order; duplicates dropped."""
+    """One cited statement per cited provision with text, in rank order, quoting its sentence;
+    duplicates dropped."""
     qv = embedder.embed([question])[0]
-    out: list[Statement] = []
+    drafts: list[DraftStatement] = []
     seen: set[str] = set()
     for it in cited:
         p = lookup(it.id)
@@ -52,8 +56,8 @@ def extractive_statements(
         if not text or text in seen:
             continue
         seen.add(text)
-        out.append(Statement(text=text, citations=(it.id,)))
-    return out
+        drafts.append(DraftStatement(text=text, citations=(p.id,), claims=(QuoteClaim(p.id, text),)))
+    return check_statements(drafts, lookup).statements
 
 
 def render(statements: Sequence[Statement]) -> str:

@@ -14,6 +14,12 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
+def subprocess_env() -> dict[str, str]:
+    """The environment of a subprocess under test: this checkout first on the path, offline models."""
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    return {**os.environ, "PYTHONPATH": path, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+
+
 def find_shared_dir() -> Path | None:
     env = os.environ.get("BIFROST_SHARED_DIR")
     for cand in ([Path(env)] if env else []) + [ROOT.parent / "shared"]:

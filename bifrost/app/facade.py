@@ -16,11 +16,14 @@ from pydantic import BaseModel, Field
 from bifrost.core.corpora import corpus_spec, structure_file
 from bifrost.core.errors import NotFoundError
 from bifrost.core.graph.base import GraphStore
+from bifrost.core.graph.subgraph import navigator_subgraph
 from bifrost.core.resources import Resources, make_graph_store
 from bifrost.core.settings import Settings
 from bifrost.core.store import entity_tables
 from bifrost.core.store.sql_store import SqlStore
-from bifrost.core.types import Answer, GraphStats, IngestReport, Provision, ReviewItem, make_uid, split_uid
+from bifrost.core.types import (
+    Answer, EdgeType, GraphStats, IngestReport, NavigatorSubgraph, Provision, RetrievedItem, ReviewItem, make_uid, split_uid,
+)
 from retrieval.config import RetrievalConfig
 from retrieval.pipeline import AskPipeline
 
@@ -158,6 +161,19 @@ class Bifrost:
             dangling_references=dangling,
         )
 
+    def provisions_page(self, corpus: str, offset: int = 0, limit: int = 100) -> list[Provision]:
+        """A page of a corpus's provisions in document order (for listings such as MCP resources)."""
+        self.require_corpus(corpus)
+        return self.sql.provision_page(corpus, offset, limit)
+
+    def neighbourhood(
+        self, corpus: str, provision_id: str, depth: int = 1,
+        kinds: Sequence[EdgeType] = (EdgeType.HAS, EdgeType.REFERS_TO), limit: int = 200,
+    ) -> NavigatorSubgraph:
+        """The navigator subgraph around a provision: nodes and HAS / REFERS_TO edges up to ``depth``."""
+        self.require_corpus(corpus)
+        return navigator_subgraph(self.graph, corpus, provision_id, depth, kinds, limit)
+
     def review_items(self, corpus: str | None = None) -> list[tuple[int, ReviewItem]]:
         return self.sql.review_items(corpus)
 
@@ -236,6 +252,11 @@ class Bifrost:
 
     def lookup(self, corpus: str) -> Callable[[str], Provision | None]:
         return self.pipeline.lookup(corpus)
+
+    def search(self, query: str, corpus: str = "osha-1926", k: int = 10) -> list[RetrievedItem]:
+        """The ``k`` best provisions for a query, each with how it was reached (no answer step)."""
+        config = self.retrieval_config.model_copy(update={"top_n": k})
+        return self.retriever(corpus).retrieve(query, config).items[:k]
 
     def ask(self, question: str, corpus: str = "osha-1926", config: RetrievalConfig | None = None) -> Answer:
         """Answer a question with cited provisions, or refuse when nothing supports an answer."""

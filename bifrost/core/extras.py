@@ -12,7 +12,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "llm": ("langchain_core", "langchain_openai", "openai"),
     "web": ("fastapi", "uvicorn", "jinja2"),
     "eval": ("pytrec_eval", "matplotlib", "sklearn"),
-    "mcp": ("mcp",),
+    "mcp": ("mcp", "mcp.server.mcpserver"),  # MCPServer: mcp 2 (1.x had FastMCP)
     "ltr": ("lightgbm",),
 }
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from enum import Enum
 
-from pydantic import BaseModel, ConfigDict, Field, computed_field
+from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
 
 def make_uid(corpus: str, provision_id: str) -> str:
@@ -271,11 +271,31 @@ class Citation(Frozen):
     url: str | None = None
 
 
+class Quote(Frozen):
+    """The exact words of a provision that support a statement.
+
+    ``start`` and ``end`` are character offsets into the stored provision text, so that
+    ``provision.text[start:end] == text`` always holds; `retrieval.quotes` builds them.
+    """
+
+    provision_id: str
+    start: int = Field(ge=0)
+    end: int = Field(gt=0)
+    text: str = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _span_matches_text(self) -> Quote:
+        if self.end - self.start != len(self.text):
+            raise ValueError(f"quote of {self.provision_id}: span {self.start}..{self.end} does not fit a text of {len(self.text)} characters")
+        return self
+
+
 class Statement(Frozen):
-    """One sentence of an answer and the provision ids it cites."""
+    """One sentence of an answer, the provision ids it cites and the quoted span of each."""
 
     text: str
     citations: tuple[str, ...]
+    quotes: tuple[Quote, ...] = Field(default=(), description="Verified spans of the cited provisions' text")
 
 
 class AnswerMode(str, Enum):
@@ -296,3 +316,33 @@ class Answer(BaseModel):
     retrieved: list[RetrievedItem] = Field(default_factory=list)
     unused: list[str] = Field(default_factory=list, description="Retrieved but not cited (shown on refusal)")
     timings: dict[str, float] = Field(default_factory=dict, description="Seconds per stage")
+
+
+class SubgraphNode(Frozen):
+    """A provision in a navigator subgraph, with its distance from the root."""
+
+    id: str
+    kind: ProvisionKind
+    heading: str = ""
+    depth: int = Field(ge=0)
+
+
+class SubgraphEdge(Frozen):
+    """A HAS or REFERS_TO edge of a navigator subgraph, by provision ids, in its true direction."""
+
+    type: EdgeType
+    source: str
+    target: str
+    text: str | None = Field(default=None, description="The citation text of a REFERS_TO edge")
+
+
+class NavigatorSubgraph(Frozen):
+    """The Document Navigator Graph around one provision, up to a depth, along some edge types."""
+
+    corpus: str
+    root: str
+    depth: int
+    kinds: tuple[EdgeType, ...]
+    nodes: tuple[SubgraphNode, ...]
+    edges: tuple[SubgraphEdge, ...]
+    truncated: bool = Field(default=False, description="True when the node limit stopped the walk early")

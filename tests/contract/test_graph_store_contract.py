@@ -12,10 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from bifrost.core.errors import NotFoundError
 from bifrost.core.graph.base import GraphStore
 from bifrost.core.graph.embedded import EmbeddedGraphStore
+from bifrost.core.graph.subgraph import navigator_subgraph
 from bifrost.core.store.sql_store import SqlStore
-from bifrost.core.types import Edge, EdgeType, Entity, Provision, ProvisionKind
+from bifrost.core.types import Edge, EdgeType, Entity, Provision, ProvisionKind, make_uid
 from tests.contract.sample_graph import HAS, REFS, TREE, C, u
 
 OTHER = "other-corpus"
@@ -123,6 +125,32 @@ class TestGraphStoreContract:
         uids = [r.uid for r in got]
         assert u("1926.501(b)(2)(i)") not in uids and u("1926.502(k)") not in uids
         assert len(uids) == len(set(uids))
+
+    def test_subgraph_at_depth_one_has_parent_children_and_references_both_ways(self, loaded):
+        g = navigator_subgraph(loaded, C, "1926.502(k)", 1, [EdgeType.HAS, EdgeType.REFERS_TO])
+        assert {(n.id, n.depth) for n in g.nodes} == {
+            ("1926.502(k)", 0), ("1926.502", 1), ("1926.502(k)(1)", 1), ("1926.501(b)(12)", 1), ("1926.501(b)(2)(i)", 1)}
+        assert {(e.type.value, e.source, e.target) for e in g.edges} == {
+            ("HAS", "1926.502", "1926.502(k)"), ("HAS", "1926.502(k)", "1926.502(k)(1)"),
+            ("REFERS_TO", "1926.502(k)", "1926.501(b)(12)"), ("REFERS_TO", "1926.501(b)(2)(i)", "1926.502(k)")}
+        assert not g.truncated and g.nodes[0].heading == "heading 1926.502(k)"
+
+    def test_subgraph_follows_only_the_kinds_asked_up_to_the_depth(self, loaded):
+        g = navigator_subgraph(loaded, C, "1926.501(b)(2)(i)", 2, [EdgeType.REFERS_TO])
+        assert {(n.id, n.depth) for n in g.nodes} == {
+            ("1926.501(b)(2)(i)", 0), ("1926.502(k)", 1), ("1926.502(k)(1)", 1), ("1926.501(b)(12)", 2)}
+        assert {e.type for e in g.edges} == {EdgeType.REFERS_TO}
+        assert navigator_subgraph(loaded, C, "1926.501(b)(2)(i)", 0, [EdgeType.HAS]).edges == ()
+
+    def test_subgraph_stops_at_the_node_limit_and_says_so(self, loaded):
+        g = navigator_subgraph(loaded, C, "1926.501(b)", 3, [EdgeType.HAS], limit=3)
+        ids = {n.id for n in g.nodes}
+        assert len(ids) == 3 and g.truncated
+        assert all(e.source in ids and e.target in ids for e in g.edges)
+
+    def test_subgraph_of_an_unknown_provision_is_not_found(self, loaded):
+        with pytest.raises(NotFoundError):
+            navigator_subgraph(loaded, C, "1926.999", 1, [EdgeType.HAS])
 
     def test_edges_to_missing_nodes_are_not_created(self, loaded):
         loaded.upsert_edges([Edge(type=EdgeType.REFERS_TO, source=u("1926.502(k)"), target=u("1910.134"), text="x")])

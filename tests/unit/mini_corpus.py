@@ -14,6 +14,15 @@ from tests.conftest import FIXTURES
 MINI = FIXTURES / "mini" / "part-mini.json"
 SCRIPT = "<script>alert(1)</script>"
 SCRIPT_ID = "1926.503(a)(1)"
+QUESTIONS = (
+    "What must an employee constructing a leading edge be protected by?",
+    "What training must the employer provide?",
+    "Who must prepare the fall protection plan?",
+    "What is a leading edge?",
+    "When may an employer use a fall protection plan instead of guardrails?",
+    "What does this regulation require?",
+    "Is it presumed feasible to use conventional fall protection?",
+)
 
 
 def write_script_corpus(folder: Path) -> Path:

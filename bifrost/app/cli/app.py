@@ -21,6 +21,7 @@ from bifrost.app.cli.eval_cmd import eval_app
 from bifrost.app.cli.export_cmd import export_app
 from bifrost.app.cli.graph_cmd import graph_app, review_app
 from bifrost.app.cli.ingest_cmd import download, ingest
+from bifrost.app.cli.mcp_cmd import mcp
 from bifrost.app.cli.serve_cmd import serve
 from bifrost.app.cli.train_cmd import train_app
 from bifrost.core.settings import Settings
@@ -50,6 +51,7 @@ def make_app() -> typer.Typer:
     root.command()(ask)
     root.command()(download)
     root.command()(serve)
+    root.command()(mcp)
     root.add_typer(graph_app, name="graph")
     root.add_typer(review_app, name="review")
     root.add_typer(build_app, name="build")

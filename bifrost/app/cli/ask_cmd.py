@@ -1,4 +1,4 @@
-"""`bifrost ask`: a cited answer, or a refusal, from the command line."""
+"""`bifrost ask`: a cited answer with the quoted span of every citation, or a refusal, from the command line."""
 
 from __future__ import annotations
 
@@ -33,6 +33,9 @@ def ask(
     out.print(f"[bold]A:[/bold] {mode}")
     for st in answer.statements:
         out.print(f"  {escape(st.text)} " + "".join(f"[cyan]{escape('[' + c + ']')}[/cyan]" for c in st.citations), highlight=False)
+        for q in st.quotes:
+            quoted = " ".join(q.text.split())
+            out.print(f"    [dim]{escape(f'{q.provision_id} [{q.start}:{q.end}]')}[/dim] \u201c{escape(quoted)}\u201d", highlight=False)
     out.print("\n[bold]Sources[/bold]")
     for c in answer.citations:
         out.print(f"  [cyan]{escape(c.id)}[/cyan] {escape(c.heading)} {c.url or ''}", highlight=False)

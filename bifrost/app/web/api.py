@@ -8,7 +8,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from bifrost.app.facade import ProvisionView
 from bifrost.core.types import Answer
-from bifrost.app.web.service import MAX_QUESTION, AskOptions, WebState, check_question
+from bifrost.app.requests import MAX_QUESTION, AskOptions, check_question
+from bifrost.app.web.service import WebState
 
 router = APIRouter(prefix="/api", tags=["api"])
 

@@ -22,6 +22,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from bifrost.core.errors import BifrostError, ModelUnavailableError, NotFoundError, RetryableError, StoreError
 from bifrost.app.facade import Bifrost
+from bifrost.app.requests import error_details, one_line
 from bifrost.app.web import api, pages
 from bifrost.app.web.service import WebState
 from bifrost.app.web.views import entity_url, provision_url
@@ -67,12 +68,8 @@ def add_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def on_validation(request: Request, exc: RequestValidationError) -> Response:
-        details = [
-            {"field": ".".join(str(p) for p in e.get("loc", ()) if p != "body"),
-             "message": str(e.get("msg", "")).removeprefix("Value error, ")}
-            for e in exc.errors()
-        ]
-        message = "; ".join(f"{d['field']}: {d['message']}" for d in details)
+        details = error_details(exc.errors())
+        message = one_line(details)
         if request.url.path.startswith("/api"):
             return JSONResponse({"error": "invalid_request", "message": message, "details": details}, status_code=422)
         return error_response(request, 422, "invalid_request", message)

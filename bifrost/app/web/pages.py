@@ -6,7 +6,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from bifrost.app.web.graph_svg import layout
-from bifrost.app.web.service import MAX_QUESTION, InvalidQuestion, WebState, check_question
+from bifrost.app.requests import MAX_QUESTION, InvalidQuestion, check_question
+from bifrost.app.web.service import WebState
 from bifrost.app.web.views import EXAMPLES, provision_url, sources_of, via_labels
 
 router = APIRouter(include_in_schema=False)

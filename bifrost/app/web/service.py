@@ -1,4 +1,5 @@
-"""What the pages and the JSON API share: the served corpora, question checks and `ask`."""
+"""What the pages and the JSON API share: the served corpora and `ask` (the input rules live in
+`bifrost.app.requests`, shared with the MCP server)."""
 
 from __future__ import annotations
 
@@ -7,40 +8,13 @@ import threading
 import time
 from collections.abc import Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from bifrost.core.errors import BifrostError, NotFoundError
 from bifrost.app.facade import Bifrost
+from bifrost.app.requests import AskOptions, check_corpus, check_question
+from bifrost.core.errors import BifrostError
 from bifrost.core.types import Answer
 from bifrost.app.web.views import EntityMentions
 
 log = logging.getLogger(__name__)
-
-MAX_QUESTION = 2000
-
-
-class InvalidQuestion(BifrostError, ValueError):
-    """A question that is empty or too long (HTTP 400 on pages, 422 in the API)."""
-
-
-class AskOptions(BaseModel):
-    """Per-request retrieval knobs; unset ones keep the facade's configuration."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    top_n: int | None = Field(default=None, ge=1, le=100, description="Length of the ranked retrieved list")
-    cite_max: int | None = Field(default=None, ge=1, le=20, description="Most provisions the answer cites")
-    depth: int | None = Field(default=None, ge=0, le=5, description="REFERS_TO hops followed from candidates")
-
-
-def check_question(question: str | None) -> str:
-    """The stripped question, or `InvalidQuestion` saying what is wrong."""
-    q = (question or "").strip()
-    if not q:
-        raise InvalidQuestion("the question is empty: type a question about the regulations")
-    if len(q) > MAX_QUESTION:
-        raise InvalidQuestion(f"the question has {len(q)} characters; the limit is {MAX_QUESTION}")
-    return q
 
 
 class WebState:
@@ -61,9 +35,7 @@ class WebState:
         return "osha-1926" if "osha-1926" in names else (names[0] if names else None)
 
     def require_corpus(self, corpus: str) -> None:
-        names = self.corpora()
-        if corpus not in names:
-            raise NotFoundError(f"unknown corpus {corpus!r}; loaded corpora: {', '.join(names) or 'none'}")
+        check_corpus(corpus, self.corpora())
 
     @property
     def mode(self) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict
+from collections.abc import Sequence
 from urllib.parse import quote
 
 from pydantic import BaseModel
@@ -37,13 +38,43 @@ def entity_url(corpus: str, name: str) -> str:
     return f"/entity/{quote(corpus, safe='')}/{quote(name, safe='')}"
 
 
+class Segment(BaseModel):
+    """A run of provision text, marked when an answer quotes it."""
+
+    text: str
+    marked: bool = False
+
+
 class SourceView(BaseModel):
-    """A cited provision with its anchor, context heading and why retrieval found it."""
+    """A cited provision with its anchor, context heading, why retrieval found it and its text
+    cut into segments around the quoted spans."""
 
     anchor: str
     citation: Citation
     section_heading: str = ""
     item: RetrievedItem | None = None
+    segments: list[Segment] = []
+
+
+def highlight(text: str, spans: Sequence[tuple[int, int]]) -> list[Segment]:
+    """``text`` as plain and marked segments; overlapping or touching spans are merged."""
+    merged: list[list[int]] = []
+    for start, end in sorted((max(0, s), min(len(text), e)) for s, e in spans):
+        if start >= end:
+            continue
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    out, last = [], 0
+    for start, end in merged:
+        if start > last:
+            out.append(Segment(text=text[last:start]))
+        out.append(Segment(text=text[start:end], marked=True))
+        last = end
+    if last < len(text):
+        out.append(Segment(text=text[last:]))
+    return out
 
 
 class EntityMentions:
@@ -87,12 +118,17 @@ def section_heading(bifrost: Bifrost, corpus: str, provision_id: str, max_up: in
 
 
 def sources_of(bifrost: Bifrost, answer: Answer) -> list[SourceView]:
-    """The cited provisions in answer order, each with its anchor and retrieval reason."""
+    """The cited provisions in answer order, each with its anchor, retrieval reason and quoted spans."""
     items = {it.id: it for it in answer.retrieved}
+    spans: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    for st in answer.statements:
+        for q in st.quotes:
+            spans[q.provision_id].append((q.start, q.end))
     return [
         SourceView(
             anchor=f"src-{i}", citation=c, item=items.get(c.id),
             section_heading=section_heading(bifrost, answer.corpus, c.id),
+            segments=highlight(c.text, spans.get(c.id, [])),
         )
         for i, c in enumerate(answer.citations, start=1)
     ]

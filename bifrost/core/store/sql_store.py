@@ -203,6 +203,13 @@ class SqlStore:
                 rows += s.scalars(q.where(ProvisionRow.id.in_(wanted[i : i + 5000]))).all()
             return [row_to_provision(r) for r in sorted(rows, key=lambda r: r.ord)]
 
+    def provision_page(self, corpus: str, offset: int, limit: int) -> list[Provision]:
+        """``limit`` provisions of a corpus from ``offset``, in document order (for listings)."""
+        with self.session() as s:
+            q = (select(ProvisionRow).where(ProvisionRow.corpus == corpus)
+                 .order_by(ProvisionRow.ord, ProvisionRow.id).offset(offset).limit(limit))
+            return [row_to_provision(r) for r in s.scalars(q)]
+
     def get_provision(self, corpus: str, provision_id: str) -> Provision | None:
         with self.session() as s:
             r = s.scalar(select(ProvisionRow).where(ProvisionRow.corpus == corpus, ProvisionRow.id == provision_id))

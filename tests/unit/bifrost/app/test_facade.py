@@ -56,3 +56,24 @@ def test_within_subparts_keeps_only_provisions_under_them():
     ]
     assert [p.id for p in within_subparts(ps, ["M"])] == ["1926 Subpart M", "1926.500", "1926.500(a)"]
     assert [p.id for p in within_subparts(ps, ["1926 Subpart P"])] == ["1926 Subpart P", "1926.650"]
+
+
+def test_provisions_page_walks_the_corpus_in_document_order(bf):
+    everything = [p.id for p in bf.sql.provisions("mini")]
+    pages = [bf.provisions_page("mini", offset, 4) for offset in range(0, len(everything) + 4, 4)]
+    assert [p.id for page in pages for p in page] == everything
+    with pytest.raises(NotFoundError):
+        bf.provisions_page("nope")
+
+
+def test_search_returns_k_ranked_items_with_why(bf):
+    items = bf.search("Who must prepare the fall protection plan?", "mini", k=3)
+    assert len({it.id for it in items}) == 3
+    assert all(it.why and it.via for it in items)
+
+
+def test_neighbourhood_is_the_navigator_subgraph_of_a_provision(bf):
+    g = bf.neighbourhood("mini", "1926.501(b)(2)(i)", depth=1)
+    assert g.root == "1926.501(b)(2)(i)" and {"1926.501(b)(2)", "1926.502(b)"} <= {n.id for n in g.nodes}
+    with pytest.raises(NotFoundError):
+        bf.neighbourhood("mini", "1926.999(z)")

@@ -28,7 +28,8 @@ def write(folder, name, version, system="S", user="U ${x}", repair=None):
 @pytest.mark.parametrize("name", ALL_PROMPTS)
 def test_every_agent_prompt_loads_from_the_repository(name):
     pair = load_prompt(name)
-    assert pair.version == "v1" and pair.id == f"{name}@v1"
+    latest = available_versions(name)[-1]
+    assert pair.version == latest and pair.id == f"{name}@{latest}"
     assert pair.system and pair.user
 
 

@@ -50,6 +50,14 @@ def test_api_ask_returns_a_typed_answer_with_citations(client):
     assert {"question", "statements", "retrieved", "unused", "timings"} <= set(data)
 
 
+def test_api_ask_returns_the_quoted_span_of_every_statement(client, bf):
+    data = ask(client, question=QUESTION).json()
+    for st in data["statements"]:
+        assert st["quotes"] and {q["provision_id"] for q in st["quotes"]} == set(st["citations"])
+        for q in st["quotes"]:
+            assert bf.provision("mini", q["provision_id"]).text[q["start"] : q["end"]] == q["text"]
+
+
 def test_api_ask_options_limit_the_retrieved_list(client):
     r = ask(client, question=QUESTION, options={"top_n": 2})
     assert r.status_code == 200
@@ -181,6 +189,15 @@ def test_results_page_links_citations_to_sources_and_provision_pages(client):
     assert "Extractive answer" in html and "Why retrieved" in html
     assert "https://www.ecfr.gov/current/title-29/section-1926.503" in html
     assert "<svg" in html and "REFERS_TO" in html
+
+
+def test_results_page_marks_the_quoted_span_in_the_cited_provision(client, bf):
+    answer = bf.ask(QUESTION, "mini")
+    html = client.get("/ask", params={"q": QUESTION, "corpus": "mini"}).text
+    for st in answer.statements:
+        for q in st.quotes:
+            marked = q.text.replace("<", "&lt;").replace(">", "&gt;")
+            assert f"<mark>{marked}</mark>" in html
 
 
 def test_results_page_escapes_the_question_and_document_text(client):

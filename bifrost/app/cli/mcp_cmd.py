@@ -1,0 +1,47 @@
+"""`bifrost mcp`: serve one home to assistants over the Model Context Protocol (stdio or HTTP)."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated, Optional
+
+import typer
+
+from bifrost.app.cli.common import facade, fail
+from bifrost.app.cli.console import err
+from bifrost.core.errors import BifrostError
+from bifrost.core.extras import require_extra
+
+
+class Transport(str, Enum):
+    stdio = "stdio"
+    http = "http"
+
+
+def mcp(
+    ctx: typer.Context,
+    transport: Annotated[Transport, typer.Option(help="stdio (an assistant starts this command) or http (streamable HTTP at /mcp)")] = Transport.stdio,
+    host: Annotated[str, typer.Option(help="Interface to listen on (http)")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port (http)")] = 8765,
+    corpus: Annotated[Optional[list[str]], typer.Option("--corpus", "-c", help="Corpus to serve (repeatable; default: every ingested corpus)")] = None,
+    warm: Annotated[bool, typer.Option("--warm/--no-warm", help="Load models and indexes before accepting calls")] = True,
+    page_size: Annotated[int, typer.Option(min=1, max=1000, help="Provisions per page of the resource listing")] = 100,
+) -> None:
+    """Serve read-only tools (ask, search, provision, neighbours, entity) and provision resources over MCP."""
+    try:
+        require_extra("mcp")
+    except BifrostError as e:
+        fail(e)
+    from bifrost.app.mcp.server import serve
+
+    bf = facade(ctx)
+    try:
+        for name in corpus or []:
+            bf.require_corpus(name)
+        if transport is Transport.http:
+            err.print(f"MCP server on http://{host}:{port}/mcp", highlight=False)
+        serve(bf, transport.value, host=host, port=port, corpora=corpus or None, warm=warm, page_size=page_size)
+    except BifrostError as e:
+        fail(e)
+    finally:
+        bf.close()

@@ -1,0 +1,162 @@
+"""What the MCP tools take and return: typed records (their JSON schemas are the tools' input
+checks and output schemas), built from the facade's records."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from bifrost.app.requests import MAX_DEPTH, MAX_QUESTION, MAX_RESULTS, check_question
+from bifrost.core.types import Statement
+
+EdgeKind = Literal["HAS", "REFERS_TO"]
+
+
+# --- requests (validated inside the tools, so that errors carry the web API's one-line messages) ---
+class Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class AskRequest(Request):
+    question: str
+    corpus: str
+    as_of: str | None = None
+
+    @field_validator("question")
+    @classmethod
+    def _question_ok(cls, v: str) -> str:
+        return check_question(v)
+
+
+class SearchRequest(Request):
+    query: str
+    corpus: str
+    k: int = Field(default=10, ge=1, le=MAX_RESULTS)
+
+    @field_validator("query")
+    @classmethod
+    def _query_ok(cls, v: str) -> str:
+        return check_question(v)
+
+
+class NeighboursRequest(Request):
+    id: str
+    corpus: str
+    depth: int = Field(default=1, ge=0, le=MAX_DEPTH)
+    kinds: list[EdgeKind] = Field(default_factory=lambda: ["HAS", "REFERS_TO"], min_length=1)
+
+    @field_validator("kinds", mode="before")
+    @classmethod
+    def _upper(cls, v: object) -> object:
+        return [k.upper() if isinstance(k, str) else k for k in v] if isinstance(v, list) else v
+
+
+class EntityRequest(Request):
+    name: str = Field(max_length=MAX_QUESTION)
+    corpus: str
+
+    @field_validator("name")
+    @classmethod
+    def _name_ok(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("the entity name is empty: give a name such as 'guardrail system'")
+        return v.strip()
+
+
+# --- results ---
+class Link(BaseModel):
+    """A provision by id, with its heading and resource URI."""
+
+    id: str
+    heading: str = ""
+    uri: str
+
+
+class CitedProvision(Link):
+    """A provision an answer cites, with its official URL."""
+
+    url: str | None = None
+
+
+class Hit(BaseModel):
+    """A retrieved provision: rank, score and why retrieval found it."""
+
+    rank: int
+    id: str
+    score: float
+    via: list[str]
+    why: str
+    path: list[str] = Field(description="Provision ids from the seed to this one")
+
+
+class AskResult(BaseModel):
+    """An answer whose every statement cites provision ids and quotes their exact words, or a refusal."""
+
+    question: str
+    corpus: str
+    mode: str = Field(description="llm or extractive")
+    refused: bool
+    text: str
+    statements: list[Statement] = Field(
+        description="Each statement with its cited ids and quotes: offsets into the cited provision's text"
+    )
+    citations: list[CitedProvision]
+    retrieved: list[Hit] = Field(description="Everything retrieval found, ranked, with why")
+
+
+class SearchHit(Hit):
+    """A ranked provision with its heading, text and addresses."""
+
+    heading: str = ""
+    text: str = ""
+    url: str | None = None
+    uri: str
+
+
+class SearchResult(BaseModel):
+    query: str
+    corpus: str
+    results: list[SearchHit]
+
+
+class Reference(BaseModel):
+    """A cross-reference: the provision at the other end and the citation text."""
+
+    id: str
+    text: str | None = None
+    uri: str
+
+
+class ProvisionResult(BaseModel):
+    """A provision's text and its place in the navigator graph."""
+
+    corpus: str
+    id: str
+    kind: str
+    heading: str
+    text: str
+    url: str | None = Field(description="Official text online")
+    uri: str
+    parent: Link | None
+    children: list[Link]
+    references_out: list[Reference]
+    references_in: list[Reference]
+    dangling_references: list[str] = Field(description="Citations in the text that resolve to nothing in the corpus")
+
+
+class Relation(BaseModel):
+    head: str
+    relation: str
+    tail: str
+    provisions: list[str]
+
+
+class EntityResult(BaseModel):
+    """An entity of the Entity Network, the provisions that mention it and its relations."""
+
+    name: str
+    label: str = ""
+    asked: str
+    provisions: list[str]
+    relations: list[Relation]

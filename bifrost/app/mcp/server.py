@@ -1,0 +1,198 @@
+"""The MCP server over one Bifrost home, on the official SDK's `MCPServer` (FastMCP in mcp 1.x):
+five read-only tools and every provision as a resource ``bifrost://{corpus}/{provision_id}``.
+
+A `BifrostError` becomes an MCP error (JSON-RPC) with the message the web API gives; the server
+goes on serving. `MCPServer` lists only static resources, all at once, so `ResourcePages`
+(SDK middleware) answers ``resources/list`` a page at a time with the SDK's cursor. On stdio,
+nothing but protocol messages reaches stdout: model loading runs with stdout sent to stderr,
+and the SDK's stdio transport diverts stray writes while it serves.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from typing import Annotated, Any, Literal
+
+import anyio.to_thread
+from mcp.server.mcpserver import MCPServer
+from mcp.shared.exceptions import MCPError
+from mcp.types import INTERNAL_ERROR, INVALID_PARAMS, Resource, ToolAnnotations
+from pydantic import Field
+
+from bifrost.app.facade import Bifrost
+from bifrost.app.mcp.models import AskResult, EntityResult, ProvisionResult, SearchResult
+from bifrost.app.mcp.service import McpService
+from bifrost.app.mcp.uris import TEMPLATE
+from bifrost.app.requests import MAX_DEPTH, MAX_QUESTION, MAX_RESULTS, InvalidQuestion, InvalidRequest
+from bifrost.core.errors import BifrostError, ModelUnavailableError, NotFoundError, RetryableError, StoreError
+from bifrost.core.types import NavigatorSubgraph
+
+log = logging.getLogger(__name__)
+
+Transport = Literal["stdio", "http"]
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+INSTRUCTIONS = (
+    "Bifrost answers questions about regulations (e.g. OSHA 29 CFR 1926, ADGM rulebooks) from a dual knowledge graph. "
+    "Every statement of an `ask` answer cites provision ids and quotes the exact words it rests on (character offsets "
+    "into the provision's text); cite those ids and quotes, and say so when the answer is a refusal. Use `search` to "
+    "find provisions, `provision` for a provision's full text and neighbours, `neighbours` for the navigator graph "
+    "around it, `entity` for the entity network. Provisions are also resources: bifrost://{corpus}/{provision_id} "
+    "(the id percent-encoded)."
+)
+
+Corpus = Annotated[str, Field(description="Corpus name, e.g. osha-1926 (see the resource listing for the served ones)")]
+ProvisionId = Annotated[str, Field(description="Provision id as officially cited, e.g. 1926.501(b)(2)(i)")]
+
+
+def to_mcp_error(e: BifrostError) -> MCPError:
+    """The MCP error of a Bifrost error: same message; ``data.error`` says which kind, as the web API does."""
+    if isinstance(e, (StoreError, ModelUnavailableError, RetryableError)):
+        code, kind = INTERNAL_ERROR, "unavailable"
+    elif isinstance(e, NotFoundError):
+        code, kind = INVALID_PARAMS, "not_found"
+    elif isinstance(e, (InvalidRequest, InvalidQuestion)):
+        code, kind = INVALID_PARAMS, "invalid_request"
+    else:
+        code, kind = INVALID_PARAMS, "bad_request"
+    return MCPError(code=code, message=str(e), data={"error": kind})
+
+
+@contextlib.contextmanager
+def mcp_errors() -> Iterator[None]:
+    """Raise any `BifrostError` of the block as its MCP error."""
+    try:
+        yield
+    except BifrostError as e:
+        if isinstance(e, (StoreError, ModelUnavailableError, RetryableError)):
+            log.warning("MCP call failed: %s", e)
+        raise to_mcp_error(e) from None
+
+
+class ResourcePages:
+    """SDK middleware: answers ``resources/list`` with one page of provisions and the cursor of
+    the next (after the SDK has checked the request, so validation and the handshake gate hold)."""
+
+    def __init__(self, service: McpService) -> None:
+        self.service = service
+
+    async def __call__(self, ctx: Any, call_next: Any) -> Any:
+        result = await call_next(ctx)
+        if ctx.method != "resources/list" or not isinstance(result, dict):
+            return result
+        token = (ctx.params or {}).get("cursor")
+        with mcp_errors():
+            entries, nxt = await anyio.to_thread.run_sync(self.service.resource_page, token)
+        resources = [
+            Resource(uri=e.uri, name=e.name, title=e.title, description=e.description, mime_type="text/plain")
+            .model_dump(by_alias=True, mode="json", exclude_none=True)
+            for e in entries
+        ]
+        page = {k: v for k, v in result.items() if k != "nextCursor"} | {"resources": resources}
+        return page | ({"nextCursor": nxt} if nxt else {})
+
+
+def create_server(bifrost: Bifrost, corpora: Sequence[str] | None = None, page_size: int = 100) -> tuple[MCPServer, McpService]:
+    """The MCP server over an injected facade (``corpora`` limits what is served; default: all ingested)."""
+    service = McpService(bifrost, corpora, page_size)
+    server = MCPServer("bifrost", version="0.1.0", instructions=INSTRUCTIONS, log_level="WARNING",
+                       middleware=[ResourcePages(service)])
+    add_question_tools(server, service)
+    add_graph_tools(server, service)
+    return server, service
+
+
+def add_question_tools(server: MCPServer, service: McpService) -> None:
+    """The `ask` and `search` tools."""
+
+    @server.tool(annotations=READ_ONLY)
+    def ask(
+        question: Annotated[str, Field(description=f"The question, 1 to {MAX_QUESTION} characters")],
+        corpus: Corpus,
+        as_of: Annotated[str | None, Field(description="Edition date (YYYY-MM-DD); editions are not available yet")] = None,
+    ) -> AskResult:
+        """Answer a question from the regulations: every statement cites provision ids and quotes the exact
+        supporting words (offsets into each provision's text), or the answer is a refusal (refused=true)."""
+        with mcp_errors():
+            return service.ask(question, corpus, as_of)
+
+    @server.tool(annotations=READ_ONLY)
+    def search(
+        query: Annotated[str, Field(description=f"What to look for, 1 to {MAX_QUESTION} characters")],
+        corpus: Corpus,
+        k: Annotated[int, Field(description=f"How many provisions, 1 to {MAX_RESULTS}",
+                                json_schema_extra={"minimum": 1, "maximum": MAX_RESULTS})] = 10,
+    ) -> SearchResult:
+        """Rank provisions for a query (keyword, embedding and both graphs), each with why it was retrieved."""
+        with mcp_errors():
+            return service.search(query, corpus, k)
+
+
+def add_graph_tools(server: MCPServer, service: McpService) -> None:
+    """The `provision`, `neighbours` and `entity` tools, and provisions as resources."""
+
+    @server.tool(annotations=READ_ONLY)
+    def provision(id: ProvisionId, corpus: Corpus) -> ProvisionResult:  # noqa: A002 - the tool's argument
+        """A provision's text, heading, official URL, parent, children and cross-references in and out."""
+        with mcp_errors():
+            return service.provision(id, corpus)
+
+    @server.tool(annotations=READ_ONLY)
+    def neighbours(
+        id: ProvisionId,  # noqa: A002
+        corpus: Corpus,
+        depth: Annotated[int, Field(description=f"Edges to walk from the provision, 0 to {MAX_DEPTH}",
+                                    json_schema_extra={"minimum": 0, "maximum": MAX_DEPTH})] = 1,
+        kinds: Annotated[list[str] | None, Field(
+            description='Edge types to follow: "HAS" (parent and children), "REFERS_TO" (cross-references out and in); default both',
+        )] = None,
+    ) -> NavigatorSubgraph:
+        """The Document Navigator Graph around a provision: nodes (with their depth) and HAS / REFERS_TO edges."""
+        with mcp_errors():
+            return service.neighbours(id, corpus, depth, kinds)
+
+    @server.tool(annotations=READ_ONLY)
+    def entity(
+        name: Annotated[str, Field(description="Entity name, e.g. guardrail system (the closest one is used)")],
+        corpus: Corpus,
+    ) -> EntityResult:
+        """An entity of the Entity Network, the provisions that mention it and its relations."""
+        with mcp_errors():
+            return service.entity(name, corpus)
+
+    @server.resource(TEMPLATE, name="provision", title="A provision of a rulebook", mime_type="text/plain",
+                     description="A provision's id, heading, text and official URL; ids are percent-encoded")
+    def provision_resource(corpus: str, provision_id: str) -> str:
+        with mcp_errors():
+            return service.read_provision(corpus, provision_id)
+
+
+@contextlib.contextmanager
+def stdout_to_stderr() -> Iterator[None]:
+    """Send everything written to stdout (Python or C level) to stderr for the block."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    os.dup2(2, 1)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def serve(bifrost: Bifrost, transport: Transport = "stdio", host: str = "127.0.0.1", port: int = 8765,
+          corpora: Sequence[str] | None = None, warm: bool = True, page_size: int = 100) -> None:
+    """Run the server until the client goes away (stdio) or the process is stopped (http)."""
+    server, service = create_server(bifrost, corpora, page_size)
+    if warm:
+        with stdout_to_stderr():
+            service.warm_up()
+    if transport == "stdio":
+        server.run("stdio")
+    else:
+        server.run("streamable-http", host=host, port=port)
