@@ -180,6 +180,8 @@ class AskPipeline:
         if not refused and mode is AnswerMode.EXTRACTIVE:
             cited = cited_items(result.items, result.cited, cfg.cite_ratio, cfg.cite_max)
             statements = extractive_statements(question, cited, lookup, self.res.embedder)
+            if not statements:  # the cited provisions hold only headings: quote the best retrieved text
+                statements = extractive_statements(question, result.items[: cfg.cite_max], lookup, self.res.embedder)
             refused = not statements
         elif not refused:
             from retrieval.answer_llm import LlmAnswerer
