@@ -57,7 +57,8 @@ class RetrievalSignals:
 
 
 FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
-    "retrieval": ("dense_top", "ranker_top", "ranker_gap"),
+    "dense": ("dense_top",),
+    "ranker": ("ranker_top", "ranker_gap"),
     "entities": ("entity_cosine", "entity_mean"),
     "lexical": ("coverage_top1", "coverage_top3", "missing_idf", "unknown_share"),
     "facts": ("fact_top1", "fact_any", "fact_support"),
