@@ -168,6 +168,7 @@ class AnswerabilityJudge:
 
     def __init__(self, card: AnswerabilityCard, reader: FeatureReader) -> None:
         self.card, self.reader = card, reader
+        self._warned = False
 
     @property
     def threshold(self) -> float:
@@ -176,8 +177,10 @@ class AnswerabilityJudge:
     def score(self, question: str, result: RetrievalResult) -> float | None:
         """P(answerable), or None when the model cannot judge this result (made behind another retriever)."""
         if retriever_of(result) != self.card.retriever:
-            log.warning("the answerability model of %s was trained behind the %s retriever, this answer came from %s; "
-                        "refusing by the cosine rule", self.card.corpus, self.card.retriever, retriever_of(result))
+            if not self._warned:
+                self._warned = True
+                log.warning("the answerability model of %s was trained behind the %s retriever, this answer came from %s; "
+                            "refusing by the cosine rule", self.card.corpus, self.card.retriever, retriever_of(result))
             return None
         t0 = time.perf_counter()
         p = self.card.probability(vector(self.reader.row(question, result), self.card.features))

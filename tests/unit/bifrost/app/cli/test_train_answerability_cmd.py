@@ -100,3 +100,16 @@ def test_bad_arguments_are_one_line_errors(trained_home):
     r = CliRunner().invoke(cli(), base + ["-q", str(ANSWERABLE), "--folds", "2", "--no-ablations"])
     assert r.exit_code == 1 and "need both answerable and unanswerable" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_the_eval_systems_refuse_by_the_same_card_and_record_it(trained_home):
+    from eval.bifrost_systems import factory_for
+
+    home, report = trained_home
+    system = factory_for("bifrost-hybrid")(Settings(home=home), "mini")
+    system.warm_up("mini")
+    judge = system._pipeline.judge("mini")
+    question = "How do I bake sourdough bread?"
+    result = system.search(question, 10)
+    assert result.refused is (judge.score(question, system._retriever.retrieve(question)) < judge.threshold)
+    assert system.describe()["answerability_card"]["threshold"] == report["threshold"]
