@@ -85,11 +85,13 @@ class BifrostSystem:
         self.tau = tau
         self._pipeline: AskPipeline | None = None
         self._retriever = None
+        self._judge = None
 
     def warm_up(self, corpus: str) -> None:
         settings = variant_settings(self.settings, corpus, self.tau) if self.tau is not None else self.settings
         self._pipeline = AskPipeline(Resources(settings), self.config)
         self._retriever = self._pipeline.retriever(corpus)
+        self._judge = self._pipeline.judge(corpus)  # refuse as `ask` refuses
 
     def prepare(self, questions: list[str]) -> None:
         """Parse and encode the whole question set in batches before answering."""
@@ -103,7 +105,7 @@ class BifrostSystem:
         start = time.perf_counter()
         cfg = self.config.model_copy(update={"top_n": max(k, self.config.top_n)})
         res = self._retriever.retrieve(question, cfg)
-        refused = should_refuse(res, cfg.refuse_below)
+        refused = should_refuse(res, cfg.refuse_below, question, self._judge)
         cited = [] if refused else [it.id for it in cited_items(res.items, res.cited, cfg.cite_ratio, cfg.cite_max)]
         return SystemResult(
             ranked=[(it.id, it.score) for it in res.items],
@@ -119,6 +121,9 @@ class BifrostSystem:
         if isinstance(self._retriever, LtrRetriever):
             card = self._retriever.model.card
             out["ranker_card"] = {"questions": card.questions, "trained_at": card.trained_at}
+        if self._judge is not None:
+            a = self._judge.card
+            out["answerability_card"] = {"questions": a.questions, "trained_at": a.trained_at, "threshold": a.threshold}
         return out
 
 

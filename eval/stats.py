@@ -115,3 +115,34 @@ def fixed_broken(ids: Sequence[str], hits_a: Sequence[bool], hits_b: Sequence[bo
         "fixed": [q for q, x, y in zip(ids, hits_a, hits_b) if y and not x],
         "broken": [q for q, x, y in zip(ids, hits_a, hits_b) if x and not y],
     }
+
+
+def auroc(labels: Sequence[bool], scores: Sequence[float]) -> float:
+    """Area under the ROC curve of ``scores`` as a detector of positive ``labels`` (Mann-Whitney U over
+    midranks, so ties count one half); nan with one class."""
+    y = np.asarray(labels, dtype=bool)
+    s = np.asarray(scores, dtype=float)
+    n_pos, n_neg = int(y.sum()), int((~y).sum())
+    if n_pos == 0 or n_neg == 0:
+        return math.nan
+    ranks = stats.rankdata(s)
+    return float((ranks[y].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
+def bootstrap_auroc(labels: Sequence[bool], scores: Sequence[float], confidence: float = 0.95,
+                    n_resamples: int = 2000, seed: int = 0) -> CI:
+    """AUROC with a percentile bootstrap CI over questions (resamples holding one class are skipped)."""
+    y = np.asarray(labels, dtype=bool)
+    s = np.asarray(scores, dtype=float)
+    point = auroc(y, s)
+    if math.isnan(point):
+        return CI(math.nan, math.nan, math.nan, int(y.size))
+    rng = np.random.default_rng(seed)
+    values = []
+    for _ in range(n_resamples):
+        idx = rng.integers(0, y.size, y.size)
+        v = auroc(y[idx], s[idx])
+        if not math.isnan(v):
+            values.append(v)
+    alpha = (1 - confidence) / 2
+    return CI(point, float(np.quantile(values, alpha)), float(np.quantile(values, 1 - alpha)), int(y.size))

@@ -14,6 +14,7 @@ from bifrost.core.graph.base import GraphStore
 from bifrost.core.provisions import container_ids
 from bifrost.core.resources import Resources
 from bifrost.core.types import Answer, AnswerMode, Provision, make_uid
+from retrieval.answerability_model import AnswerabilityJudge, load_judge
 from retrieval.config import RetrievalConfig
 from retrieval.decompose import ExtractorDecomposer
 from retrieval.eng_index import EngIndex
@@ -76,10 +77,11 @@ class AskPipeline:
         self.config = config or RetrievalConfig()
         self._retrievers: dict[str, Retriever] = {}
         self._parts: dict[str, CorpusParts] = {}
+        self._judges: dict[str, AnswerabilityJudge | None] = {}
 
     def forget(self, corpus: str | None = None) -> None:
         """Drop loaded indexes and rankers (after a rebuild or training) so the next question reloads them."""
-        for cache in (self._retrievers, self._parts):
+        for cache in (self._retrievers, self._parts, self._judges):
             if corpus is None:
                 cache.clear()
             else:
@@ -153,6 +155,13 @@ class AskPipeline:
         dense.warm_up(corpus)
         return dense
 
+    def judge(self, corpus: str) -> AnswerabilityJudge | None:
+        """The answerability model of a corpus (None: refuse by the cosine rule), loaded once."""
+        if corpus not in self._judges:
+            parts = self.parts(corpus)
+            self._judges[corpus] = load_judge(self.res.settings, corpus, parts.channels, parts.nav, self.lookup(corpus))
+        return self._judges[corpus]
+
     def lookup(self, corpus: str) -> Callable[[str], Provision | None]:
         graph = self.res.graph
         return lambda pid: graph.get_section(make_uid(corpus, pid))
@@ -175,7 +184,7 @@ class AskPipeline:
         t1 = time.perf_counter()
         chat = self.res.chat_model
         mode = AnswerMode.EXTRACTIVE if chat is None else AnswerMode.LLM
-        refused = should_refuse(result, cfg.refuse_below)
+        refused = should_refuse(result, cfg.refuse_below, question, self.judge(corpus))
         statements = []
         if not refused and mode is AnswerMode.EXTRACTIVE:
             cited = cited_items(result.items, result.cited, cfg.cite_ratio, cfg.cite_max)

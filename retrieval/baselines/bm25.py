@@ -76,6 +76,24 @@ class Bm25Ranker:
             return np.zeros(len(self._ids), dtype=np.float32)
         return np.asarray(self._bm25.get_scores(known), dtype=np.float32)
 
+    def tokenize(self, text: str) -> list[str]:
+        """Tokens of ``text`` as the index sees them (lowercased, stop words removed, stemmed)."""
+        import bm25s
+
+        if not text.strip():
+            return []
+        return list(bm25s.tokenize([text], stopwords="en", stemmer=self._stemmer, show_progress=False, return_ids=False)[0])
+
+    def document_frequency(self, token: str) -> int:
+        """How many documents hold ``token`` (a token from `tokenize`; 0 when the corpus lacks it)."""
+        import numpy as np
+
+        if self._bm25 is None:
+            raise RuntimeError("Bm25Ranker.document_frequency before warm_up")
+        if token not in self._bm25.vocab_dict:
+            return 0
+        return int(np.count_nonzero(self._bm25.get_scores([token])))
+
     def describe(self) -> dict[str, Any]:
         return {"kind": "bm25", "library": "bm25s", "mode": self.mode, "k1": self.k1, "b": self.b,
                 "stemmer": "snowball-english" if self._stemmer else None, "stopwords": "en"}

@@ -23,7 +23,7 @@ from bifrost.app.cli.graph_cmd import graph_app, review_app
 from bifrost.app.cli.ingest_cmd import download, ingest
 from bifrost.app.cli.mcp_cmd import mcp
 from bifrost.app.cli.serve_cmd import serve
-from bifrost.app.cli.train_cmd import train_app
+from bifrost.app.cli.train_cmd import make_train_app
 from bifrost.core.settings import Settings
 
 
@@ -57,7 +57,7 @@ def make_app() -> typer.Typer:
     root.add_typer(build_app, name="build")
     root.add_typer(export_app, name="export")
     root.add_typer(eval_app, name="eval")
-    root.add_typer(train_app, name="train")
+    root.add_typer(make_train_app(), name="train")
     return root
 
 

@@ -12,10 +12,16 @@ from bifrost.app.cli.common import CorpusOpt, JsonOpt, emit_json, fail_message, 
 from bifrost.app.cli.console import err, out
 from bifrost.core.errors import BifrostError
 
-train_app = typer.Typer(help="Train learned components on question sets (cross-validated).", no_args_is_help=True)
+def make_train_app() -> typer.Typer:
+    """`bifrost train ranker` and `bifrost train answerability`."""
+    from bifrost.app.cli.train_answerability_cmd import train_answerability
+
+    app = typer.Typer(help="Train learned components on question sets (cross-validated).", no_args_is_help=True)
+    app.command("ranker")(train_ranker_cmd)
+    app.command("answerability")(train_answerability)
+    return app
 
 
-@train_app.command("ranker")
 def train_ranker_cmd(
     ctx: typer.Context,
     corpus: CorpusOpt = "osha-1926",

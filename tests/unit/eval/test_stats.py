@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pytest
 
 from eval.stats import bootstrap_ci, fixed_broken, friedman, holm, mcnemar_exact, wilcoxon_p
@@ -49,3 +52,24 @@ def test_friedman_needs_three_systems_and_detects_a_consistent_ranking():
     assert fr.statistic == pytest.approx(20.0) and fr.pvalue < 0.001
     assert set(fr.pairwise_holm) == {"a vs b", "a vs c", "b vs c"}
     assert all(fr.pairwise_holm[k] >= fr.pairwise[k] for k in fr.pairwise)
+
+
+def test_auroc_matches_sklearn_with_ties_and_is_nan_with_one_class():
+    from eval.metrics import answerability_auroc
+    from eval.stats import auroc
+
+    labels = [True, True, False, False, True, False, True]
+    scores = [0.9, 0.5, 0.5, 0.1, 0.7, 0.8, 0.5]
+    assert auroc(labels, scores) == pytest.approx(answerability_auroc(labels, scores))
+    assert math.isnan(auroc([True, True], [0.1, 0.2]))
+
+
+def test_bootstrap_auroc_brackets_the_point_estimate():
+    from eval.stats import bootstrap_auroc
+
+    rng = np.random.default_rng(0)
+    labels = rng.random(150) < 0.5
+    scores = rng.random(150) + labels * 0.6
+    ci = bootstrap_auroc(labels, scores, n_resamples=500)
+    assert ci.low < ci.mean < ci.high and ci.n == 150 and ci.mean > 0.8
+    assert math.isnan(bootstrap_auroc([False, False], [0.1, 0.2]).mean)

@@ -47,6 +47,15 @@ def test_bm25_stems_when_pystemmer_is_installed(settings):
     assert r.describe()["stemmer"] == "snowball-english"
 
 
+def test_bm25_tokenizes_as_it_indexes_and_counts_documents_per_token(settings):
+    r = Bm25Ranker(settings, stem=False)
+    r.warm_up("tiny")
+    assert r.tokenize("The ladders are secured") == ["ladders", "secured"]
+    assert r.tokenize("  ") == []
+    assert r.document_frequency("scaffold") == 2  # 1926.450(a) and (b) (their section heading counts: context mode)
+    assert r.document_frequency("trench") == 1 and r.document_frequency("zzz") == 0  # "trenches" is another token unstemmed
+
+
 class FakeEmbedder:
     """Bag-of-letters vectors; counts calls so the cache can be checked."""
 

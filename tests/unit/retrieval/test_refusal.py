@@ -1,0 +1,43 @@
+"""The one refusal rule: nothing retrieved -> refuse; a model -> its score against its threshold; no
+model (or a model that cannot judge this result) -> the best cosine against `refuse_below`."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from retrieval.refusal import should_refuse
+
+
+class FakeJudge:
+    def __init__(self, score: float | None, threshold: float = 0.5) -> None:
+        self._score, self.threshold, self.asked = score, threshold, []
+
+    def score(self, question, result):
+        self.asked.append(question)
+        return self._score
+
+
+def result(relevance: float, items: int = 1) -> SimpleNamespace:
+    return SimpleNamespace(items=list(range(items)), relevance=relevance)
+
+
+def test_nothing_retrieved_is_refused_whatever_the_model_says():
+    assert should_refuse(result(0.9, items=0), 0.45, "q", FakeJudge(0.99))
+
+
+def test_without_a_model_the_cosine_rule_decides():
+    assert should_refuse(result(0.40), 0.45)
+    assert not should_refuse(result(0.50), 0.45)
+
+
+def test_with_a_model_its_score_against_its_threshold_decides_not_the_cosine():
+    high_cosine, low_cosine = result(0.95), result(0.10)
+    judge = FakeJudge(0.3, threshold=0.5)
+    assert should_refuse(high_cosine, 0.45, "Is a permit needed?", judge) and judge.asked == ["Is a permit needed?"]
+    assert not should_refuse(low_cosine, 0.45, "q", FakeJudge(0.7, threshold=0.5))
+    assert not should_refuse(result(0.2), 0.45, "q", FakeJudge(0.5, threshold=0.5))  # refuse strictly below
+
+
+def test_a_model_that_cannot_judge_a_result_leaves_it_to_the_cosine_rule():
+    assert should_refuse(result(0.40), 0.45, "q", FakeJudge(None))
+    assert not should_refuse(result(0.50), 0.45, "q", FakeJudge(None))
