@@ -7,10 +7,13 @@ echo "== 1/5 ingest 29 CFR 1926 and build the Document Navigator Graph (state in
 "$BIFROST" ingest --corpus osha-1926
 echo "== 2/5 build the Entity Network Graph (offline extractor; a few minutes on 2 cores)"
 "$BIFROST" build entities --corpus osha-1926
-echo "== 3/5 train the ranker on the dev letters (5-fold cross-validated figures first; about 2 minutes)"
+echo "== 3/5 train the ranker on the dev letters (5-fold cross-validated figures first; a few minutes)"
 QUESTIONS="${BIFROST_SHARED_DIR:-../shared}/eval/osha-loi-dev.jsonl"
 if [[ -f "$QUESTIONS" ]]; then
   "$BIFROST" train ranker --corpus osha-1926 --questions "$QUESTIONS" --no-ablations
+  echo "   ... and when to refuse (near-domain questions whose answer is not in Part 1926; cross-validated)"
+  "$BIFROST" train answerability --corpus osha-1926 --questions eval/questions/osha-near-domain.jsonl \
+    --questions "$QUESTIONS" --questions eval/questions/osha-unanswerable.jsonl
 else
   echo "no $QUESTIONS: ask uses the hand-set hybrid ranking"
 fi
