@@ -41,6 +41,15 @@ def transient_errors() -> tuple[type[BaseException], ...]:
     )
 
 
+def connection_errors() -> tuple[type[BaseException], ...]:
+    """Exception types meaning the server could not be reached (refused, reset, timed out): what the
+    entity build's circuit breaker counts."""
+    import httpx
+    import openai
+
+    return (openai.APIConnectionError, httpx.TransportError, ConnectionError, TimeoutError)
+
+
 def fatal_model_errors() -> tuple[type[BaseException], ...]:
     """Exception types that no retry can fix (bad key, unknown model): the build must stop."""
     import openai

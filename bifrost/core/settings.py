@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -18,6 +18,7 @@ from pydantic_settings import (
 )
 
 CONFIG_FILE_ENV = "BIFROST_CONFIG"
+_RATE_PERIODS = {"second": 1.0, "minute": 60.0, "hour": 3600.0}
 DEFAULT_CONFIG_FILE = "bifrost.toml"
 
 
@@ -91,6 +92,16 @@ class Settings(BaseSettings):
     )
     llm_cache_path: Path | None = Field(default=None, description="LangChain LLM cache (default $BIFROST_HOME/llm_cache.db)")
     prompts_dir: Path | None = Field(default=None, description="Folder of agent prompts (default: the project's prompts/)")
+    llm_max_connection_failures: int = Field(
+        default=5, ge=0,
+        description="Consecutive connection failures (refused, reset, timed out) after which an LLM entity build stops "
+                    "with the command that resumes it (0: never stop)",
+    )
+    max_extraction_failure_share: float = Field(
+        default=0.2, ge=0.0, le=1.0,
+        description="Largest share of provisions whose extraction may fail in an entity build; above it the build "
+                    "stops with an error and the previous entity network is kept",
+    )
 
     tau: float = Field(default=0.95, description="Entity refiner merge threshold (cosine)")
     refiner_search: Literal["auto", "exact", "lsh"] = Field(
@@ -99,10 +110,33 @@ class Settings(BaseSettings):
     )
     refiner_switch_at: int = Field(default=20_000, ge=1, description="Entities after which 'auto' search switches to LSH")
 
+    max_body_bytes: int = Field(
+        default=65_536, ge=1024,
+        description="Largest request body the web app accepts, in bytes (checked before parsing; larger: HTTP 413)",
+    )
+    rate_limit: str | None = Field(
+        default=None,
+        description="Per-client request limit of the web app, e.g. '60/minute' (N/second, N/minute or N/hour; "
+                    "unset: no limit); over it: HTTP 429 with Retry-After",
+    )
+
     retrieval: dict[str, Any] = Field(
         default_factory=dict,
         description="Overrides of retrieval.config.RetrievalConfig fields, e.g. BIFROST_RETRIEVAL__TOP_N=30 or [retrieval] in bifrost.toml",
     )
+
+    @field_validator("rate_limit")
+    @classmethod
+    def _rate_limit_ok(cls, v: str | None) -> str | None:
+        if v is not None and v.strip():
+            parse_rate_limit(v)
+            return v.strip()
+        return None
+
+    @property
+    def rate_limit_rule(self) -> tuple[int, float] | None:
+        """``rate_limit`` as (requests, period in seconds), None when off."""
+        return parse_rate_limit(self.rate_limit) if self.rate_limit else None
 
     @property
     def sql_url(self) -> str:
@@ -119,3 +153,12 @@ class Settings(BaseSettings):
             if (cand / "corpora").is_dir():
                 return cand
         return None
+
+
+def parse_rate_limit(text: str) -> tuple[int, float]:
+    """'60/minute' -> (60, 60.0); also N/second and N/hour (plural allowed); ValueError otherwise."""
+    count, _, period = text.strip().lower().partition("/")
+    period = period.strip().removesuffix("s")
+    if not count.strip().isascii() or not count.strip().isdigit() or int(count) < 1 or period not in _RATE_PERIODS:
+        raise ValueError(f"rate limit {text!r}: expected N/second, N/minute or N/hour with N >= 1, e.g. '60/minute'")
+    return int(count), _RATE_PERIODS[period]
