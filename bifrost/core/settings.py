@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import AliasChoices, Field, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -39,7 +39,8 @@ class Settings(BaseSettings):
     """
 
     model_config = SettingsConfigDict(
-        env_prefix="BIFROST_", env_nested_delimiter="__", env_file=".env", extra="ignore"
+        env_prefix="BIFROST_", env_nested_delimiter="__", env_file=".env", extra="ignore",
+        hide_input_in_errors=True,  # a bad value may be a password or a URL with one: never echo it
     )
 
     @classmethod
@@ -67,6 +68,11 @@ class Settings(BaseSettings):
     neo4j_user: str = Field(default="neo4j", description="Neo4j user name")
     neo4j_password: str = Field(default="", description="Neo4j password (empty when auth is off)")
     neo4j_database: str = Field(default="neo4j", description="Neo4j database name")
+    neo4j_auth: str | None = Field(
+        default=None, validation_alias=AliasChoices("neo4j_auth", "BIFROST_NEO4J_AUTH", "NEO4J_AUTH"),
+        description="'user/password' as the Neo4j Docker image's NEO4J_AUTH; used when neo4j_password is empty "
+                    "(docker-compose passes the server's NEO4J_AUTH to the app this way); 'none' means no auth",
+    )
 
     embedding_model: str = Field(
         default="all-MiniLM-L6-v2",
@@ -124,6 +130,15 @@ class Settings(BaseSettings):
         default_factory=dict,
         description="Overrides of retrieval.config.RetrievalConfig fields, e.g. BIFROST_RETRIEVAL__TOP_N=30 or [retrieval] in bifrost.toml",
     )
+
+    @model_validator(mode="after")
+    def _credentials_from_neo4j_auth(self) -> Settings:
+        if self.neo4j_auth and self.neo4j_auth.strip().lower() != "none" and not self.neo4j_password:
+            user, sep, password = self.neo4j_auth.strip().partition("/")
+            if not sep or not user or not password:
+                raise ValueError("NEO4J_AUTH must be 'user/password' (e.g. neo4j/<password>) or 'none'")
+            self.neo4j_user, self.neo4j_password = user, password
+        return self
 
     @field_validator("rate_limit")
     @classmethod
