@@ -129,3 +129,14 @@ def test_a_resumed_build_reuses_the_journal(home):
         second = build(home, stub.base_url)
     assert first.returncode == 0 and second.returncode == 0, (first.stderr, second.stderr)
     assert " 0 failed" in first.stdout and stub.calls == calls  # every provision came from the journal
+
+
+def test_a_rerun_after_garbage_asks_the_model_again_and_builds(home):
+    with OpenAIStub(lambda body: "Sorry, I cannot help with that.") as bad:
+        assert build(home, bad.base_url).returncode != 0
+    with OpenAIStub(lambda body: GOOD) as good:  # the cached garbage must not be replayed
+        done = build(home, good.base_url, "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["failed"] == [] and report["entities"] == 2 and good.calls > 0
+    assert network(home)[0] == ["employee", "guardrail system"]
