@@ -13,6 +13,19 @@ FIXTURES = ROOT / "tests" / "fixtures"
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
+try:  # property-based tests: a modest, deadline-free budget (2 shared cores); CI derandomizes for stable runs
+    from hypothesis import HealthCheck, settings as hypothesis_settings
+
+    hypothesis_settings.register_profile("dev", max_examples=100, deadline=None)
+    hypothesis_settings.register_profile("thorough", max_examples=3000, deadline=None, suppress_health_check=list(HealthCheck))
+    hypothesis_settings.register_profile(
+        "ci", max_examples=200, deadline=None, derandomize=True, print_blob=True,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
+    hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") == "true" else "dev"))
+except ImportError:  # pragma: no cover - hypothesis is in the test extra
+    pass
+
 
 def subprocess_env() -> dict[str, str]:
     """The environment of a subprocess under test: this checkout first on the path, offline models."""

@@ -47,6 +47,16 @@ class ModelUnavailableError(BifrostError):
     """A model (chat, embedding, spaCy) is not installed or not configured."""
 
 
+class ModelUnreachableError(ModelUnavailableError):
+    """A chat model server that kept refusing or dropping connections (the circuit breaker opened)."""
+
+    def __init__(self, model: str, failures: int, last: str) -> None:
+        self.model = model
+        self.failures = failures
+        self.last = last
+        super().__init__(f"chat model {model!r} is unreachable: {failures} consecutive connection failures (last: {last})")
+
+
 class RetryableError(BifrostError):
     """A transient failure worth retrying (timeouts, rate limits)."""
 

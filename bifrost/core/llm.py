@@ -41,6 +41,15 @@ def transient_errors() -> tuple[type[BaseException], ...]:
     )
 
 
+def connection_errors() -> tuple[type[BaseException], ...]:
+    """Exception types meaning the server could not be reached (refused, reset, timed out): what the
+    entity build's circuit breaker counts."""
+    import httpx
+    import openai
+
+    return (openai.APIConnectionError, httpx.TransportError, ConnectionError, TimeoutError)
+
+
 def fatal_model_errors() -> tuple[type[BaseException], ...]:
     """Exception types that no retry can fix (bad key, unknown model): the build must stop."""
     import openai
@@ -120,7 +129,9 @@ def configure_llm_cache(path: str | Path | None) -> None:
     """Install (or, with None, remove) LangChain's global persistent SQLite LLM cache.
 
     Entries are keyed by the model's parameters and the exact prompt, so rebuilding unchanged
-    provisions makes no model calls. This is the one global the project sets; the CLI calls it.
+    provisions makes no model calls. Replies found invalid (`forget_invalid_reply`) are not served
+    again, so a build rerun after a server answered garbage asks the model anew. This is the one
+    global the project sets; the CLI calls it.
     """
     from langchain_core.globals import set_llm_cache
 
@@ -133,8 +144,50 @@ def configure_llm_cache(path: str | Path | None) -> None:
         from langchain_community.cache import SQLiteCache
     except ImportError as e:
         raise ModelUnavailableError("langchain-community is not installed: pip install langchain-community") from e
-    set_llm_cache(SQLiteCache(database_path=str(path)))
+    set_llm_cache(_validated_cache_class(SQLiteCache)(database_path=str(path)))
     logger.info("LLM cache at %s", path)
+
+
+def forget_invalid_reply(text: str) -> None:
+    """Tell the installed LLM cache that a reply was invalid: lookups that would return it miss."""
+    from langchain_core.globals import get_llm_cache
+
+    reject = getattr(get_llm_cache(), "reject_reply", None)
+    if reject is not None:
+        reject(text)
+
+
+def _validated_cache_class(base: type) -> type:
+    """``base`` (LangChain's SQLiteCache) plus a table of rejected reply digests that lookups skip."""
+    import hashlib
+
+    from sqlalchemy import text as sql
+
+    def digest(reply: str) -> str:
+        return hashlib.sha256(reply.encode("utf-8", "surrogatepass")).hexdigest()
+
+    class ValidatedSQLiteCache(base):  # type: ignore[misc, valid-type]
+        """SQLite LLM cache that never serves a reply a caller rejected as invalid output."""
+
+        def __init__(self, database_path: str) -> None:
+            super().__init__(database_path=database_path)
+            with self.engine.begin() as conn:
+                conn.execute(sql("CREATE TABLE IF NOT EXISTS bifrost_rejected_replies (digest TEXT PRIMARY KEY)"))
+
+        def reject_reply(self, reply: str) -> None:
+            with self.engine.begin() as conn:
+                conn.execute(sql("INSERT OR IGNORE INTO bifrost_rejected_replies (digest) VALUES (:d)"), {"d": digest(reply)})
+
+        def lookup(self, prompt: str, llm_string: str) -> Any:
+            found = super().lookup(prompt, llm_string)
+            if not found:
+                return found
+            query = sql("SELECT 1 FROM bifrost_rejected_replies WHERE digest = :d")
+            with self.engine.connect() as conn:
+                rejected = any(conn.execute(query, {"d": digest(getattr(g, "text", "") or "")}).first() for g in found)
+            return None if rejected else found
+
+    return ValidatedSQLiteCache
 
 
 class ModelPrice(BaseModel):

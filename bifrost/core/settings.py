@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import AliasChoices, Field, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -18,6 +18,7 @@ from pydantic_settings import (
 )
 
 CONFIG_FILE_ENV = "BIFROST_CONFIG"
+_RATE_PERIODS = {"second": 1.0, "minute": 60.0, "hour": 3600.0}
 DEFAULT_CONFIG_FILE = "bifrost.toml"
 
 
@@ -38,7 +39,8 @@ class Settings(BaseSettings):
     """
 
     model_config = SettingsConfigDict(
-        env_prefix="BIFROST_", env_nested_delimiter="__", env_file=".env", extra="ignore"
+        env_prefix="BIFROST_", env_nested_delimiter="__", env_file=".env", extra="ignore",
+        hide_input_in_errors=True,  # a bad value may be a password or a URL with one: never echo it
     )
 
     @classmethod
@@ -66,6 +68,11 @@ class Settings(BaseSettings):
     neo4j_user: str = Field(default="neo4j", description="Neo4j user name")
     neo4j_password: str = Field(default="", description="Neo4j password (empty when auth is off)")
     neo4j_database: str = Field(default="neo4j", description="Neo4j database name")
+    neo4j_auth: str | None = Field(
+        default=None, validation_alias=AliasChoices("neo4j_auth", "BIFROST_NEO4J_AUTH", "NEO4J_AUTH"),
+        description="'user/password' as the Neo4j Docker image's NEO4J_AUTH; used when neo4j_password is empty "
+                    "(docker-compose passes the server's NEO4J_AUTH to the app this way); 'none' means no auth",
+    )
 
     embedding_model: str = Field(
         default="all-MiniLM-L6-v2",
@@ -91,6 +98,16 @@ class Settings(BaseSettings):
     )
     llm_cache_path: Path | None = Field(default=None, description="LangChain LLM cache (default $BIFROST_HOME/llm_cache.db)")
     prompts_dir: Path | None = Field(default=None, description="Folder of agent prompts (default: the project's prompts/)")
+    llm_max_connection_failures: int = Field(
+        default=5, ge=0,
+        description="Consecutive connection failures (refused, reset, timed out) after which an LLM entity build stops "
+                    "with the command that resumes it (0: never stop)",
+    )
+    max_extraction_failure_share: float = Field(
+        default=0.2, ge=0.0, le=1.0,
+        description="Largest share of provisions whose extraction may fail in an entity build; above it the build "
+                    "stops with an error and the previous entity network is kept",
+    )
 
     tau: float = Field(default=0.95, description="Entity refiner merge threshold (cosine)")
     refiner_search: Literal["auto", "exact", "lsh"] = Field(
@@ -99,10 +116,42 @@ class Settings(BaseSettings):
     )
     refiner_switch_at: int = Field(default=20_000, ge=1, description="Entities after which 'auto' search switches to LSH")
 
+    max_body_bytes: int = Field(
+        default=65_536, ge=1024,
+        description="Largest request body the web app accepts, in bytes (checked before parsing; larger: HTTP 413)",
+    )
+    rate_limit: str | None = Field(
+        default=None,
+        description="Per-client request limit of the web app, e.g. '60/minute' (N/second, N/minute or N/hour; "
+                    "unset: no limit); over it: HTTP 429 with Retry-After",
+    )
+
     retrieval: dict[str, Any] = Field(
         default_factory=dict,
         description="Overrides of retrieval.config.RetrievalConfig fields, e.g. BIFROST_RETRIEVAL__TOP_N=30 or [retrieval] in bifrost.toml",
     )
+
+    @model_validator(mode="after")
+    def _credentials_from_neo4j_auth(self) -> Settings:
+        if self.neo4j_auth and self.neo4j_auth.strip().lower() != "none" and not self.neo4j_password:
+            user, sep, password = self.neo4j_auth.strip().partition("/")
+            if not sep or not user or not password:
+                raise ValueError("NEO4J_AUTH must be 'user/password' (e.g. neo4j/<password>) or 'none'")
+            self.neo4j_user, self.neo4j_password = user, password
+        return self
+
+    @field_validator("rate_limit")
+    @classmethod
+    def _rate_limit_ok(cls, v: str | None) -> str | None:
+        if v is not None and v.strip():
+            parse_rate_limit(v)
+            return v.strip()
+        return None
+
+    @property
+    def rate_limit_rule(self) -> tuple[int, float] | None:
+        """``rate_limit`` as (requests, period in seconds), None when off."""
+        return parse_rate_limit(self.rate_limit) if self.rate_limit else None
 
     @property
     def sql_url(self) -> str:
@@ -119,3 +168,12 @@ class Settings(BaseSettings):
             if (cand / "corpora").is_dir():
                 return cand
         return None
+
+
+def parse_rate_limit(text: str) -> tuple[int, float]:
+    """'60/minute' -> (60, 60.0); also N/second and N/hour (plural allowed); ValueError otherwise."""
+    count, _, period = text.strip().lower().partition("/")
+    period = period.strip().removesuffix("s")
+    if not count.strip().isascii() or not count.strip().isdigit() or int(count) < 1 or period not in _RATE_PERIODS:
+        raise ValueError(f"rate limit {text!r}: expected N/second, N/minute or N/hour with N >= 1, e.g. '60/minute'")
+    return int(count), _RATE_PERIODS[period]

@@ -17,6 +17,7 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bifrost.core.errors import BifrostError
+from bifrost.core.llm import forget_invalid_reply
 from bifrost.core.prompts import PromptTemplatePair
 
 logger = logging.getLogger(__name__)
@@ -152,6 +153,7 @@ def invoke_structured(
             return Structured(value, attempt)
         except InvalidOutputError as e:
             last = e
+            forget_invalid_reply(text)  # a rerun must ask the model again, not replay this reply from the cache
             logger.debug("%s: invalid output (attempt %d): %s", prompt.id, attempt + 1, e.reason)
             messages = [*messages, AIMessage(text), HumanMessage(prompt.render_repair(error=e.reason))]
     assert last is not None

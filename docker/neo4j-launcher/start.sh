@@ -6,7 +6,8 @@
 #   docker/neo4j-launcher/stop.sh
 #
 # Environment (all optional):
-#   BIFROST_NEO4J_BOLT_PORT (7687), BIFROST_NEO4J_HTTP_PORT (7474), BIFROST_NEO4J_HOST (127.0.0.1)
+#   BIFROST_NEO4J_BOLT_PORT (7687), BIFROST_NEO4J_HTTP_PORT (7474), BIFROST_NEO4J_HOST (127.0.0.1;
+#                       auth is off, so only a loopback address is accepted: 127.x.x.x, ::1, localhost)
 #   BIFROST_NEO4J_RUN   runtime folder for pid + log     (default: <this folder>/.runtime)
 #   BIFROST_NEO4J_DATA  graph data, kept across restarts  (default: $BIFROST_NEO4J_RUN/data)
 #   BIFROST_NEO4J_JAVA_OPTS  JVM options                  (default: -Xms256m -Xmx1g)
@@ -28,6 +29,16 @@ PID_FILE="$RUN_DIR/neo4j.pid"
 LOG_FILE="$RUN_DIR/neo4j.log"
 JAR="$HERE/target/neo4j-launcher.jar"
 URI="bolt://$BIFROST_NEO4J_HOST:$BIFROST_NEO4J_BOLT_PORT"
+
+case "$BIFROST_NEO4J_HOST" in
+  127.*|localhost|::1) ;;
+  *)
+    echo "refusing BIFROST_NEO4J_HOST=$BIFROST_NEO4J_HOST: this dev Neo4j runs with auth off, so it listens on a" \
+         "loopback address only (127.0.0.1, ::1, localhost); for a shared server use docker/docker-compose.yml" \
+         "(requires NEO4J_AUTH)" >&2
+    exit 2
+    ;;
+esac
 
 mkdir -p "$RUN_DIR" "$BIFROST_NEO4J_DATA"
 
@@ -96,5 +107,6 @@ until bolt_ready; do
 done
 
 echo "neo4j running (pid $PID): $URI, browser http://$BIFROST_NEO4J_HOST:$BIFROST_NEO4J_HTTP_PORT/browser/"
+echo "auth is OFF (development only): listening on $BIFROST_NEO4J_HOST (loopback), reachable from this machine only"
 echo "log: $LOG_FILE  data: $BIFROST_NEO4J_DATA"
 echo "export BIFROST_NEO4J_URI=$URI"

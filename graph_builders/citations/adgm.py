@@ -98,16 +98,16 @@ def _segment_key(seg: str) -> tuple:
     if kind == "number":
         digits = re.match(r"\d+", seg)
         return (0, int(digits.group(0)) if digits else 0, seg)
-    if kind in ("label", "item", "letter"):
+    if kind in ("label", "item", "letter"):  # `(b)`, `b)` and `b` are different ids: the segment breaks ties
         inner = seg.strip("()")
         if inner.isdigit():
-            return (1, int(inner), "")
+            return (1, int(inner), "", seg)
         roman = _roman(inner) if len(inner) > 1 else None
-        return (1, roman if roman is not None else ord(inner[0].lower()) - 96, inner)
+        return (1, roman if roman is not None else ord(inner[0].lower()) - 96, inner, seg)
     if kind == "container":
         word, _, num = seg.partition(" ")
         n = int(num) if num.isdigit() else (_roman(num) or 0)
-        return (2, word, n, num)
+        return (2, word, n, num, seg)
     if kind == "guidance":
         return (3, seg)
     return (4, seg)

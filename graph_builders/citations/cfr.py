@@ -22,12 +22,15 @@ _ROMAN = (("xl", 40), ("x", 10), ("ix", 9), ("v", 5), ("iv", 4), ("i", 1))
 _MAX_ROMAN = 39
 _MAX_NUMBER = 99
 
-_PART_RE = re.compile(r"^(?:part\s+)?(\d{1,4})$", re.IGNORECASE)
+# Numbers are ASCII digits without leading zeros (`\d` would take `١٩٢٦` and `0926`, ids that
+# differ from `1926` yet mean it); ASCII also keeps IGNORECASE from matching `ſ` or the Kelvin sign.
+_NUM = r"([1-9][0-9]{0,3})"
+_PART_RE = re.compile(rf"^(?:part\s+)?{_NUM}$", re.IGNORECASE | re.ASCII)
 _SUBPART_RE = re.compile(
-    r"^(?:part\s+)?(\d{1,4})\s+subpart\s+([A-Z]{1,2})(?:\s+appendix\s+([A-Z]{1,2}))?$", re.IGNORECASE
+    rf"^(?:part\s+)?{_NUM}\s+subpart\s+([A-Z]{{1,2}})(?:\s+appendix\s+([A-Z]{{1,2}}))?$", re.IGNORECASE | re.ASCII
 )
-_SECTION_APPENDIX_RE = re.compile(r"^(\d{1,4})\.(\d{1,4})\s+appendix(?:\s+([A-Z]{1,2}))?$", re.IGNORECASE)
-_SECTION_RE = re.compile(r"^(\d{1,4})\.(\d{1,4})((?:\([^()\[\]]+\))*)(?:\[([^\[\]]+)\])?$")
+_SECTION_APPENDIX_RE = re.compile(rf"^{_NUM}\.{_NUM}\s+appendix(?:\s+([A-Z]{{1,2}}))?$", re.IGNORECASE | re.ASCII)
+_SECTION_RE = re.compile(rf"^{_NUM}\.{_NUM}((?:\([^()\[\]]+\))*)(?:\[([^\[\]]+)\])?$", re.ASCII)
 _LABEL_RE = re.compile(r"\(([^()]+)\)")
 _PREFIX_RE = re.compile(r"^(?:(?:\d+\s+)?CFR\s+)?(?:§§?|sections?)?\s*", re.IGNORECASE)
 
@@ -61,7 +64,7 @@ def int_to_roman(value: int) -> str:
 def _letter_value(text: str, lower: bool) -> int | None:
     """(a)=1 .. (z)=26, then doubled letters (aa)=27 .. (zz)=52; None if not a letter label."""
     ok = text.islower() if lower else text.isupper()
-    if not ok or not text.isalpha() or len(text) > 2 or len(set(text)) != 1:
+    if not ok or not text.isascii() or not text.isalpha() or len(text) > 2 or len(set(text)) != 1:
         return None
     return (ord(text[0].lower()) - ord("a") + 1) + 26 * (len(text) - 1)
 
@@ -76,7 +79,7 @@ def label_value(label: str, position: int) -> int | None:
     if position in (0, 5):
         return _letter_value(label, lower=True)
     if position in (1, 4):
-        if not label.isdigit() or label.startswith("0"):
+        if not (label.isascii() and label.isdigit()) or label.startswith("0"):
             return None
         n = int(label)
         return n if 1 <= n <= _MAX_NUMBER else None
@@ -238,15 +241,18 @@ class CfrCitation:
         return other.is_ancestor_of(self)
 
     def sort_key(self) -> tuple:
-        """Document-order key: exact within a part's sections; subparts/appendices sort first."""
+        """Document-order key: exact within a part's sections; subparts/appendices sort first.
+
+        Equal keys mean equal citations, and a citation sorts after its ancestors."""
         if self.section is None:
-            sub = (_letter_value(self.subpart.lower(), True) or 0) if self.subpart else 0
-            app = (_letter_value(self.appendix.lower(), True) or 0) if self.appendix else 0
-            return (int(self.part), 0, sub, app) if self.subpart else (int(self.part),)
+            if self.subpart is None:
+                return (int(self.part),)
+            app = (_letters_key(self.appendix),) if self.appendix is not None else ()
+            return (int(self.part), 0, _letters_key(self.subpart), *app)
         labels = tuple((0, label_value(lab, i) or 0) for i, lab in enumerate(self.paragraphs))
         tail = ((1, self.suffix),) if self.suffix is not None else ()
         if self.appendix is not None:
-            tail = ((2, _letter_value(self.appendix.lower(), True) or 0),)
+            tail = ((2, *_letters_key(self.appendix)),)
         return (int(self.part), 1, int(self.section), *labels, *tail)
 
     def __lt__(self, other: object) -> bool:
@@ -265,6 +271,11 @@ class CfrCitation:
             app = f" Appendix {self.appendix}" if self.appendix else ""
             return f"{self.part} Subpart {self.subpart}{app}"
         return self.part
+
+
+def _letters_key(letters: str) -> tuple[int, str]:
+    """Order of subpart and appendix letters: A..Z, then AA, AB, .., BB, .. (shorter first)."""
+    return (len(letters), letters)
 
 
 def _squash(text: str) -> str:

@@ -11,6 +11,7 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
+from bifrost.core.errors import BifrostError
 from bifrost.core.types import Extraction, Provision
 
 
@@ -23,6 +24,28 @@ class EntityExtractor(Protocol):
     def extract_many(self, provisions: Iterable[Provision]) -> Iterator[Extraction]:
         """One `Extraction` per provision; may raise for a batch (the build then retries one by one)."""
         ...
+
+
+@runtime_checkable
+class ReportsFailures(Protocol):
+    """An extractor that leaves failed provisions out of `extract_many` and says why."""
+
+    def failure_reasons(self) -> dict[str, str]:
+        """``provision id -> reason`` of the provisions the last `extract_many` call left out."""
+        ...
+
+
+class EntityBuildAborted(BifrostError):
+    """An entity build that stopped before writing: the stored network is untouched.
+
+    Extractions already journaled (LLM extractor) are kept, so running the build again resumes.
+    """
+
+    def __init__(self, corpus: str, reason: str, report: EntityBuildReport | None = None) -> None:
+        self.corpus = corpus
+        self.reason = " ".join(reason.split())
+        self.report = report
+        super().__init__(f"entity build of {corpus!r} stopped, nothing written (the previous entity network is kept): {self.reason}")
 
 
 class EntityBuildReport(BaseModel):

@@ -15,10 +15,11 @@ from itertools import islice
 
 from sqlalchemy.orm import Session
 
+from bifrost.core.errors import ModelUnavailableError
 from bifrost.core.graph.base import GraphStore
 from bifrost.core.store import entity_tables
 from bifrost.core.types import Edge, EdgeType, Entity, Extraction, Provision, Triple, entity_uid, make_uid
-from graph_builders.entities.base import EntityBuildReport, EntityExtractor
+from graph_builders.entities.base import EntityBuildAborted, EntityBuildReport, EntityExtractor, ReportsFailures
 from graph_builders.entities.refiner import IncrementalEntityRefiner
 
 log = logging.getLogger(__name__)
@@ -27,20 +28,58 @@ Progress = Callable[[int, int], None]  # (provisions done, total)
 SessionScope = Callable[[], AbstractContextManager[Session]]  # commits on exit, e.g. SqlStore.session
 
 
-def _extract_batch(
-    extractor: EntityExtractor, batch: list[Provision], failed: list[str]
-) -> Iterator[Extraction]:
-    """Extractions of a batch; when the batch fails, each provision is retried alone."""
+MAX_REASON = 300
+
+
+def _one_line(text: str, limit: int = MAX_REASON) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _extract_some(extractor: EntityExtractor, provisions: list[Provision], failed: list[str]) -> list[Extraction]:
+    """Extractions of ``provisions``; each provision the extractor left out is added to ``failed``."""
+    wanted = {p.id for p in provisions}
+    out = [ex for ex in extractor.extract_many(provisions) if ex.provision_id in wanted]
+    done = {ex.provision_id for ex in out}
+    reasons = extractor.failure_reasons() if isinstance(extractor, ReportsFailures) else {}
+    for p in provisions:
+        if p.id not in done:
+            failed.append(f"{p.id}: {_one_line(reasons.get(p.id, 'the extractor returned no extraction'))}")
+    return out
+
+
+def _extract_batch(extractor: EntityExtractor, batch: list[Provision], failed: list[str]) -> list[Extraction]:
+    """Extractions of a batch; when the batch raises, each provision is retried alone.
+
+    A `ModelUnavailableError` (no model, bad key, unreachable server) stops the build."""
     try:
-        yield from list(extractor.extract_many(batch))
-        return
+        return _extract_some(extractor, batch, failed)
+    except ModelUnavailableError:
+        raise
     except Exception as e:  # noqa: BLE001 - one bad provision must not stop the build
         log.warning("extraction of a batch of %d failed (%s); retrying one by one", len(batch), e)
+    out: list[Extraction] = []
     for p in batch:
         try:
-            yield from list(extractor.extract_many([p]))
+            out += _extract_some(extractor, [p], failed)
+        except ModelUnavailableError:
+            raise
         except Exception as e:  # noqa: BLE001
-            failed.append(f"{p.id}: extraction failed: {e.__class__.__name__}: {e}")
+            failed.append(f"{p.id}: extraction failed: {_one_line(f'{e.__class__.__name__}: {e}')}")
+    return out
+
+
+def check_failures(report: EntityBuildReport, attempted: int, max_failure_share: float) -> None:
+    """Raise `EntityBuildAborted` when more than ``max_failure_share`` of the attempted provisions failed."""
+    if not attempted or len(report.failed) / attempted <= max_failure_share:
+        return
+    raise EntityBuildAborted(
+        report.corpus,
+        f"extraction failed for {len(report.failed)} of {attempted} provisions ({len(report.failed) / attempted:.0%}; "
+        f"at most {max_failure_share:.0%} may fail, setting BIFROST_MAX_EXTRACTION_FAILURE_SHARE); "
+        f"first: {_one_line(report.failed[0], 200)}",
+        report,
+    )
 
 
 def refine_extractions(refiner: IncrementalEntityRefiner, extractions: Sequence[Extraction]) -> int:
@@ -105,6 +144,7 @@ def build_entity_network(
     progress: Progress | None = None,
     batch_size: int = 64,
     replace: bool = False,
+    max_failure_share: float = 0.2,
 ) -> EntityBuildReport:
     """Extract, refine and write the Entity Network of ``provisions`` (all of ``corpus``).
 
@@ -112,9 +152,15 @@ def build_entity_network(
     ``sessionmaker.begin``); ``None`` skips the SQL embeddings, a ``None`` graph store skips the graph.
     ``replace`` first deletes the corpus's entity rows, for a full rebuild that may have fewer
     entities than the last one. Writes are idempotent upserts.
+
+    Nothing is written until every provision was tried: when the extractor stops (model
+    unavailable or unreachable) or more than ``max_failure_share`` of the provisions failed,
+    `EntityBuildAborted` is raised and the stored network (SQL and graph store) is left as it was.
     """
     if batch_size <= 0:
         raise ValueError(f"batch_size must be > 0, got {batch_size}")
+    if not 0.0 <= max_failure_share <= 1.0:
+        raise ValueError(f"max_failure_share must be within [0, 1], got {max_failure_share}")
     started = time.perf_counter()
     report = EntityBuildReport(corpus=corpus, extractor=getattr(extractor, "name", type(extractor).__name__))
     foreign = [p.id for p in provisions if p.corpus != corpus]
@@ -124,20 +170,24 @@ def build_entity_network(
     it = iter(todo)
     done = 0
     while batch := list(islice(it, batch_size)):
-        extractions = list(_extract_batch(extractor, batch, report.failed))
+        try:
+            extractions = _extract_batch(extractor, batch, report.failed)
+        except ModelUnavailableError as e:
+            raise EntityBuildAborted(corpus, str(e), report) from e
         report.mentions += refine_extractions(refiner, extractions)
         report.section_refs += sum(len(ex.section_refs) for ex in extractions)
         done += len(batch)
         report.provisions_processed = done
         if progress is not None:
             progress(done, len(todo))
+    check_failures(report, len(todo), max_failure_share)
     entities = refiner.entities(corpus)
     triples = refiner.triples(corpus)
+    if session_scope is not None:  # one transaction: all or nothing
+        write_embeddings(session_scope, corpus, refiner, replace)
     if graph_store is not None:
         graph_store.upsert_entities(entities)
         graph_store.upsert_edges(graph_edges(corpus, entities, triples))
-    if session_scope is not None:
-        write_embeddings(session_scope, corpus, refiner, replace)
     report.entities = len(entities)
     report.relations = len(triples)
     report.relation_types = len(refiner.relations())

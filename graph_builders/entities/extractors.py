@@ -30,6 +30,7 @@ def make_entity_extractor(res: Resources, corpus: str, kind: str = "auto") -> En
             res.settings.llm_concurrency,
             journal=ExtractionJournal.at_path(res.settings.home / "extraction_journal.db"),
             callbacks=(res.usage_counter,),
+            max_connection_failures=res.settings.llm_max_connection_failures,
         )
     from graph_builders.entities.offline_extractor import OfflineExtractor
 

@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field
 
 from bifrost.core.relations import is_valid_relation
 from bifrost.core.errors import BifrostError, ModelUnavailableError, PromptError
-from bifrost.core.llm import fatal_model_errors, model_id, transient_errors
+from bifrost.core.llm import connection_errors, fatal_model_errors, model_id, transient_errors
 from bifrost.core.structured import EntityOut, InvalidOutputError, TripleOut, invoke_structured
 from bifrost.core.types import ExtractedEntity, ExtractedTriple, Extraction, Frozen, Provision
 
@@ -35,6 +35,7 @@ from graph_builders.entities.agent_prompts import (
     PruningReply,
     TriplesReply,
 )
+from graph_builders.entities.breaker import CircuitBreaker
 from graph_builders.entities.checkpoint import ExtractionJournal
 
 logger = logging.getLogger(__name__)
@@ -143,6 +144,7 @@ class LlmExtractor:
         max_attempts: int = 2,
         retry_wait: bool = True,
         callbacks: Sequence[BaseCallbackHandler] = (),
+        max_connection_failures: int = 5,
     ) -> None:
         if concurrency <= 0:
             raise ValueError(f"concurrency must be > 0, got {concurrency}")
@@ -165,6 +167,7 @@ class LlmExtractor:
         )
         self.report = ExtractionReport()
         self._lock = threading.Lock()
+        self.breaker = CircuitBreaker(model_id(chat_model), max_connection_failures)
 
     @property
     def version(self) -> str:
@@ -183,10 +186,12 @@ class LlmExtractor:
         return extraction
 
     def extract_many(self, provisions: Iterable[Provision]) -> Iterator[Extraction]:
-        """Extractions in input order; journaled provisions are read back, failures go to ``report.failed``.
+        """Extractions in input order; journaled provisions are read back, failures go to ``report.failed``
+        (and `failure_reasons`) and are left out.
 
         ``report`` is reset at the start of each call. A fatal model error (bad key, unknown model)
-        raises `ModelUnavailableError`; everything journaled so far is kept for the next run.
+        raises `ModelUnavailableError`, and ``max_connection_failures`` connection failures in a row
+        raise `ModelUnreachableError`; everything journaled so far is kept for the next run.
         """
         with self._lock:
             self.report = ExtractionReport()
@@ -204,8 +209,14 @@ class LlmExtractor:
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
+    def failure_reasons(self) -> dict[str, str]:
+        """``provision id -> reason`` of the provisions the last `extract_many` call left out."""
+        with self._lock:
+            return {f.provision_id: f"agent {f.agent} failed: {f.reason}" for f in self.report.failed}
+
     def _drain(self, future: Future[tuple[Extraction | None, FailedItem | None]]) -> Iterator[Extraction]:
         extraction, failed = future.result()
+        self.breaker.check()
         if failed is not None:
             logger.warning("extraction failed for %s:%s at %s: %s", failed.corpus, failed.provision_id, failed.agent, failed.reason)
         elif extraction is not None:
@@ -215,6 +226,8 @@ class LlmExtractor:
 
     def _one(self, provision: Provision) -> tuple[Extraction | None, FailedItem | None]:
         """Journal lookup, agents, journal write; this provision's counts are added to ``self.report``."""
+        if self.breaker.is_open:
+            return None, self._failed(provision, "none", "not attempted: the chat model is unreachable")
         if self.journal is not None:
             stored = self.journal.get(provision, self.version)
             if stored is not None:
@@ -277,9 +290,13 @@ class LlmExtractor:
                 provision_id=p.id, text=text, entities_json=entities_json, triples_json=_triples_json(raw_triples),
             ).triples
         except InvalidOutputError as e:
+            self.breaker.reached()
             return None, self._failed(p, agent, f"invalid output after {e.attempts} attempts: {e.reason}")
         except fatal_model_errors() as e:
             raise ModelUnavailableError(f"chat model {model_id(self.chat_model)!r} refused the call: {e}") from e
+        except connection_errors() as e:
+            self.breaker.connection_failed(e)
+            return None, self._failed(p, agent, f"{type(e).__name__} after {self.max_attempts} attempts: {e}")
         except transient_errors() as e:
             return None, self._failed(p, agent, f"{type(e).__name__} after {self.max_attempts} attempts: {e}")
         except (PromptError, ModelUnavailableError):
@@ -288,6 +305,7 @@ class LlmExtractor:
             logger.exception("%s: agent %s raised", p.uid, agent)
             return None, self._failed(p, agent, f"{type(e).__name__}: {e}")
 
+        self.breaker.reached()
         triples = self._checked_triples(entities, checked, counts)
         refs = self._checked_refs(p, found.section_ids, counts)
         return self._extraction(p, entities, triples, refs), None

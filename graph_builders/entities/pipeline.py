@@ -37,7 +37,7 @@ def build_corpus_entities(
     )
     return build_entity_network(
         provisions, make_entity_extractor(res, corpus, extractor), refiner, res.graph, res.sql.session,
-        corpus, progress=progress, replace=True,
+        corpus, progress=progress, replace=True, max_failure_share=settings.max_extraction_failure_share,
     )
 
 

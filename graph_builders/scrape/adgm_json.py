@@ -56,8 +56,17 @@ def document_id_of(provision: Provision) -> str | None:
 
 
 def read_passages(path: Path) -> list[Passage]:
-    """Load and validate a passage file; a bad record raises SourceParseError naming it."""
-    data = json.loads(path.read_text(encoding="utf-8"))
+    """Load and validate a passage file; an unreadable file or a bad record raises SourceParseError naming it."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise SourceParseError(path, f"cannot read file: {e.strerror or e}") from e
+    except UnicodeDecodeError as e:
+        raise SourceParseError(path, f"not UTF-8 text (byte {e.start}); save the file as UTF-8") from e
+    except json.JSONDecodeError as e:
+        raise SourceParseError(path, f"malformed JSON at line {e.lineno} column {e.colno}: {e.msg}") from e
+    except RecursionError as e:
+        raise SourceParseError(path, "JSON nested too deeply to read") from e
     if not isinstance(data, list):
         raise SourceParseError(path, f"expected a JSON list of passages {{{', '.join(KEYS)}}}, got {type(data).__name__}")
     out = []
@@ -109,7 +118,7 @@ def _parents(passages: Sequence[Passage], cits: Sequence[AdgmCitation | None]) -
 
 
 def _order_base(document_id: str) -> int:
-    return int(document_id) * ORDER_STRIDE if document_id.isdigit() else 0
+    return int(document_id) * ORDER_STRIDE if document_id.isascii() and document_id.isdigit() else 0
 
 
 def passages_to_provisions(passages: Sequence[Passage], corpus: str) -> tuple[list[Provision], list[str]]:
@@ -167,7 +176,8 @@ def adgm_files(paths: Path | Iterable[Path]) -> list[Path]:
     """The passage files named, or every `*.json` of a folder, in DocumentID order."""
     if isinstance(paths, (str, Path)) and Path(paths).is_dir():
         files = list(Path(paths).glob("*.json"))
-        return sorted(files, key=lambda f: (not f.stem.isdigit(), int(f.stem) if f.stem.isdigit() else 0, f.name))
+        numbered = lambda f: f.stem.isascii() and f.stem.isdigit()  # noqa: E731 - `².json` is not file 2
+        return sorted(files, key=lambda f: (not numbered(f), int(f.stem) if numbered(f) else 0, f.name))
     return [Path(paths)] if isinstance(paths, (str, Path)) else [Path(p) for p in paths]
 
 

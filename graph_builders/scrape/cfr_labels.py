@@ -63,7 +63,7 @@ def _letter_value(label: str, lower: bool) -> int | None:
 def label_ordinal(scheme: int, label: str) -> int | None:
     """0-based position of ``label`` in ``scheme``'s sequence, or None if it does not belong."""
     if scheme in (2, 5):
-        return int(label) - 1 if label.isdigit() and int(label) > 0 else None
+        return int(label) - 1 if label.isascii() and label.isdigit() and int(label) > 0 else None
     if scheme == 3:
         v = _roman_value(label)
         return v - 1 if v else None
@@ -76,7 +76,7 @@ def label_ordinal(scheme: int, label: str) -> int | None:
 
 def label_schemes(label: str, italic: bool) -> tuple[int, ...]:
     """Schemes a label may belong to; an italic label is level 5 or 6 only."""
-    if label.isdigit():
+    if label.isascii() and label.isdigit():
         return (5,) if italic else (2, 5)
     if italic:
         return (6,) if label_ordinal(6, label) is not None else ()

@@ -27,7 +27,7 @@ class Line:
     italic_heading: str | None = None
 
 
-_LABEL = re.compile(r"\((\s?)([A-Za-z]{1,7}|\d{1,3})(\s?)\)\s*")
+_LABEL = re.compile(r"\((\s?)([A-Za-z]{1,7}|[0-9]{1,3})(\s?)\)\s*")  # ASCII: `(٢)` is no label
 _RANGE = re.compile(r"^(?:-|–|—|through)\s*\((\w{1,4})\)\s*")
 FIRST_CHILD = r"\(\s?(?:a|1|i|A)\s?\)"  # the label of a first child: (a), (1), (i) or (A)
 _INLINE_CHILD = re.compile(r"(\.|\s?[—-]+|:|(?<=[a-z]) (?=" + FIRST_CHILD + r" [A-Z]))\s*(?=" + FIRST_CHILD + r"[\s(])")

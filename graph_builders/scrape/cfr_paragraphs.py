@@ -23,7 +23,7 @@ _NOTE = re.compile(
     r"(?:Note|NOTE|Notes|NOTES|Exception|Exceptions|Exemption|Exemptions)(?: \d+)?(?: (?:to|for) [^:]{1,120})?:)\s*(?P<rest>.*)$",
     re.S,
 )
-_APPENDIX = re.compile(r"^(?:\(Non-mandatory\) )?Appendix(?: (?P<letter>[A-Z0-9]{1,3}))? to §\s*(?P<sec>\d+\.\d+)(?P<rest>.*)$", re.S)
+_APPENDIX = re.compile(r"^(?:\(Non-mandatory\) )?Appendix(?: (?P<letter>[A-Z0-9]{1,3}))? to §\s*(?P<sec>[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9]))(?P<rest>.*)$", re.S)
 _APPENDIX_GROUP = re.compile(r"^Appendices to §")
 _NOTE_TARGET = re.compile(r"(?:paragraphs? |to |§\s?\d+\.\d+\s?)((?:\(\s?\w{1,7}\s?\))+)")
 _DEF_CONTEXT = re.compile(r"\bdefinitions?\b", re.I)

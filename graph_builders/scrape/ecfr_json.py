@@ -20,8 +20,8 @@ from graph_builders.scrape.cfr_paragraphs import Line, split_section
 from graph_builders.scrape.ecfr_structure import PartStructure, load_structure
 
 URL_BASE = "https://www.ecfr.gov/current/title-29"
-_TITLE = re.compile(r"^§§?\s*(?P<id>\d+\.\d+(?:\s*-\s*\d+\.\d+)?)\s*(?P<heading>.*)$", re.S)
-_PART = re.compile(r"^PART (?P<part>\d+)\s*[—-]\s*(?P<heading>.+)$", re.S)
+_TITLE = re.compile(r"^§§?\s*(?P<id>[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9])(?:\s*-\s*[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9]))?)\s*(?P<heading>.*)$", re.S)  # ASCII digits only
+_PART = re.compile(r"^PART (?P<part>[1-9][0-9]{0,3})\s*[—-]\s*(?P<heading>.+)$", re.S)
 _SUBPART = re.compile(r"^Subpart (?P<letter>[A-Z]{1,2})\s*[—-]\s*(?P<heading>.+)$", re.S)
 _REQUIRED = ("section", "title", "content")
 
@@ -51,6 +51,8 @@ def _read(path: Path) -> list[Any]:
         raise SourceParseError(path, f"not UTF-8 text (byte {e.start}); save the file as UTF-8") from e
     except json.JSONDecodeError as e:
         raise SourceParseError(path, f"malformed JSON at line {e.lineno} column {e.colno}: {e.msg}") from e
+    except RecursionError as e:
+        raise SourceParseError(path, "JSON nested too deeply to read") from e
     if not isinstance(data, list):
         raise SourceParseError(path, f"expected a JSON array of section objects, found {type(data).__name__}")
     return data

@@ -19,10 +19,14 @@ from graph_builders.scrape.cfr_paragraphs import Line, split_section
 
 URL_BASE = "https://www.ecfr.gov/current/title-29"
 _TEXT_TAGS = {"P", "FP", "NOTE", "EXTRACT", "GPOTABLE", "CITA", "EDNOTE", "EFFDNOT", "PSPACE", "HD1", "HD2", "HD3"}
-_SECTION_HEAD = re.compile(r"^§§?\s*(?P<id>\d+\.\d+(?:\s*[-–]\s*\d+\.\d+)?)\s*(?P<heading>.*)$", re.S)
+_SECTION_HEAD = re.compile(r"^§§?\s*(?P<id>[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9])(?:\s*[-–]\s*[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9]))?)\s*(?P<heading>.*)$", re.S)  # ASCII digits
 _LABEL_ONLY = re.compile(r"^\s*(?:\(\s?\w{1,7}\s?\)\s*)+$")
 _APPENDIX_LETTER = re.compile(r"Appendix ([A-Z0-9]{1,3})\b")
-_SECTION_APPENDIX = re.compile(r"to §\s?(\d+\.\d+)")
+_SECTION_APPENDIX = re.compile(r"to §\s?([1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9]))")
+# What an N attribute must look like to become an id (anything else is skipped as an oddity)
+_PART_N = re.compile(r"[1-9][0-9]{0,3}")
+_SUBPART_N = re.compile(r"[A-Z]{1,2}")
+_SECTION_N = re.compile(r"[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9])(?:-[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9]))?")
 
 
 def _clean(text: str) -> str:
@@ -116,12 +120,20 @@ def parse_ecfr_xml(path: Path, corpus: str, **_other_formats: object) -> ParsedD
     oddities: list[str] = []
     for part_el in parts:
         part = str(part_el.get("N", "")).strip()
+        if not _PART_N.fullmatch(part):
+            oddities.append(f"part element with N={part[:20]!r}, not a CFR part number; skipped")
+            continue
         head = _text(part_el.find("HEAD")) if part_el.find("HEAD") is not None else f"PART {part}"
         heading = re.sub(rf"^PART {re.escape(part)}\s*[—-]\s*", "", head)
         provisions.append(Provision(corpus=corpus, id=part, kind=ProvisionKind.PART, heading=heading, level=0, order=len(provisions), url=f"{URL_BASE}/part-{part}", document=path.name))
         for el in part_el.iter("DIV6", "DIV8", "DIV9"):
             sub_el = next((a for a in el.iterancestors("DIV6")), None) if el.tag != "DIV6" else el
             letter = str(sub_el.get("N", "")).strip() if sub_el is not None else None
+            if letter is not None and not _SUBPART_N.fullmatch(letter):
+                if el.tag == "DIV6":
+                    oddities.append(f"{part}: subpart element with N={letter[:20]!r}, not a subpart letter; its sections go under the part")
+                    continue
+                letter = None
             parent = f"{part} Subpart {letter}" if letter else part
             if el.tag == "DIV6":
                 sub_head = _text(el.find("HEAD")) if el.find("HEAD") is not None else ""
@@ -133,12 +145,14 @@ def parse_ecfr_xml(path: Path, corpus: str, **_other_formats: object) -> ParsedD
                 head_el = el.find("HEAD")
                 m = _SECTION_HEAD.match(_text(head_el)) if head_el is not None else None
                 sid = re.sub(r"\s", "", m.group("id")).replace("–", "-") if m else str(el.get("N", "")).strip()
-                if not sid:
-                    oddities.append(f"{parent}: section without N attribute or § heading; skipped")
+                if not _SECTION_N.fullmatch(sid):
+                    oddities.append(f"{parent}: section without a § heading or an N attribute naming it ({sid[:20]!r}); skipped")
                     continue
                 provs, odd = split_section(corpus, sid, m.group("heading").strip() if m else "", _lines(el), parent_id=parent, order_start=len(provisions), url_base=URL_BASE, document=path.name)
                 provisions += provs
                 oddities += odd
+    if not provisions:
+        raise SourceParseError(path, f"no CFR part found: {'; '.join(oddities[:3])}")
     checksum = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
     document = SourceDocument(corpus=corpus, name=path.name, format="ecfr-xml", checksum=checksum)
     return ParsedDocument(document=document, provisions=tuple(provisions), oddities=tuple(oddities))

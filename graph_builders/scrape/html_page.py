@@ -30,11 +30,11 @@ _HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
 _ITALIC = frozenset(("i", "em"))
 _LEADING_LABELS = re.compile(r"(?:\(\s?[A-Za-z0-9]{1,4}\s?\)\s*)+")
 _SECTION = re.compile(
-    r"^(?:(?P<sign>§+)\s*|Section\s+)?(?P<id>\d+\.\d+[a-z]?(?:\s*[-–]\s*\d+\.\d+[a-z]?)?)(?![\d(])"
+    r"^(?:(?P<sign>§+)\s*|Section\s+)?(?P<id>[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9])[a-z]?(?:\s*[-–]\s*[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9])[a-z]?)?)(?![\d(])"
     r"\s*(?:[-–—:]\s*)?(?P<heading>[A-Z\[“\"].*)?$"
 )
-_SUBPART = re.compile(r"^(?:(?P<part>\d+)\s+)?Subpart\s+(?P<letter>[A-Z]{1,2})\b\s*(?:[-–—:.]\s*(?P<heading>.*))?$")
-_ANCHOR = re.compile(r"^(?:p-)?(?P<id>\d+\.\d+[a-z]?(?:\([^)]+\))+)$")
+_SUBPART = re.compile(r"^(?:(?P<part>[1-9][0-9]{0,3})\s+)?Subpart\s+(?P<letter>[A-Z]{1,2})\b\s*(?:[-–—:.]\s*(?P<heading>.*))?$")
+_ANCHOR = re.compile(r"^(?:p-)?(?P<id>[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9])[a-z]?(?:\([^)]+\))+)$")
 _MARKER = re.compile(r"\((?:<i>)?([^()<]+)(?:</i>)?\)$")
 # a cheap scan of the raw bytes, before building a tree: a page without any of these cannot
 # hold a section heading as `find_sections` reads them

@@ -24,10 +24,10 @@ DEFAULT_MARGINS: tuple[float, float, float, float] = (50.0, 50.0, 36.0, 36.0)
 SOFT_HYPHEN = "\u00ad"
 _HYPHENS = ("-", "\u2010")
 _SECTION = re.compile(
-    r"^(?:§+\s*)?(?P<id>\d+\.\d+[a-z]?(?:\s*[-–]\s*\d+\.\d+[a-z]?)?)\s+(?:[-–—]\s+)?(?P<heading>[A-Z\[].*)$"
+    r"^(?:§+\s*)?(?P<id>[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9])[a-z]?(?:\s*[-–]\s*[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9])[a-z]?)?)\s+(?:[-–—]\s+)?(?P<heading>[A-Z\[].*)$"
 )
 _SUBPART = re.compile(r"^Subpart\s+(?P<letter>[A-Z]{1,2})\b\s*[-–—:.]?\s*(?P<heading>.*)$")
-_MARKER = re.compile(r"^(?:\(\s?(?:[a-z]{1,4}|\d{1,3}|[A-Z]{1,3})\s?\))+(?:\s|$)")
+_MARKER = re.compile(r"^(?:\(\s?(?:[a-z]{1,4}|[0-9]{1,3}|[A-Z]{1,3})\s?\))+(?:\s|$)")
 _NOTE = re.compile(r"^Notes?(?:\s+to\b[^:]*)?:", re.IGNORECASE)
 _SOURCE_NOTE = re.compile(r"^\[\d+\s+FR\b")
 _DEFINITION = re.compile(r"^[A-Z][\w/\-’' ,()]{0,80}?\smeans\b")

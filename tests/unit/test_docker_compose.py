@@ -2,11 +2,14 @@
 Docker engine: Debian's ``docker-compose`` (1.29, ``apt-get install docker-compose``) validates
 the file against the Compose spec schema it ships and prints the resolved configuration, which
 is then checked field by field. Missing tool: a visible skip locally, a failure in CI.
+Safe defaults: Neo4j auth is required (no default), APOC is limited to the procedures Bifrost uses,
+the app connects with the same credentials; the auth-less dev launcher stays on loopback.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -17,6 +20,11 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "docker" / "docker-compose.yml"
 DOCKERFILE = ROOT / "docker" / "Dockerfile"
+START = ROOT / "docker" / "neo4j-launcher" / "start.sh"
+AUTH = "neo4j/test-password-1"
+# What LangChain's Neo4jGraph calls for the graph-rag-langchain baseline (schema: apoc.meta.data,
+# apoc.schema.nodes; add_graph_documents(baseEntityLabel=True): apoc.merge.relationship).
+APOC_USED = {"apoc.meta.data", "apoc.schema.nodes", "apoc.merge.relationship"}
 
 
 def _compose_cli() -> str:
@@ -29,8 +37,10 @@ def _compose_cli() -> str:
     return exe
 
 
-def _run(*args: str) -> subprocess.CompletedProcess[str]:
+def _run(*args: str, auth: str | None = AUTH) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "BIFROST_"))}
+    if auth is not None:
+        env["NEO4J_AUTH"] = auth
     return subprocess.run(
         [_compose_cli(), "-f", str(COMPOSE), *args], capture_output=True, text=True, timeout=60, env=env, check=False
     )
@@ -49,13 +59,24 @@ def test_the_compose_file_is_valid():
     assert done.stdout == ""
 
 
-def test_neo4j_runs_5_26_community_with_apoc_and_persistent_data(resolved):
+def test_neo4j_auth_is_required_from_the_environment():
+    done = _run("config", "-q", auth=None)
+    assert done.returncode != 0
+    assert "set NEO4J_AUTH=neo4j/<password>" in done.stderr
+
+
+def test_neo4j_runs_5_26_community_with_auth_and_only_the_apoc_procedures_used(resolved):
     neo = resolved["services"]["neo4j"]
+    env = neo["environment"]
     assert neo["image"] == "neo4j:5.26-community"
-    assert neo["environment"]["NEO4J_PLUGINS"] == '["apoc"]'
-    assert neo["environment"]["NEO4J_AUTH"] == "none"
-    assert neo["environment"]["NEO4J_dbms_security_procedures_unrestricted"] == "apoc.*"
+    assert env["NEO4J_PLUGINS"] == '["apoc"]'
+    assert env["NEO4J_AUTH"] == AUTH
+    allowed = set(env["NEO4J_dbms_security_procedures_allowlist"].split(","))
+    assert allowed == APOC_USED
+    assert set(env["NEO4J_dbms_security_procedures_unrestricted"].split(",")) <= allowed
+    assert not any("*" in p for p in allowed | set(env["NEO4J_dbms_security_procedures_unrestricted"].split(",")))
     assert {p.split(":", 1)[1].split("/")[0] for p in neo["ports"]} == {"7474:7474", "7687:7687"}
+    assert all(p.startswith("127.0.0.1:") for p in neo["ports"])
     assert any(v.startswith("neo4j-data:/data") for v in neo["volumes"])
     assert neo["healthcheck"]["test"]
 
@@ -65,6 +86,7 @@ def test_the_app_talks_to_the_neo4j_service_once_it_is_healthy(resolved):
     assert app["environment"]["BIFROST_STORE"] == "neo4j"
     assert app["environment"]["BIFROST_NEO4J_URI"] == "bolt://neo4j:7687"
     assert app["depends_on"]["neo4j"]["condition"] == "service_healthy"
+    assert app["environment"]["NEO4J_AUTH"] == resolved["services"]["neo4j"]["environment"]["NEO4J_AUTH"]
     assert Path(app["build"]["context"]) == ROOT
     assert app["build"]["dockerfile"] == "docker/Dockerfile"
     assert any("8000:8000" in p for p in app["ports"])
@@ -80,3 +102,40 @@ def test_the_dockerfile_serves_bifrost_on_all_interfaces():
 def test_the_files_the_neo4j_service_mounts_exist():
     assert (ROOT / "docker" / "neo4j" / "bifrost.grass").is_file()
     assert (ROOT / "docker" / "neo4j" / "queries.cypher").is_file()
+
+
+def test_the_app_reads_its_neo4j_credentials_from_neo4j_auth(monkeypatch):
+    from bifrost.core.settings import Settings
+
+    for key in [k for k in os.environ if k.startswith("BIFROST_NEO4J_")]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("NEO4J_AUTH", AUTH)
+    s = Settings()
+    assert (s.neo4j_user, s.neo4j_password) == ("neo4j", "test-password-1")
+    monkeypatch.setenv("BIFROST_NEO4J_PASSWORD", "explicit")
+    assert Settings().neo4j_password == "explicit"
+    monkeypatch.setenv("NEO4J_AUTH", "none")
+    monkeypatch.delenv("BIFROST_NEO4J_PASSWORD")
+    assert Settings().neo4j_password == ""
+
+
+def test_the_apoc_allowlist_covers_every_apoc_call_in_the_project():
+    texts = [p.read_text(encoding="utf-8") for pkg in ("bifrost", "graph_builders", "retrieval", "eval")
+             for p in (ROOT / pkg).rglob("*.py")]
+    texts.append((ROOT / "docker" / "neo4j" / "queries.cypher").read_text(encoding="utf-8"))
+    called = {m for t in texts for m in re.findall(r"\bapoc\.[A-Za-z_.]*[A-Za-z_]", t)}
+    assert called <= APOC_USED
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "10.0.0.5", "example.org"])
+def test_the_auth_less_dev_launcher_refuses_a_non_loopback_address(tmp_path, host):
+    env = {**os.environ, "BIFROST_NEO4J_HOST": host, "BIFROST_NEO4J_RUN": str(tmp_path / "run")}
+    done = subprocess.run(["bash", str(START)], capture_output=True, text=True, timeout=30, env=env, check=False)
+    assert done.returncode == 2 and "auth off" in done.stderr and "loopback" in done.stderr
+    assert not (tmp_path / "run").exists()
+
+
+def test_the_dev_launcher_says_auth_is_off_when_it_starts():
+    assert "auth is OFF (development only)" in START.read_text()
+    java = (ROOT / "docker" / "neo4j-launcher" / "src" / "main" / "java" / "dev" / "bifrost" / "neo4j" / "Launcher.java").read_text()
+    assert "auth is OFF (development only)" in java and "isLoopback(host)" in java

@@ -8,10 +8,11 @@ from typing import Annotated, Optional
 import typer
 from rich.markup import escape
 
-from bifrost.app.cli.common import CorpusOpt, JsonOpt, emit_json, facade, fail, progress_bar
+from bifrost.app.cli.common import CorpusOpt, JsonOpt, emit_json, facade, fail, fail_message, progress_bar
 from bifrost.app.cli.console import err, out
 from bifrost.app.cli.graph_cmd import graph_build
 from bifrost.core.errors import BifrostError
+from graph_builders.entities.base import EntityBuildAborted
 
 build_app = typer.Typer(help="Build graphs of an ingested corpus.", no_args_is_help=True)
 
@@ -56,6 +57,9 @@ def build_entities_cmd(
                 search=search.value if search else None,
             )
         usage = bf.usage_report() if bf.chat_model is not None else None
+    except EntityBuildAborted as e:
+        again = f"bifrost build entities --corpus {corpus} --extractor {extractor}" + (f" --subparts {subparts}" if subparts else "")
+        fail_message(f"{e}; finished extractions are kept in the journal: resume with `{again}`")
     except BifrostError as e:
         fail(e)
     finally:
@@ -70,5 +74,7 @@ def build_entities_cmd(
     )
     for line in report.failed[:10]:
         err.print(f"[yellow]failed:[/yellow] {escape(line)}", highlight=False)
+    if len(report.failed) > 10:
+        err.print(f"[yellow]failed:[/yellow] {len(report.failed) - 10} more (--json lists every one)", highlight=False)
     if usage:
         out.print(f"model usage: {usage}")

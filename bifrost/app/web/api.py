@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -9,8 +11,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from bifrost.app.facade import ProvisionView
 from bifrost.core.types import Answer
 from bifrost.app.requests import MAX_QUESTION, AskOptions, check_question
+from bifrost.app.web.errors import new_reference
 from bifrost.app.web.service import WebState
 
+log = logging.getLogger(__name__)
 router = APIRouter(prefix="/api", tags=["api"])
 
 
@@ -37,7 +41,7 @@ class Health(BaseModel):
     store_reachable: bool
     corpora: list[str]
     mode: str
-    detail: str = ""
+    detail: str = Field(default="", description="Why the store is unavailable, as a reference into the server log")
 
 
 class ProvisionPage(ProvisionView):
@@ -73,7 +77,9 @@ def api_health(request: Request):
             web.bifrost.provision(corpora[0], "__health__")
         health = Health(status="ok", store=store, store_reachable=True, corpora=corpora, mode=web.mode)
     except Exception as e:  # noqa: BLE001 - health reports any failure instead of raising
+        ref = new_reference()
+        log.error("health check %s: the store did not answer", ref, exc_info=e)
         health = Health(status="unavailable", store=store, store_reachable=False, corpora=[], mode="unknown",
-                        detail=f"{type(e).__name__}: {e}")
+                        detail=f"the store did not answer (reference {ref}); the server log has the details")
         return JSONResponse(health.model_dump(), status_code=503)
     return health

@@ -137,3 +137,25 @@ def test_usage_counter_counts_cache_hits_as_free(tmp_path):
 
 def test_prices_from_settings_defaults_when_field_absent():
     assert "gpt-4o-mini" in prices_from_settings(Settings())
+
+
+def test_a_reply_rejected_as_invalid_is_not_served_from_the_cache_again(tmp_path):
+    from langchain_core.globals import get_llm_cache
+    from langchain_core.messages import HumanMessage
+
+    from bifrost.core.llm import forget_invalid_reply
+    from tests.fake_chat import ScriptedChatModel
+
+    replies = iter(["garbage", "{\"ok\": true}"])
+    model = ScriptedChatModel(respond=lambda messages: next(replies))
+    try:
+        configure_llm_cache(tmp_path / "cache.db")
+        assert model.invoke([HumanMessage("q")]).content == "garbage"
+        assert model.invoke([HumanMessage("q")]).content == "garbage" and model.calls == 1  # a cache hit
+        forget_invalid_reply("garbage")
+        assert model.invoke([HumanMessage("q")]).content == "{\"ok\": true}" and model.calls == 2
+        assert model.invoke([HumanMessage("q")]).content == "{\"ok\": true}" and model.calls == 2  # the new reply is cached
+        configure_llm_cache(tmp_path / "cache.db")  # the rejection is persisted
+        assert get_llm_cache() is not None and model.invoke([HumanMessage("q")]).content == "{\"ok\": true}"
+    finally:
+        configure_llm_cache(None)

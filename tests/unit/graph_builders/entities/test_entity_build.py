@@ -7,10 +7,11 @@ import pytest
 from sqlalchemy import create_engine
 from sqlalchemy.orm import sessionmaker
 
+from bifrost.core.errors import ModelUnavailableError, ModelUnreachableError
 from bifrost.core.graph.base import GraphStore
 from bifrost.core.store import entity_tables as et
 from bifrost.core.types import EdgeType, ExtractedEntity, ExtractedTriple, Extraction, Provision, ProvisionKind
-from graph_builders.entities.base import EntityExtractor
+from graph_builders.entities.base import EntityBuildAborted, EntityExtractor, ReportsFailures
 from graph_builders.entities.build import build_entity_network, graph_edges
 from graph_builders.entities.refiner import IncrementalEntityRefiner
 
@@ -86,7 +87,9 @@ def test_build_writes_graph_and_embeddings(scope):
 
 def test_a_failing_provision_is_reported_and_the_rest_is_built(scope):
     provisions = [prov("a"), prov("bad"), prov("c")]
-    report = build_entity_network(provisions, ScriptedExtractor(bad={"bad"}), refiner(), None, scope, C, batch_size=3)
+    report = build_entity_network(
+        provisions, ScriptedExtractor(bad={"bad"}), refiner(), None, scope, C, batch_size=3, max_failure_share=0.5
+    )
     assert report.provisions_processed == 3 and len(report.failed) == 1 and report.failed[0].startswith("bad: extraction failed")
     assert report.entities == 2
 
@@ -118,3 +121,73 @@ def test_graph_edges_without_triples():
 
     edges = graph_edges(C, [Entity(corpus=C, name="lanyard", section_ids=("1926.502(d)",))], [])
     assert [(e.type, e.source, e.target) for e in edges] == [(EdgeType.MENTIONED_IN, f"{C}:entity:lanyard", f"{C}:1926.502(d)")]
+
+
+class SkippingExtractor(ScriptedExtractor):
+    """Like the LLM extractor: leaves failed provisions out and says why in `failure_reasons`."""
+
+    def extract_many(self, provisions: Iterable[Provision]) -> Iterator[Extraction]:
+        batch = list(provisions)
+        self._reasons = {p.id: "agent content_pruning failed: invalid\noutput" for p in batch if p.id in self.bad}
+        yield from ScriptedExtractor().extract_many([p for p in batch if p.id not in self.bad])
+
+    def failure_reasons(self) -> dict[str, str]:
+        return dict(self._reasons)
+
+
+class DownExtractor(ScriptedExtractor):
+    def extract_many(self, provisions: Iterable[Provision]) -> Iterator[Extraction]:
+        raise ModelUnreachableError("stub", 5, "APIConnectionError: Connection error.")
+        yield  # pragma: no cover
+
+
+def stored_names(scope) -> list[str]:
+    with scope() as s:
+        return et.load_entity_matrix(s, C)[0]
+
+
+def test_provisions_left_out_by_the_extractor_are_counted_with_their_reasons(scope):
+    provisions = [prov(f"p{i}") for i in range(10)]
+    report = build_entity_network(provisions, SkippingExtractor(bad={"p3"}), refiner(), None, scope, C, batch_size=4)
+    assert isinstance(SkippingExtractor(), ReportsFailures)
+    assert report.failed == ["p3: agent content_pruning failed: invalid output"]
+    assert report.provisions_processed == 10 and report.entities == 2
+
+
+def test_too_many_failures_abort_before_anything_is_written(scope):
+    store = MagicMock(spec=GraphStore)
+    provisions = [prov(f"p{i}") for i in range(10)]
+    build_entity_network(provisions, ScriptedExtractor(), refiner(), store, scope, C, replace=True)
+    store.reset_mock()
+    before = stored_names(scope)
+    with pytest.raises(EntityBuildAborted) as info:
+        build_entity_network(provisions, SkippingExtractor(bad={"p1", "p2", "p3"}), refiner(), store, scope, C,
+                             replace=True, max_failure_share=0.2)
+    message = str(info.value)
+    assert "extraction failed for 3 of 10 provisions (30%; at most 20% may fail" in message and "\n" not in message
+    assert "the previous entity network is kept" in message and info.value.report.failed[0].startswith("p1: ")
+    assert stored_names(scope) == before == ["employee", "guardrail system"]
+    assert store.method_calls == []
+
+
+def test_failures_at_the_threshold_still_build(scope):
+    provisions = [prov(f"p{i}") for i in range(10)]
+    report = build_entity_network(provisions, SkippingExtractor(bad={"p1", "p2"}), refiner(), None, scope, C,
+                                  max_failure_share=0.2)
+    assert len(report.failed) == 2 and stored_names(scope) == ["employee", "guardrail system"]
+
+
+def test_an_unreachable_model_aborts_the_build_and_keeps_the_network(scope):
+    store = MagicMock(spec=GraphStore)
+    build_entity_network([prov("p1")], ScriptedExtractor(), refiner(), None, scope, C, replace=True)
+    with pytest.raises(EntityBuildAborted) as info:
+        build_entity_network([prov("p1"), prov("p2")], DownExtractor(), refiner(), store, scope, C, replace=True)
+    assert "is unreachable: 5 consecutive connection failures" in str(info.value)
+    assert isinstance(info.value.__cause__, ModelUnavailableError)
+    assert stored_names(scope) == ["employee", "guardrail system"] and store.method_calls == []
+
+
+@pytest.mark.parametrize("share", [-0.1, 1.5])
+def test_the_failure_share_must_be_a_fraction(scope, share):
+    with pytest.raises(ValueError):
+        build_entity_network([prov("p1")], ScriptedExtractor(), refiner(), None, scope, C, max_failure_share=share)

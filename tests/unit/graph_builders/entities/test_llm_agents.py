@@ -13,7 +13,7 @@ from langchain_core.globals import set_llm_cache
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
-from bifrost.core.errors import ModelUnavailableError
+from bifrost.core.errors import ModelUnavailableError, ModelUnreachableError
 from tests.fake_chat import ScriptedChatModel
 from bifrost.core.llm import UsageCounter, configure_llm_cache
 from bifrost.core.types import Provision, ProvisionKind
@@ -420,3 +420,39 @@ def test_grammar_ref_validator_normalizes_and_checks_the_corpus():
     assert check("(c)", p) == "1926.502(c)"
     assert check("1926.502(zz)", p) is None  # grammar accepts, corpus lacks
     assert check("the guardrail", p) is None  # grammar rejects
+
+
+# --- circuit breaker ------------------------------------------------------------------------------
+
+
+def _refused(messages: list[BaseMessage]) -> str:
+    raise openai.APIConnectionError(request=httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions"))
+
+
+def test_consecutive_connection_failures_open_the_breaker_and_stop_the_run(prompts):
+    model = ScriptedChatModel(respond=_refused)
+    extractor = LlmExtractor(model, prompts, validator, concurrency=1, retry_wait=False, max_connection_failures=3)
+    with pytest.raises(ModelUnreachableError) as info:
+        list(extractor.extract_many([prov(f"p{i}") for i in range(20)]))
+    assert "3 consecutive connection failures" in str(info.value) and "APIConnectionError" in str(info.value)
+    assert model.calls <= 3 * 2 + 2  # max_attempts=2 per provision; a window of in-flight provisions at most
+    with pytest.raises(ModelUnreachableError):  # stays open: later batches make no call
+        list(extractor.extract_many([prov("p99")]))
+
+
+def test_a_reply_between_connection_failures_closes_the_count(prompts):
+    script = Script(prompts)
+    for pid in ("p0", "p1", "p3", "p4"):
+        script.overrides[("content_pruning", pid)] = lambda attempt, messages: _refused(messages)
+    extractor, _ = make(prompts, script, max_connection_failures=3)
+    out = list(extractor.extract_many([prov(f"p{i}") for i in range(5)]))
+    assert [e.provision_id for e in out] == ["p2"]
+    assert set(extractor.failure_reasons()) == {"p0", "p1", "p3", "p4"}
+    assert "APIConnectionError" in extractor.failure_reasons()["p0"] and not extractor.breaker.is_open
+
+
+def test_a_breaker_limit_of_zero_never_opens(prompts):
+    extractor = LlmExtractor(ScriptedChatModel(respond=_refused), prompts, validator, concurrency=2, retry_wait=False,
+                             max_connection_failures=0, max_attempts=1)
+    assert list(extractor.extract_many([prov(f"p{i}") for i in range(8)])) == []
+    assert len(extractor.report.failed) == 8

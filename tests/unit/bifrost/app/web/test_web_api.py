@@ -9,25 +9,14 @@ import pytest
 from fastapi.testclient import TestClient
 
 from bifrost.core.errors import StoreError
-from bifrost.app.facade import Bifrost
-from bifrost.core.settings import Settings
 from bifrost.app.web import create_app
 from bifrost.app.web.views import provision_url
-from tests.unit.mini_corpus import SCRIPT, SCRIPT_ID, build_corpus, write_script_corpus
+from tests.unit.mini_corpus import SCRIPT, SCRIPT_ID
 
 pytestmark = pytest.mark.timeout(300)
 
 QUESTION = "What training must the employer provide?"
 ESCAPED = "&lt;script&gt;alert(1)&lt;/script&gt;"
-
-
-@pytest.fixture(scope="module")
-def bf(tmp_path_factory) -> Bifrost:
-    root = tmp_path_factory.mktemp("web")
-    bf = Bifrost(Settings(home=root / "home"))
-    build_corpus(bf, "mini", write_script_corpus(root))
-    yield bf
-    bf.close()
 
 
 @pytest.fixture(scope="module")
@@ -150,7 +139,9 @@ def test_a_bifrost_error_maps_to_an_http_error_body(bf, monkeypatch):
     monkeypatch.setattr(bf, "show", lambda *a: (_ for _ in ()).throw(StoreError("graph store down")))
     r = TestClient(app, raise_server_exceptions=False).get("/api/provision/mini/1926.500")
     assert r.status_code == 503
-    assert r.json() == {"error": "unavailable", "message": "graph store down"}
+    ref = r.json()["reference"]
+    assert r.json() == {"error": "unavailable", "reference": ref,
+                        "message": f"a data store is unavailable (reference {ref}); the server log has the details"}
 
 
 def test_an_unexpected_error_is_a_clean_500_and_the_server_keeps_serving(bf, monkeypatch, caplog):
@@ -166,12 +157,14 @@ def test_an_unexpected_error_is_a_clean_500_and_the_server_keeps_serving(bf, mon
     assert c.get("/api/health").status_code == 200
 
 
-def test_health_is_503_when_the_store_is_unreachable(bf, monkeypatch):
+def test_health_is_503_when_the_store_is_unreachable(bf, monkeypatch, caplog):
     app = create_app(bf)
     monkeypatch.setattr(bf.sql, "corpora", lambda: (_ for _ in ()).throw(RuntimeError("db gone")))
     r = TestClient(app, raise_server_exceptions=False).get("/api/health")
     assert r.status_code == 503
-    assert r.json()["store_reachable"] is False and "db gone" in r.json()["detail"]
+    assert r.json()["store_reachable"] is False and "db gone" not in r.text
+    ref = r.json()["detail"].split("reference ")[1].split(")")[0]
+    assert f"health check {ref}" in caplog.text and "db gone" in caplog.text
 
 
 # --- pages ---

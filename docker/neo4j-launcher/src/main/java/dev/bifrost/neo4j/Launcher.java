@@ -1,7 +1,9 @@
 package dev.bifrost.neo4j;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.URI;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -22,7 +24,9 @@ import org.neo4j.io.ByteUnit;
  *
  * <p>Built on {@code neo4j-harness}: Bolt and HTTP (with Neo4j Browser, served by the HTTP
  * server's Browser module from the {@code neo4j-browser} jar on the classpath) on 127.0.0.1,
- * auth off, APOC core loaded from a plugin folder with {@code apoc.*} unrestricted.
+ * auth off, APOC core loaded from a plugin folder with {@code apoc.*} unrestricted. Because auth is
+ * off, it refuses to listen on anything but a loopback address (127.0.0.1, ::1, localhost) and says
+ * so when it starts: it is for development and CI on one machine, never a shared server.
  *
  * <p>Persistence: the harness starts every run in a fresh random folder under its working
  * directory (and deletes it on close). That folder only holds logs and certificates here:
@@ -59,6 +63,12 @@ public final class Launcher {
                 .toAbsolutePath()
                 .normalize();
 
+        if (!isLoopback(host)) {
+            System.err.println("bifrost-neo4j: refusing to listen on " + host + ": auth is off, so this server "
+                    + "listens on a loopback address only (127.0.0.1, ::1, localhost); for a shared server use "
+                    + "docker/docker-compose.yml, which requires NEO4J_AUTH");
+            System.exit(2);
+        }
         Path dbDir = data.resolve("data");
         Path runDir = data.resolve("run");
         Files.createDirectories(dbDir);
@@ -97,6 +107,8 @@ public final class Launcher {
         URI bolt = neo4j.boltURI();
         URI http = neo4j.httpURI();
         System.out.println("bifrost-neo4j: Neo4j " + neo4jVersion() + " ready");
+        System.out.println("bifrost-neo4j: auth is OFF (development only): listening on " + host
+                + " (loopback) only, reachable from this machine only");
         System.out.println("bifrost-neo4j: bolt    " + bolt);
         System.out.println("bifrost-neo4j: http    " + http);
         System.out.println("bifrost-neo4j: browser " + http + "browser/?dbms=" + bolt + "&preselectAuthMethod=NO_AUTH");
@@ -110,6 +122,21 @@ public final class Launcher {
         Package p = org.neo4j.kernel.internal.Version.class.getPackage();
         String v = p == null ? null : p.getImplementationVersion();
         return v == null ? "5.26" : v;
+    }
+
+    /** True for 127.0.0.0/8, ::1 and names that resolve only to them (localhost). */
+    static boolean isLoopback(String host) {
+        try {
+            InetAddress[] all = InetAddress.getAllByName(host);
+            for (InetAddress a : all) {
+                if (!a.isLoopbackAddress()) {
+                    return false;
+                }
+            }
+            return all.length > 0;
+        } catch (UnknownHostException e) {
+            return false;
+        }
     }
 
     private static Path defaultPluginDir() {
