@@ -16,7 +16,6 @@ from retrieval.config import RetrievalConfig
 from retrieval.decompose import Decomposition
 from retrieval.eng_index import EngIndex
 from retrieval.entity_matching import EntityEvidence, match_entities, match_triples
-from retrieval.known_vectors import KnownVectors
 
 
 @dataclass
@@ -49,8 +48,7 @@ class Channels:
     ) -> None:
         if bm25.ids != dense.ids:
             raise ValueError("BM25 and dense indexes disagree on the documents; rebuild the index")
-        self.bm25, self.dense, self.index, self.decompose = bm25, dense, index, decompose
-        self.embedder = KnownVectors(embedder, index)
+        self.bm25, self.dense, self.index, self.embedder, self.decompose = bm25, dense, index, embedder, decompose
         self.ids = dense.ids
         self.position = {pid: i for i, pid in enumerate(self.ids)}
 
