@@ -68,6 +68,7 @@ def fit_pairs(pairs: Sequence[Pair], base_model: str, out: Path, epochs: int = 1
     torch.set_num_threads(threads)
     torch.manual_seed(seed)
     model = SentenceTransformer(resolve_model(base_model), device="cpu")
+    served_length = model.max_seq_length  # trained on shorter texts for speed, saved as the base reads
     model.max_seq_length = max_seq_length
     loss_fn = MultipleNegativesRankingLoss(model)
     batches = _batches(pairs, batch_size, epochs, seed)
@@ -89,6 +90,7 @@ def fit_pairs(pairs: Sequence[Pair], base_model: str, out: Path, epochs: int = 1
         if progress is not None:
             progress(step, len(batches))
     model.eval()
+    model.max_seq_length = served_length
     out.mkdir(parents=True, exist_ok=True)
     model.save(str(out))
     return len(batches), losses

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from bifrost.app.facade import Bifrost
-from bifrost.core.embeddings import DEFAULT_MODEL, SentenceTransformerEmbedder
+from bifrost.core.embeddings import DEFAULT_MODEL, SentenceTransformerEmbedder, resolve_model
 from bifrost.core.settings import Settings
 from retrieval.baselines.dense import cache_path, model_version
 from retrieval.baselines.documents import Documents
@@ -38,6 +38,8 @@ def test_training_saves_a_loadable_model_and_its_card(trained):
     tuned = SentenceTransformerEmbedder(str(folder)).embed(texts)
     base = SentenceTransformerEmbedder(DEFAULT_MODEL).embed(texts)
     assert tuned.shape == base.shape
+    from sentence_transformers import SentenceTransformer
+    assert SentenceTransformer(str(folder)).max_seq_length == SentenceTransformer(resolve_model(DEFAULT_MODEL)).max_seq_length
     assert not np.allclose(tuned, base, atol=1e-4)
 
 
