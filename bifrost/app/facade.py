@@ -198,6 +198,17 @@ class Bifrost:
         self.pipeline.forget(corpus)
         return report
 
+    def reembed_entities(self, corpus: str) -> dict:
+        """Recompute the stored entity, relation and triple embeddings with the configured embedding model
+        (after `train encoder`), without extracting again; names and counts are unchanged."""
+        from graph_builders.entities.reembed import reembed_entity_network
+
+        self.require_corpus(corpus)
+        graph = None if self.settings.store == "embedded" else self.graph  # the embedded store reads SQL
+        report = reembed_entity_network(self.sql, corpus, self.embedder, graph)
+        self.pipeline.forget(corpus)
+        return {**report, "embedding_model": self.settings.embedding_model}
+
     def entity_view(self, corpus: str, name: str) -> dict:
         """An entity (exact normalized name, else the closest by embedding), its provisions and relations."""
         from graph_builders.entities.normalize import normalize_name

@@ -16,15 +16,27 @@ import numpy as np
 
 from bifrost.core.embeddings import SentenceTransformerEmbedder
 from bifrost.core.settings import Settings
-from bifrost.core.types import RetrievedItem, Via
+from bifrost.core.types import RetrievedItem, Via, content_hash
 from retrieval.baselines.documents import Documents, build_documents, load_provisions
 
 log = logging.getLogger(__name__)
 
 
+def model_version(model: str) -> str:
+    """For a local model folder, ``-`` and a hash of its weight files' sizes and times (a retrained
+    encoder saved to the same folder gets a new cache); empty for a model name."""
+    folder = Path(model).expanduser()
+    if not folder.is_dir():
+        return ""
+    stats = [f"{f.name}:{f.stat().st_size}:{f.stat().st_mtime_ns}" for f in sorted(folder.glob("*.safetensors"))
+             + sorted(folder.glob("*.bin"))]
+    return f"-{content_hash(*stats)[:8]}" if stats else ""
+
+
 def cache_path(home: Path, corpus: str, model: str, docs: Documents) -> Path:
     """Where the embedding matrix of these documents under this model is kept."""
     slug = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(model).name or model)[:60]
+    slug += model_version(model)
     safe_corpus = re.sub(r"[^A-Za-z0-9._-]+", "_", corpus)
     return home / "index" / safe_corpus / f"dense-{slug}-{docs.fingerprint}.npy"
 

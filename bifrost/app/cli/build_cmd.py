@@ -41,9 +41,15 @@ def build_entities_cmd(
     search: Annotated[Optional[RefinerSearch], typer.Option(
         help="Refiner's nearest-entity search: exact, lsh (near-linear, may miss ~1/1000 merges at tau) or auto "
              "(exact up to 20,000 entities, then lsh); default from settings")] = None,
+    reembed: Annotated[bool, typer.Option(
+        "--reembed", help="Only recompute the stored entity and triple embeddings with the configured "
+                          "BIFROST_EMBEDDING_MODEL (e.g. after `bifrost train encoder`); no extraction")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Build the Entity Network Graph: extract entities and relations, merge near-duplicates, embed."""
+    if reembed:
+        _reembed(ctx, corpus, as_json)
+        return
     bf = facade(ctx)
     try:
         with progress_bar() as bar:
@@ -78,3 +84,24 @@ def build_entities_cmd(
         err.print(f"[yellow]failed:[/yellow] {len(report.failed) - 10} more (--json lists every one)", highlight=False)
     if usage:
         out.print(f"model usage: {usage}")
+
+
+def _reembed(ctx: typer.Context, corpus: str, as_json: bool) -> None:
+    """`build entities --reembed`: new vectors for the stored entity network, same names."""
+    bf = facade(ctx)
+    try:
+        report = bf.reembed_entities(corpus)
+    except BifrostError as e:
+        fail(e)
+    except ValueError as e:
+        fail_message(str(e))
+    finally:
+        bf.close()
+    if as_json:
+        emit_json(report)
+        return
+    out.print(
+        f"re-embedded the entity network of [bold]{corpus}[/bold] with {escape(report['embedding_model'])}: "
+        f"{report['entities']} entities, {report['relation_types']} relation types, {report['triples']} triples, "
+        f"{report['seconds']:.1f} s"
+    )

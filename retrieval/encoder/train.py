@@ -1,0 +1,167 @@
+"""Fine-tune the sentence encoder on a corpus's free pairs (MultipleNegativesRankingLoss, CPU).
+
+A plain torch loop over sentence-transformers' loss (the library's trainer needs the `datasets` and
+`accelerate` packages, which Bifrost does not ship): shuffled batches of (anchor, positive) pairs, every
+other positive in the batch a negative, AdamW with linear warm-up and decay. The model and a JSON card
+(base model, pairs per kind, steps, seconds) are saved to ``$BIFROST_HOME/models/encoder-<corpus>/``;
+point ``BIFROST_EMBEDDING_MODEL`` at that folder to use it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from bifrost.core.embeddings import resolve_model
+from bifrost.core.settings import Settings
+from retrieval.encoder.pairs import Pair, corpus_pairs
+
+log = logging.getLogger(__name__)
+
+CARD = "encoder-card.json"
+
+
+@dataclass
+class EncoderReport:
+    """What `train_encoder` did and where the model is."""
+
+    corpus: str
+    base_model: str
+    path: str
+    pairs: dict[str, int] = field(default_factory=dict)
+    epochs: int = 1
+    batch_size: int = 32
+    steps: int = 0
+    seconds: float = 0.0
+    mean_loss_first: float | None = None
+    mean_loss_last: float | None = None
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def encoder_dir(home: Path, corpus: str) -> Path:
+    """``$BIFROST_HOME/models/encoder-<corpus>/``."""
+    return home / "models" / f"encoder-{re.sub(r'[^A-Za-z0-9._-]+', '_', corpus)}"
+
+
+def fit_pairs(pairs: Sequence[Pair], base_model: str, out: Path, epochs: int = 1, batch_size: int = 32,
+              lr: float = 2e-5, max_seq_length: int = 128, threads: int = 2, seed: int = 13,
+              progress: Callable[[int, int], None] | None = None) -> tuple[int, list[float]]:
+    """Train a copy of ``base_model`` on ``pairs`` and save it to ``out``; returns steps and losses."""
+    import torch
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.losses import MultipleNegativesRankingLoss
+
+    if batch_size < 2:
+        raise ValueError(f"batch_size must be >= 2 (in-batch negatives), got {batch_size}")
+    if epochs <= 0:
+        raise ValueError(f"epochs must be > 0, got {epochs}")
+    if not pairs:
+        raise ValueError("no training pairs: is the corpus ingested and its navigator built?")
+    torch.set_num_threads(threads)
+    torch.manual_seed(seed)
+    model = SentenceTransformer(resolve_model(base_model), device="cpu")
+    served_length = model.max_seq_length  # trained on shorter texts for speed, saved as the base reads
+    model.max_seq_length = max_seq_length
+    loss_fn = MultipleNegativesRankingLoss(model)
+    batches = _batches(pairs, batch_size, epochs, seed)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
+    warmup = max(1, len(batches) // 10)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: min((s + 1) / warmup, max(0.0, (len(batches) - s) / max(1, len(batches) - warmup))))
+    model.train()
+    losses: list[float] = []
+    for step, batch in enumerate(batches, 1):
+        features = [_tokens(model, [p.anchor for p in batch]), _tokens(model, [p.positive for p in batch])]
+        loss = loss_fn(features, torch.empty(0))
+        optimizer.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        scheduler.step()
+        losses.append(float(loss.detach()))
+        if progress is not None:
+            progress(step, len(batches))
+    model.eval()
+    model.max_seq_length = served_length
+    out.mkdir(parents=True, exist_ok=True)
+    model.save(str(out))
+    return len(batches), losses
+
+
+def _tokens(model, texts: list[str]) -> dict:
+    preprocess = getattr(model, "preprocess", None) or model.tokenize
+    return dict(preprocess(texts))
+
+
+def _batches(pairs: Sequence[Pair], batch_size: int, epochs: int, seed: int) -> list[list[Pair]]:
+    """Batches with no repeated anchor or positive text (a repeat would be a false in-batch negative)."""
+    import random
+
+    out: list[list[Pair]] = []
+    for epoch in range(epochs):
+        order = list(pairs)
+        random.Random(f"{seed}:{epoch}").shuffle(order)
+        batch: list[Pair] = []
+        texts: set[str] = set()
+        waiting: list[Pair] = []
+        for p in order:
+            if p.anchor in texts or p.positive in texts:
+                waiting.append(p)
+                continue
+            batch.append(p)
+            texts.update((p.anchor, p.positive))
+            if len(batch) == batch_size:
+                out.append(batch)
+                batch, texts = [], set()
+                still = []
+                for w in waiting:
+                    if len(batch) < batch_size and w.anchor not in texts and w.positive not in texts:
+                        batch.append(w)
+                        texts.update((w.anchor, w.positive))
+                    else:
+                        still.append(w)
+                waiting = still
+        if len(batch) >= 2:
+            out.append(batch)
+    return out
+
+
+def train_encoder(settings: Settings, corpus: str, max_pairs: int = 8000, epochs: int = 1, batch_size: int = 32,
+                  out: Path | None = None, seed: int = 13,
+                  progress: Callable[[int, int], None] | None = None) -> EncoderReport:
+    """Pairs from the stored corpus, fine-tuning of ``settings.embedding_model``, model and card saved."""
+    from bifrost.core.store.sql_store import SqlStore
+
+    store = SqlStore(settings.sql_url)
+    try:
+        provisions = store.provisions(corpus)
+        references = store.references(corpus, dangling=False)
+    finally:
+        store.dispose()
+    if not provisions:
+        raise ValueError(f"corpus {corpus!r} has no provisions; run `bifrost ingest --corpus {corpus}`")
+    pairs = corpus_pairs(provisions, references, max_pairs, seed)
+    target = out or encoder_dir(settings.home, corpus)
+    started = time.perf_counter()
+    steps, losses = fit_pairs(pairs, settings.embedding_model, target, epochs, batch_size,
+                              threads=2, seed=seed, progress=progress)
+    tenth = max(1, len(losses) // 10)
+    report = EncoderReport(
+        corpus=corpus, base_model=settings.embedding_model, path=str(target),
+        pairs=dict(sorted(Counter(p.kind for p in pairs).items())), epochs=epochs, batch_size=batch_size,
+        steps=steps, seconds=round(time.perf_counter() - started, 1),
+        mean_loss_first=round(sum(losses[:tenth]) / tenth, 4),
+        mean_loss_last=round(sum(losses[-tenth:]) / tenth, 4),
+    )
+    (target / CARD).write_text(json.dumps({**report.as_dict(), "max_pairs": max_pairs, "seed": seed,
+                                           "loss": "MultipleNegativesRankingLoss"}, indent=2))
+    log.info("encoder of %s: %d pairs, %d steps in %.0fs -> %s", corpus, len(pairs), steps, report.seconds, target)
+    return report

@@ -1,0 +1,54 @@
+"""Training smoke test: the mini corpus's free pairs fine-tune a loadable model that differs from the base."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from bifrost.app.facade import Bifrost
+from bifrost.core.embeddings import DEFAULT_MODEL, SentenceTransformerEmbedder, resolve_model
+from bifrost.core.settings import Settings
+from retrieval.baselines.dense import cache_path, model_version
+from retrieval.baselines.documents import Documents
+from retrieval.encoder.train import CARD, encoder_dir, train_encoder
+from tests.unit.mini_corpus import MINI, build_corpus
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    root = tmp_path_factory.mktemp("encoder")
+    settings = Settings(home=root / "home")
+    bf = Bifrost(settings)
+    build_corpus(bf, "mini", MINI)
+    bf.close()
+    return settings, train_encoder(settings, "mini", max_pairs=50, batch_size=8)
+
+
+def test_training_saves_a_loadable_model_and_its_card(trained):
+    settings, report = trained
+    folder = encoder_dir(settings.home, "mini")
+    assert report.path == str(folder) and report.steps >= 1
+    card = json.loads((folder / CARD).read_text())
+    assert card["base_model"] == DEFAULT_MODEL and card["pairs"] == report.pairs
+    assert 0 < sum(report.pairs.values()) <= 50
+    texts = ["Guardrail systems shall be 42 inches high.", "What is a leading edge?"]
+    tuned = SentenceTransformerEmbedder(str(folder)).embed(texts)
+    base = SentenceTransformerEmbedder(DEFAULT_MODEL).embed(texts)
+    assert tuned.shape == base.shape
+    from sentence_transformers import SentenceTransformer
+    assert SentenceTransformer(str(folder)).max_seq_length == SentenceTransformer(resolve_model(DEFAULT_MODEL)).max_seq_length
+    assert not np.allclose(tuned, base, atol=1e-4)
+
+
+def test_dense_cache_of_a_model_folder_changes_when_the_model_is_retrained(trained):
+    settings, report = trained
+    docs = Documents(ids=["a"], texts=["x"])
+    before = cache_path(settings.home, "mini", report.path, docs)
+    weights = next(iter(sorted(encoder_dir(settings.home, "mini").glob("*.safetensors"))))
+    st = weights.stat()
+    os.utime(weights, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    assert cache_path(settings.home, "mini", report.path, docs) != before
+    assert model_version(DEFAULT_MODEL) == ""
