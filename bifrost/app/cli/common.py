@@ -82,3 +82,23 @@ def fail_message(message: str, code: int = 1) -> NoReturn:
     err.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
+
+
+def serve_with(ctx: typer.Context, extra: str, corpora: list[str] | None, run: Callable[[Bifrost], None]) -> None:
+    """What every server command does: check its extra, check the asked corpora, run until stopped,
+    turn a `BifrostError` into one line, and close the facade."""
+    from bifrost.core.extras import require_extra
+
+    try:
+        require_extra(extra)
+    except BifrostError as e:
+        fail(e)
+    bf = facade(ctx)
+    try:
+        for name in corpora or []:
+            bf.require_corpus(name)
+        run(bf)
+    except BifrostError as e:
+        fail(e)
+    finally:
+        bf.close()

@@ -7,10 +7,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from bifrost.app.cli.common import facade, fail
+from bifrost.app.cli.common import serve_with
 from bifrost.app.cli.console import err
-from bifrost.core.errors import BifrostError
-from bifrost.core.extras import require_extra
+from bifrost.app.facade import Bifrost
 
 
 class Transport(str, Enum):
@@ -28,20 +27,12 @@ def mcp(
     page_size: Annotated[int, typer.Option(min=1, max=1000, help="Provisions per page of the resource listing")] = 100,
 ) -> None:
     """Serve read-only tools (ask, search, provision, neighbours, entity) and provision resources over MCP."""
-    try:
-        require_extra("mcp")
-    except BifrostError as e:
-        fail(e)
-    from bifrost.app.mcp.server import serve
 
-    bf = facade(ctx)
-    try:
-        for name in corpus or []:
-            bf.require_corpus(name)
+    def run(bf: Bifrost) -> None:
+        from bifrost.app.mcp.server import serve
+
         if transport is Transport.http:
             err.print(f"MCP server on http://{host}:{port}/mcp", highlight=False)
         serve(bf, transport.value, host=host, port=port, corpora=corpus or None, warm=warm, page_size=page_size)
-    except BifrostError as e:
-        fail(e)
-    finally:
-        bf.close()
+
+    serve_with(ctx, "mcp", corpus, run)

@@ -6,9 +6,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from bifrost.app.cli.common import facade, fail
+from bifrost.app.cli.common import serve_with
 from bifrost.app.cli.console import err
-from bifrost.core.errors import BifrostError
+from bifrost.app.facade import Bifrost
 
 
 def serve(
@@ -19,21 +19,10 @@ def serve(
     warm: Annotated[bool, typer.Option("--warm/--no-warm", help="Load models and indexes before accepting requests")] = True,
 ) -> None:
     """Serve the web app and JSON API (uvicorn); models load once at startup."""
-    from bifrost.core.extras import require_extra
+    def run(bf: Bifrost) -> None:
+        from bifrost.app.web.server import serve as run_server
 
-    try:
-        require_extra("web")
-    except BifrostError as e:
-        fail(e)
-    from bifrost.app.web.server import serve as run_server
-
-    bf = facade(ctx)
-    try:
-        for name in corpus or []:
-            bf.require_corpus(name)
         err.print(f"serving on http://{host}:{port} (warming up models first)" if warm else f"serving on http://{host}:{port}")
         run_server(bf, host=host, port=port, corpora=corpus or None, warm=warm)
-    except BifrostError as e:
-        fail(e)
-    finally:
-        bf.close()
+
+    serve_with(ctx, "web", corpus, run)
