@@ -183,3 +183,48 @@ class TestGraphStoreContract:
         assert loaded.get_section(other.uid) == other
         assert loaded.stats(C).edges_by_type == {}
         loaded.clear(OTHER)
+
+
+class TestRetiringAndInventory:
+    """Editions retire nodes and edges; sync and `graph check` read a corpus's inventory."""
+
+    @pytest.fixture
+    def loaded(self, store):
+        store.upsert_sections(TREE)
+        store.upsert_edges(HAS + REFS)
+        return store
+
+    def test_inventory_lists_every_section_and_edge_of_the_corpus(self, loaded):
+        assert loaded.node_uids(C, "Section") == {p.uid for p in TREE}
+        assert loaded.node_uids(C, "Entity") == set()
+        assert set(loaded.edges(C, EdgeType.HAS)) == set(HAS)
+        assert set(loaded.edges(C, EdgeType.REFERS_TO)) == set(REFS)
+
+    def test_deleting_a_node_removes_it_and_every_edge_touching_it(self, loaded):
+        assert loaded.delete_nodes([u("1926.502(k)"), u("no-such-id")]) == 1
+        assert loaded.get_section(u("1926.502(k)")) is None
+        assert u("1926.502(k)") not in loaded.node_uids(C, "Section")
+        gone = u("1926.502(k)")
+        assert all(gone not in (e.source, e.target) for t in EdgeType for e in loaded.edges(C, t))
+        assert loaded.references_out(u("1926.501(b)(2)(i)")) == []
+        assert loaded.children(u("1926.502")) == []
+        assert loaded.stats(C).edges_by_type == {"HAS": len(HAS) - 2, "REFERS_TO": len(REFS) - 2}
+
+    def test_deleting_edges_removes_only_those_edges(self, loaded):
+        assert loaded.delete_edges([REFS[0], REFS[0]]) == 1
+        assert loaded.references_out(REFS[0].source) == []
+        assert set(loaded.edges(C, EdgeType.REFERS_TO)) == set(REFS[1:])
+        assert loaded.delete_edges([REFS[0]]) == 0
+        assert loaded.get_section(REFS[0].target) is not None
+
+    def test_a_relation_is_deleted_by_its_name_only(self, loaded):
+        ents = [Entity(corpus=C, name=n, section_ids=("1926.502(k)",)) for n in ("net", "employee")]
+        loaded.upsert_entities(ents)
+        rel = [Edge(type=EdgeType.RELATES, source=ents[0].uid, target=ents[1].uid, relation=r,
+                    section_ids=("1926.502(k)",)) for r in ("protect", "catch")]
+        loaded.upsert_edges(rel)
+        assert loaded.delete_edges([rel[0]]) == 1
+        assert [e.relation for e in loaded.edges(C, EdgeType.RELATES)] == ["catch"]
+        assert loaded.node_uids(C, "Entity") == {e.uid for e in ents}
+        assert loaded.delete_nodes([ents[0].uid]) == 1
+        assert loaded.edges(C, EdgeType.RELATES) == [] and loaded.get_entity(ents[0].uid) is None

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Protocol, runtime_checkable
 
-from bifrost.core.types import Edge, Entity, GraphStats, Provision, Reached
+from bifrost.core.types import Edge, EdgeType, Entity, GraphStats, Provision, Reached
 
 
 @runtime_checkable
@@ -44,6 +44,27 @@ class GraphStore(Protocol):
 
     def clear(self, corpus: str) -> None:
         """Remove every node and edge of a corpus."""
+        ...
+
+    def delete_nodes(self, uids: Sequence[str]) -> int:
+        """Remove nodes (Section or Entity) with every edge touching them; returns how many existed.
+
+        Used when an edition retires provisions or an entity loses its last provision, so that no
+        stale node or edge stays behind.
+        """
+        ...
+
+    def delete_edges(self, edges: Sequence[Edge]) -> int:
+        """Remove the given edges (matched by type, ends and, for RELATES, relation); returns how many existed."""
+        ...
+
+    # --- inventory (sync and consistency checks) ---
+    def node_uids(self, corpus: str, label: str) -> set[str]:
+        """Uids of a corpus's nodes with one label (``Section`` or ``Entity``)."""
+        ...
+
+    def edges(self, corpus: str, etype: EdgeType) -> list[Edge]:
+        """Every edge of one type that leaves a node of the corpus (text and relation included)."""
         ...
 
     # --- reads ---

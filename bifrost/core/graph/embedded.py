@@ -161,6 +161,54 @@ class EmbeddedGraphStore:
         g = self.graph
         g.remove_nodes_from([n for n, d in g.nodes(data=True) if d.get("corpus") == corpus])
 
+    def delete_nodes(self, uids: Sequence[str]) -> int:
+        g = self.graph
+        gone = [u for u in dict.fromkeys(uids) if u in g]
+        if not gone:
+            return 0
+        with self.sql.session() as s:
+            for i in range(0, len(gone), _CHUNK):
+                chunk = gone[i : i + _CHUNK]
+                s.execute(delete(GraphEdgeRow).where(GraphEdgeRow.source.in_(chunk)))
+                s.execute(delete(GraphEdgeRow).where(GraphEdgeRow.target.in_(chunk)))
+                s.execute(delete(GraphNodeRow).where(GraphNodeRow.uid.in_(chunk)))
+        g.remove_nodes_from(gone)
+        return len(gone)
+
+    def delete_edges(self, edges: Sequence[Edge]) -> int:
+        g = self.graph
+        gone = [e for e in dict.fromkeys(edges) if g.has_edge(e.source, e.target, f"{e.type.value}:{_edge_key(e)}")]
+        if not gone:
+            return 0
+        with self.sql.session() as s:
+            for e in gone:
+                s.execute(
+                    delete(GraphEdgeRow).where(
+                        GraphEdgeRow.type == e.type.value,
+                        GraphEdgeRow.source == e.source,
+                        GraphEdgeRow.target == e.target,
+                        GraphEdgeRow.key == _edge_key(e),
+                    )
+                )
+        for e in gone:
+            g.remove_edge(e.source, e.target, key=f"{e.type.value}:{_edge_key(e)}")
+        return len(gone)
+
+    # --- inventory ---
+    def node_uids(self, corpus: str, label: str) -> set[str]:
+        return {u for u, d in self.graph.nodes(data=True) if d.get("label") == label and d.get("corpus") == corpus}
+
+    def edges(self, corpus: str, etype: EdgeType) -> list[Edge]:
+        g = self.graph
+        return [
+            Edge(
+                type=etype, source=u, target=v, text=d.get("text"), relation=d.get("relation"),
+                section_ids=tuple(d.get("section_ids", ())),
+            )
+            for u, v, d in g.edges(data=True)
+            if d.get("type") == etype.value and g.nodes[u].get("corpus") == corpus
+        ]
+
     # --- reads ---
     def get_section(self, uid: str) -> Provision | None:
         d = self.graph.nodes.get(uid)

@@ -144,6 +144,38 @@ CALL (e) { DETACH DELETE e } IN TRANSACTIONS OF $chunk ROWS
 """
 CLEAR_META = "MATCH (m:CorpusMeta {corpus: $corpus}) DELETE m"
 
+# Retiring nodes and edges (editions, entity updates): each returns how many existed.
+DELETE_NODES = """
+UNWIND $rows AS row
+MATCH (n {uid: row.uid}) WHERE n:Section OR n:Entity
+DETACH DELETE n
+RETURN count(*) AS written
+"""
+
+
+def _delete_edge(rel: str, match: str = "") -> str:
+    return f"""
+UNWIND $rows AS row
+MATCH ({{uid: row.source}})-[r:{rel}{match}]->({{uid: row.target}})
+DELETE r
+RETURN count(*) AS written
+"""
+
+
+DELETE_EDGES = {
+    "HAS": _delete_edge("HAS"),
+    "REFERS_TO": _delete_edge("REFERS_TO"),
+    "MENTIONED_IN": _delete_edge("MENTIONED_IN"),
+    "RELATES": _delete_edge("RELATES", " {relation: row.relation}"),
+}
+
+# Inventory of a corpus (sync and consistency checks).
+NODE_UIDS = "MATCH (n {corpus: $corpus}) WHERE $label IN labels(n) RETURN n.uid AS uid"
+EDGES_OF_TYPE = """
+MATCH (a {corpus: $corpus})-[r]->(b) WHERE type(r) = $type AND (a:Section OR a:Entity)
+RETURN a.uid AS source, b.uid AS target, r.text AS text, r.relation AS relation, r.section_ids AS section_ids
+"""
+
 # --- reads -------------------------------------------------------------------------------------
 
 GET_SECTION = "MATCH (s:Section {uid: $uid}) RETURN properties(s) AS props"

@@ -18,6 +18,9 @@ Design choices:
   keeps the visited set and the paths, so a node is reported once, at its smallest depth,
   with one shortest path, and the work is bounded by the edges of the reached nodes (a
   variable-length pattern would enumerate every path up to the depth).
+
+The module is over 400 lines because one class implements the whole protocol (writes, deletes,
+inventory, traversal, Neo4j-only search); the query text already lives elsewhere.
 """
 
 from __future__ import annotations
@@ -240,6 +243,29 @@ class Neo4jGraphStore:
             for stmt in (q.CLEAR_SECTIONS, q.CLEAR_ENTITIES):
                 s.run(stmt, corpus=corpus, chunk=10_000).consume()
             s.run(q.CLEAR_META, corpus=corpus).consume()
+
+    def delete_nodes(self, uids: Sequence[str]) -> int:
+        rows = [{"uid": u} for u in dict.fromkeys(uids)]
+        return self._write_batches(q.DELETE_NODES, rows, "deleting nodes")
+
+    def delete_edges(self, edges: Sequence[Edge]) -> int:
+        gone = 0
+        for etype in EdgeType:
+            rows = [edge_row(e) for e in dict.fromkeys(edges) if e.type is etype]
+            if rows:
+                gone += self._write_batches(q.DELETE_EDGES[etype.value], rows, f"deleting {etype.value} edges")
+        return gone
+
+    def node_uids(self, corpus: str, label: str) -> set[str]:
+        return {r["uid"] for r in self._read(q.NODE_UIDS, "listing nodes", corpus=corpus, label=label)}
+
+    def edges(self, corpus: str, etype: EdgeType) -> list[Edge]:
+        records = self._read(q.EDGES_OF_TYPE, f"listing {etype.value} edges", corpus=corpus, type=etype.value)
+        return [
+            Edge(type=etype, source=r["source"], target=r["target"], text=r["text"], relation=r["relation"],
+                 section_ids=tuple(r["section_ids"] or ()))
+            for r in records
+        ]
 
     def set_entity_embeddings(self, rows: Sequence[tuple[str, Sequence[float]]]) -> int:
         """Store ``(entity uid, vector)`` pairs for the entity vector index; returns how many matched."""
