@@ -1,7 +1,9 @@
-"""Ingest regulation sources into the SQL store, one file at a time.
+"""Ingest regulation sources into the SQL store as a new edition of their corpus.
 
-A bad file is reported in one line and skipped; the others are still stored. Each file is
-stored in its own transaction, so nothing stored before is lost. When a second source carries
+A bad file is reported in one line and skipped; the others are still stored. One ingest is one
+transaction (each file in its own savepoint), so a kill leaves the previous edition whole.
+Provisions a re-ingested file no longer has are retired (kept in the history); changed ones
+keep their previous version. When a second source carries
 a provision already stored from another source, the two are reconciled (difflib): equal texts
 are marked verified, different texts become review items; neither is silently dropped.
 """
@@ -10,13 +12,18 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from datetime import date as Date
 from pathlib import Path
+
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session
 
 from bifrost.core.corpora import corpus_spec
 from bifrost.core.errors import BifrostError, NotFoundError, SourceParseError
 from bifrost.core.settings import Settings
+from bifrost.core.store.editions import next_edition, parse_date, record_edition, retire
 from bifrost.core.store.sql_store import SqlStore
-from bifrost.core.types import IngestReport, ParsedDocument, Provision, ReviewItem
+from bifrost.core.types import Edition, IngestReport, ParsedDocument, Provision, ReviewItem, content_hash
 from graph_builders.scrape.reconcile import review_item
 from graph_builders.scrape.sniff import read_source
 
@@ -73,26 +80,68 @@ def split_against_stored(
     return write, verified, review
 
 
-def store_documents(sql: SqlStore, docs: Sequence[ParsedDocument], report: IngestReport) -> None:
-    """Store parsed documents one by one, each in its own transaction."""
-    for doc in docs:
-        stored = {p.id: p for p in sql.provisions(doc.document.corpus, [p.id for p in doc.provisions])}
-        write, verified, review = split_against_stored(stored, doc)
+def _store_one(sql: SqlStore, s: Session, doc: ParsedDocument, edition: int, report: IngestReport) -> None:
+    """Write one document's provisions into the open transaction, retiring what it no longer has."""
+    corpus = doc.document.corpus
+    stored = sql.provisions_in(s, corpus, [p.id for p in doc.provisions])
+    write, verified, review = split_against_stored(stored, doc)
+    sql.record_document(s, doc.document)
+    res = sql.upsert_provisions(s, write, edition=edition)
+    if verified:
+        sql.upsert_provisions(s, [stored[i] for i in verified], verified_ids=verified)
+    removed = retire(s, corpus, doc.document.name, {p.id for p in doc.provisions}, edition)
+    report.review_items += sql.add_review_items(s, review)
+    report.added += len(res.added)
+    report.updated.extend(res.updated)
+    report.removed.extend(removed)
+    report.unchanged += res.unchanged
+    report.verified += len(verified)
+
+
+def store_documents(
+    sql: SqlStore, docs: Sequence[ParsedDocument], report: IngestReport, *, date: str | None = None,
+    allow_older: bool = False,
+) -> None:
+    """Store parsed documents as one new edition of their corpus, in one transaction.
+
+    Each document is written inside a savepoint: one that fails is reported and left out, the
+    others still form the edition. A kill before the commit leaves the previous edition whole.
+    Nothing changed means no edition is recorded.
+    """
+    corpus = docs[0].document.corpus
+    when = parse_date(date, "--edition-date") if date else (source_date(docs) or Date.today().isoformat())
+    with sql.session() as s:
+        number = next_edition(s, corpus, when, allow_older=allow_older)
+        sources = []
+        for doc in docs:
+            before = (report.added, len(report.updated), len(report.removed))
+            try:
+                with s.begin_nested():
+                    _store_one(sql, s, doc, number, report)
+            except (BifrostError, SQLAlchemyError) as e:
+                report.errors.append(f"{doc.document.name}: not stored: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
+                continue
+            report.files_ok.append(doc.document.name)
+            if (report.added, len(report.updated), len(report.removed)) != before:
+                sources.append(doc.document)
+        if sources:
+            report.edition = Edition(
+                corpus=corpus, number=number, date=when, sources=tuple(d.name for d in sources),
+                content_hash=content_hash(*sorted(d.checksum for d in sources)),
+                added=report.added, changed=len(report.updated), removed=len(report.removed),
+            )
+            record_edition(s, report.edition)
+
+
+def source_date(docs: Sequence[ParsedDocument]) -> str | None:
+    """The latest edition date the sources state (eCFR 'amendment date' and the like), if any."""
+    dates = []
+    for d in docs:
         try:
-            with sql.session() as s:
-                sql.record_document(s, doc.document)
-                res = sql.upsert_provisions(s, write)
-                if verified:
-                    sql.upsert_provisions(s, [stored[i] for i in verified], verified_ids=verified)
-                report.review_items += sql.add_review_items(s, review)
-        except BifrostError as e:
-            report.errors.append(f"{doc.document.name}: not stored: {e}")
+            dates.append(Date.fromisoformat((d.document.edition or "")[:10]).isoformat())
+        except ValueError:
             continue
-        report.files_ok.append(doc.document.name)
-        report.added += len(res.added)
-        report.updated.extend(res.updated)
-        report.unchanged += res.unchanged
-        report.verified += len(verified)
+    return max(dates, default=None)
 
 
 def ingest_sources(
@@ -102,14 +151,20 @@ def ingest_sources(
     *,
     jurisdiction: str = "us-cfr",
     progress: Progress | None = None,
+    date: str | None = None,
+    allow_older: bool = False,
     **opts,
 ) -> IngestReport:
-    """Parse and store sources for one corpus; returns what happened, file by file."""
+    """Parse and store sources for one corpus as a new edition; returns what happened, file by file.
+
+    ``date`` is the edition's date (default: the date the sources state, else today); an edition
+    older than the corpus's current one is refused unless ``allow_older``.
+    """
     report = IngestReport(corpus=corpus)
     docs = parse_sources(paths, corpus, report, progress, **opts)
     if docs:
         sql.ensure_corpus(corpus, jurisdiction)
-        store_documents(sql, docs, report)
+        store_documents(sql, docs, report, date=date, allow_older=allow_older)
     return report
 
 

@@ -76,7 +76,13 @@ class Provision(Frozen):
 
     @property
     def hash(self) -> str:
+        """Hash of what an extractor reads (kind, heading, text, parent): keys the extraction journal."""
         return content_hash(self.kind.value, self.heading, self.text, self.parent_id or "")
+
+    @property
+    def version_hash(self) -> str:
+        """Hash of every field: any change (order, url, level, pages, term, reserved...) makes a new version."""
+        return content_hash(self.model_dump_json(exclude={"uid"}))
 
 
 class Reference(Frozen):
@@ -127,6 +133,22 @@ class SourceDocument(Frozen):
     url: str | None = None
 
 
+class Edition(Frozen):
+    """One recorded state of a corpus: what an ingest changed, from which sources, valid from a date.
+
+    Edition 0 stands for provisions stored before editions were recorded (no date).
+    """
+
+    corpus: str
+    number: int
+    date: str | None = Field(default=None, description="ISO date (YYYY-MM-DD) from which this edition is valid")
+    sources: tuple[str, ...] = ()
+    content_hash: str = ""
+    added: int = 0
+    changed: int = 0
+    removed: int = 0
+
+
 class ParsedDocument(Frozen):
     """What a scraper returns: the document and its provisions, plus anything it found odd."""
 
@@ -160,6 +182,8 @@ class IngestReport(BaseModel):
     verified: int = 0
     review_items: int = 0
     oddities: list[str] = Field(default_factory=list)
+    removed: list[str] = Field(default_factory=list)
+    edition: Edition | None = Field(default=None, description="The edition this ingest recorded; None when nothing changed")
 
 
 class GraphStats(BaseModel):

@@ -3,6 +3,11 @@ REFERS_TO edges from the rule-based reference extractor.
 
 Schema-locked: an edge is written only when both ends are provisions of the corpus; every
 reference the grammar rejects or the corpus lacks is kept in the SQL store as dangling.
+
+A build is a sync: references are extracted again for every current provision (about 5 s for
+Part 1926), so a provision whose target was renumbered or repealed is re-resolved too, and
+only the differences are written: retired sections and stale edges are deleted from the graph
+store, retired references are closed in SQL. The result always equals a clean build.
 """
 
 from __future__ import annotations
@@ -26,6 +31,10 @@ class NavigatorReport(BaseModel):
 
     corpus: str
     sections: int = 0
+    sections_removed: int = 0
+    edges_removed: int = 0
+    references_added: int = 0
+    references_retired: int = 0
     has_edges: int = 0
     refers_to_edges: int = 0
     dangling: int = 0
@@ -74,6 +83,18 @@ def refers_to_edges(refs: Sequence[Reference]) -> list[Edge]:
     return list(edges.values())
 
 
+def remove_stale(graph: GraphStore, corpus: str, sections: set[str], edges: Sequence[Edge]) -> tuple[int, int]:
+    """Delete Section nodes no longer in the corpus and HAS/REFERS_TO edges no longer derived."""
+    stale_nodes = graph.node_uids(corpus, "Section") - sections
+    removed_nodes = graph.delete_nodes(sorted(stale_nodes)) if stale_nodes else 0
+    wanted = {(e.type, e.source, e.target) for e in edges}
+    stale_edges = [
+        e for t in (EdgeType.HAS, EdgeType.REFERS_TO) for e in graph.edges(corpus, t)
+        if (e.type, e.source, e.target) not in wanted
+    ]
+    return removed_nodes, graph.delete_edges(stale_edges) if stale_edges else 0
+
+
 def build_navigator(
     sql: SqlStore,
     graph: GraphStore,
@@ -85,10 +106,11 @@ def build_navigator(
     start = time.perf_counter()
     provisions = sql.provisions(corpus)
     refs = extract_references(provisions, extractor, progress)
-    sql.replace_references(corpus, refs)
-    graph.upsert_sections(provisions)
+    refs_added, refs_retired = sql.replace_references(corpus, refs)
     hs = has_edges(provisions)
     rs = refers_to_edges(refs)
+    sections_removed, edges_removed = remove_stale(graph, corpus, {p.uid for p in provisions}, hs + rs)
+    graph.upsert_sections(provisions)
     graph.upsert_edges(hs + rs)
     dangling = [r for r in refs if r.target_id is None]
     graph.set_dangling_count(corpus, len(dangling))
@@ -96,6 +118,10 @@ def build_navigator(
     return NavigatorReport(
         corpus=corpus,
         sections=len(provisions),
+        sections_removed=sections_removed,
+        edges_removed=edges_removed,
+        references_added=refs_added,
+        references_retired=refs_retired,
         has_edges=len(hs),
         refers_to_edges=len(rs),
         dangling=len(dangling),

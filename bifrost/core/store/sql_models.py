@@ -71,6 +71,36 @@ class ProvisionRow(Base):
     content_hash: Mapped[str] = mapped_column(String(32))
     verified: Mapped[bool] = mapped_column(Boolean, default=False)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    valid_from: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+
+
+class EditionRow(Base):
+    """One recorded state of a corpus (see `bifrost.core.types.Edition`)."""
+
+    __tablename__ = "editions"
+    corpus: Mapped[str] = mapped_column(String(64), primary_key=True)
+    number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    date: Mapped[str | None] = mapped_column(String(10), nullable=True)
+    sources: Mapped[list[str]] = mapped_column(JSON, default=list)
+    content_hash: Mapped[str] = mapped_column(String(64), default="")
+    added: Mapped[int] = mapped_column(Integer, default=0)
+    changed: Mapped[int] = mapped_column(Integer, default=0)
+    removed: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ProvisionVersionRow(Base):
+    """A provision as it was before an edition changed or retired it (valid_from <= e < valid_to)."""
+
+    __tablename__ = "provision_versions"
+    __table_args__ = (Index("ix_provision_versions_corpus_id", "corpus", "provision_id"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    corpus: Mapped[str] = mapped_column(String(64))
+    provision_id: Mapped[str] = mapped_column(String(320))
+    valid_from: Mapped[int] = mapped_column(Integer)
+    valid_to: Mapped[int] = mapped_column(Integer)
+    change: Mapped[str] = mapped_column(String(16))
+    data: Mapped[dict] = mapped_column(JSON)
 
 
 class ReferenceRow(Base):
@@ -83,6 +113,8 @@ class ReferenceRow(Base):
     target_id: Mapped[str | None] = mapped_column(String(320), nullable=True)
     reason: Mapped[str | None] = mapped_column(Text, nullable=True)
     extractor: Mapped[str] = mapped_column(String(32), default="rules")
+    valid_from: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    valid_to: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class ReviewItemRow(Base):

@@ -11,11 +11,21 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy import Engine, create_engine, delete, event, insert, select, update
+from sqlalchemy import Engine, create_engine, delete, event, insert, inspect, select, text, update
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from bifrost.core.errors import StoreError
+from bifrost.core.store.editions import (
+    editions,
+    keep_version,
+    provisions_at,
+    references_at,
+    resolve,
+    sync_references,
+    versions_of,
+)
+from bifrost.core.store.provision_rows import provision_to_row, row_to_provision  # noqa: F401  (re-exported)
 from bifrost.core.store.sql_models import (
     Base,
     CorpusRow,
@@ -26,7 +36,7 @@ from bifrost.core.store.sql_models import (
     ReviewItemRow,
     utcnow,
 )
-from bifrost.core.types import Provision, ProvisionKind, Reference, ReviewItem, SourceDocument
+from bifrost.core.types import Edition, Provision, ProvisionKind, Reference, ReviewItem, SourceDocument
 
 
 @dataclass
@@ -47,6 +57,26 @@ def _enable_sqlite_pragmas(engine: Engine) -> None:
         cur.close()
 
 
+def add_missing_columns(engine: Engine) -> list[str]:
+    """Add columns a newer Bifrost defines to tables an older one created (nullable or defaulted only)."""
+    inspector = inspect(engine)
+    added = []
+    with engine.begin() as conn:
+        for table in Base.metadata.sorted_tables:
+            if not inspector.has_table(table.name):
+                continue
+            have = {c["name"] for c in inspector.get_columns(table.name)}
+            for col in table.columns:
+                if col.name in have or not (col.nullable or col.server_default is not None):
+                    continue
+                ddl = f'ALTER TABLE "{table.name}" ADD COLUMN "{col.name}" {col.type.compile(engine.dialect)}'
+                if col.server_default is not None:
+                    ddl += f" DEFAULT {col.server_default.arg}"
+                conn.execute(text(ddl))
+                added.append(f"{table.name}.{col.name}")
+    return added
+
+
 def make_engine(url: str) -> Engine:
     """An engine for a SQLAlchemy URL; creates the SQLite folder and the tables."""
     if url.startswith("sqlite:///") and not url.startswith("sqlite:///:memory:"):
@@ -58,52 +88,12 @@ def make_engine(url: str) -> Engine:
         import bifrost.core.store.entity_tables  # noqa: F401  (register the entity tables)
 
         Base.metadata.create_all(engine)
+        add_missing_columns(engine)
     except ModuleNotFoundError:
         Base.metadata.create_all(engine)
     except SQLAlchemyError as e:
         raise StoreError(f"cannot open the SQL store at {url}: {e.__class__.__name__}: {e}") from e
     return engine
-
-
-def provision_to_row(p: Provision, verified: bool = False) -> dict:
-    return {
-        "uid": p.uid,
-        "corpus": p.corpus,
-        "id": p.id,
-        "parent_id": p.parent_id,
-        "kind": p.kind.value,
-        "heading": p.heading,
-        "text": p.text,
-        "level": p.level,
-        "ord": p.order,
-        "url": p.url,
-        "pages": list(p.pages),
-        "term": p.term,
-        "source_note": p.source_note,
-        "reserved": p.reserved,
-        "document": p.document,
-        "content_hash": p.hash,
-        "verified": verified,
-    }
-
-
-def row_to_provision(r: ProvisionRow) -> Provision:
-    return Provision(
-        corpus=r.corpus,
-        id=r.id,
-        parent_id=r.parent_id,
-        kind=ProvisionKind(r.kind),
-        heading=r.heading or "",
-        text=r.text or "",
-        level=r.level,
-        order=r.ord,
-        url=r.url,
-        pages=tuple(r.pages or ()),
-        term=r.term,
-        source_note=r.source_note,
-        reserved=r.reserved,
-        document=r.document,
-    )
 
 
 class SqlStore:
@@ -159,9 +149,14 @@ class SqlStore:
 
     # --- provisions ---
     def upsert_provisions(
-        self, s: Session, provisions: Sequence[Provision], verified_ids: set[str] | None = None
+        self, s: Session, provisions: Sequence[Provision], verified_ids: set[str] | None = None,
+        edition: int | None = None,
     ) -> UpsertResult:
-        """Insert new provisions, update changed ones (by content hash), count the rest."""
+        """Insert new provisions and update changed ones (every field counts); count the rest.
+
+        With an ``edition``, a changed provision's previous version is kept in the history and
+        new or changed ones are valid from that edition.
+        """
         result = UpsertResult()
         if not provisions:
             return result
@@ -178,11 +173,9 @@ class SqlStore:
             row = provision_to_row(p, verified=p.id in verified_ids)
             old = existing.get(p.uid)
             if old is None:
-                new_rows.append(row)
+                new_rows.append({**row, "valid_from": edition or 0})
                 result.added.append(p.id)
-            elif old != row["content_hash"]:
-                uid = row.pop("uid")
-                s.execute(update(ProvisionRow).where(ProvisionRow.uid == uid).values(**row, updated_at=utcnow()))
+            elif old != row["content_hash"] and self._replace(s, p, row, edition):
                 result.updated.append(p.id)
             else:
                 if p.id in verified_ids:
@@ -191,6 +184,20 @@ class SqlStore:
         for i in range(0, len(new_rows), 2000):
             s.execute(insert(ProvisionRow), new_rows[i : i + 2000])
         return result
+
+    @staticmethod
+    def _replace(s: Session, p: Provision, row: dict, edition: int | None) -> bool:
+        """Update a stored provision whose hash differs; False when only the hash was stale (same fields)."""
+        stored = s.get(ProvisionRow, p.uid)
+        if row_to_provision(stored) == p:
+            stored.content_hash = row["content_hash"]  # a hash written by an older Bifrost
+            return False
+        if edition is not None:
+            keep_version(s, stored, edition, "changed")
+            row = {**row, "valid_from": edition}
+        row.pop("uid")
+        s.execute(update(ProvisionRow).where(ProvisionRow.uid == p.uid).values(**row, updated_at=utcnow()))
+        return True
 
     def provisions(self, corpus: str, ids: Iterable[str] | None = None) -> list[Provision]:
         """Provisions of a corpus in document order (all, or only the given ids)."""
@@ -202,6 +209,14 @@ class SqlStore:
             for i in range(0, len(wanted), 5000):
                 rows += s.scalars(q.where(ProvisionRow.id.in_(wanted[i : i + 5000]))).all()
             return [row_to_provision(r) for r in sorted(rows, key=lambda r: r.ord)]
+
+    def provisions_in(self, s: Session, corpus: str, ids: Sequence[str]) -> dict[str, Provision]:
+        """Stored provisions by id, read inside an open transaction (sees its uncommitted writes)."""
+        wanted, found = list(dict.fromkeys(ids)), {}
+        for i in range(0, len(wanted), 5000):
+            q = select(ProvisionRow).where(ProvisionRow.corpus == corpus, ProvisionRow.id.in_(wanted[i : i + 5000]))
+            found.update({r.id: row_to_provision(r) for r in s.scalars(q)})
+        return found
 
     def provision_page(self, corpus: str, offset: int, limit: int) -> list[Provision]:
         """``limit`` provisions of a corpus from ``offset``, in document order (for listings)."""
@@ -220,17 +235,18 @@ class SqlStore:
             return len(s.scalars(select(ProvisionRow.uid).where(ProvisionRow.corpus == corpus)).all())
 
     # --- references ---
-    def replace_references(self, corpus: str, refs: Sequence[Reference], extractor: str = "rules") -> None:
-        """Replace every reference of one extractor for a corpus (references are derived data)."""
+    def replace_references(self, corpus: str, refs: Sequence[Reference], extractor: str = "rules") -> tuple[int, int]:
+        """Make the current references of one extractor equal ``refs``; returns (added, retired).
+
+        Only the differences are written; retired references stay readable for earlier editions.
+        """
         with self.session() as s:
-            s.execute(delete(ReferenceRow).where(ReferenceRow.corpus == corpus, ReferenceRow.extractor == extractor))
-            rows = [r.model_dump() for r in refs]
-            for i in range(0, len(rows), 2000):
-                s.execute(insert(ReferenceRow), rows[i : i + 2000])
+            return sync_references(s, corpus, refs, extractor)
 
     def references(self, corpus: str, dangling: bool | None = None) -> list[Reference]:
+        """Current references of a corpus (all, only dangling, or only resolved)."""
         with self.session() as s:
-            q = select(ReferenceRow).where(ReferenceRow.corpus == corpus)
+            q = select(ReferenceRow).where(ReferenceRow.corpus == corpus, ReferenceRow.valid_to.is_(None))
             if dangling is True:
                 q = q.where(ReferenceRow.target_id.is_(None))
             elif dangling is False:
@@ -242,6 +258,32 @@ class SqlStore:
                 )
                 for r in s.scalars(q.order_by(ReferenceRow.id))
             ]
+
+    # --- editions ---
+    def editions(self, corpus: str) -> list[Edition]:
+        """Recorded editions of a corpus, oldest first."""
+        with self.session() as s:
+            return editions(s, corpus)
+
+    def edition(self, corpus: str, number: int | None = None, as_of: str | None = None) -> Edition:
+        """An edition by number, the one valid on a date, or the current one."""
+        with self.session() as s:
+            return resolve(s, corpus, number, as_of)
+
+    def provisions_at(self, corpus: str, edition: int) -> list[Provision]:
+        """Every provision valid in an edition (the current table plus the history)."""
+        with self.session() as s:
+            return provisions_at(s, corpus, edition)
+
+    def references_at(self, corpus: str, edition: int) -> list[Reference]:
+        """References valid in an edition."""
+        with self.session() as s:
+            return references_at(s, corpus, edition)
+
+    def versions_of(self, corpus: str, provision_id: str) -> list[tuple[int, int, str, Provision]]:
+        """Earlier versions of a provision, newest first: (valid_from, valid_to, change, provision)."""
+        with self.session() as s:
+            return versions_of(s, corpus, provision_id)
 
     # --- review items ---
     def add_review_items(self, s: Session, items: Sequence[ReviewItem]) -> int:
