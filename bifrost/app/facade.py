@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
@@ -20,12 +21,16 @@ from bifrost.core.graph.subgraph import navigator_subgraph
 from bifrost.core.resources import Resources, make_graph_store
 from bifrost.core.settings import Settings
 from bifrost.core.store import entity_tables
+from bifrost.core.store.edition_diff import EditionDiff, diff_editions, snapshot_entities
 from bifrost.core.store.sql_store import SqlStore
 from bifrost.core.types import (
-    Answer, EdgeType, GraphStats, IngestReport, NavigatorSubgraph, Provision, RetrievedItem, ReviewItem, make_uid, split_uid,
+    Answer, Edition, EdgeType, GraphStats, IngestReport, NavigatorSubgraph, Provision, RetrievedItem, ReviewItem, make_uid, split_uid,
 )
 from retrieval.config import RetrievalConfig
 from retrieval.pipeline import AskPipeline
+
+if TYPE_CHECKING:  # pragma: no cover
+    from graph_builders.consistency import CheckReport
 
 log = logging.getLogger(__name__)
 
@@ -89,9 +94,10 @@ class Bifrost:
         return default_sources(self.settings, corpus)
 
     def ingest(
-        self, corpus: str, paths: Sequence[Path] | None = None, progress: Callable[[str], None] | None = None
+        self, corpus: str, paths: Sequence[Path] | None = None, progress: Callable[[str], None] | None = None,
+        date: str | None = None, allow_older: bool = False,
     ) -> IngestReport:
-        """Parse and store sources (default: the corpus's known sources)."""
+        """Parse and store sources (default: the corpus's known sources) as a new edition of the corpus."""
         from graph_builders.ingest import ingest_sources
 
         spec = corpus_spec(corpus)
@@ -100,7 +106,10 @@ class Bifrost:
         struct = structure_file(self.settings.resolve_shared_dir())
         if struct and spec.jurisdiction == "us-cfr":
             opts["structure_path"] = struct
-        return ingest_sources(self.sql, corpus, paths, jurisdiction=spec.jurisdiction, progress=progress, **opts)
+        return ingest_sources(
+            self.sql, corpus, paths, jurisdiction=spec.jurisdiction, progress=progress, date=date,
+            allow_older=allow_older, **opts,
+        )
 
     def reference_extractor(self, corpus: str):
         """The rule-based reference extractor for the corpus's jurisdiction."""
@@ -194,9 +203,41 @@ class Bifrost:
         from graph_builders.entities.pipeline import build_corpus_entities
 
         report = build_corpus_entities(self.res, corpus, extractor, tau, progress, subparts, search)
+        snapshot_entities(self.sql, corpus)
         self.pipeline.dense_ranker(corpus)  # embed every provision now, so the first question is fast
         self.pipeline.forget(corpus)
         return report
+
+    # --- editions ---
+    def editions(self, corpus: str) -> list[Edition]:
+        """Recorded editions of a corpus, oldest first."""
+        self.require_corpus(corpus)
+        return self.sql.editions(corpus)
+
+    def edition(self, corpus: str, spec: str | int | None = None) -> Edition:
+        """An edition by number or by date (the one valid on it); the current one when spec is None."""
+        self.require_corpus(corpus)
+        if spec is None or isinstance(spec, int) or str(spec).isdigit():
+            return self.sql.edition(corpus, None if spec is None else int(spec))
+        return self.sql.edition(corpus, as_of=str(spec))
+
+    def diff(self, corpus: str, old: str | int | None = None, new: str | int | None = None) -> EditionDiff:
+        """What changed from one edition to another (default: from the previous edition to the current one)."""
+        to = self.edition(corpus, new)
+        since = self.edition(corpus, old) if old is not None else self.sql.edition(corpus, max(to.number - 1, 0))
+        return diff_editions(self.sql, corpus, since, to)
+
+    def check(self, corpus: str) -> CheckReport:
+        """Compare the SQL store and the graph store for a corpus (`bifrost graph check`)."""
+        from graph_builders.consistency import check_corpus
+
+        self.require_corpus(corpus)
+        return check_corpus(self.sql, self.graph, corpus)
+
+    def history(self, corpus: str, provision_id: str) -> list[tuple[int, int, str, Provision]]:
+        """Earlier versions of a provision, newest first: (valid_from, valid_to, change, provision)."""
+        self.require_corpus(corpus)
+        return self.sql.versions_of(corpus, provision_id)
 
     def reembed_entities(self, corpus: str) -> dict:
         """Recompute the stored entity, relation and triple embeddings with the configured embedding model

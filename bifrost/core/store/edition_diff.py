@@ -13,11 +13,14 @@ import re
 
 from pydantic import BaseModel, Field
 
+from bifrost.core.store import entity_tables
 from bifrost.core.store.sql_store import SqlStore
 from bifrost.core.types import Edition, Provision, Reference
 
 _WORDS = re.compile(r"\S+|\s+")
-COMPARED = ("parent_id", "kind", "heading", "text", "level", "order", "url", "pages", "term", "source_note", "reserved")
+# Every field but the document order (an insertion shifts the order of everything after it).
+COMPARED = ("parent_id", "kind", "heading", "text", "level", "url", "pages", "term", "source_note", "reserved")
+MOVED_SIMILARITY = 0.9  # a removed and an added provision this alike are one provision renumbered
 
 
 def word_diff(old: str, new: str) -> str:
@@ -55,6 +58,14 @@ class ReferenceChange(BaseModel):
     text: str
 
 
+class Move(BaseModel):
+    """A provision renumbered: removed under one id, added under another with (nearly) the same text."""
+
+    old_id: str
+    new_id: str
+    similarity: float
+
+
 class DanglingAlert(BaseModel):
     """A provision of the newer edition whose citation resolved before and now points at nothing."""
 
@@ -73,6 +84,7 @@ class EditionDiff(BaseModel):
     added: list[str] = Field(default_factory=list)
     removed: list[str] = Field(default_factory=list)
     changed: list[ProvisionChange] = Field(default_factory=list)
+    moved: list[Move] = Field(default_factory=list, description="renumbered provisions (also in removed and added)")
     refers_to_added: list[ReferenceChange] = Field(default_factory=list)
     refers_to_removed: list[ReferenceChange] = Field(default_factory=list)
     newly_dangling: list[DanglingAlert] = Field(default_factory=list)
@@ -89,6 +101,32 @@ def provision_change(old: Provision, new: Provision) -> ProvisionChange | None:
         return ProvisionChange(id=new.id, fields=fields)
     return ProvisionChange(id=new.id, fields=fields, text_diff=word_diff(old.text, new.text), old_text=old.text,
                            new_text=new.text)
+
+
+def moves(removed: list[Provision], added: list[Provision]) -> list[Move]:
+    """Pair removed and added provisions of the same kind that are one provision renumbered.
+
+    Alike means texts at least `MOVED_SIMILARITY` similar, or the same defined term.
+    """
+    def words(p: Provision) -> str:
+        return f"{p.heading} {p.text}".strip()
+
+    found, taken = [], set()
+    for old in removed:
+        if not words(old):
+            continue
+        best: tuple[float, str] | None = None
+        for new in added:
+            if new.id in taken or new.kind != old.kind or not words(new):
+                continue
+            ratio = difflib.SequenceMatcher(a=words(old), b=words(new), autojunk=False).ratio()
+            same_term = bool(old.term) and old.term == new.term  # a definition moved to another paragraph
+            if (ratio >= MOVED_SIMILARITY or same_term) and (best is None or ratio > best[0]):
+                best = (ratio, new.id)
+        if best:
+            taken.add(best[1])
+            found.append(Move(old_id=old.id, new_id=best[1], similarity=round(best[0], 3)))
+    return found
 
 
 def _edges(refs: list[Reference]) -> dict[tuple[str, str], str]:
@@ -111,6 +149,14 @@ def dangling_alerts(old_refs: list[Reference], new_refs: list[Reference], new_id
     return alerts
 
 
+def snapshot_entities(sql: SqlStore, corpus: str) -> int:
+    """Record the entity names of the current edition (after an entity build), for later diffs."""
+    with sql.session() as s:
+        names = sorted(e.name for e in entity_tables.load_entities(s, corpus))
+    sql.set_meta(corpus, f"entities@{sql.edition(corpus).number}", {"names": names})
+    return len(names)
+
+
 def _entity_names(sql: SqlStore, corpus: str, edition: int) -> set[str] | None:
     snap = sql.get_meta(corpus, f"entities@{edition}")
     return set(snap["names"]) if snap else None
@@ -126,10 +172,11 @@ def diff_editions(sql: SqlStore, corpus: str, old: Edition, new: Edition) -> Edi
     ents_old, ents_new = _entity_names(sql, corpus, old.number), _entity_names(sql, corpus, new.number)
     both = ents_old is not None and ents_new is not None
     order = {pid: p.order for pid, p in {**before, **after}.items()}
+    added = sorted(after.keys() - before.keys(), key=order.get)
+    removed = sorted(before.keys() - after.keys(), key=order.get)
     return EditionDiff(
-        corpus=corpus, from_edition=old, to_edition=new,
-        added=sorted(after.keys() - before.keys(), key=order.get),
-        removed=sorted(before.keys() - after.keys(), key=order.get),
+        corpus=corpus, from_edition=old, to_edition=new, added=added, removed=removed,
+        moved=moves([before[i] for i in removed], [after[i] for i in added]),
         changed=sorted(changes, key=lambda c: order[c.id]),
         refers_to_added=[ReferenceChange(source=s, target=t, text=e_new[s, t]) for s, t in sorted(e_new.keys() - e_old.keys())],
         refers_to_removed=[ReferenceChange(source=s, target=t, text=e_old[s, t]) for s, t in sorted(e_old.keys() - e_new.keys())],

@@ -189,8 +189,11 @@ class SqlStore:
     def _replace(s: Session, p: Provision, row: dict, edition: int | None) -> bool:
         """Update a stored provision whose hash differs; False when only the hash was stale (same fields)."""
         stored = s.get(ProvisionRow, p.uid)
-        if row_to_provision(stored) == p:
-            stored.content_hash = row["content_hash"]  # a hash written by an older Bifrost
+        before = row_to_provision(stored)
+        if before.model_copy(update={"order": p.order}) == p:
+            # Same provision: only its place in the document order moved (something was inserted
+            # or removed before it), or the hash was written by an older Bifrost. Not a new version.
+            stored.ord, stored.content_hash = p.order, row["content_hash"]
             return False
         if edition is not None:
             keep_version(s, stored, edition, "changed")
