@@ -17,6 +17,7 @@ from bifrost.app.cli.ask_cmd import ask
 from bifrost.app.cli.build_cmd import build_app
 from bifrost.app.cli.common import configure_logging
 from bifrost.app.cli.console import err
+from bifrost.app.cli.editions_cmd import diff, editions
 from bifrost.app.cli.eval_cmd import eval_app
 from bifrost.app.cli.export_cmd import export_app
 from bifrost.app.cli.graph_cmd import graph_app, review_app
@@ -50,6 +51,8 @@ def make_app() -> typer.Typer:
     root.command()(ingest)
     root.command()(ask)
     root.command()(download)
+    root.command()(editions)
+    root.command()(diff)
     root.command()(serve)
     root.command()(mcp)
     root.add_typer(graph_app, name="graph")

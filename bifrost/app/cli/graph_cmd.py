@@ -8,7 +8,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from bifrost.app.cli.common import CorpusOpt, JsonOpt, emit_json, with_bifrost
+from bifrost.app.cli.common import CorpusOpt, JsonOpt, emit_json, settings_of, with_bifrost
 from bifrost.app.cli.console import out
 
 graph_app = typer.Typer(help="Inspect and build the graphs.", no_args_is_help=True)
@@ -43,6 +43,37 @@ def graph_stats(ctx: typer.Context, corpus: CorpusOpt = "osha-1926", as_json: Js
     table.add_row("entities", str(st.entities))
     table.add_row("relations", str(st.relations))
     out.print(table)
+
+
+@graph_app.command("check")
+def graph_check(
+    ctx: typer.Context,
+    corpus: CorpusOpt = "osha-1926",
+    store: Annotated[Optional[str], typer.Option(help="Graph store to check: embedded or neo4j (default: the configured one)")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Compare the SQL store with the graph store (section ids, HAS, REFERS_TO, entities, MENTIONED_IN,
+    RELATES); exits 1 on any difference."""
+    if store:
+        settings = settings_of(ctx)
+        ctx.find_root().obj = settings.model_copy(update={"store": store})
+    report = with_bifrost(ctx, lambda bf: bf.check(corpus))
+    if as_json:
+        emit_json({**report.model_dump(), "ok": report.ok})
+    else:
+        table = Table(title=f"{corpus}: SQL store vs graph store")
+        for col in ("item", "sql", "graph"):
+            table.add_column(col, justify="left" if col == "item" else "right")
+        for item, (n_sql, n_graph) in report.counts.items():
+            table.add_row(item, str(n_sql), str(n_graph), style=None if n_sql == n_graph else "red")
+        out.print(table)
+        for d in report.differences:
+            out.print(f"[red]{d.item}[/red]: {d.missing_count} missing in the graph store "
+                      f"{escape(', '.join(d.missing_in_graph))}; {d.extra_count} extra {escape(', '.join(d.extra_in_graph))}",
+                      highlight=False)
+        out.print("[green]consistent[/green]" if report.ok else f"[red]{len(report.differences)} difference(s)[/red]")
+    if not report.ok:
+        raise typer.Exit(1)
 
 
 @graph_app.command("show")

@@ -18,14 +18,21 @@ def ingest(
     paths: Annotated[Optional[list[Path]], typer.Argument(help="Source files (eCFR JSON/XML, HTML, PDF); default: the corpus's known sources")] = None,
     corpus: CorpusOpt = "osha-1926",
     graph: Annotated[bool, typer.Option("--graph/--no-graph", help="Build the navigator graph after ingesting")] = True,
+    edition_date: Annotated[Optional[str], typer.Option(
+        "--edition-date", help="Date (YYYY-MM-DD) from which this edition is valid; default: the date the sources state, else today")] = None,
+    allow_older: Annotated[bool, typer.Option(
+        "--allow-older", help="Record an edition dated before the corpus's current one")] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Read regulation sources into the SQL store and build the Document Navigator Graph."""
+    """Read regulation sources into the SQL store as a new edition of the corpus and update the
+    Document Navigator Graph. Changed provisions keep their previous version; provisions a source
+    no longer has are retired (see `bifrost diff`)."""
     bf = facade(ctx)
     try:
         with progress_bar() as bar:
             task = bar.add_task("ingest", total=len(paths) if paths else None)
-            report = bf.ingest(corpus, paths, progress=lambda _p: bar.advance(task))
+            report = bf.ingest(corpus, paths, progress=lambda _p: bar.advance(task), date=edition_date,
+                               allow_older=allow_older)
         for line in report.errors:
             err.print(f"[red]error:[/red] {escape(line)}", highlight=False, soft_wrap=True)
         if not report.files_ok:
@@ -40,17 +47,25 @@ def ingest(
         return
     out.print(
         f"[green]ingested[/green] {len(report.files_ok)} file(s) into [bold]{corpus}[/bold]: "
-        f"{report.added} added, {len(report.updated)} updated, {report.unchanged} unchanged, "
+        f"{report.added} added, {len(report.updated)} updated, {len(report.removed)} retired, {report.unchanged} unchanged, "
         f"{report.verified} verified, {report.review_items} new review item(s)"
     )
     if report.updated:
         out.print(f"updated: {', '.join(report.updated[:20])}{' ...' if len(report.updated) > 20 else ''}", markup=False)
+    if report.edition:
+        e = report.edition
+        out.print(f"edition {e.number} of {corpus}, valid from {e.date} (see `bifrost diff --corpus {corpus}`)", markup=False)
+    else:
+        out.print("no change: no new edition recorded", markup=False)
+    if report.removed:
+        out.print(f"retired: {', '.join(report.removed[:20])}{' ...' if len(report.removed) > 20 else ''}", markup=False)
     if report.oddities:
         out.print(f"[yellow]{len(report.oddities)} oddities[/yellow] (see --json): {escape('; '.join(report.oddities[:3]))}")
     if nav:
         out.print(
             f"navigator graph: {nav.sections} sections, {nav.has_edges} HAS, {nav.refers_to_edges} REFERS_TO, "
-            f"{nav.dangling} dangling references ({nav.seconds:.1f} s)"
+            f"{nav.dangling} dangling references; {nav.sections_removed} sections and {nav.edges_removed} edges "
+            f"removed ({nav.seconds:.1f} s)"
         )
 
 
