@@ -1,0 +1,81 @@
+"""kill -9 in the middle of applying an edition: the previous edition stays whole, a rerun finishes.
+
+`bifrost ingest` of Part 1926 edition B (made by `tests.editions_fixture`) runs as a real process
+over a home holding edition A and gets a real SIGKILL at several points of its run (parsing,
+writing). After each kill the home still holds exactly edition A; the final rerun records
+edition B with the same provisions as a clean ingest of B into a fresh home.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bifrost.core.store.sql_store import SqlStore
+from tests.conftest import ROOT, subprocess_env
+from tests.editions_fixture import OSHA_1926_PLAN, make_edition_b
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+CORPUS = "osha-1926"
+KILL_AT = (0.25, 0.5, 0.75, 0.9, 0.97)  # fractions of an unkilled ingest's duration
+
+
+def ingest(home: Path, source: Path, date: str) -> subprocess.Popen:
+    cmd = [sys.executable, "-m", "bifrost.app.cli.app", "ingest", str(source), "--corpus", CORPUS,
+           "--no-graph", "--edition-date", date]
+    env = {**subprocess_env(), "BIFROST_HOME": str(home)}
+    return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def state(home: Path) -> tuple[list[int], dict[str, str]]:
+    """Edition numbers and every current provision's version hash."""
+    sql = SqlStore(f"sqlite:///{home / 'bifrost.db'}")
+    try:
+        return [e.number for e in sql.editions(CORPUS)], {p.id: p.version_hash for p in sql.provisions(CORPUS)}
+    finally:
+        sql.dispose()
+
+
+def finish(proc: subprocess.Popen) -> None:
+    out, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, err[-2000:]
+
+
+def test_a_killed_edition_leaves_the_previous_one_whole_and_a_rerun_completes(shared_dir, tmp_path):
+    a = shared_dir / "corpora" / CORPUS / "part-1926.json"
+    (tmp_path / "b").mkdir()
+    b = tmp_path / "b" / a.name
+    b.write_text(json.dumps(make_edition_b(json.loads(a.read_text()), OSHA_1926_PLAN)))
+
+    clean = tmp_path / "clean"
+    finish(ingest(clean, b, "2026-01-01"))
+    home = tmp_path / "home"
+    started = time.monotonic()
+    finish(ingest(home, a, "2025-01-01"))
+    duration = time.monotonic() - started
+    edition_a = state(home)
+    assert edition_a[0] == [1]
+
+    edition_b = ([1, 2], state(clean)[1])
+    killed = 0
+    for fraction in KILL_AT:
+        proc = ingest(home, b, "2026-01-01")
+        time.sleep(duration * fraction)
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+            killed += 1
+        proc.wait(timeout=60)
+        now = state(home)
+        assert now == edition_a or now == edition_b, f"mixed state after a kill at {fraction:.0%}"
+        if now == edition_b:  # the kill came after the commit: B is whole, nothing left to kill
+            break
+    assert killed >= 3
+    finish(ingest(home, b, "2026-01-01"))
+    assert state(home) == edition_b
