@@ -21,7 +21,8 @@ from bifrost.core.graph.subgraph import navigator_subgraph
 from bifrost.core.resources import Resources, make_graph_store
 from bifrost.core.settings import Settings
 from bifrost.core.store import entity_tables
-from bifrost.core.store.edition_diff import EditionDiff, diff_editions, snapshot_entities
+from bifrost.core.store.edition_diff import EditionDiff, diff_editions, snapshot_entities, word_diff
+from bifrost.core.store.edition_view import neighbourhood_at
 from bifrost.core.store.sql_store import SqlStore
 from bifrost.core.types import (
     Answer, Edition, EdgeType, GraphStats, IngestReport, NavigatorSubgraph, Provision, RetrievedItem, ReviewItem, make_uid, split_uid,
@@ -52,6 +53,8 @@ class ProvisionView(BaseModel):
     references_out: list[dict] = Field(default_factory=list)
     references_in: list[dict] = Field(default_factory=list)
     dangling_references: list[dict] = Field(default_factory=list)
+    edition: Edition | None = Field(default=None, description="The edition shown when it is not the current one")
+    history: list[dict] = Field(default_factory=list, description="Earlier versions: edition range, change, text, word diff")
 
 
 class Bifrost:
@@ -150,12 +153,24 @@ class Bifrost:
         pid = split_uid(uid)[1]
         return Neighbour(id=pid, heading=p.heading if p else "", text=(p.text if p and with_text else None))
 
-    def show(self, corpus: str, provision_id: str) -> ProvisionView:
-        """A provision with parent, children and references out and in."""
+    def show(self, corpus: str, provision_id: str, as_of: str | None = None) -> ProvisionView:
+        """A provision with parent, children, references out and in, and its earlier versions;
+        ``as_of`` (a date or an edition number) shows it as it stood in an earlier edition."""
         self.require_corpus(corpus)
+        if as_of is not None:
+            edition = self.edition(corpus, as_of)
+            if edition.number != self.sql.edition(corpus).number:
+                return self._show_at(edition, provision_id)
         uid = make_uid(corpus, provision_id)
         p = self.graph.get_section(uid)
         if p is None:
+            retired = [v for v in self.sql.versions_of(corpus, provision_id) if v[2] == "removed"]
+            if retired:
+                gone = self.sql.edition(corpus, retired[0][1])
+                raise NotFoundError(
+                    f"provision {provision_id!r} of {corpus!r} was removed in edition {gone.number} "
+                    f"({gone.date or 'undated'}); show it with --as-of {retired[0][0]} (an earlier edition)"
+                )
             raise NotFoundError(f"provision {provision_id!r} is not in corpus {corpus!r}")
         parent = self.graph.parent(uid)
         dangling = [
@@ -168,7 +183,28 @@ class Bifrost:
             references_out=[{"id": split_uid(t)[1], "text": raw} for t, raw in self.graph.references_out(uid)],
             references_in=[{"id": split_uid(s)[1], "text": raw} for s, raw in self.graph.references_in(uid)],
             dangling_references=dangling,
+            history=self._history(corpus, p),
         )
+
+    def _show_at(self, edition: Edition, provision_id: str) -> ProvisionView:
+        n = neighbourhood_at(self.sql, edition, provision_id)
+        return ProvisionView(
+            provision=n.provision,
+            parent=Neighbour(id=n.parent.id, heading=n.parent.heading) if n.parent else None,
+            children=[Neighbour(id=c.id, heading=c.heading) for c in n.children],
+            references_out=[{"id": t, "text": raw} for t, raw in n.references_out],
+            references_in=[{"id": s, "text": raw} for s, raw in n.references_in],
+            dangling_references=[{"raw": raw, "reason": reason} for raw, reason in n.dangling],
+            edition=edition,
+        )
+
+    def _history(self, corpus: str, current: Provision) -> list[dict]:
+        dates = {e.number: e.date for e in self.sql.editions(corpus)}
+        return [
+            {"valid_from": frm, "valid_to": to, "until": dates.get(to), "change": change, "text": old.text,
+             "heading": old.heading, "diff": word_diff(old.text, current.text)}
+            for frm, to, change, old in self.sql.versions_of(corpus, current.id)
+        ]
 
     def provisions_page(self, corpus: str, offset: int = 0, limit: int = 100) -> list[Provision]:
         """A page of a corpus's provisions in document order (for listings such as MCP resources)."""

@@ -46,6 +46,21 @@ def check_question(question: str | None) -> str:
     return q
 
 
+def check_as_of(as_of: str | None) -> str | None:
+    """A point in time: None, an edition number or an ISO date (YYYY-MM-DD); else `InvalidRequest`."""
+    from datetime import date
+
+    if as_of is None or not as_of.strip():
+        return None
+    value = as_of.strip()
+    if value.isdigit():
+        return value
+    try:
+        return date.fromisoformat(value).isoformat()
+    except ValueError:
+        raise InvalidRequest(f"as_of: {value[:40]!r} is not a date (YYYY-MM-DD) or an edition number") from None
+
+
 def check_corpus(corpus: str, served: Sequence[str]) -> None:
     """`NotFoundError` naming the served corpora when ``corpus`` is not one of them."""
     if corpus not in served:

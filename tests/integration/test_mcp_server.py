@@ -26,7 +26,7 @@ pytestmark = pytest.mark.timeout(600)
 
 PLAN_QUESTION = "Who must prepare the fall protection plan?"
 INVALID_PARAMS = -32602
-TOOLS = {"ask", "search", "provision", "neighbours", "entity"}
+TOOLS = {"ask", "search", "provision", "neighbours", "entity", "diff"}
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +58,7 @@ def assert_quotes_verify(mcp: SyncMcp, corpus: str, answer: dict) -> None:
 
 
 # --- discovery ---
-def test_the_server_lists_five_read_only_tools_with_their_input_rules(mcp):
+def test_the_server_lists_six_read_only_tools_with_their_input_rules(mcp):
     tools = {t.name: t for t in mcp.tools()}
     assert set(tools) == TOOLS
     assert all(t.annotations.read_only_hint and not t.annotations.destructive_hint for t in tools.values())

@@ -81,14 +81,17 @@ def graph_show(
     ctx: typer.Context,
     provision_id: Annotated[str, typer.Argument(help="Provision id, e.g. 1926.502(k)")],
     corpus: CorpusOpt = "osha-1926",
+    as_of: Annotated[Optional[str], typer.Option("--as-of", help="Show it as it stood on this date (YYYY-MM-DD) or in this edition number")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """A provision: text, heading, parent, children, references out and in."""
-    view = with_bifrost(ctx, lambda bf: bf.show(corpus, provision_id))
+    """A provision: text, heading, parent, children, references out and in, earlier versions."""
+    view = with_bifrost(ctx, lambda bf: bf.show(corpus, provision_id, as_of))
     if as_json:
         emit_json(view.model_dump(mode="json"))
         return
     p = view.provision
+    if view.edition:
+        out.print(f"[yellow]as of edition {view.edition.number} ({view.edition.date or 'undated'})[/yellow]")
     out.print(f"[bold]{escape(p.id)}[/bold] ({p.kind.value}) {escape(p.heading)}", highlight=False)
     if p.text:
         out.print(p.text, highlight=False, markup=False)
@@ -104,6 +107,9 @@ def graph_show(
         out.print(f"referred to by: {escape(r['id'])}  [dim]({escape(r['text'] or '')})[/dim]", highlight=False)
     for r in view.dangling_references:
         out.print(f"[yellow]dangling:[/yellow] {escape(r['raw'])} [dim]({escape(r['reason'] or '')})[/dim]", highlight=False)
+    for h in view.history:
+        out.print(f"[magenta]{h['change']} in edition {h['valid_to']}[/magenta] ({h['until'] or 'undated'}); before: "
+                  f"{escape(h['diff'] or h['text'])}", highlight=False)
 
 
 @graph_app.command("entity")

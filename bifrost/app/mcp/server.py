@@ -29,6 +29,7 @@ from bifrost.app.mcp.service import McpService
 from bifrost.app.mcp.uris import TEMPLATE
 from bifrost.app.requests import MAX_DEPTH, MAX_QUESTION, MAX_RESULTS, InvalidQuestion, InvalidRequest
 from bifrost.core.errors import BifrostError, ModelUnavailableError, NotFoundError, RetryableError, StoreError
+from bifrost.core.store.edition_diff import EditionDiff
 from bifrost.core.types import NavigatorSubgraph
 
 log = logging.getLogger(__name__)
@@ -162,6 +163,17 @@ def add_graph_tools(server: MCPServer, service: McpService) -> None:
         """An entity of the Entity Network, the provisions that mention it and its relations."""
         with mcp_errors():
             return service.entity(name, corpus)
+
+    @server.tool(annotations=READ_ONLY)
+    def diff(
+        corpus: Corpus,
+        from_edition: Annotated[str | None, Field(description="Older edition: number or date YYYY-MM-DD (default: the one before to_edition)")] = None,
+        to_edition: Annotated[str | None, Field(description="Newer edition: number or date YYYY-MM-DD (default: the current one)")] = None,
+    ) -> EditionDiff:
+        """What changed between two editions: provisions added, removed, moved, changed (word diff), REFERS_TO
+        added and removed, citations left dangling by a repeal, entities added and removed."""
+        with mcp_errors():
+            return service.diff(corpus, from_edition, to_edition)
 
     @server.resource(TEMPLATE, name="provision", title="A provision of a rulebook", mime_type="text/plain",
                      description="A provision's id, heading, text and official URL; ids are percent-encoded")

@@ -30,8 +30,9 @@ from bifrost.app.mcp.models import (
     SearchResult,
 )
 from bifrost.app.mcp.uris import Cursor, provision_uri
-from bifrost.app.requests import InvalidRequest, check_corpus, error_details, one_line
+from bifrost.app.requests import InvalidRequest, check_as_of, check_corpus, error_details, one_line
 from bifrost.core.errors import NotFoundError
+from bifrost.core.store.edition_diff import EditionDiff
 from bifrost.core.types import EdgeType, NavigatorSubgraph, Provision, RetrievedItem
 
 R = TypeVar("R", bound=BaseModel)
@@ -147,6 +148,11 @@ class McpService:
         req = checked(NeighboursRequest, **args)
         self.require_corpus(req.corpus)
         return self.bifrost.neighbourhood(req.corpus, req.id, req.depth, [EdgeType(k) for k in req.kinds])
+
+    def diff(self, corpus: str, since: str | None = None, to: str | None = None) -> EditionDiff:
+        """What changed between two editions (numbers or dates; default: previous -> current)."""
+        self.require_corpus(corpus)
+        return self.bifrost.diff(corpus, check_as_of(since), check_as_of(to))
 
     def entity(self, name: str, corpus: str) -> EntityResult:
         req = checked(EntityRequest, name=name, corpus=corpus)

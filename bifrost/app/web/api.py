@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from bifrost.app.facade import ProvisionView
 from bifrost.core.types import Answer
-from bifrost.app.requests import MAX_QUESTION, AskOptions, check_question
+from bifrost.app.requests import MAX_QUESTION, AskOptions, check_as_of, check_question
 from bifrost.app.web.errors import new_reference
 from bifrost.app.web.service import WebState
 
@@ -60,10 +60,11 @@ def api_ask(body: AskRequest, request: Request) -> Answer:
 
 
 @router.get("/provision/{corpus}/{provision_id:path}", response_model=ProvisionPage, summary="A provision and its neighbours")
-def api_provision(corpus: str, provision_id: str, request: Request) -> ProvisionPage:
+def api_provision(corpus: str, provision_id: str, request: Request, as_of: str | None = None) -> ProvisionPage:
+    """``as_of`` (a date or an edition number) shows the provision as it stood in an earlier edition."""
     web = state_of(request)
     web.require_corpus(corpus)
-    view = web.bifrost.show(corpus, provision_id)
+    view = web.bifrost.show(corpus, provision_id, check_as_of(as_of))
     return ProvisionPage(**dict(view), entities=web.mentions.of(corpus, provision_id))
 
 

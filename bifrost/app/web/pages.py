@@ -6,7 +6,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from bifrost.app.web.graph_svg import layout
-from bifrost.app.requests import MAX_QUESTION, InvalidQuestion, check_question
+from bifrost.app.requests import MAX_QUESTION, InvalidQuestion, check_as_of, check_question
 from bifrost.app.web.service import WebState
 from bifrost.app.web.views import EXAMPLES, provision_url, sources_of, via_labels
 
@@ -52,10 +52,10 @@ def results_page(request: Request, q: str = "", corpus: str | None = None) -> HT
 
 
 @router.get("/provision/{corpus}/{provision_id:path}", response_class=HTMLResponse)
-def provision_page(request: Request, corpus: str, provision_id: str) -> HTMLResponse:
+def provision_page(request: Request, corpus: str, provision_id: str, as_of: str | None = None) -> HTMLResponse:
     web = state_of(request)
     web.require_corpus(corpus)
-    view = web.bifrost.show(corpus, provision_id)
+    view = web.bifrost.show(corpus, provision_id, check_as_of(as_of))
     return render(request, "provision.html", corpus=corpus, view=view, p=view.provision,
                   entities=web.mentions.of(corpus, provision_id))
 
