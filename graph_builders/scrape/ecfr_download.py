@@ -34,6 +34,10 @@ def _get(client: httpx.Client, url: str, params: dict[str, str] | None = None) -
         response = client.get(url, params=params)
     except httpx.TimeoutException as e:
         raise RetryableError(f"eCFR request timed out: {url}") from e
+    except httpx.ConnectError as e:
+        raise RetryableError(
+            "cannot reach www.ecfr.gov (offline?); ingest a local copy instead: bifrost ingest FILE --edition-date YYYY-MM-DD"
+        ) from e
     except httpx.HTTPError as e:
         raise RetryableError(f"eCFR request failed: {url}: {e}") from e
     if response.status_code == 429 or response.status_code >= 500:

@@ -109,6 +109,16 @@ def _parse_tree(path: Path) -> etree._Element:
         raise SourceParseError(path, f"malformed XML: {e.msg} (line {e.lineno})") from e
 
 
+_DATED = re.compile(r"^(?P<stem>title-\d+-part-[0-9A-Za-z]+)-(?P<date>\d{4}-\d{2}-\d{2})\.xml$")
+
+
+def document_name(path: Path) -> tuple[str, str | None]:
+    """The source's name and edition date: a point-in-time download (``title-29-part-1926-2024-01-01.xml``,
+    as `bifrost download --date` saves it) is the same document in another edition."""
+    m = _DATED.match(path.name)
+    return (f"{m['stem']}.xml", m["date"]) if m else (path.name, None)
+
+
 def parse_ecfr_xml(path: Path, corpus: str, **_other_formats: object) -> ParsedDocument:
     """Parse every part (DIV5) in an eCFR XML file; sections odd in shape are listed in ``oddities``."""
     path = Path(path)
@@ -154,5 +164,8 @@ def parse_ecfr_xml(path: Path, corpus: str, **_other_formats: object) -> ParsedD
     if not provisions:
         raise SourceParseError(path, f"no CFR part found: {'; '.join(oddities[:3])}")
     checksum = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-    document = SourceDocument(corpus=corpus, name=path.name, format="ecfr-xml", checksum=checksum)
+    name, edition = document_name(path)
+    if name != path.name:
+        provisions = [p.model_copy(update={"document": name}) for p in provisions]
+    document = SourceDocument(corpus=corpus, name=name, format="ecfr-xml", checksum=checksum, edition=edition)
     return ParsedDocument(document=document, provisions=tuple(provisions), oddities=tuple(oddities))
