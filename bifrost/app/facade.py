@@ -28,6 +28,7 @@ from bifrost.core.types import (
     Answer, Edition, EdgeType, GraphStats, IngestReport, NavigatorSubgraph, Provision, RetrievedItem, ReviewItem, make_uid, split_uid,
 )
 from retrieval.config import RetrievalConfig
+from retrieval.multi_corpus import is_several, merge_answers, parse_corpora
 from retrieval.pipeline import AskPipeline
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -347,5 +348,13 @@ class Bifrost:
         return self.retriever(corpus).retrieve(query, config).items[:k]
 
     def ask(self, question: str, corpus: str = "osha-1926", config: RetrievalConfig | None = None) -> Answer:
-        """Answer a question with cited provisions, or refuse when nothing supports an answer."""
-        return self.pipeline.ask(question, corpus, config)
+        """Answer a question with cited provisions, or refuse when nothing supports an answer.
+
+        ``corpus`` may name several corpora (``osha-1926,adgm``) or ``all``: each answers, and the
+        answers are merged with the corpus on every citation (`retrieval.multi_corpus`).
+        """
+        if not is_several(corpus):
+            return self.pipeline.ask(question, corpus, config)
+        corpora = parse_corpora(corpus, self.corpora())
+        answers = [self.pipeline.ask(question, c, config) for c in corpora]
+        return merge_answers(question, answers, lambda texts: self.embedder.embed(texts))

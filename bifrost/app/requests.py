@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from bifrost.core.errors import BifrostError, NotFoundError
+from retrieval.multi_corpus import is_several, parse_corpora
 
 MAX_QUESTION = 2000
 MAX_RESULTS = 100
@@ -61,8 +62,12 @@ def check_as_of(as_of: str | None) -> str | None:
         raise InvalidRequest(f"as_of: {value[:40]!r} is not a date (YYYY-MM-DD) or an edition number") from None
 
 
-def check_corpus(corpus: str, served: Sequence[str]) -> None:
-    """`NotFoundError` naming the served corpora when ``corpus`` is not one of them."""
+def check_corpus(corpus: str, served: Sequence[str], several: bool = False) -> None:
+    """`NotFoundError` naming the served corpora when ``corpus`` is not one of them; with
+    ``several``, a comma-separated list or ``all`` is accepted too (questions over several corpora)."""
+    if several and is_several(corpus):
+        parse_corpora(corpus, served)
+        return
     if corpus not in served:
         raise NotFoundError(f"unknown corpus {corpus!r}; loaded corpora: {', '.join(served) or 'none'}")
 

@@ -320,6 +320,7 @@ class Statement(Frozen):
     text: str
     citations: tuple[str, ...]
     quotes: tuple[Quote, ...] = Field(default=(), description="Verified spans of the cited provisions' text")
+    corpus: str | None = Field(default=None, description="Corpus of the cited provisions, set when an answer spans several")
 
 
 class AnswerMode(str, Enum):

@@ -7,14 +7,14 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from bifrost.app.cli.common import CorpusOpt, JsonOpt, emit_json, with_bifrost
+from bifrost.app.cli.common import JsonOpt, emit_json, with_bifrost
 from bifrost.app.cli.console import out
 
 
 def ask(
     ctx: typer.Context,
     question: Annotated[str, typer.Argument(help="A question about the regulations")],
-    corpus: CorpusOpt = "osha-1926",
+    corpus: Annotated[str, typer.Option("--corpus", "-c", help="Corpus name, several as a,b, or 'all' (each answers; citations show their corpus)")] = "osha-1926",
     as_json: JsonOpt = False,
     show_retrieved: Annotated[int, typer.Option("--retrieved", help="How many retrieved provisions to list")] = 10,
 ) -> None:
@@ -32,13 +32,16 @@ def ask(
         return
     out.print(f"[bold]A:[/bold] {mode}")
     for st in answer.statements:
-        out.print(f"  {escape(st.text)} " + "".join(f"[cyan]{escape('[' + c + ']')}[/cyan]" for c in st.citations), highlight=False)
+        where = f"{st.corpus} " if st.corpus else ""
+        out.print(f"  {escape(st.text)} " + "".join(f"[cyan]{escape('[' + where + c + ']')}[/cyan]" for c in st.citations), highlight=False)
         for q in st.quotes:
             quoted = " ".join(q.text.split())
             out.print(f"    [dim]{escape(f'{q.provision_id} [{q.start}:{q.end}]')}[/dim] \u201c{escape(quoted)}\u201d", highlight=False)
     out.print("\n[bold]Sources[/bold]")
     for c in answer.citations:
-        out.print(f"  [cyan]{escape(c.id)}[/cyan] {escape(c.heading)} {c.url or ''}", highlight=False)
+        where = f"{c.corpus} " if "," in answer.corpus else ""
+        out.print(f"  [cyan]{escape(where + c.id)}[/cyan] {escape(c.heading)} {c.url or ''}", highlight=False)
     out.print("\n[bold]Retrieved[/bold] (score, why)")
     for it in answer.retrieved[:show_retrieved]:
-        out.print(f"  {escape(it.id):<28} {it.score:6.3f}  [dim]{escape(it.why)}[/dim]", highlight=False)
+        where = f"{it.corpus} " if "," in answer.corpus else ""
+        out.print(f"  {escape(where + it.id):<28} {it.score:6.3f}  [dim]{escape(it.why)}[/dim]", highlight=False)

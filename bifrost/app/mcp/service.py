@@ -33,6 +33,7 @@ from bifrost.app.mcp.uris import Cursor, provision_uri
 from bifrost.app.requests import InvalidRequest, check_as_of, check_corpus, error_details, one_line
 from bifrost.core.errors import NotFoundError
 from bifrost.core.store.edition_diff import EditionDiff
+from retrieval.multi_corpus import is_several, parse_corpora
 from bifrost.core.types import EdgeType, NavigatorSubgraph, Provision, RetrievedItem
 
 R = TypeVar("R", bound=BaseModel)
@@ -87,7 +88,8 @@ class McpService:
 
     def _retriever(self, corpus: str) -> None:
         with self._load_lock:  # indexes load once, even when calls arrive together
-            self.bifrost.retriever(corpus)
+            for name in parse_corpora(corpus, self.corpora()) if is_several(corpus) else [corpus]:
+                self.bifrost.retriever(name)
 
     def _provision(self, corpus: str, provision_id: str) -> Provision:
         p = self.bifrost.provision(corpus, provision_id)
@@ -98,7 +100,7 @@ class McpService:
     # --- tools ---
     def ask(self, question: str, corpus: str, as_of: str | None = None) -> AskResult:
         req = checked(AskRequest, question=question, corpus=corpus, as_of=as_of)
-        self.require_corpus(req.corpus)
+        check_corpus(req.corpus, self.corpora(), several=True)
         if req.as_of is not None and req.as_of.strip():
             raise InvalidRequest(NO_EDITIONS)
         self._retriever(req.corpus)

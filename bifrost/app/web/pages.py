@@ -8,6 +8,7 @@ from fastapi.responses import HTMLResponse
 from bifrost.app.web.graph_svg import layout
 from bifrost.app.requests import MAX_QUESTION, InvalidQuestion, check_as_of, check_question
 from bifrost.app.web.service import WebState
+from retrieval.multi_corpus import is_several
 from bifrost.app.web.views import EXAMPLES, provision_url, sources_of, via_labels
 
 router = APIRouter(include_in_schema=False)
@@ -40,12 +41,12 @@ def results_page(request: Request, q: str = "", corpus: str | None = None) -> HT
     except InvalidQuestion as e:
         return render(request, "search.html", status=400, corpus=corpus, q=q[:MAX_QUESTION],
                       examples=EXAMPLES.get(corpus, ()), error=str(e))
-    web.require_corpus(corpus)
+    web.require_corpus(corpus, several=True)
     answer = web.ask(question, corpus)
     link = lambda pid: provision_url(corpus, pid)  # noqa: E731
     sources = sources_of(web.bifrost, answer)
     anchors = {s.citation.id: s.anchor for s in sources}
-    graph = None if answer.refused else layout(web.bifrost, answer, lambda pid: f"#{anchors[pid]}" if pid in anchors else link(pid))
+    graph = None if answer.refused or is_several(corpus) else layout(web.bifrost, answer, lambda pid: f"#{anchors[pid]}" if pid in anchors else link(pid))
     return render(request, "results.html", corpus=corpus, q=question, answer=answer, sources=sources,
                   anchors=anchors, graph=graph, via_labels=via_labels,
                   retrieved={it.id: it for it in answer.retrieved})

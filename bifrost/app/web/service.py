@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from bifrost.app.facade import Bifrost
 from bifrost.app.requests import AskOptions, check_corpus, check_question
+from retrieval.multi_corpus import is_several, parse_corpora
 from bifrost.core.errors import BifrostError
 from bifrost.core.types import Answer
 from bifrost.app.web.views import EntityMentions
@@ -34,8 +35,8 @@ class WebState:
         names = self.corpora()
         return "osha-1926" if "osha-1926" in names else (names[0] if names else None)
 
-    def require_corpus(self, corpus: str) -> None:
-        check_corpus(corpus, self.corpora())
+    def require_corpus(self, corpus: str, several: bool = False) -> None:
+        check_corpus(corpus, self.corpora(), several)
 
     @property
     def mode(self) -> str:
@@ -58,9 +59,10 @@ class WebState:
     def ask(self, question: str, corpus: str, options: AskOptions | None = None) -> Answer:
         """Validate, then answer through the facade (the retriever is built once, under a lock)."""
         q = check_question(question)
-        self.require_corpus(corpus)
+        self.require_corpus(corpus, several=True)
         with self._retriever_lock:
-            self.bifrost.retriever(corpus)
+            for name in parse_corpora(corpus, self.corpora()) if is_several(corpus) else [corpus]:
+                self.bifrost.retriever(name)
         config = None
         updates = options.model_dump(exclude_none=True) if options else {}
         if updates:

@@ -119,15 +119,15 @@ def section_heading(bifrost: Bifrost, corpus: str, provision_id: str, max_up: in
 
 def sources_of(bifrost: Bifrost, answer: Answer) -> list[SourceView]:
     """The cited provisions in answer order, each with its anchor, retrieval reason and quoted spans."""
-    items = {it.id: it for it in answer.retrieved}
+    items = {(it.corpus, it.id): it for it in answer.retrieved}
     spans: dict[str, list[tuple[int, int]]] = defaultdict(list)
     for st in answer.statements:
         for q in st.quotes:
             spans[q.provision_id].append((q.start, q.end))
     return [
         SourceView(
-            anchor=f"src-{i}", citation=c, item=items.get(c.id),
-            section_heading=section_heading(bifrost, answer.corpus, c.id),
+            anchor=f"src-{i}", citation=c, item=items.get((c.corpus, c.id)),
+            section_heading=section_heading(bifrost, c.corpus, c.id),
             segments=highlight(c.text, spans.get(c.id, [])),
         )
         for i, c in enumerate(answer.citations, start=1)

@@ -1,0 +1,81 @@
+"""One question over several corpora of a home (`ask --corpus osha-1926,adgm` or `--corpus all`).
+
+Each corpus answers with its own retriever, ranker and refusal rule; the answers are then merged:
+corpora whose answer refused add nothing; the others are ordered by how close their first cited
+provision is to the question (the same embedder for every corpus, so the cosines compare, unlike
+the rankers' scores); retrieved lists are fused by reciprocal rank. Every statement, citation and
+retrieved item carries its corpus. When every corpus refuses, the merged answer refuses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from bifrost.core.errors import BifrostError, NotFoundError
+from bifrost.core.types import Answer, AnswerMode, RetrievedItem
+from retrieval.fusion import rrf_fuse
+
+ALL = "all"
+SEPARATOR = ","
+
+
+def parse_corpora(spec: str, known: Sequence[str]) -> list[str]:
+    """Corpus names from ``a,b`` or ``all``; one-line errors for an empty list or an unknown name."""
+    if spec.strip() == ALL:
+        if not known:
+            raise BifrostError("no corpus ingested yet; run `bifrost ingest --corpus NAME`")
+        return list(known)
+    names = list(dict.fromkeys(n.strip() for n in spec.split(SEPARATOR) if n.strip()))
+    if not names:
+        raise BifrostError("--corpus: give a corpus name, a comma-separated list or 'all'")
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise NotFoundError(f"unknown corpus {unknown[0]!r}; loaded corpora: {', '.join(known) or 'none'}")
+    return names
+
+
+def is_several(spec: str) -> bool:
+    """Whether a corpus argument names more than one corpus."""
+    return SEPARATOR in spec or spec.strip() == ALL
+
+
+def closeness(question: str, answer: Answer, embed: Callable[[list[str]], np.ndarray]) -> float:
+    """Cosine between the question and the first cited provision's text (-1 for a refusal)."""
+    if answer.refused or not answer.citations:
+        return -1.0
+    first = answer.citations[0]
+    q, p = embed([question, f"{first.heading} {first.text}".strip()])
+    return float(np.dot(q, p) / (np.linalg.norm(q) * np.linalg.norm(p) or 1.0))
+
+
+def fused_retrieved(answers: Sequence[Answer], k: int) -> list[RetrievedItem]:
+    """The corpora's retrieved lists fused by reciprocal rank (keys are corpus-qualified)."""
+    ranked = [[f"{it.corpus}:{it.id}" for it in a.retrieved] for a in answers]
+    items = {f"{it.corpus}:{it.id}": it for a in answers for it in a.retrieved}
+    return [items[key].model_copy(update={"score": round(score, 6)}) for key, score in rrf_fuse(ranked)[:k]]
+
+
+def merge_answers(question: str, answers: Sequence[Answer], embed: Callable[[list[str]], np.ndarray]) -> Answer:
+    """One answer from the per-corpus answers (see the module docstring)."""
+    order = sorted(answers, key=lambda a: -closeness(question, a, embed))
+    kept = [a for a in order if not a.refused]
+    statements = [s.model_copy(update={"corpus": a.corpus}) for a in kept for s in a.statements]
+    refusal = next((a.text for a in order if a.refused), "")
+    timings: dict[str, float] = {}
+    for a in answers:
+        for stage, seconds in a.timings.items():
+            timings[stage] = timings.get(stage, 0.0) + seconds
+    return Answer(
+        question=question,
+        corpus=SEPARATOR.join(a.corpus for a in answers),
+        mode=AnswerMode.LLM if any(a.mode is AnswerMode.LLM for a in answers) else AnswerMode.EXTRACTIVE,
+        refused=not kept,
+        text=refusal if not kept else "\n".join(a.text for a in kept),
+        statements=statements,
+        citations=[c for a in kept for c in a.citations],
+        retrieved=fused_retrieved(order, max((len(a.retrieved) for a in answers), default=0)),
+        unused=[f"{a.corpus}:{u}" for a in order for u in a.unused],
+        timings=timings,
+    )

@@ -1,0 +1,58 @@
+"""Several corpora in one question: names are checked, answers merged with the corpus on every citation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bifrost.core.errors import BifrostError, NotFoundError
+from bifrost.core.types import Answer, AnswerMode, Citation, RetrievedItem, Statement
+from retrieval.multi_corpus import is_several, merge_answers, parse_corpora
+
+KNOWN = ["adgm", "osha-1926"]
+
+
+def answer(corpus: str, cited: str, text: str, refused: bool = False) -> Answer:
+    return Answer(
+        question="q", corpus=corpus, mode=AnswerMode.EXTRACTIVE, refused=refused,
+        text="refused" if refused else text,
+        statements=[] if refused else [Statement(text=text, citations=(cited,))],
+        citations=[] if refused else [Citation(corpus=corpus, id=cited, text=text)],
+        retrieved=[RetrievedItem(corpus=corpus, id=f"{cited}-{i}", score=1.0 - i / 10) for i in range(3)],
+        timings={"total": 1.0},
+    )
+
+
+def embed(texts: list[str]) -> np.ndarray:
+    """Question and 'close' texts point the same way; anything else is orthogonal."""
+    return np.array([[1.0, 0.0] if ("close" in t or t == "q") else [0.0, 1.0] for t in texts])
+
+
+def test_a_list_or_all_names_several_corpora_and_each_name_must_exist():
+    assert is_several("osha-1926,adgm") and is_several("all") and not is_several("osha-1926")
+    assert parse_corpora("osha-1926, adgm,osha-1926", KNOWN) == ["osha-1926", "adgm"]
+    assert parse_corpora("all", KNOWN) == KNOWN
+    with pytest.raises(NotFoundError, match="unknown corpus 'ecfr'; loaded corpora: adgm, osha-1926"):
+        parse_corpora("osha-1926,ecfr", KNOWN)
+    with pytest.raises(BifrostError, match="give a corpus name"):
+        parse_corpora(" , ", KNOWN)
+
+
+def test_the_corpus_whose_cited_text_is_closest_to_the_question_comes_first():
+    merged = merge_answers("q", [answer("osha-1926", "1926.1", "far text"), answer("adgm", "A.1", "close text")], embed)
+    assert [s.corpus for s in merged.statements] == ["adgm", "osha-1926"]
+    assert [(c.corpus, c.id) for c in merged.citations] == [("adgm", "A.1"), ("osha-1926", "1926.1")]
+    assert merged.corpus == "osha-1926,adgm" and not merged.refused and merged.timings == {"total": 2.0}
+
+
+def test_retrieved_lists_are_fused_by_rank_and_keep_their_corpus():
+    merged = merge_answers("q", [answer("osha-1926", "1926.1", "far"), answer("adgm", "A.1", "close")], embed)
+    assert len(merged.retrieved) == 3
+    assert {it.corpus for it in merged.retrieved[:2]} == {"adgm", "osha-1926"}
+
+
+def test_a_corpus_that_refuses_adds_nothing_and_all_refusing_is_a_refusal():
+    one = merge_answers("q", [answer("osha-1926", "1926.1", "x", refused=True), answer("adgm", "A.1", "close")], embed)
+    assert [c.corpus for c in one.citations] == ["adgm"] and not one.refused
+    none = merge_answers("q", [answer("osha-1926", "1926.1", "x", True), answer("adgm", "A.1", "y", True)], embed)
+    assert none.refused and none.statements == [] and none.text == "refused"
