@@ -109,11 +109,12 @@ def build_navigator(
     refs_added, refs_retired = sql.replace_references(corpus, refs)
     hs = has_edges(provisions)
     rs = refers_to_edges(refs)
-    sections_removed, edges_removed = remove_stale(graph, corpus, {p.uid for p in provisions}, hs + rs)
-    graph.upsert_sections(provisions)
-    graph.upsert_edges(hs + rs)
     dangling = [r for r in refs if r.target_id is None]
-    graph.set_dangling_count(corpus, len(dangling))
+    with graph.atomic():  # readers see the previous graph or this one, never a mix
+        sections_removed, edges_removed = remove_stale(graph, corpus, {p.uid for p in provisions}, hs + rs)
+        graph.upsert_sections(provisions)
+        graph.upsert_edges(hs + rs)
+        graph.set_dangling_count(corpus, len(dangling))
     reasons = Counter((r.reason or "unknown").split(":")[0] for r in dangling)
     return NavigatorReport(
         corpus=corpus,

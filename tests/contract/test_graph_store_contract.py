@@ -228,3 +228,53 @@ class TestRetiringAndInventory:
         assert loaded.node_uids(C, "Entity") == {e.uid for e in ents}
         assert loaded.delete_nodes([ents[0].uid]) == 1
         assert loaded.edges(C, EdgeType.RELATES) == [] and loaded.get_entity(ents[0].uid) is None
+
+
+def _second_view(kind: str, tmp_path: Path) -> GraphStore:
+    """Another store object on the same data (another process would see the same)."""
+    if kind == "embedded":
+        return EmbeddedGraphStore(SqlStore(f"sqlite:///{tmp_path / 'g.db'}"))
+    from tests.integration.neo4j_env import neo4j_store
+
+    return neo4j_store()
+
+
+class TestAtomicWrites:
+    """A build wraps its writes in `atomic()`: readers see before or after, never a mix."""
+
+    @pytest.fixture
+    def loaded(self, store):
+        store.upsert_sections(TREE)
+        store.upsert_edges(HAS + REFS)
+        return store
+
+    def test_writes_in_a_block_are_seen_inside_and_by_others_only_after_it(self, loaded, request, tmp_path):
+        kind = request.node.callspec.params["store"]
+        extra = Provision(corpus=C, id="1926.503", parent_id="1926 Subpart M", kind=ProvisionKind.SECTION, order=11)
+        with loaded.atomic():
+            loaded.delete_nodes([u("1926.502(k)(1)")])
+            loaded.upsert_sections([extra])
+            loaded.upsert_edges([Edge(type=EdgeType.HAS, source=u("1926 Subpart M"), target=extra.uid)])
+            assert extra.uid in loaded.node_uids(C, "Section")
+            other = _second_view(kind, tmp_path)
+            try:
+                assert other.node_uids(C, "Section") == {p.uid for p in TREE}
+            finally:
+                other.close()
+        other = _second_view(kind, tmp_path)
+        try:
+            assert other.node_uids(C, "Section") == {p.uid for p in TREE} - {u("1926.502(k)(1)")} | {extra.uid}
+            assert other.children(u("1926 Subpart M")) == [u("1926.501"), u("1926.502"), extra.uid]
+        finally:
+            other.close()
+
+    def test_an_error_in_a_block_leaves_the_graph_as_it_was(self, loaded):
+        before = (loaded.node_uids(C, "Section"), set(loaded.edges(C, EdgeType.REFERS_TO)))
+        with pytest.raises(RuntimeError, match="killed"):
+            with loaded.atomic():
+                loaded.delete_nodes([u("1926.502")])
+                loaded.delete_edges(REFS[:2])
+                raise RuntimeError("killed half way")
+        assert (loaded.node_uids(C, "Section"), set(loaded.edges(C, EdgeType.REFERS_TO))) == before
+        assert loaded.get_section(u("1926.502")) is not None
+        assert loaded.references_out(REFS[0].source) == [(REFS[0].target, REFS[0].text)]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -27,11 +28,15 @@ CORPUS = "osha-1926"
 KILL_AT = (0.25, 0.5, 0.75, 0.9, 0.97)  # fractions of an unkilled ingest's duration
 
 
-def ingest(home: Path, source: Path, date: str) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "bifrost.app.cli.app", "ingest", str(source), "--corpus", CORPUS,
-           "--no-graph", "--edition-date", date]
+def bifrost(home: Path, *args: str) -> subprocess.Popen:
+    cmd = [sys.executable, "-m", "bifrost.app.cli.app", *args]
     env = {**subprocess_env(), "BIFROST_HOME": str(home)}
     return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def ingest(home: Path, source: Path, date: str, graph: bool = False) -> subprocess.Popen:
+    return bifrost(home, "ingest", str(source), "--corpus", CORPUS, "--graph" if graph else "--no-graph",
+                   "--edition-date", date)
 
 
 def state(home: Path) -> tuple[list[int], dict[str, str]]:
@@ -48,11 +53,29 @@ def finish(proc: subprocess.Popen) -> None:
     assert proc.returncode == 0, err[-2000:]
 
 
-def test_a_killed_edition_leaves_the_previous_one_whole_and_a_rerun_completes(shared_dir, tmp_path):
+def edition_b(shared_dir: Path, tmp_path: Path) -> tuple[Path, Path]:
     a = shared_dir / "corpora" / CORPUS / "part-1926.json"
     (tmp_path / "b").mkdir()
     b = tmp_path / "b" / a.name
     b.write_text(json.dumps(make_edition_b(json.loads(a.read_text()), OSHA_1926_PLAN)))
+    return a, b
+
+
+def graph_state(home: Path) -> tuple[set[str], set]:
+    """Section ids and HAS + REFERS_TO edges of the embedded graph store."""
+    from bifrost.core.graph.embedded import EmbeddedGraphStore
+    from bifrost.core.types import EdgeType
+
+    sql = SqlStore(f"sqlite:///{home / 'bifrost.db'}")
+    try:
+        g = EmbeddedGraphStore(sql)
+        return g.node_uids(CORPUS, "Section"), set(g.edges(CORPUS, EdgeType.HAS)) | set(g.edges(CORPUS, EdgeType.REFERS_TO))
+    finally:
+        sql.dispose()
+
+
+def test_a_killed_edition_leaves_the_previous_one_whole_and_a_rerun_completes(shared_dir, tmp_path):
+    a, b = edition_b(shared_dir, tmp_path)
 
     clean = tmp_path / "clean"
     finish(ingest(clean, b, "2026-01-01"))
@@ -79,3 +102,36 @@ def test_a_killed_edition_leaves_the_previous_one_whole_and_a_rerun_completes(sh
     assert killed >= 3
     finish(ingest(home, b, "2026-01-01"))
     assert state(home) == edition_b
+
+
+def test_a_killed_navigator_update_leaves_the_previous_graph_whole(shared_dir, tmp_path):
+    """The navigator sync writes in one transaction (`GraphStore.atomic`): a kill keeps the old graph."""
+    a, b = edition_b(shared_dir, tmp_path)
+    home = tmp_path / "home"
+    finish(ingest(home, a, "2025-01-01", graph=True))
+    graph_a = graph_state(home)
+    finish(ingest(home, b, "2026-01-01"))  # edition B in SQL; the graph still shows A
+    probe = tmp_path / "probe"
+    shutil.copytree(home, probe)
+    started = time.monotonic()
+    finish(bifrost(probe, "build", "navigator", "--corpus", CORPUS))
+    duration = time.monotonic() - started
+    graph_b = graph_state(probe)
+    assert graph_a != graph_b
+    killed = 0
+    for fraction in KILL_AT:
+        proc = bifrost(home, "build", "navigator", "--corpus", CORPUS)
+        time.sleep(duration * fraction)
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+            killed += 1
+        proc.wait(timeout=60)
+        now = graph_state(home)
+        assert now == graph_a or now == graph_b, f"mixed graph after a kill at {fraction:.0%}"
+        if now == graph_b:
+            break
+    assert killed >= 3
+    finish(bifrost(home, "build", "navigator", "--corpus", CORPUS))
+    assert graph_state(home) == graph_b
+    check = bifrost(home, "graph", "check", "--corpus", CORPUS)
+    finish(check)

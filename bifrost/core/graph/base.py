@@ -8,6 +8,7 @@ contract suite in ``tests/contract``. Nodes are keyed by uid (``corpus:id`` for 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from typing import Protocol, runtime_checkable
 
 from bifrost.core.types import Edge, EdgeType, Entity, GraphStats, Provision, Reached
@@ -44,6 +45,14 @@ class GraphStore(Protocol):
 
     def clear(self, corpus: str) -> None:
         """Remove every node and edge of a corpus."""
+        ...
+
+    def atomic(self) -> AbstractContextManager[None]:
+        """Run every write inside the block as one transaction: readers (other processes included)
+        see the graph before the block or after it, never a mix; an error or a kill keeps the before.
+
+        Builds wrap their structural writes (nodes and edges) in it; reads inside see the pending writes.
+        """
         ...
 
     def delete_nodes(self, uids: Sequence[str]) -> int:

@@ -8,12 +8,14 @@ first use, so a new process sees what an earlier one built.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 
 import networkx as nx
 from sqlalchemy import delete, insert, select, update
+from sqlalchemy.orm import Session
 
-from bifrost.core.store.sql_models import GraphEdgeRow, GraphNodeRow
+from bifrost.core.store.sql_models import GraphEdgeRow, GraphNodeRow, MetaRow
 from bifrost.core.store.sql_store import SqlStore
 from bifrost.core.types import Edge, EdgeType, Entity, GraphStats, Provision, Reached, split_uid
 
@@ -42,6 +44,32 @@ class EmbeddedGraphStore:
     def __init__(self, sql: SqlStore) -> None:
         self.sql = sql
         self._graph: nx.MultiDiGraph | None = None
+        self._open: Session | None = None  # the transaction of an atomic() block
+
+    @contextmanager
+    def atomic(self) -> Iterator[None]:
+        """One SQL transaction for every write in the block; on failure the in-memory graph is reloaded."""
+        if self._open is not None:  # nested: part of the outer block
+            yield
+            return
+        try:
+            with self.sql.session() as s:
+                self._open = s
+                yield
+        except BaseException:
+            self._graph = None  # it holds writes that were rolled back: load again from SQL
+            raise
+        finally:
+            self._open = None
+
+    @contextmanager
+    def _session(self) -> Iterator[Session]:
+        """The atomic block's transaction, else a transaction of its own."""
+        if self._open is not None:
+            yield self._open
+        else:
+            with self.sql.session() as s:
+                yield s
 
     # --- loading ---
     @property
@@ -65,7 +93,7 @@ class EmbeddedGraphStore:
         changed = [r for r in rows if r[0] not in g or g.nodes[r[0]] != {"label": r[2], **r[3]}]
         if not changed:
             return len(rows)
-        with self.sql.session() as s:
+        with self._session() as s:
             uids = [r[0] for r in changed]
             for i in range(0, len(uids), _CHUNK):
                 s.execute(delete(GraphNodeRow).where(GraphNodeRow.uid.in_(uids[i : i + _CHUNK])))
@@ -113,7 +141,7 @@ class EmbeddedGraphStore:
                 new.append((e, props))
         if not new and not changed:
             return 0
-        with self.sql.session() as s:
+        with self._session() as s:
             payload = [
                 {
                     "corpus": split_uid(e.source)[0],
@@ -143,7 +171,8 @@ class EmbeddedGraphStore:
         return len(new) + len(changed)
 
     def set_dangling_count(self, corpus: str, count: int) -> None:
-        self.sql.set_meta(corpus, "dangling_references", {"count": count})
+        with self._session() as s:
+            s.merge(MetaRow(corpus=corpus, key="dangling_references", value={"count": count}))
 
     def set_entity_embeddings(self, rows: Sequence[tuple[str, Sequence[float]]]) -> int:
         """The embedded store reads vectors from the SQL entity tables; this counts the nodes matched."""
@@ -155,7 +184,7 @@ class EmbeddedGraphStore:
         return sum(1 for e, _ in rows if g.has_edge(e.source, e.target, key=_edge_key(e)))
 
     def clear(self, corpus: str) -> None:
-        with self.sql.session() as s:
+        with self._session() as s:
             s.execute(delete(GraphEdgeRow).where(GraphEdgeRow.corpus == corpus))
             s.execute(delete(GraphNodeRow).where(GraphNodeRow.corpus == corpus))
         g = self.graph
@@ -166,7 +195,7 @@ class EmbeddedGraphStore:
         gone = [u for u in dict.fromkeys(uids) if u in g]
         if not gone:
             return 0
-        with self.sql.session() as s:
+        with self._session() as s:
             for i in range(0, len(gone), _CHUNK):
                 chunk = gone[i : i + _CHUNK]
                 s.execute(delete(GraphEdgeRow).where(GraphEdgeRow.source.in_(chunk)))
@@ -180,7 +209,7 @@ class EmbeddedGraphStore:
         gone = [e for e in dict.fromkeys(edges) if g.has_edge(e.source, e.target, f"{e.type.value}:{_edge_key(e)}")]
         if not gone:
             return 0
-        with self.sql.session() as s:
+        with self._session() as s:
             for e in gone:
                 s.execute(
                     delete(GraphEdgeRow).where(

@@ -143,6 +143,8 @@ MATCH (e:Entity {corpus: $corpus})
 CALL (e) { DETACH DELETE e } IN TRANSACTIONS OF $chunk ROWS
 """
 CLEAR_META = "MATCH (m:CorpusMeta {corpus: $corpus}) DELETE m"
+CLEAR_SECTIONS_IN_TX = "MATCH (s:Section {corpus: $corpus}) DETACH DELETE s"
+CLEAR_ENTITIES_IN_TX = "MATCH (e:Entity {corpus: $corpus}) DETACH DELETE e"
 
 # Retiring nodes and edges (editions, entity updates): each returns how many existed.
 DELETE_NODES = """

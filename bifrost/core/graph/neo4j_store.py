@@ -93,6 +93,7 @@ class Neo4jGraphStore:
         self.connection_timeout = connection_timeout
         self._driver: Driver | None = None
         self._schema_ready = False
+        self._tx: Any = None
 
     @classmethod
     def from_settings(cls, settings: Settings, **kwargs: Any) -> Neo4jGraphStore:
@@ -161,13 +162,40 @@ class Neo4jGraphStore:
 
     def _read(self, cypher: str, doing: str, **params: Any) -> list[Any]:
         self.ensure_schema()
+        if self._tx is not None:
+            with self._errors(doing):
+                return list(self._tx.run(cypher, params))
         with self._errors(doing), self.driver.session(database=self.database) as s:
             return s.execute_read(lambda tx: list(tx.run(cypher, params)))
 
     def _write(self, cypher: str, doing: str, **params: Any) -> list[Any]:
         self.ensure_schema()
+        if self._tx is not None:
+            with self._errors(doing):
+                return list(self._tx.run(cypher, params))
         with self._errors(doing), self.driver.session(database=self.database) as s:
             return s.execute_write(lambda tx: list(tx.run(cypher, params)))
+
+    @contextmanager
+    def atomic(self) -> Iterator[None]:
+        """One explicit Neo4j transaction for every read and write in the block (committed at its end)."""
+        if self._tx is not None:  # nested: part of the outer block
+            yield
+            return
+        self.ensure_schema()
+        with self._errors("opening a transaction"):
+            session = self.driver.session(database=self.database)
+            tx = session.begin_transaction()
+        self._tx = tx
+        try:
+            yield
+            with self._errors("committing a transaction"):
+                tx.commit()
+        finally:
+            self._tx = None
+            if tx.closed() is False:
+                tx.rollback()
+            session.close()
 
     def _write_batches(self, query: str, rows: Sequence[dict[str, Any]], doing: str) -> int:
         written = 0
@@ -238,6 +266,10 @@ class Neo4jGraphStore:
 
     def clear(self, corpus: str) -> None:
         """Remove every node and edge of a corpus, and its recorded dangling count."""
+        if self._tx is not None:  # CALL ... IN TRANSACTIONS cannot run inside the atomic block
+            for cypher in (q.CLEAR_SECTIONS_IN_TX, q.CLEAR_ENTITIES_IN_TX, q.CLEAR_META):
+                self._write(cypher, f"clearing corpus {corpus!r}", corpus=corpus)
+            return
         self.ensure_schema()
         with self._errors(f"clearing corpus {corpus!r}"), self.driver.session(database=self.database) as s:
             for stmt in (q.CLEAR_SECTIONS, q.CLEAR_ENTITIES):
