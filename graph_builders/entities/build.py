@@ -120,15 +120,15 @@ def store_network(want: WantedNetwork, graph_store: GraphStore | None, session_s
 
     A run killed between the two leaves SQL at the previous network; the next run compares the
     graph store with its own inventory and with that previous network, so it repairs both."""
-    previous: dict[str, Entity] = {}
-    if session_scope is not None and graph_store is not None:
-        with session_scope() as s:
-            previous = {name: e for name, (e, _) in stored_entities(s, want.corpus).items()}
-    if graph_store is not None:
-        sync_graph(graph_store, want, previous, changes)
+    stored: dict[str, tuple[Entity, bytes]] | None = None
     if session_scope is not None:
         with session_scope() as s:
-            sync_sql(s, want, changes)
+            stored = stored_entities(s, want.corpus)
+    if graph_store is not None:
+        sync_graph(graph_store, want, {name: e for name, (e, _) in (stored or {}).items()}, changes)
+    if session_scope is not None:
+        with session_scope() as s:
+            sync_sql(s, want, changes, stored)
             if isinstance(embedder, CachedEmbedder):
                 embedder.save(s)
 
