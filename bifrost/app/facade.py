@@ -236,7 +236,8 @@ class Bifrost:
         progress: Callable[[int, int], None] | None = None, subparts: Sequence[str] | None = None,
         search: str | None = None,
     ):
-        """Extract, refine and store the Entity Network Graph of a corpus (replacing the last one)."""
+        """Extract, refine and store the Entity Network Graph of a corpus (replacing the last one; only
+        changed or new provisions are extracted again, and only differences are written)."""
         from graph_builders.entities.pipeline import build_corpus_entities
 
         report = build_corpus_entities(self.res, corpus, extractor, tau, progress, subparts, search)
@@ -283,7 +284,7 @@ class Bifrost:
 
         self.require_corpus(corpus)
         graph = None if self.settings.store == "embedded" else self.graph  # the embedded store reads SQL
-        report = reembed_entity_network(self.sql, corpus, self.embedder, graph)
+        report = reembed_entity_network(self.sql, corpus, self.embedder, graph, self.settings.embedding_model)
         self.pipeline.forget(corpus)
         return {**report, "embedding_model": self.settings.embedding_model}
 

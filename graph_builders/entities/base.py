@@ -48,6 +48,26 @@ class EntityBuildAborted(BifrostError):
         super().__init__(f"entity build of {corpus!r} stopped, nothing written (the previous entity network is kept): {self.reason}")
 
 
+class EntitySyncReport(BaseModel):
+    """What a build changed in the stores: SQL rows and graph-store nodes and edges."""
+
+    entities_added: int = 0
+    entities_removed: int = 0
+    entities_changed: int = Field(default=0, description="Label, provisions or vector changed")
+    triples_added: int = 0
+    triples_removed: int = 0
+    triples_changed: int = 0
+    graph_nodes_deleted: int = 0
+    graph_nodes_written: int = 0
+    graph_edges_deleted: int = 0
+    graph_edges_written: int = 0
+
+    @property
+    def unchanged(self) -> bool:
+        """True when the build wrote nothing."""
+        return not any(self.model_dump().values())
+
+
 class EntityBuildReport(BaseModel):
     """What one Entity Network build did."""
 
@@ -60,4 +80,8 @@ class EntityBuildReport(BaseModel):
     mentions: int = Field(default=0, description="Entity mentions fed to the refiner")
     section_refs: int = Field(default=0, description="Referenced provision ids found by the extractor")
     failed: list[str] = Field(default_factory=list, description="'provision id: reason' of items that failed")
+    extracted: int = Field(default=0, description="Provisions sent to the extractor (spaCy parse or model calls)")
+    from_journal: int = Field(default=0, description="Provisions read back from the extraction journal (unchanged)")
+    texts_embedded: int = Field(default=0, description="Names and relation phrases sent to the embedding model")
+    changes: EntitySyncReport = Field(default_factory=EntitySyncReport)
     seconds: float = 0.0

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from itertools import islice
 
@@ -17,10 +17,16 @@ from sqlalchemy.orm import Session
 
 from bifrost.core.errors import ModelUnavailableError
 from bifrost.core.graph.base import GraphStore
-from bifrost.core.store import entity_tables
-from bifrost.core.types import Edge, EdgeType, Entity, Extraction, Provision, Triple, entity_uid, make_uid
-from graph_builders.entities.base import EntityBuildAborted, EntityBuildReport, EntityExtractor, ReportsFailures
+from bifrost.core.types import Entity, Extraction, Provision
+from graph_builders.entities.base import (
+    EntityBuildAborted, EntityBuildReport, EntityExtractor, EntitySyncReport, ReportsFailures,
+)
+from graph_builders.entities.journaled import JournaledExtractor
 from graph_builders.entities.refiner import IncrementalEntityRefiner
+from graph_builders.entities.sync import WantedNetwork, graph_edges, stored_entities, sync_graph, sync_sql
+from graph_builders.entities.vector_cache import CachedEmbedder
+
+__all__ = ["build_entity_network", "graph_edges", "refine_extractions", "check_failures", "wanted_network"]
 
 log = logging.getLogger(__name__)
 
@@ -100,38 +106,42 @@ def refine_extractions(refiner: IncrementalEntityRefiner, extractions: Sequence[
     return len(mentions)
 
 
-def graph_edges(corpus: str, entities: Sequence[Entity], triples: Sequence[Triple]) -> list[Edge]:
-    """MENTIONED_IN edges entity -> section and RELATES edges head -> tail."""
-    edges = [
-        Edge(type=EdgeType.MENTIONED_IN, source=e.uid, target=make_uid(corpus, sid))
-        for e in entities
-        for sid in e.section_ids
-    ]
-    edges += [
-        Edge(
-            type=EdgeType.RELATES,
-            source=entity_uid(corpus, t.head),
-            target=entity_uid(corpus, t.tail),
-            relation=t.relation,
-            section_ids=t.section_ids,
-        )
-        for t in triples
-    ]
-    return edges
-
-
-def write_embeddings(session_scope: SessionScope, corpus: str, refiner: IncrementalEntityRefiner, replace: bool) -> None:
-    """Entity, relation and triple embeddings of the refiner into the SQL tables."""
-    names, ent_matrix = refiner.entity_matrix()
-    entities = refiner.entities(corpus)
+def wanted_network(refiner: IncrementalEntityRefiner, corpus: str) -> WantedNetwork:
+    """The refined network with its vectors (read from the refiner; triples are [h, r, t] concatenations)."""
+    _, ent_matrix = refiner.entity_matrix()
     rels, rel_matrix = refiner.relation_matrix()
     triples, tri_matrix = refiner.triple_matrix(corpus)
-    with session_scope() as s:
-        if replace:
-            entity_tables.clear_entity_tables(s, corpus)
-        entity_tables.upsert_entities(s, corpus, entities, ent_matrix)
-        entity_tables.upsert_relations(s, corpus, rels, rel_matrix)
-        entity_tables.upsert_triples(s, corpus, triples, tri_matrix)
+    return WantedNetwork(corpus, refiner.entities(corpus), ent_matrix, rels, rel_matrix, triples, tri_matrix)
+
+
+def store_network(want: WantedNetwork, graph_store: GraphStore | None, session_scope: SessionScope | None,
+                  embedder: object, changes: EntitySyncReport) -> None:
+    """Write only the differences: the graph store first, then SQL in one transaction (the record).
+
+    A run killed between the two leaves SQL at the previous network; the next run compares the
+    graph store with its own inventory and with that previous network, so it repairs both."""
+    stored: dict[str, tuple[Entity, bytes]] | None = None
+    if session_scope is not None:
+        with session_scope() as s:
+            stored = stored_entities(s, want.corpus)
+    if graph_store is not None:
+        sync_graph(graph_store, want, {name: e for name, (e, _) in (stored or {}).items()}, changes)
+    if session_scope is not None:
+        with session_scope() as s:
+            sync_sql(s, want, changes, stored)
+            if isinstance(embedder, CachedEmbedder):
+                embedder.save(s)
+
+
+def _journal_counts(extractor: EntityExtractor, report: EntityBuildReport) -> None:
+    """Provisions read back from the journal vs sent to the extractor (model or spaCy) in the last batch."""
+    if isinstance(extractor, JournaledExtractor):
+        report.from_journal, report.extracted = extractor.from_journal, extractor.extracted
+        return
+    counts = getattr(extractor, "report", None)  # the LLM extractor's per-call report
+    if counts is not None and hasattr(counts, "from_journal"):
+        report.from_journal += counts.from_journal
+        report.extracted += counts.extracted
 
 
 def build_entity_network(
@@ -143,15 +153,16 @@ def build_entity_network(
     corpus: str,
     progress: Progress | None = None,
     batch_size: int = 64,
-    replace: bool = False,
     max_failure_share: float = 0.2,
 ) -> EntityBuildReport:
     """Extract, refine and write the Entity Network of ``provisions`` (all of ``corpus``).
 
     ``session_scope`` opens a committing transaction (``SqlStore.session`` or
     ``sessionmaker.begin``); ``None`` skips the SQL embeddings, a ``None`` graph store skips the graph.
-    ``replace`` first deletes the corpus's entity rows, for a full rebuild that may have fewer
-    entities than the last one. Writes are idempotent upserts.
+    The stored network is made equal to the refined one, writing only differences (`sync.py`):
+    with a journaled extractor and a `CachedEmbedder` in the refiner, provisions unchanged since the
+    last build are not extracted again and known names are not embedded again; the refiner is
+    replayed over every extraction in provision order, so the result equals a clean build.
 
     Nothing is written until every provision was tried: when the extractor stops (model
     unavailable or unreachable) or more than ``max_failure_share`` of the provisions failed,
@@ -174,6 +185,7 @@ def build_entity_network(
             extractions = _extract_batch(extractor, batch, report.failed)
         except ModelUnavailableError as e:
             raise EntityBuildAborted(corpus, str(e), report) from e
+        _journal_counts(extractor, report)
         report.mentions += refine_extractions(refiner, extractions)
         report.section_refs += sum(len(ex.section_refs) for ex in extractions)
         done += len(batch)
@@ -181,13 +193,11 @@ def build_entity_network(
         if progress is not None:
             progress(done, len(todo))
     check_failures(report, len(todo), max_failure_share)
-    entities = refiner.entities(corpus)
-    triples = refiner.triples(corpus)
-    if session_scope is not None:  # one transaction: all or nothing
-        write_embeddings(session_scope, corpus, refiner, replace)
-    if graph_store is not None:
-        graph_store.upsert_entities(entities)
-        graph_store.upsert_edges(graph_edges(corpus, entities, triples))
+    want = wanted_network(refiner, corpus)
+    entities, triples = want.entities, want.triples
+    store_network(want, graph_store, session_scope, refiner.embedder, report.changes)
+    if isinstance(refiner.embedder, CachedEmbedder):
+        report.texts_embedded = refiner.embedder.computed
     report.entities = len(entities)
     report.relations = len(triples)
     report.relation_types = len(refiner.relations())

@@ -102,6 +102,38 @@ class ExtractionJournal:
         except SQLAlchemyError as e:
             raise StoreError(f"extraction journal {self.url}: {e}") from e
 
+    def load(self, corpus: str, version: str) -> dict[tuple[str, str], Extraction]:
+        """Every journaled extraction of a corpus and extractor version, keyed by (provision id, content hash)."""
+        c = journal_table.c
+        stmt = select(c.provision_id, c.content_hash, c.extraction).where(c.corpus == corpus, c.extractor_version == version)
+        try:
+            with self.engine.connect() as conn:
+                rows = conn.execute(stmt).all()
+        except SQLAlchemyError as e:
+            raise StoreError(f"extraction journal {self.url}: {e}") from e
+        return {(pid, h): Extraction.model_validate_json(raw) for pid, h, raw in rows}
+
+    def put_many(self, pairs: list[tuple[Provision, Extraction]], version: str) -> None:
+        """Record many finished extractions in one transaction (same rules as `put`)."""
+        for provision, extraction in pairs:
+            if (extraction.corpus, extraction.provision_id) != (provision.corpus, provision.id):
+                raise ValueError(
+                    f"extraction of {extraction.corpus}:{extraction.provision_id} cannot be journaled under {provision.uid}"
+                )
+        now = datetime.now(timezone.utc)
+        try:
+            with self._lock, self.engine.begin() as conn:
+                for provision, _ in pairs:
+                    conn.execute(journal_table.delete().where(*_key(provision, version)))
+                if pairs:
+                    conn.execute(journal_table.insert(), [
+                        {"corpus": p.corpus, "provision_id": p.id, "content_hash": p.hash, "extractor_version": version,
+                         "extraction": ex.model_dump_json(), "created_at": now}
+                        for p, ex in pairs
+                    ])
+        except SQLAlchemyError as e:
+            raise StoreError(f"extraction journal {self.url}: {e}") from e
+
     def count(self, corpus: str | None = None, version: str | None = None) -> int:
         """Number of journaled extractions, optionally for one corpus and/or extractor version."""
         stmt = select(func.count()).select_from(journal_table)

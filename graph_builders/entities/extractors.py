@@ -1,5 +1,5 @@
 """Choosing the entity extractor for a corpus: the LLM agents when a chat model is configured
-(or asked for), else the offline spaCy extractor."""
+(or asked for), else the offline spaCy extractor; both keep their extractions in the home's journal."""
 
 from __future__ import annotations
 
@@ -32,6 +32,9 @@ def make_entity_extractor(res: Resources, corpus: str, kind: str = "auto") -> En
             callbacks=(res.usage_counter,),
             max_connection_failures=res.settings.llm_max_connection_failures,
         )
+    from graph_builders.entities.checkpoint import ExtractionJournal
+    from graph_builders.entities.journaled import JournaledExtractor
     from graph_builders.entities.offline_extractor import OfflineExtractor
 
-    return OfflineExtractor(res.settings.spacy_model)
+    offline = OfflineExtractor(res.settings.spacy_model)  # journaled: an unchanged provision is never parsed again
+    return JournaledExtractor(offline, ExtractionJournal.at_path(res.settings.home / "extraction_journal.db"), offline.version)

@@ -7,9 +7,13 @@ negation and modals kept (``shall_not_be_used_as``). Deterministic for a given s
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Iterable, Iterator
+from functools import lru_cache
+from importlib import metadata
 from itertools import islice
+from pathlib import Path
 from typing import Any
 
 from bifrost.core.types import ExtractedEntity, ExtractedTriple, Extraction, Provision
@@ -49,6 +53,22 @@ def extract_from_doc(doc: Any) -> tuple[list[ExtractedEntity], list[ExtractedTri
     return list(entities.values()), list(triples.values())
 
 
+@lru_cache(maxsize=8)
+def offline_version(nlp_name: str) -> str:
+    """What an offline extraction depends on: spaCy and its model's versions, and a digest of the
+    rule sources (this module and parse_rules), so any change to them re-extracts every provision."""
+    def installed(dist: str) -> str:
+        try:
+            return metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            return "?"
+
+    digest = hashlib.sha256()
+    for module in (__file__, rules.__file__):
+        digest.update(Path(module).read_bytes())
+    return f"offline:{nlp_name}={installed(nlp_name)}:spacy={installed('spacy')}:rules={digest.hexdigest()[:16]}"
+
+
 class OfflineExtractor:
     """`EntityExtractor` on spaCy; the pipeline is loaded on first use, not in ``__init__``."""
 
@@ -65,6 +85,12 @@ class OfflineExtractor:
         self.nlp_name = nlp_name
         self.section_ref_resolver = section_ref_resolver
         self.batch_size = batch_size
+
+    @property
+    def version(self) -> str:
+        """Key of this extractor's extractions in the journal (see `offline_version`)."""
+        resolver = "" if self.section_ref_resolver is None else f":refs={getattr(self.section_ref_resolver, '__qualname__', '?')}"
+        return offline_version(self.nlp_name) + resolver
 
     @property
     def nlp(self) -> Any:

@@ -16,6 +16,8 @@ from graph_builders.entities.base import EntityBuildReport
 from graph_builders.entities.build import build_entity_network, graph_edges
 from graph_builders.entities.extractors import make_entity_extractor
 from graph_builders.entities.refiner import IncrementalEntityRefiner
+from graph_builders.entities.sync import prune_graph
+from graph_builders.entities.vector_cache import CachedEmbedder
 
 
 def build_corpus_entities(
@@ -23,7 +25,9 @@ def build_corpus_entities(
     progress: Callable[[int, int], None] | None = None, subparts: Sequence[str] | None = None,
     search: str | None = None,
 ) -> EntityBuildReport:
-    """Extract, refine and store the Entity Network Graph of a corpus (replacing the last one);
+    """Extract, refine and store the Entity Network Graph of a corpus (replacing the last one, writing
+    only what changed: unchanged provisions are read from the extraction journal, known names from
+    the vector cache, and the stores end equal to a clean build);
     ``subparts`` (e.g. ["M", "P"]) restricts it to the provisions under those subparts;
     ``search`` (exact, lsh, auto) overrides the refiner's nearest-entity search."""
     res.require_corpus(corpus)
@@ -31,24 +35,27 @@ def build_corpus_entities(
     if subparts:
         provisions = within_subparts(provisions, subparts)
     settings = res.settings
+    embedder = CachedEmbedder(res.embedder, settings.embedding_model, res.sql.session)  # known names: no model call
     refiner = IncrementalEntityRefiner(
-        res.embedder, tau=settings.tau if tau is None else tau, corpus=corpus,
+        embedder, tau=settings.tau if tau is None else tau, corpus=corpus,
         search=search or settings.refiner_search, switch_at=settings.refiner_switch_at,
     )
     return build_entity_network(
         provisions, make_entity_extractor(res, corpus, extractor), refiner, res.graph, res.sql.session,
-        corpus, progress=progress, replace=True, max_failure_share=settings.max_extraction_failure_share,
+        corpus, progress=progress, max_failure_share=settings.max_extraction_failure_share,
     )
 
 
 def write_entity_network(sql: SqlStore, graph: GraphStore, corpus: str) -> dict[str, int]:
-    """Copy the stored entity network (nodes, MENTIONED_IN, RELATES, embeddings) to a graph store."""
+    """Copy the stored entity network (nodes, MENTIONED_IN, RELATES, embeddings) to a graph store,
+    removing the store's Entity nodes and edges the stored network no longer has."""
     with sql.session() as s:
         entities = entity_tables.load_entities(s, corpus)
         names, ent_matrix = entity_tables.load_entity_matrix(s, corpus)
         triples, tri_matrix = entity_tables.load_triple_matrix(s, corpus)
     valid = [i for i, t in enumerate(triples) if is_valid_relation(t.relation)]
     edges = graph_edges(corpus, entities, [triples[i] for i in valid])
+    prune_graph(graph, corpus, {e.uid for e in entities}, edges)  # no stale node or edge of an older network
     graph.upsert_entities(entities)
     graph.upsert_edges(edges)
     graph.set_entity_embeddings([(entity_uid(corpus, n), v) for n, v in zip(names, ent_matrix)])

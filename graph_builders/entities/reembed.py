@@ -28,9 +28,13 @@ def _embed(embedder: Embedder, texts: list[str], batch: int = 512) -> np.ndarray
     return np.concatenate(parts) if parts else np.zeros((0, embedder.dim), dtype=np.float32)
 
 
-def reembed_entity_network(sql: SqlStore, corpus: str, embedder: Embedder, graph: GraphStore | None = None) -> dict:
+def reembed_entity_network(sql: SqlStore, corpus: str, embedder: Embedder, graph: GraphStore | None = None,
+                           model: str | None = None) -> dict:
     """Recompute and store the entity, relation and triple embeddings of ``corpus`` (one transaction);
-    ``graph`` (e.g. Neo4j, which keeps its own vectors) gets the new vectors too. Returns counts."""
+    ``graph`` (e.g. Neo4j, which keeps its own vectors) gets the new vectors too. Returns counts.
+
+    The builds' name-vector cache is emptied (a model folder may hold new weights under the same
+    name); with ``model`` (the embedder's name) the new entity and relation vectors refill it."""
     started = time.perf_counter()
     with sql.session() as s:
         entities = entity_tables.load_entities(s, corpus)
@@ -53,6 +57,10 @@ def reembed_entity_network(sql: SqlStore, corpus: str, embedder: Embedder, graph
         entity_tables.upsert_entities(s, corpus, entities, ent)
         entity_tables.upsert_relations(s, corpus, relations, rel)
         entity_tables.upsert_triples(s, corpus, triples, tri)
+        entity_tables.clear_text_vectors(s)
+        if model:
+            fresh = dict(zip([e.name for e in entities], ent)) | dict(zip([relation_text(r) for r in relations], rel))
+            entity_tables.add_text_vectors(s, model, fresh)
     if graph is not None:
         from graph_builders.entities.pipeline import write_entity_network
 

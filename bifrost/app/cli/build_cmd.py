@@ -46,7 +46,11 @@ def build_entities_cmd(
                           "BIFROST_EMBEDDING_MODEL (e.g. after `bifrost train encoder`); no extraction")] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Build the Entity Network Graph: extract entities and relations, merge near-duplicates, embed."""
+    """Build the Entity Network Graph: extract entities and relations, merge near-duplicates, embed.
+
+    Incremental: provisions unchanged since the last build are read from the extraction journal
+    (no spaCy parse, no model call), known names reuse their stored vectors, and the stores end
+    equal to a clean build (removed provisions' entities, mentions and relations are deleted)."""
     if reembed:
         _reembed(ctx, corpus, as_json)
         return
@@ -76,7 +80,8 @@ def build_entities_cmd(
     out.print(
         f"entity network of [bold]{corpus}[/bold] ({report.extractor}): {report.provisions_processed} provisions, "
         f"{report.entities} entities, {report.relations} relations ({report.relation_types} types), "
-        f"{len(report.failed)} failed, {report.seconds:.1f} s"
+        f"{len(report.failed)} failed, {report.seconds:.1f} s; {report.extracted} extracted, "
+        f"{report.from_journal} unchanged (from the journal), {report.texts_embedded} names embedded"
     )
     for line in report.failed[:10]:
         err.print(f"[yellow]failed:[/yellow] {escape(line)}", highlight=False)

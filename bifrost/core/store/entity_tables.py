@@ -63,7 +63,22 @@ class TripleEmbeddingRow(Base):
     vector: Mapped[bytes] = mapped_column(LargeBinary)
 
 
-ENTITY_TABLES = (EntityEmbeddingRow.__table__, RelationEmbeddingRow.__table__, TripleEmbeddingRow.__table__)
+class TextVectorRow(Base):
+    """A text's embedding under one embedding model: the refiner's cache of entity names and relation
+    phrases, so that an incremental entity build embeds only the names it has never seen."""
+
+    __tablename__ = "eng_text_vectors"
+    __table_args__ = (UniqueConstraint("model", "text"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    model: Mapped[str] = mapped_column(String(512), index=True)
+    text: Mapped[str] = mapped_column(String(1024))
+    dim: Mapped[int] = mapped_column(Integer)
+    vector: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+ENTITY_TABLES = (
+    EntityEmbeddingRow.__table__, RelationEmbeddingRow.__table__, TripleEmbeddingRow.__table__, TextVectorRow.__table__,
+)
 
 
 def create_entity_tables(engine: Engine) -> None:
@@ -153,6 +168,52 @@ def upsert_triples(session: Session, corpus: str, triples: Sequence[Triple], mat
         for t, v in zip(triples, matrix)
     ]
     return _upsert(session, TripleEmbeddingRow, ("corpus", "head", "relation", "tail"), rows)
+
+
+def delete_entities(session: Session, corpus: str, names: Sequence[str]) -> None:
+    """Delete the entity rows of these names."""
+    m = EntityEmbeddingRow
+    for start in range(0, len(names), _CHUNK):
+        session.execute(delete(m).where(m.corpus == corpus, m.name.in_(names[start : start + _CHUNK])))
+
+
+def delete_relations(session: Session, corpus: str, names: Sequence[str]) -> None:
+    """Delete the relation-type rows of these names."""
+    m = RelationEmbeddingRow
+    for start in range(0, len(names), _CHUNK):
+        session.execute(delete(m).where(m.corpus == corpus, m.name.in_(names[start : start + _CHUNK])))
+
+
+def delete_triples(session: Session, corpus: str, keys: Sequence[tuple[str, str, str]]) -> None:
+    """Delete the triple rows of these ``(head, relation, tail)`` keys."""
+    m = TripleEmbeddingRow
+    for head, relation, tail in keys:
+        session.execute(delete(m).where(m.corpus == corpus, m.head == head, m.relation == relation, m.tail == tail))
+
+
+def load_text_vectors(session: Session, model: str) -> dict[str, np.ndarray]:
+    """Every cached ``text -> vector`` of one embedding model."""
+    rows = session.execute(
+        select(TextVectorRow.text, TextVectorRow.dim, TextVectorRow.vector).where(TextVectorRow.model == model)
+    ).all()
+    return {t: np.frombuffer(v, dtype="<f4").astype(np.float32) for t, d, v in rows if len(v) == 4 * d}
+
+
+def add_text_vectors(session: Session, model: str, vectors: dict[str, np.ndarray]) -> int:
+    """Cache new ``text -> vector`` pairs of one model (texts already cached are rewritten)."""
+    rows = [{"model": model, "text": t, "dim": int(v.shape[0]), "vector": to_blob(v)} for t, v in vectors.items()]
+    for start in range(0, len(rows), _CHUNK):
+        chunk = rows[start : start + _CHUNK]
+        session.execute(delete(TextVectorRow).where(
+            TextVectorRow.model == model, TextVectorRow.text.in_([r["text"] for r in chunk])))
+        session.execute(TextVectorRow.__table__.insert(), chunk)
+    return len(rows)
+
+
+def clear_text_vectors(session: Session, model: str | None = None) -> None:
+    """Forget the cached vectors of one model (all models when None), e.g. after its weights changed."""
+    stmt = delete(TextVectorRow)
+    session.execute(stmt if model is None else stmt.where(TextVectorRow.model == model))
 
 
 def clear_entity_tables(session: Session, corpus: str) -> None:

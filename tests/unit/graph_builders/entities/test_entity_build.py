@@ -157,12 +157,12 @@ def test_provisions_left_out_by_the_extractor_are_counted_with_their_reasons(sco
 def test_too_many_failures_abort_before_anything_is_written(scope):
     store = MagicMock(spec=GraphStore)
     provisions = [prov(f"p{i}") for i in range(10)]
-    build_entity_network(provisions, ScriptedExtractor(), refiner(), store, scope, C, replace=True)
+    build_entity_network(provisions, ScriptedExtractor(), refiner(), store, scope, C)
     store.reset_mock()
     before = stored_names(scope)
     with pytest.raises(EntityBuildAborted) as info:
         build_entity_network(provisions, SkippingExtractor(bad={"p1", "p2", "p3"}), refiner(), store, scope, C,
-                             replace=True, max_failure_share=0.2)
+                             max_failure_share=0.2)
     message = str(info.value)
     assert "extraction failed for 3 of 10 provisions (30%; at most 20% may fail" in message and "\n" not in message
     assert "the previous entity network is kept" in message and info.value.report.failed[0].startswith("p1: ")
@@ -179,9 +179,9 @@ def test_failures_at_the_threshold_still_build(scope):
 
 def test_an_unreachable_model_aborts_the_build_and_keeps_the_network(scope):
     store = MagicMock(spec=GraphStore)
-    build_entity_network([prov("p1")], ScriptedExtractor(), refiner(), None, scope, C, replace=True)
+    build_entity_network([prov("p1")], ScriptedExtractor(), refiner(), None, scope, C)
     with pytest.raises(EntityBuildAborted) as info:
-        build_entity_network([prov("p1"), prov("p2")], DownExtractor(), refiner(), store, scope, C, replace=True)
+        build_entity_network([prov("p1"), prov("p2")], DownExtractor(), refiner(), store, scope, C)
     assert "is unreachable: 5 consecutive connection failures" in str(info.value)
     assert isinstance(info.value.__cause__, ModelUnavailableError)
     assert stored_names(scope) == ["employee", "guardrail system"] and store.method_calls == []
