@@ -1,7 +1,9 @@
 """The GraphStore contract: every store runs these same tests, once per store.
 
-Stores: embedded (networkx + SQL) always; Neo4j against ``BIFROST_NEO4J_URI``: without it a
-visible skip on a developer machine, a failure under ``CI=true`` (tests/integration/neo4j_env.py).
+Stores: embedded (networkx persisted in SQL) on SQLite always and on PostgreSQL against
+``BIFROST_TEST_PG_URL`` (a new database per test); Neo4j against ``BIFROST_NEO4J_URI``. Without a
+server: a visible skip on a developer machine, a failure under ``CI=true``
+(tests/integration/neo4j_env.py, postgres_env.py).
 The Neo4j run clears the corpora it uses before and after each test, nothing else.
 """
 
@@ -29,6 +31,17 @@ def _embedded(tmp_path: Path) -> Iterator[GraphStore]:
     st.close()
 
 
+def _embedded_postgres(tmp_path: Path) -> Iterator[GraphStore]:
+    from tests.integration.postgres_env import fresh_database
+
+    with fresh_database() as url:
+        sql = SqlStore(url)
+        st = EmbeddedGraphStore(sql)
+        yield st
+        st.close()
+        sql.dispose()
+
+
 def _neo4j(tmp_path: Path) -> Iterator[GraphStore]:
     from tests.integration.neo4j_env import neo4j_store
 
@@ -41,10 +54,14 @@ def _neo4j(tmp_path: Path) -> Iterator[GraphStore]:
     st.close()
 
 
-STORES = {"embedded": _embedded, "neo4j": _neo4j}
+STORES = {"embedded": _embedded, "embedded-postgres": _embedded_postgres, "neo4j": _neo4j}
 
 
-@pytest.fixture(params=["embedded", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+@pytest.fixture(params=[
+    "embedded",
+    pytest.param("embedded-postgres", marks=pytest.mark.postgres),
+    pytest.param("neo4j", marks=pytest.mark.neo4j),
+])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GraphStore]:
     """An empty store of each kind."""
     yield from STORES[request.param](tmp_path)
