@@ -53,7 +53,8 @@ def target_metadata() -> MetaData:
     return Base.metadata
 
 
-def _config(connection: Connection | None = None) -> Config:
+def alembic_config(connection: Connection | None = None) -> Config:
+    """Alembic's configuration in code: the packaged migrations, run on ``connection``."""
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
     cfg.attributes["connection"] = connection
@@ -61,7 +62,7 @@ def _config(connection: Connection | None = None) -> Config:
 
 
 def _scripts() -> ScriptDirectory:
-    return ScriptDirectory.from_config(_config())
+    return ScriptDirectory.from_config(alembic_config())
 
 
 def head_revision() -> str:
@@ -98,7 +99,7 @@ def _known(revision: str) -> bool:
 
 
 def _upgrade_on(conn: Connection, revision: str) -> None:
-    command.upgrade(_config(conn), revision)
+    command.upgrade(alembic_config(conn), revision)
 
 
 def outdated_message(st: SchemaStatus) -> str:
@@ -188,7 +189,7 @@ def new_revision(url: str, message: str) -> None:
     engine = create_engine(url)
     upgrade(engine)
     with engine.connect() as conn:
-        command.revision(_config(conn), message=message, autogenerate=True)
+        command.revision(alembic_config(conn), message=message, autogenerate=True)
 
 
 if __name__ == "__main__":  # python -m bifrost.core.store.schema revision -m "..." [sqlite URL]
