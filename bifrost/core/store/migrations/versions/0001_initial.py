@@ -36,7 +36,8 @@ def _corpus() -> sa.Column:
     return sa.Column("corpus", sa.String(length=64), nullable=False)
 
 
-def upgrade() -> None:  # noqa: PLR0915 - one statement per table
+def _source_tables() -> None:
+    """Corpora, source documents and review items."""
     _create(
         "corpora",
         sa.Column("name", sa.String(length=64), nullable=False),
@@ -58,68 +59,24 @@ def upgrade() -> None:  # noqa: PLR0915 - one statement per table
         indexes=[("ix_documents_corpus", ["corpus"], False)],
     )
     _create(
-        "eng_entities",
+        "review_items",
         _id(), _corpus(),
-        sa.Column("name", sa.String(length=512), nullable=False),
-        sa.Column("label", sa.String(length=64), nullable=False),
-        sa.Column("section_ids", sa.JSON(), nullable=False),
-        sa.Column("dim", sa.Integer(), nullable=False),
-        sa.Column("vector", sa.LargeBinary(), nullable=False),
+        sa.Column("provision_id", sa.String(length=320), nullable=False),
+        sa.Column("source_a", sa.String(length=512), nullable=False),
+        sa.Column("source_b", sa.String(length=512), nullable=False),
+        sa.Column("text_a", sa.Text(), nullable=False),
+        sa.Column("text_b", sa.Text(), nullable=False),
+        sa.Column("diff", sa.Text(), nullable=False),
+        sa.Column("ratio", sa.Float(), nullable=False),
+        sa.Column("status", sa.String(length=16), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.PrimaryKeyConstraint("id"),
-        sa.UniqueConstraint("corpus", "name"),
-        indexes=[("ix_eng_entities_corpus", ["corpus"], False)],
+        indexes=[("ix_review_items_corpus", ["corpus"], False)],
     )
-    _create(
-        "eng_relations",
-        _id(), _corpus(),
-        sa.Column("name", sa.String(length=256), nullable=False),
-        sa.Column("dim", sa.Integer(), nullable=False),
-        sa.Column("vector", sa.LargeBinary(), nullable=False),
-        sa.PrimaryKeyConstraint("id"),
-        sa.UniqueConstraint("corpus", "name"),
-        indexes=[("ix_eng_relations_corpus", ["corpus"], False)],
-    )
-    _create(
-        "eng_triples",
-        _id(), _corpus(),
-        sa.Column("head", sa.String(length=512), nullable=False),
-        sa.Column("relation", sa.String(length=256), nullable=False),
-        sa.Column("tail", sa.String(length=512), nullable=False),
-        sa.Column("section_ids", sa.JSON(), nullable=False),
-        sa.Column("dim", sa.Integer(), nullable=False),
-        sa.Column("vector", sa.LargeBinary(), nullable=False),
-        sa.PrimaryKeyConstraint("id"),
-        sa.UniqueConstraint("corpus", "head", "relation", "tail"),
-        indexes=[("ix_eng_triples_corpus", ["corpus"], False)],
-    )
-    _create(
-        "graph_edges",
-        _id(), _corpus(),
-        sa.Column("type", sa.String(length=16), nullable=False),
-        sa.Column("source", sa.String(length=600), nullable=False),
-        sa.Column("target", sa.String(length=600), nullable=False),
-        sa.Column("key", sa.String(length=200), nullable=False),
-        sa.Column("props", sa.JSON(), nullable=False),
-        sa.PrimaryKeyConstraint("id"),
-        sa.UniqueConstraint("type", "source", "target", "key"),
-        indexes=[("ix_graph_edges_corpus", ["corpus"], False)],
-    )
-    _create(
-        "graph_nodes",
-        sa.Column("uid", sa.String(length=600), nullable=False),
-        _corpus(),
-        sa.Column("label", sa.String(length=16), nullable=False),
-        sa.Column("props", sa.JSON(), nullable=False),
-        sa.PrimaryKeyConstraint("uid"),
-        indexes=[("ix_graph_nodes_corpus", ["corpus"], False)],
-    )
-    _create(
-        "meta",
-        _corpus(),
-        sa.Column("key", sa.String(length=64), nullable=False),
-        sa.Column("value", sa.JSON(), nullable=False),
-        sa.PrimaryKeyConstraint("corpus", "key"),
-    )
+
+
+def _provision_tables() -> None:
+    """Provisions, their references, and per-corpus facts."""
     _create(
         "provisions",
         sa.Column("uid", sa.String(length=400), nullable=False),
@@ -155,20 +112,83 @@ def upgrade() -> None:  # noqa: PLR0915 - one statement per table
         indexes=[("ix_references_corpus_source", ["corpus", "source_id"], False)],
     )
     _create(
-        "review_items",
-        _id(), _corpus(),
-        sa.Column("provision_id", sa.String(length=320), nullable=False),
-        sa.Column("source_a", sa.String(length=512), nullable=False),
-        sa.Column("source_b", sa.String(length=512), nullable=False),
-        sa.Column("text_a", sa.Text(), nullable=False),
-        sa.Column("text_b", sa.Text(), nullable=False),
-        sa.Column("diff", sa.Text(), nullable=False),
-        sa.Column("ratio", sa.Float(), nullable=False),
-        sa.Column("status", sa.String(length=16), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.PrimaryKeyConstraint("id"),
-        indexes=[("ix_review_items_corpus", ["corpus"], False)],
+        "meta",
+        _corpus(),
+        sa.Column("key", sa.String(length=64), nullable=False),
+        sa.Column("value", sa.JSON(), nullable=False),
+        sa.PrimaryKeyConstraint("corpus", "key"),
     )
+
+
+def _graph_tables() -> None:
+    """The embedded graph store's nodes and edges."""
+    _create(
+        "graph_nodes",
+        sa.Column("uid", sa.String(length=600), nullable=False),
+        _corpus(),
+        sa.Column("label", sa.String(length=16), nullable=False),
+        sa.Column("props", sa.JSON(), nullable=False),
+        sa.PrimaryKeyConstraint("uid"),
+        indexes=[("ix_graph_nodes_corpus", ["corpus"], False)],
+    )
+    _create(
+        "graph_edges",
+        _id(), _corpus(),
+        sa.Column("type", sa.String(length=16), nullable=False),
+        sa.Column("source", sa.String(length=600), nullable=False),
+        sa.Column("target", sa.String(length=600), nullable=False),
+        sa.Column("key", sa.String(length=200), nullable=False),
+        sa.Column("props", sa.JSON(), nullable=False),
+        sa.PrimaryKeyConstraint("id"),
+        sa.UniqueConstraint("type", "source", "target", "key"),
+        indexes=[("ix_graph_edges_corpus", ["corpus"], False)],
+    )
+
+
+def _entity_tables() -> None:
+    """The Entity Network's entities, relations and triples with their vectors."""
+    _create(
+        "eng_entities",
+        _id(), _corpus(),
+        sa.Column("name", sa.String(length=512), nullable=False),
+        sa.Column("label", sa.String(length=64), nullable=False),
+        sa.Column("section_ids", sa.JSON(), nullable=False),
+        sa.Column("dim", sa.Integer(), nullable=False),
+        sa.Column("vector", sa.LargeBinary(), nullable=False),
+        sa.PrimaryKeyConstraint("id"),
+        sa.UniqueConstraint("corpus", "name"),
+        indexes=[("ix_eng_entities_corpus", ["corpus"], False)],
+    )
+    _create(
+        "eng_relations",
+        _id(), _corpus(),
+        sa.Column("name", sa.String(length=256), nullable=False),
+        sa.Column("dim", sa.Integer(), nullable=False),
+        sa.Column("vector", sa.LargeBinary(), nullable=False),
+        sa.PrimaryKeyConstraint("id"),
+        sa.UniqueConstraint("corpus", "name"),
+        indexes=[("ix_eng_relations_corpus", ["corpus"], False)],
+    )
+    _create(
+        "eng_triples",
+        _id(), _corpus(),
+        sa.Column("head", sa.String(length=512), nullable=False),
+        sa.Column("relation", sa.String(length=256), nullable=False),
+        sa.Column("tail", sa.String(length=512), nullable=False),
+        sa.Column("section_ids", sa.JSON(), nullable=False),
+        sa.Column("dim", sa.Integer(), nullable=False),
+        sa.Column("vector", sa.LargeBinary(), nullable=False),
+        sa.PrimaryKeyConstraint("id"),
+        sa.UniqueConstraint("corpus", "head", "relation", "tail"),
+        indexes=[("ix_eng_triples_corpus", ["corpus"], False)],
+    )
+
+
+def upgrade() -> None:
+    _source_tables()
+    _provision_tables()
+    _graph_tables()
+    _entity_tables()
 
 
 def downgrade() -> None:
