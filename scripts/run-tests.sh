@@ -20,10 +20,20 @@ if [[ -z "${BIFROST_NEO4J_URI:-}" ]]; then
   fi
 fi
 started_pg=0
+pg_tmp=""
 if [[ -z "${BIFROST_TEST_PG_URL:-}" ]]; then
-  pg_run="${BIFROST_PG_RUN:-docker/postgres-launcher/.runtime}"
+  # A fresh server for this run, in a folder the postgres user can reach when we are root, on a free port
+  # unless BIFROST_PG_PORT says which (a `make postgres` server on 5433 is left alone).
+  if [[ -z "${BIFROST_PG_RUN:-}" ]]; then
+    pg_tmp="$(mktemp -d /var/tmp/bifrost-pg-test-XXXXXX)" && chmod 755 "$pg_tmp"
+    export BIFROST_PG_RUN="$pg_tmp/run"
+  fi
+  if [[ -z "${BIFROST_PG_PORT:-}" ]]; then
+    BIFROST_PG_PORT="$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+    export BIFROST_PG_PORT
+  fi
   if bash docker/postgres-launcher/start.sh; then
-    BIFROST_TEST_PG_URL="$(cat "$pg_run/url")"
+    BIFROST_TEST_PG_URL="$(cat "$BIFROST_PG_RUN/url")"
     export BIFROST_TEST_PG_URL
     started_pg=1
   elif [[ "${CI:-}" == "true" ]]; then
@@ -38,4 +48,5 @@ fi
 rc=$?
 if [[ $started_neo4j == 1 ]]; then bash docker/neo4j-launcher/stop.sh || true; fi
 if [[ $started_pg == 1 ]]; then bash docker/postgres-launcher/stop.sh || true; fi
+if [[ -n "$pg_tmp" ]]; then rm -rf "$pg_tmp"; fi
 exit $rc
