@@ -1,5 +1,6 @@
 # Bifrost: `make demo` builds the dual graph for OSHA 1926 and answers a question;
-# `make test` installs, starts what the tests need (Neo4j when Java and Maven exist) and runs them.
+# `make test` installs, starts what the tests need (Neo4j when Java and Maven exist, PostgreSQL when
+# its server binaries exist) and runs them.
 
 SHELL := /bin/bash
 VENV ?= .venv
@@ -12,7 +13,7 @@ export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 export BIFROST_SHARED_DIR ?= $(SHARED)
 
-.PHONY: help install demo test test-fast lint neo4j neo4j-stop bench clean
+.PHONY: help install demo test test-fast lint neo4j neo4j-stop postgres postgres-stop bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -28,7 +29,7 @@ install: $(VENV)/.installed  ## create .venv and install Bifrost with its models
 demo: install  ## ingest OSHA 1926, build both graphs, answer an example question
 	BIFROST_HOME=$(DEMO_HOME) bash scripts/demo.sh $(BIFROST)
 
-test: install  ## install test needs, start Neo4j (when Java+Maven exist), run every test
+test: install  ## install test needs, start Neo4j and PostgreSQL (when installed), run every test
 	bash scripts/run-tests.sh $(PY)
 
 test-fast: install  ## unit tests only, no services
@@ -42,6 +43,12 @@ neo4j: install  ## start the dev Neo4j (Bolt 7687, Browser http://127.0.0.1:7474
 
 neo4j-stop:  ## stop the dev Neo4j
 	bash docker/neo4j-launcher/stop.sh
+
+postgres:  ## start the dev PostgreSQL (127.0.0.1:5433 or BIFROST_PG_PORT); prints the URL to export
+	bash docker/postgres-launcher/start.sh
+
+postgres-stop:  ## stop the dev PostgreSQL (data kept)
+	bash docker/postgres-launcher/stop.sh
 
 bench: install  ## ingest + navigator build benchmark (the others: see README, Benchmarks)
 	$(PY) benchmarks/ingest_bench.py --shared $(SHARED)

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the tests need (Java and Maven for the dev Neo4j, Chromium
-# for browser tests, docker-compose to validate the compose file) when missing and root.
+# Installs the Debian packages the tests need (Java and Maven for the dev Neo4j, PostgreSQL's
+# server for the SQL-store and migration tests, Chromium for browser tests, docker-compose to
+# validate the compose file) when missing and root.
 # A machine without them still runs the tests: the related ones skip visibly, or fail when CI=true.
 set -euo pipefail
 need=()
 command -v java >/dev/null || need+=(openjdk-17-jdk-headless)
 command -v mvn >/dev/null || need+=(maven)
+compgen -G '/usr/lib/postgresql/*/bin/pg_ctl' >/dev/null || need+=(postgresql)
 command -v chromium >/dev/null || need+=(chromium)
 command -v docker-compose >/dev/null || need+=(docker-compose)
 if ((${#need[@]})); then

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the whole test suite. Starts the dev Neo4j when Java and Maven are present (and
-# requires it when CI=true); otherwise Neo4j tests skip with a visible reason.
+# Runs the whole test suite. Starts the dev Neo4j when Java and Maven are present and the dev
+# PostgreSQL when its server binaries are (and requires each when CI=true); otherwise their
+# tests skip with a visible reason.
 set -uo pipefail
 PY=${1:-.venv/bin/python}
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
@@ -18,7 +19,34 @@ if [[ -z "${BIFROST_NEO4J_URI:-}" ]]; then
     echo "run-tests: no Java/Maven here: Neo4j tests will be skipped (set BIFROST_NEO4J_URI to use a server)" >&2
   fi
 fi
+started_pg=0
+pg_tmp=""
+if [[ -z "${BIFROST_TEST_PG_URL:-}" ]]; then
+  # A fresh server for this run, in a folder the postgres user can reach when we are root, on a free port
+  # unless BIFROST_PG_PORT says which (a `make postgres` server on 5433 is left alone).
+  if [[ -z "${BIFROST_PG_RUN:-}" ]]; then
+    pg_tmp="$(mktemp -d /var/tmp/bifrost-pg-test-XXXXXX)" && chmod 755 "$pg_tmp"
+    export BIFROST_PG_RUN="$pg_tmp/run"
+  fi
+  if [[ -z "${BIFROST_PG_PORT:-}" ]]; then
+    BIFROST_PG_PORT="$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+    export BIFROST_PG_PORT
+  fi
+  if bash docker/postgres-launcher/start.sh; then
+    BIFROST_TEST_PG_URL="$(cat "$BIFROST_PG_RUN/url")"
+    export BIFROST_TEST_PG_URL
+    started_pg=1
+  elif [[ "${CI:-}" == "true" ]]; then
+    echo "run-tests: PostgreSQL could not start and CI=true: failing" >&2
+    [[ $started_neo4j == 1 ]] && bash docker/neo4j-launcher/stop.sh
+    exit 1
+  else
+    echo "run-tests: no PostgreSQL here: its tests will be skipped (make postgres, or set BIFROST_TEST_PG_URL)" >&2
+  fi
+fi
 "$PY" -m pytest "${@:2}"
 rc=$?
 if [[ $started_neo4j == 1 ]]; then bash docker/neo4j-launcher/stop.sh || true; fi
+if [[ $started_pg == 1 ]]; then bash docker/postgres-launcher/stop.sh || true; fi
+if [[ -n "$pg_tmp" ]]; then rm -rf "$pg_tmp"; fi
 exit $rc

@@ -20,10 +20,11 @@ from bifrost.core.graph.base import GraphStore
 from bifrost.core.graph.subgraph import navigator_subgraph
 from bifrost.core.resources import Resources, make_graph_store
 from bifrost.core.settings import Settings
-from bifrost.core.store import entity_tables
+from bifrost.core.store import entity_tables, schema
 from bifrost.core.store.edition_diff import EditionDiff, diff_editions, snapshot_entities, word_diff
 from bifrost.core.store.edition_view import neighbourhood_at
-from bifrost.core.store.sql_store import SqlStore
+from bifrost.core.store.schema import SchemaStatus
+from bifrost.core.store.sql_store import SqlStore, raw_engine
 from bifrost.core.types import (
     Answer, Edition, EdgeType, GraphStats, IngestReport, NavigatorSubgraph, Provision, RetrievedItem, ReviewItem, make_uid, split_uid,
 )
@@ -90,6 +91,23 @@ class Bifrost:
     def close(self) -> None:
         self.res.close()
 
+    # --- the SQL store's schema (without opening the store, which refuses an outdated server schema) ---
+    def db_status(self) -> SchemaStatus:
+        """The database's schema revision against this code's newest."""
+        engine = raw_engine(self.settings.sql_url)
+        try:
+            return schema.status(engine)
+        finally:
+            engine.dispose()
+
+    def db_upgrade(self, revision: str = "head") -> tuple[SchemaStatus, SchemaStatus]:
+        """Migrate the database to ``revision`` (default the newest): the status before and after."""
+        engine = raw_engine(self.settings.sql_url)
+        try:
+            return schema.upgrade(engine, revision)
+        finally:
+            engine.dispose()
+
     # --- ingestion and the navigator graph ---
     def default_sources(self, corpus: str) -> list[Path]:
         """The corpus's files from the shared folder, else eCFR XML downloaded for an online user."""
@@ -110,10 +128,11 @@ class Bifrost:
         struct = structure_file(self.settings.resolve_shared_dir())
         if struct and spec.jurisdiction == "us-cfr":
             opts["structure_path"] = struct
-        return ingest_sources(
-            self.sql, corpus, paths, jurisdiction=spec.jurisdiction, progress=progress, date=date,
-            allow_older=allow_older, **opts,
-        )
+        with self.sql.writer_lock(corpus):
+            return ingest_sources(
+                self.sql, corpus, paths, jurisdiction=spec.jurisdiction, progress=progress, date=date,
+                allow_older=allow_older, **opts,
+            )
 
     def reference_extractor(self, corpus: str):
         """The rule-based reference extractor for the corpus's jurisdiction."""
@@ -126,7 +145,8 @@ class Bifrost:
         from graph_builders.navigator.build import build_navigator
 
         self.require_corpus(corpus)
-        return build_navigator(self.sql, self.graph, corpus, self.reference_extractor(corpus), progress)
+        with self.sql.writer_lock(corpus):
+            return build_navigator(self.sql, self.graph, corpus, self.reference_extractor(corpus), progress)
 
     # --- reading ---
     def require_corpus(self, corpus: str) -> None:
@@ -240,8 +260,9 @@ class Bifrost:
         changed or new provisions are extracted again, and only differences are written)."""
         from graph_builders.entities.pipeline import build_corpus_entities
 
-        report = build_corpus_entities(self.res, corpus, extractor, tau, progress, subparts, search)
-        snapshot_entities(self.sql, corpus)
+        with self.sql.writer_lock(corpus):
+            report = build_corpus_entities(self.res, corpus, extractor, tau, progress, subparts, search)
+            snapshot_entities(self.sql, corpus)
         self.pipeline.dense_ranker(corpus)  # embed every provision now, so the first question is fast
         self.pipeline.forget(corpus)
         return report
@@ -284,7 +305,8 @@ class Bifrost:
 
         self.require_corpus(corpus)
         graph = None if self.settings.store == "embedded" else self.graph  # the embedded store reads SQL
-        report = reembed_entity_network(self.sql, corpus, self.embedder, graph, self.settings.embedding_model)
+        with self.sql.writer_lock(corpus):
+            report = reembed_entity_network(self.sql, corpus, self.embedder, graph, self.settings.embedding_model)
         self.pipeline.forget(corpus)
         return {**report, "embedding_model": self.settings.embedding_model}
 

@@ -9,6 +9,7 @@ from bifrost.core.errors import MissingExtraError
 
 EXTRAS: dict[str, tuple[str, ...]] = {
     "neo4j": ("neo4j",),
+    "postgres": ("psycopg",),
     "llm": ("langchain_core", "langchain_openai", "openai"),
     "web": ("fastapi", "uvicorn", "jinja2"),
     "eval": ("pytrec_eval", "matplotlib", "sklearn"),

@@ -1,7 +1,9 @@
 """The GraphStore contract: every store runs these same tests, once per store.
 
-Stores: embedded (networkx + SQL) always; Neo4j against ``BIFROST_NEO4J_URI``: without it a
-visible skip on a developer machine, a failure under ``CI=true`` (tests/integration/neo4j_env.py).
+Stores: embedded (networkx persisted in SQL) on SQLite always and on PostgreSQL against
+``BIFROST_TEST_PG_URL`` (a new database per test); Neo4j against ``BIFROST_NEO4J_URI``. Without a
+server: a visible skip on a developer machine, a failure under ``CI=true``
+(tests/integration/neo4j_env.py, postgres_env.py).
 The Neo4j run clears the corpora it uses before and after each test, nothing else.
 """
 
@@ -29,6 +31,17 @@ def _embedded(tmp_path: Path) -> Iterator[GraphStore]:
     st.close()
 
 
+def _embedded_postgres(tmp_path: Path) -> Iterator[GraphStore]:
+    from tests.integration.postgres_env import fresh_database
+
+    with fresh_database() as url:
+        sql = SqlStore(url)
+        st = EmbeddedGraphStore(sql)
+        yield st
+        st.close()
+        sql.dispose()
+
+
 def _neo4j(tmp_path: Path) -> Iterator[GraphStore]:
     from tests.integration.neo4j_env import neo4j_store
 
@@ -41,10 +54,14 @@ def _neo4j(tmp_path: Path) -> Iterator[GraphStore]:
     st.close()
 
 
-STORES = {"embedded": _embedded, "neo4j": _neo4j}
+STORES = {"embedded": _embedded, "embedded-postgres": _embedded_postgres, "neo4j": _neo4j}
 
 
-@pytest.fixture(params=["embedded", pytest.param("neo4j", marks=pytest.mark.neo4j)])
+@pytest.fixture(params=[
+    "embedded",
+    pytest.param("embedded-postgres", marks=pytest.mark.postgres),
+    pytest.param("neo4j", marks=pytest.mark.neo4j),
+])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GraphStore]:
     """An empty store of each kind."""
     yield from STORES[request.param](tmp_path)
@@ -230,10 +247,10 @@ class TestRetiringAndInventory:
         assert loaded.edges(C, EdgeType.RELATES) == [] and loaded.get_entity(ents[0].uid) is None
 
 
-def _second_view(kind: str, tmp_path: Path) -> GraphStore:
-    """Another store object on the same data (another process would see the same)."""
-    if kind == "embedded":
-        return EmbeddedGraphStore(SqlStore(f"sqlite:///{tmp_path / 'g.db'}"))
+def _second_view(store: GraphStore) -> GraphStore:
+    """Another store object on the same data (as another process would open it)."""
+    if isinstance(store, EmbeddedGraphStore):
+        return EmbeddedGraphStore(SqlStore(store.sql.url))
     from tests.integration.neo4j_env import neo4j_store
 
     return neo4j_store()
@@ -248,20 +265,19 @@ class TestAtomicWrites:
         store.upsert_edges(HAS + REFS)
         return store
 
-    def test_writes_in_a_block_are_seen_inside_and_by_others_only_after_it(self, loaded, request, tmp_path):
-        kind = request.node.callspec.params["store"]
+    def test_writes_in_a_block_are_seen_inside_and_by_others_only_after_it(self, loaded):
         extra = Provision(corpus=C, id="1926.503", parent_id="1926 Subpart M", kind=ProvisionKind.SECTION, order=11)
         with loaded.atomic():
             loaded.delete_nodes([u("1926.502(k)(1)")])
             loaded.upsert_sections([extra])
             loaded.upsert_edges([Edge(type=EdgeType.HAS, source=u("1926 Subpart M"), target=extra.uid)])
             assert extra.uid in loaded.node_uids(C, "Section")
-            other = _second_view(kind, tmp_path)
+            other = _second_view(loaded)
             try:
                 assert other.node_uids(C, "Section") == {p.uid for p in TREE}
             finally:
                 other.close()
-        other = _second_view(kind, tmp_path)
+        other = _second_view(loaded)
         try:
             assert other.node_uids(C, "Section") == {p.uid for p in TREE} - {u("1926.502(k)(1)")} | {extra.uid}
             assert other.children(u("1926 Subpart M")) == [u("1926.501"), u("1926.502"), extra.uid]

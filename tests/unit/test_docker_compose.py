@@ -2,8 +2,9 @@
 Docker engine: Debian's ``docker-compose`` (1.29, ``apt-get install docker-compose``) validates
 the file against the Compose spec schema it ships and prints the resolved configuration, which
 is then checked field by field. Missing tool: a visible skip locally, a failure in CI.
-Safe defaults: Neo4j auth is required (no default), APOC is limited to the procedures Bifrost uses,
-the app connects with the same credentials; the auth-less dev launcher stays on loopback.
+Safe defaults: Neo4j auth and the PostgreSQL password are required (no default), APOC is limited to
+the procedures Bifrost uses, the app connects to both with the same credentials; the dev launchers
+stay on loopback.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "docker" / "docker-compose.yml"
 DOCKERFILE = ROOT / "docker" / "Dockerfile"
 START = ROOT / "docker" / "neo4j-launcher" / "start.sh"
+PG_START = ROOT / "docker" / "postgres-launcher" / "start.sh"
 AUTH = "neo4j/test-password-1"
+PG_PASSWORD = "testPgPassword2"
 # What LangChain's Neo4jGraph calls for the graph-rag-langchain baseline (schema: apoc.meta.data,
 # apoc.schema.nodes; add_graph_documents(baseEntityLabel=True): apoc.merge.relationship).
 APOC_USED = {"apoc.meta.data", "apoc.schema.nodes", "apoc.merge.relationship"}
@@ -37,10 +40,12 @@ def _compose_cli() -> str:
     return exe
 
 
-def _run(*args: str, auth: str | None = AUTH) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "BIFROST_"))}
+def _run(*args: str, auth: str | None = AUTH, pg_password: str | None = PG_PASSWORD) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "BIFROST_", "POSTGRES_"))}
     if auth is not None:
         env["NEO4J_AUTH"] = auth
+    if pg_password is not None:
+        env["POSTGRES_PASSWORD"] = pg_password
     return subprocess.run(
         [_compose_cli(), "-f", str(COMPOSE), *args], capture_output=True, text=True, timeout=60, env=env, check=False
     )
@@ -97,6 +102,42 @@ def test_the_dockerfile_serves_bifrost_on_all_interfaces():
     assert text.startswith("#") and "FROM python:3.11-slim" in text
     assert "pip install ." in text
     assert 'CMD ["bifrost", "serve", "--host", "0.0.0.0", "--port", "8000"]' in text
+    assert "pip install .[web,neo4j,postgres]" in text  # the server, and the drivers of both services
+
+
+def test_the_postgres_password_is_required_from_the_environment():
+    done = _run("config", "-q", pg_password=None)
+    assert done.returncode != 0
+    assert "set POSTGRES_PASSWORD=<password>" in done.stderr
+
+
+def test_postgres_keeps_its_data_in_a_volume_and_listens_on_loopback(resolved):
+    pg = resolved["services"]["postgres"]
+    assert pg["image"] == "postgres:15"
+    assert pg["environment"]["POSTGRES_PASSWORD"] == PG_PASSWORD
+    assert (pg["environment"]["POSTGRES_USER"], pg["environment"]["POSTGRES_DB"]) == ("bifrost", "bifrost")
+    assert any(v.startswith("postgres-data:/var/lib/postgresql/data") for v in pg["volumes"])
+    assert all(p.startswith("127.0.0.1:") for p in pg["ports"])
+    assert "pg_isready" in " ".join(pg["healthcheck"]["test"])
+
+
+def test_the_app_uses_the_postgres_service_as_its_sql_store_once_it_is_healthy(resolved):
+    from sqlalchemy import make_url
+
+    app = resolved["services"]["app"]
+    url = make_url(app["environment"]["BIFROST_DATABASE_URL"])
+    pg = resolved["services"]["postgres"]["environment"]
+    assert (url.drivername, url.host, url.port) == ("postgresql+psycopg", "postgres", 5432)
+    assert (url.username, url.password, url.database) == (pg["POSTGRES_USER"], PG_PASSWORD, pg["POSTGRES_DB"])
+    assert app["depends_on"]["postgres"]["condition"] == "service_healthy"
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "10.0.0.5", "example.org"])
+def test_the_dev_postgres_launcher_refuses_a_non_loopback_address(tmp_path, host):
+    env = {**os.environ, "BIFROST_PG_HOST": host, "BIFROST_PG_RUN": str(tmp_path / "run")}
+    done = subprocess.run(["bash", str(PG_START)], capture_output=True, text=True, timeout=30, env=env, check=False)
+    assert done.returncode == 2 and "loopback" in done.stderr
+    assert not (tmp_path / "run").exists()
 
 
 def test_the_files_the_neo4j_service_mounts_exist():

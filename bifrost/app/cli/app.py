@@ -17,6 +17,7 @@ from bifrost.app.cli.ask_cmd import ask
 from bifrost.app.cli.build_cmd import build_app
 from bifrost.app.cli.common import configure_logging
 from bifrost.app.cli.console import err
+from bifrost.app.cli.db_cmd import db_app
 from bifrost.app.cli.editions_cmd import diff, editions
 from bifrost.app.cli.eval_cmd import eval_app
 from bifrost.app.cli.export_cmd import export_app
@@ -61,6 +62,7 @@ def make_app() -> typer.Typer:
     root.add_typer(export_app, name="export")
     root.add_typer(eval_app, name="eval")
     root.add_typer(make_train_app(), name="train")
+    root.add_typer(db_app, name="db")
     return root
 
 

@@ -82,7 +82,7 @@ ENTITY_TABLES = (
 
 
 def create_entity_tables(engine: Engine) -> None:
-    """Create the three tables if missing (the SQL store's ``make_engine`` does this too)."""
+    """Create the three tables if missing on a bare engine (tests); a `SqlStore` gets them from its migrations."""
     Base.metadata.create_all(engine, tables=list(ENTITY_TABLES))
 
 

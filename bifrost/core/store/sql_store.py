@@ -1,6 +1,7 @@
 """The SQL store: provisions, references and review items behind one small repository class.
 
-SQLite by default; any SQLAlchemy URL works. Writes are idempotent: re-ingesting the same input
+SQLite by default, PostgreSQL tested too (any SQLAlchemy URL); the schema comes from migrations
+(`bifrost.core.store.schema`). Writes are idempotent: re-ingesting the same input
 changes nothing, and a changed provision is updated in place (detected by content hash).
 """
 
@@ -11,11 +12,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy import Engine, create_engine, delete, event, insert, inspect, select, text, update
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy import Engine, create_engine, delete, event, insert, select, update
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from bifrost.core.errors import StoreError
+from bifrost.core.extras import require_extra
+from bifrost.core.store import db_url, schema
 from bifrost.core.store.editions import (
     editions,
     keep_version,
@@ -25,9 +28,9 @@ from bifrost.core.store.editions import (
     sync_references,
     versions_of,
 )
+from bifrost.core.store.locks import corpus_lock
 from bifrost.core.store.provision_rows import provision_to_row, row_to_provision  # noqa: F401  (re-exported)
 from bifrost.core.store.sql_models import (
-    Base,
     CorpusRow,
     DocumentRow,
     MetaRow,
@@ -57,42 +60,36 @@ def _enable_sqlite_pragmas(engine: Engine) -> None:
         cur.close()
 
 
-def add_missing_columns(engine: Engine) -> list[str]:
-    """Add columns a newer Bifrost defines to tables an older one created (nullable or defaulted only)."""
-    inspector = inspect(engine)
-    added = []
-    with engine.begin() as conn:
-        for table in Base.metadata.sorted_tables:
-            if not inspector.has_table(table.name):
-                continue
-            have = {c["name"] for c in inspector.get_columns(table.name)}
-            for col in table.columns:
-                if col.name in have or not (col.nullable or col.server_default is not None):
-                    continue
-                ddl = f'ALTER TABLE "{table.name}" ADD COLUMN "{col.name}" {col.type.compile(engine.dialect)}'
-                if col.server_default is not None:
-                    ddl += f" DEFAULT {col.server_default.arg}"
-                conn.execute(text(ddl))
-                added.append(f"{table.name}.{col.name}")
-    return added
+def raw_engine(url: str) -> Engine:
+    """An engine for a SQLAlchemy URL without any schema check (`make_engine` adds it; `bifrost db`
+    uses this one). A bare ``postgresql://`` gets the shipped driver (extra ``postgres``)."""
+    try:
+        parsed = db_url.parse(url)
+    except ArgumentError as e:
+        raise StoreError(f"BIFROST_DATABASE_URL is not a database URL ({db_url.one_line(e, url)})") from e
+    if parsed.get_backend_name() == "sqlite" and parsed.database and parsed.database != ":memory:":
+        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+    if parsed.get_backend_name() == "postgresql":
+        require_extra("postgres")
+    try:
+        engine = create_engine(parsed, future=True, pool_pre_ping=parsed.get_backend_name() != "sqlite")
+    except (SQLAlchemyError, ImportError) as e:
+        raise StoreError(f"cannot open the SQL store at {db_url.where(url)}: {db_url.one_line(e, url)}") from e
+    if engine.dialect.name == "sqlite":
+        _enable_sqlite_pragmas(engine)
+    return engine
 
 
 def make_engine(url: str) -> Engine:
-    """An engine for a SQLAlchemy URL; creates the SQLite folder and the tables."""
-    if url.startswith("sqlite:///") and not url.startswith("sqlite:///:memory:"):
-        Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+    """An engine whose schema is at this code's revision (`schema.ensure_schema`: created when new,
+    a SQLite home upgraded, an older server schema refused with the command that migrates it).
+    Errors are one line naming where the database is, never its password."""
+    engine = raw_engine(url)
     try:
-        engine = create_engine(url, future=True)
-        if engine.dialect.name == "sqlite":
-            _enable_sqlite_pragmas(engine)
-        import bifrost.core.store.entity_tables  # noqa: F401  (register the entity tables)
-
-        Base.metadata.create_all(engine)
-        add_missing_columns(engine)
-    except ModuleNotFoundError:
-        Base.metadata.create_all(engine)
-    except SQLAlchemyError as e:
-        raise StoreError(f"cannot open the SQL store at {url}: {e.__class__.__name__}: {e}") from e
+        schema.ensure_schema(engine)
+    except BaseException:
+        engine.dispose()
+        raise
     return engine
 
 
@@ -103,6 +100,26 @@ class SqlStore:
         self.url = url
         self.engine = make_engine(url)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self._held: dict[str, int] = {}
+
+    @contextmanager
+    def writer_lock(self, corpus: str) -> Iterator[None]:
+        """Writers of one corpus take turns across processes (ingest, graph and entity builds): each
+        reads the committed state and derives from it, so concurrent writers end as a serial run.
+        PostgreSQL: an advisory lock; SQLite: a lock file beside the database. Reentrant per store."""
+        if self._held.get(corpus):
+            self._held[corpus] += 1
+            try:
+                yield
+            finally:
+                self._held[corpus] -= 1
+            return
+        with corpus_lock(self.engine, corpus):
+            self._held[corpus] = 1
+            try:
+                yield
+            finally:
+                self._held.pop(corpus, None)
 
     @contextmanager
     def session(self) -> Iterator[Session]:
@@ -113,7 +130,7 @@ class SqlStore:
             s.commit()
         except SQLAlchemyError as e:
             s.rollback()
-            raise StoreError(f"SQL store {self.url}: {e.__class__.__name__}: {e}") from e
+            raise StoreError(f"SQL store at {db_url.where(self.url)}: {db_url.one_line(e, self.url)}") from e
         except BaseException:
             s.rollback()
             raise

@@ -1,4 +1,5 @@
-"""Entity, relation and triple embeddings round-trip through SQL, and upserts are idempotent."""
+"""Entity, relation and triple embeddings round-trip through SQL, and upserts are idempotent, on SQLite
+and on a real PostgreSQL (tests/integration/postgres_env.py)."""
 
 import numpy as np
 import pytest
@@ -8,16 +9,18 @@ from sqlalchemy.orm import Session
 from bifrost.core.errors import StoreError
 from bifrost.core.store import entity_tables as et
 from bifrost.core.types import Entity, Triple
+from tests.integration.postgres_env import SQL_KINDS, sql_url
 
 C = "osha-1926"
 
 
-@pytest.fixture
-def engine(tmp_path):
-    eng = create_engine(f"sqlite:///{tmp_path / 'e.db'}")
-    et.create_entity_tables(eng)
-    yield eng
-    eng.dispose()
+@pytest.fixture(params=SQL_KINDS)
+def engine(request, tmp_path):
+    with sql_url(request.param, tmp_path) as url:
+        eng = create_engine(url)
+        et.create_entity_tables(eng)
+        yield eng
+        eng.dispose()
 
 
 def unit_rows(n: int, d: int, seed: int = 0) -> np.ndarray:
@@ -124,11 +127,14 @@ def test_export_npz(engine, tmp_path):
     assert data["triples"].tolist() == [["employee", "shall_be_protected_by", "guardrail system"]]
 
 
-def test_sql_store_creates_the_entity_tables(tmp_path):
+@pytest.mark.parametrize("kind", SQL_KINDS)
+def test_sql_store_creates_the_entity_tables(kind, tmp_path):
     from bifrost.core.store.sql_store import SqlStore
 
-    store = SqlStore(f"sqlite:///{tmp_path / 'b.db'}")
-    with store.session() as s:
-        et.upsert_entities(s, C, ENTITIES[:1], unit_rows(1, 8))
-    with store.session() as s:
-        assert et.load_entity_matrix(s, C)[0] == ["guardrail system"]
+    with sql_url(kind, tmp_path) as url:
+        store = SqlStore(url)
+        with store.session() as s:
+            et.upsert_entities(s, C, ENTITIES[:1], unit_rows(1, 8))
+        with store.session() as s:
+            assert et.load_entity_matrix(s, C)[0] == ["guardrail system"]
+        store.dispose()
