@@ -163,7 +163,8 @@ PROPERTY_WORDS: dict[str, str] = {
 
 _CONDITION = re.compile(
     r"\b(?:only|shall not|must not|may not|may|need not|no (?:employee|person|one)|except|exception|unless|provided that|"
-    r"in lieu of|instead of|prohibited|not permitted|not allowed|not required|is permitted|are permitted|permitted only)\b",
+    r"in lieu of|instead of|prohibited|not permitted|not allowed|not required|not acceptable|is permitted|are permitted|"
+    r"permitted only|never)\b",
     re.I,
 )
 
