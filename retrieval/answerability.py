@@ -43,8 +43,9 @@ class Ask:
 # --- numbers and units -------------------------------------------------------------------------
 
 _NUMBER_WORDS = (
-    "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|"
-    "seventy|eighty|ninety|hundred|thousand|half|one-half|one-quarter|quarter|single|double"
+    "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|"
+    "eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|half|one-half|one-quarter|"
+    "quarter|thirds?|fourths?|fifths?|sixths?|eighths?|tenths?|twelfths?|sixteenths?|thirty-seconds?|single|double"
 )
 NUMBER = rf"(?:\d[\d,]*(?:\.\d+)?(?:\s*(?:/|⁄)\s*\d+)?|\d*\.\d+|(?:{_NUMBER_WORDS})(?:[\s-]+(?:and[\s-]+)?(?:{_NUMBER_WORDS}))*)"
 """A number as rules print it: 5,000 / 0.1 / 1/2 / 3 1/2 / thirty / one and one-half."""
@@ -158,6 +159,20 @@ PROPERTY_WORDS: dict[str, str] = {
     r"inscri(?:bed|ption)|stamped|posted|the words?|colou?r coded)\b|[“\"][^”\"]{2,60}[”\"]",
     "type": r"\b(?:type|class|category|grade|shade|rated|rating|model|kind)\s+(?:number\s+)?[\w\d-]+|\b(?:shade|class)\s+\d",
 }
+
+
+_CONDITION = re.compile(
+    r"\b(?:only|shall not|must not|may not|may|need not|no (?:employee|person|one)|except|exception|unless|provided that|"
+    r"in lieu of|instead of|prohibited|not permitted|not allowed|not required|not acceptable|is permitted|are permitted|"
+    r"permitted only|never)\b",
+    re.I,
+)
+
+
+def states_condition(text: str) -> bool:
+    """Whether ``text`` states the condition a yes/no question turns on (a limit, a permission, an
+    exception: "only", "shall not", "except", "unless", "may"), beyond a bare "shall"."""
+    return bool(_CONDITION.search(text))
 
 
 def has_fact(text: str, ask: Ask) -> bool:

@@ -55,6 +55,16 @@ class RetrievalConfig(BaseModel):
     top_n: int = Field(default=20, gt=0, description="Length of the ranked list returned")
     cite_max: int = Field(default=6, gt=0, description="Most provisions an answer cites")
     cite_ratio: float = Field(default=0.5, ge=0, le=1, description="Cite items scoring at least this share of the best")
+    answer_lead: Literal["fact", "rank"] = Field(
+        default="fact",
+        description="Offline answers: fact = lead with the sentence holding the fact the question asks for, the rest in "
+        "reading order, and say when the cited provisions leave it open; rank = each cited provision's closest sentence, in rank order",
+    )
+    answer_reach: int = Field(
+        default=6, ge=0,
+        description="Offline answers: when no cited provision holds the asked-for fact, look for it in this many top retrieved items "
+        "(6: chosen over 0 on the dev questions, figure cross-validated: bifrost eval answers)",
+    )
     refuse_below: float = Field(
         default=0.45, description="Refuse when the question's best cosine with any provision is below this"
     )

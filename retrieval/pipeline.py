@@ -13,7 +13,8 @@ from bifrost.core.errors import BifrostError, NotFoundError
 from bifrost.core.graph.base import GraphStore
 from bifrost.core.provisions import container_ids
 from bifrost.core.resources import Resources
-from bifrost.core.types import Answer, AnswerMode, Provision, make_uid
+from bifrost.core.types import Answer, AnswerMode, Provision, Statement, make_uid
+from retrieval.answer_extractive import render
 from retrieval.answerability_model import AnswerabilityJudge, load_judge
 from retrieval.config import RetrievalConfig
 from retrieval.decompose import ExtractorDecomposer
@@ -168,10 +169,6 @@ class AskPipeline:
 
     def ask(self, question: str, corpus: str, config: RetrievalConfig | None = None) -> Answer:
         """Answer a question with cited provisions, or refuse when nothing supports an answer."""
-        from retrieval.answer_extractive import extractive_statements, render
-        from retrieval.citations import cited_items, citations_for
-        from retrieval.refusal import should_refuse
-
         question = (question or "").strip()
         if not question:
             raise BifrostError("the question is empty")
@@ -179,6 +176,14 @@ class AskPipeline:
         retr = self.retriever(corpus)
         cfg = config or retr.config
         result = retr.retrieve(question, cfg)
+        return self.answer(question, corpus, result, cfg, t0)
+
+    def answer(self, question: str, corpus: str, result: RetrievalResult, cfg: RetrievalConfig, t0: float | None = None) -> Answer:
+        """The answer to a question from its retrieval result (extractive offline, else the chat model's), or a refusal."""
+        from retrieval.citations import citations_for
+        from retrieval.refusal import should_refuse
+
+        t0 = time.perf_counter() if t0 is None else t0
         lookup = self.lookup(corpus)
         timings = dict(result.timings)
         t1 = time.perf_counter()
@@ -187,10 +192,7 @@ class AskPipeline:
         refused = should_refuse(result, cfg.refuse_below, question, self.judge(corpus))
         statements = []
         if not refused and mode is AnswerMode.EXTRACTIVE:
-            cited = cited_items(result.items, result.cited, cfg.cite_ratio, cfg.cite_max)
-            statements = extractive_statements(question, cited, lookup, self.res.embedder)
-            if not statements:  # the cited provisions hold only headings: quote the best retrieved text
-                statements = extractive_statements(question, result.items[: cfg.cite_max], lookup, self.res.embedder)
+            statements = self._extractive(question, result, cfg, lookup)
             refused = not statements
         elif not refused:
             from retrieval.answer_llm import LlmAnswerer
@@ -213,3 +215,16 @@ class AskPipeline:
             unused=[it.id for it in result.items if it.id not in set(cited_ids)],
             timings=timings,
         )
+
+    def _extractive(self, question: str, result: RetrievalResult, cfg: RetrievalConfig,
+                    lookup: Callable[[str], Provision | None]) -> list[Statement]:
+        """Statements of the offline answer (`retrieval.answer_extractive`) over the cited set."""
+        from retrieval.answer_extractive import extractive_statements
+        from retrieval.citations import cited_items
+
+        cited = cited_items(result.items, result.cited, cfg.cite_ratio, cfg.cite_max)
+        reach = result.items[: cfg.answer_reach]
+        statements = extractive_statements(question, cited, lookup, self.res.embedder, cfg.answer_lead, reach)
+        if not statements:  # the cited provisions hold only headings: quote the best retrieved text
+            statements = extractive_statements(question, result.items[: cfg.cite_max], lookup, self.res.embedder, cfg.answer_lead)
+        return statements

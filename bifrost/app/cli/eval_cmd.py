@@ -136,3 +136,35 @@ def compare(
         mc = c["mcnemar"]
         out.print(f"{mc['metric']}: only A {mc['only_a']}, only B {mc['only_b']}, exact McNemar p = {mc['pvalue']:.4f}; "
                   f"B fixes {len(c['fixed'])}, breaks {len(c['broken'])}", highlight=False)
+
+
+@eval_app.command("answers")
+def answers(
+    ctx: typer.Context,
+    corpus: Annotated[str, typer.Option("--corpus", "-c", help="Ingested corpus, e.g. osha-1926")],
+    questions: Annotated[list[Path], typer.Option("--questions", "-q", help="Question file(s); only answerable questions with gold are scored")],
+    folds: Annotated[int, typer.Option("--folds", help="k of the cross-validation that picks the answer's one knob (reach)")] = 5,
+    out_dir: Annotated[Optional[Path], typer.Option("--out", "-o", help="Folder for summary.json, report.md, per_question.jsonl")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Share of answers whose first statement cites a gold provision (first_statement_gold), earlier vs new answer."""
+    import sys
+
+    from eval.answers import report_md, run as run_answers
+
+    bar = Progress(TextColumn("[bold]answers"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   console=err, transient=True, disable=not err.is_terminal)
+    task = bar.add_task("answers", total=None)
+    command = "bifrost eval answers " + " ".join(sys.argv[sys.argv.index("answers") + 1:]) if "answers" in sys.argv else ""
+    try:
+        with bar:
+            summary = run_answers(settings_of(ctx), corpus, questions, folds, out_dir,
+                                  progress=lambda d, t: bar.update(task, completed=d, total=t), command=command)
+    except (BifrostError, ValueError, OSError) as e:
+        _fail(str(e))
+    if as_json:
+        _emit(summary)
+        return
+    out.print(report_md(summary, command), highlight=False)
+    if out_dir is not None:
+        out.print(f"wrote {out_dir}/report.md, summary.json, per_question.jsonl", highlight=False)

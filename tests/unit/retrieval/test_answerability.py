@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval.answerability import Ask, Asks, detect, has_fact, has_quantity, sentences, strip_citations
+from retrieval.answerability import Ask, Asks, detect, has_fact, has_quantity, sentences, states_condition, strip_citations
 
 LENGTH = frozenset({"length"})
 WEIGHT = frozenset({"weight", "multiple"})
@@ -113,3 +113,22 @@ def test_other_questions_have_no_fact_to_match():
 def test_sentences_split_on_sentence_ends_and_semicolons_not_on_decimals():
     assert sentences("Keep 0.5 m clear. Inspect daily; record it.") == ["Keep 0.5 m clear.", "Inspect daily;", "record it."]
     assert sentences("") == []
+
+
+@pytest.mark.parametrize("sentence, ask", [
+    ("Work rests shall be kept not more than one-eighth inch from the wheel.", Ask(Asks.QUANTITY, LENGTH)),
+    ("Benefits are paid for up to eighteen (18) months.", Ask(Asks.DURATION, frozenset({"time"}))),
+])
+def test_numbers_written_as_teens_and_fractions_are_numbers(sentence, ask):
+    assert has_fact(sentence, ask)
+
+
+@pytest.mark.parametrize("sentence, condition", [
+    ("Only trained employees may enter.", True),
+    ("Employees shall not ride the hook.", True),
+    ("Except as provided in paragraph (b), nets are required.", True),
+    ("Body belts are not acceptable as part of a fall arrest system.", True),
+    ("Employees shall wear harnesses.", False),
+])
+def test_a_yes_no_condition_is_more_than_a_bare_shall(sentence, condition):
+    assert states_condition(sentence) is condition
