@@ -149,19 +149,24 @@ def sync_graph(graph: GraphStore, want: WantedNetwork, previous: dict[str, Entit
     is also rewritten when it is missing or its MENTIONED_IN edges differ from its section ids."""
     c = want.corpus
     want_edges = {_edge_key(e): e for e in graph_edges(c, want.entities, want.triples)}
-    have = prune_graph(graph, c, {e.uid for e in want.entities}, list(want_edges.values()))
-    report.graph_nodes_deleted, report.graph_edges_deleted = have.nodes_deleted, have.edges_deleted
-    have_nodes, have_edges, mentions = have.nodes, have.edges, have.mentions
+    with graph.atomic():  # nodes and edges switch in one step; readers never see half a network
+        have = prune_graph(graph, c, {e.uid for e in want.entities}, list(want_edges.values()))
+        report.graph_nodes_deleted, report.graph_edges_deleted = have.nodes_deleted, have.edges_deleted
+        have_nodes, have_edges, mentions = have.nodes, have.edges, have.mentions
+        write = [e for e in want.entities
+                 if e.uid not in have_nodes or previous.get(e.name) != e
+                 or mentions.get(e.uid, set()) != {make_uid(c, s) for s in e.section_ids}]
+        if write:
+            graph.upsert_entities(write)
+        new_edges = [e for k, e in want_edges.items() if have_edges.get(k) != e]
+        if new_edges:
+            graph.upsert_edges(new_edges)
+    # Vectors follow outside the transaction (a full build's would make it hundreds of MB);
+    # a kill here leaves nodes without vectors, which the next build writes.
     rows = {e.uid: i for i, e in enumerate(want.entities)}
-    write = [e for e in want.entities
-             if e.uid not in have_nodes or previous.get(e.name) != e
-             or mentions.get(e.uid, set()) != {make_uid(c, s) for s in e.section_ids}]
     if write:
-        graph.upsert_entities(write)
         graph.set_entity_embeddings([(e.uid, want.entity_matrix[rows[e.uid]]) for e in write])
-    new_edges = [e for k, e in want_edges.items() if have_edges.get(k) != e]
     if new_edges:
-        graph.upsert_edges(new_edges)
         tri_row = {(entity_uid(c, x.head), x.relation, entity_uid(c, x.tail)): i for i, x in enumerate(want.triples)}
         graph.set_triple_embeddings([(e, want.triple_matrix[tri_row[(e.source, e.relation, e.target)]])
                                      for e in new_edges if e.type is EdgeType.RELATES])
