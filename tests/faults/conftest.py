@@ -72,6 +72,7 @@ class Neo4jInstance:
         while self.http == self.bolt:
             self.http = closed_port()
         self.run_dir = run_dir
+        self._driver = None
         self.uri = f"bolt://127.0.0.1:{self.bolt}"
         self.env = {
             **os.environ, "BIFROST_NEO4J_BOLT_PORT": str(self.bolt), "BIFROST_NEO4J_HTTP_PORT": str(self.http),
@@ -89,12 +90,39 @@ class Neo4jInstance:
     def pid(self) -> int:
         return int((self.run_dir / "neo4j.pid").read_text())
 
+    def nodes(self, corpus: str) -> int:
+        """Nodes of a corpus in this server (0 when it does not answer)."""
+        from neo4j import GraphDatabase
+        from neo4j.exceptions import DriverError, Neo4jError
+
+        try:
+            if self._driver is None:
+                self._driver = GraphDatabase.driver(self.uri, auth=None, connection_timeout=2)
+            records, _, _ = self._driver.execute_query("MATCH (n {corpus: $c}) RETURN count(n) AS n", c=corpus)
+            return int(records[0]["n"])
+        except (DriverError, Neo4jError, OSError):
+            self.close_driver()
+            return 0
+
+    def close_driver(self) -> None:
+        if self._driver is not None:
+            self._driver.close()
+            self._driver = None
+
+    def drop(self, corpus: str) -> None:
+        """Remove a corpus from this server, so that a test sees its export arrive."""
+        from neo4j import GraphDatabase
+
+        with GraphDatabase.driver(self.uri, auth=None) as d:
+            d.execute_query("MATCH (n {corpus: $c}) DETACH DELETE n", c=corpus)
+
     def start(self) -> None:
         done = subprocess.run(["bash", str(LAUNCHER / "start.sh")], env=self.env, capture_output=True, text=True,
                               timeout=400, check=False)
         assert done.returncode == 0, done.stdout + done.stderr
 
     def stop(self) -> None:
+        self.close_driver()
         subprocess.run(["bash", str(LAUNCHER / "stop.sh")], env=self.env, capture_output=True, text=True, timeout=120, check=False)
 
 
