@@ -47,6 +47,27 @@ def _enable_sqlite_pragmas(engine: Engine) -> None:
         cur.close()
 
 
+def sql_error_line(url: str, e: SQLAlchemyError) -> str:
+    """One line for a SQL failure: the database (password hidden), the driver's own message without
+    SQLAlchemy's SQL text, parameters and help link, and what to do for a full or read-only disk."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        where = make_url(url).render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001 - an unparsable URL is still named, without its credentials
+        where = url.split("@")[-1]
+    reason = " ".join(str(getattr(e, "orig", None) or e).split("[SQL:")[0].split())
+    low = reason.lower()
+    hint = ""
+    if "disk is full" in low or "no space" in low:
+        hint = "; free some space there and run the command again (nothing stored before was lost)"
+    elif "disk i/o error" in low:
+        hint = "; the disk may be full: free some space there and run the command again"
+    elif "readonly" in low or "read-only" in low or "unable to open database file" in low:
+        hint = "; the folder or file is not writable: make it writable and run the command again"
+    return f"SQL store {where}: {reason}{hint}"
+
+
 def make_engine(url: str) -> Engine:
     """An engine for a SQLAlchemy URL; creates the SQLite folder and the tables."""
     if url.startswith("sqlite:///") and not url.startswith("sqlite:///:memory:"):
@@ -61,7 +82,7 @@ def make_engine(url: str) -> Engine:
     except ModuleNotFoundError:
         Base.metadata.create_all(engine)
     except SQLAlchemyError as e:
-        raise StoreError(f"cannot open the SQL store at {url}: {e.__class__.__name__}: {e}") from e
+        raise StoreError(f"cannot open the {sql_error_line(url, e)}") from e
     return engine
 
 
@@ -123,7 +144,7 @@ class SqlStore:
             s.commit()
         except SQLAlchemyError as e:
             s.rollback()
-            raise StoreError(f"SQL store {self.url}: {e.__class__.__name__}: {e}") from e
+            raise StoreError(sql_error_line(self.url, e)) from e
         except BaseException:
             s.rollback()
             raise
