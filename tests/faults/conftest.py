@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -115,6 +116,16 @@ class Neo4jInstance:
 
         with GraphDatabase.driver(self.uri, auth=None) as d:
             d.execute_query("MATCH (n {corpus: $c}) DETACH DELETE n", c=corpus)
+
+    def killed(self, pid: int) -> None:
+        """After a SIGKILL: wait until the JVM is gone; a zombie nobody reaps (a container's init may
+        not) still answers `kill -0`, so its pid file is removed for start.sh."""
+        stat = Path(f"/proc/{pid}/stat")
+        for _ in range(600):
+            if not stat.exists() or stat.read_text().split(")")[-1].split()[0] == "Z":
+                break
+            time.sleep(0.05)
+        (self.run_dir / "neo4j.pid").unlink(missing_ok=True)
 
     def start(self) -> None:
         done = subprocess.run(["bash", str(LAUNCHER / "start.sh")], env=self.env, capture_output=True, text=True,

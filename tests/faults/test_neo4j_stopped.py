@@ -27,7 +27,9 @@ def test_neo4j_killed_mid_export_fails_in_one_line_and_a_rerun_after_restart_equ
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and neo4j.nodes("osha-1926") < 300:
             time.sleep(0.01)
-        os.kill(neo4j.pid, signal.SIGKILL)
+        pid = neo4j.pid
+        os.kill(pid, signal.SIGKILL)
+        neo4j.killed(pid)
         killed.set()
 
     killer = threading.Thread(target=kill_when_half_written, daemon=True)
