@@ -31,8 +31,9 @@ def closed_port() -> int:
 class OpenAIStub:
     """``POST /v1/chat/completions`` answered with ``reply(request body)``; anything else is a 404."""
 
-    def __init__(self, reply: Reply) -> None:
+    def __init__(self, reply: Reply, delay: float = 0.0) -> None:
         self.reply = reply
+        self.delay = delay  # seconds before each answer (a slow server)
         self.calls = 0
         self._lock = threading.Lock()
         stub = self
@@ -46,6 +47,7 @@ class OpenAIStub:
                     return
                 with stub._lock:
                     stub.calls += 1
+                time.sleep(stub.delay)
                 text = stub.reply(body)
                 self._send(200, completion(body.get("model", "stub"), text))
 

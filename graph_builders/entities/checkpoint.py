@@ -16,6 +16,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
 from bifrost.core.errors import StoreError
+from bifrost.core.store.sql_store import sql_error_line
 from bifrost.core.types import Extraction, Provision
 
 _metadata = MetaData()
@@ -59,7 +60,7 @@ class ExtractionJournal:
                         engine = create_engine(self.url)
                     _metadata.create_all(engine)
                 except SQLAlchemyError as e:
-                    raise StoreError(f"extraction journal {self.url}: {e}") from e
+                    raise StoreError(f"extraction journal: {sql_error_line(self.url, e)}") from e
                 self._engine = engine
             return self._engine
 
@@ -70,7 +71,7 @@ class ExtractionJournal:
             with self.engine.connect() as conn:
                 raw = conn.execute(stmt).scalar_one_or_none()
         except SQLAlchemyError as e:
-            raise StoreError(f"extraction journal {self.url}: {e}") from e
+            raise StoreError(f"extraction journal: {sql_error_line(self.url, e)}") from e
         return Extraction.model_validate_json(raw) if raw is not None else None
 
     def put(self, provision: Provision, version: str, extraction: Extraction) -> None:
@@ -100,7 +101,7 @@ class ExtractionJournal:
                         )
                     )
         except SQLAlchemyError as e:
-            raise StoreError(f"extraction journal {self.url}: {e}") from e
+            raise StoreError(f"extraction journal: {sql_error_line(self.url, e)}") from e
 
     def load(self, corpus: str, version: str) -> dict[tuple[str, str], Extraction]:
         """Every journaled extraction of a corpus and extractor version, keyed by (provision id, content hash)."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -51,9 +52,14 @@ def cached_matrix(path: Path, docs: Documents, embed) -> np.ndarray:
         except (OSError, ValueError) as e:
             log.warning("ignoring unreadable dense cache %s: %s", path, e)
     matrix = np.asarray(embed(docs.texts), dtype=np.float32)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    np.save(path, matrix)
-    ids_path.write_text(json.dumps(docs.ids))
+    try:  # a cache: written whole or not at all (temp file, then rename); a full or read-only disk only costs speed
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp := path.with_suffix(".npy.tmp"), "wb") as f:
+            np.save(f, matrix)
+        os.replace(tmp, path)
+        ids_path.write_text(json.dumps(docs.ids))
+    except OSError as e:
+        log.warning("dense cache %s not written: %s", path, e)
     return matrix
 
 

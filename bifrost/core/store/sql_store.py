@@ -60,6 +60,21 @@ def _enable_sqlite_pragmas(engine: Engine) -> None:
         cur.close()
 
 
+def sql_error_line(url: str, e: SQLAlchemyError) -> str:
+    """One line for a SQL failure: where the database is (never its password), the driver's own
+    message without SQLAlchemy's SQL text and help link, and what to do for a full or read-only disk."""
+    reason = db_url.one_line(e, url)
+    low = reason.lower()
+    hint = ""
+    if "disk is full" in low or "no space" in low:
+        hint = "; free some space there and run the command again (nothing stored before was lost)"
+    elif "disk i/o error" in low:
+        hint = "; the disk may be full: free some space there and run the command again"
+    elif "readonly" in low or "read-only" in low or "unable to open database file" in low:
+        hint = "; the folder or file is not writable: make it writable and run the command again"
+    return f"SQL store at {db_url.where(url)}: {reason}{hint}"
+
+
 def raw_engine(url: str) -> Engine:
     """An engine for a SQLAlchemy URL without any schema check (`make_engine` adds it; `bifrost db`
     uses this one). A bare ``postgresql://`` gets the shipped driver (extra ``postgres``)."""
@@ -130,7 +145,7 @@ class SqlStore:
             s.commit()
         except SQLAlchemyError as e:
             s.rollback()
-            raise StoreError(f"SQL store at {db_url.where(self.url)}: {db_url.one_line(e, self.url)}") from e
+            raise StoreError(sql_error_line(self.url, e)) from e
         except BaseException:
             s.rollback()
             raise
