@@ -22,7 +22,7 @@ from bifrost.core.corpora import corpus_spec
 from bifrost.core.errors import BifrostError, NotFoundError, SourceParseError
 from bifrost.core.settings import Settings
 from bifrost.core.store.editions import next_edition, parse_date, record_edition, retire
-from bifrost.core.store.sql_store import SqlStore
+from bifrost.core.store.sql_store import SqlStore, sql_error_line
 from bifrost.core.types import Edition, IngestReport, ParsedDocument, Provision, ReviewItem, content_hash
 from graph_builders.scrape.reconcile import review_item
 from graph_builders.scrape.sniff import read_source
@@ -118,8 +118,11 @@ def store_documents(
             try:
                 with s.begin_nested():
                     _store_one(sql, s, doc, number, report)
-            except (BifrostError, SQLAlchemyError) as e:
-                report.errors.append(f"{doc.document.name}: not stored: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
+            except SQLAlchemyError as e:
+                report.errors.append(f"{doc.document.name}: not stored: {sql_error_line(sql.url, e)}")
+                continue
+            except BifrostError as e:
+                report.errors.append(f"{doc.document.name}: not stored: {e}")
                 continue
             report.files_ok.append(doc.document.name)
             if (report.added, len(report.updated), len(report.removed)) != before:

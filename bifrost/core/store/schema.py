@@ -116,6 +116,11 @@ def _connect(engine: Engine) -> Connection:
     try:
         return engine.connect()
     except (SQLAlchemyError, OSError) as e:
+        if engine.dialect.name == "sqlite":  # a file: no server to start, the folder may be unwritable
+            raise StoreError(
+                f"cannot open the SQL store at {db_url.where(url)}: {db_url.one_line(e, url)}; the folder or file "
+                "is not writable or the disk is full: make it writable or free some space and run the command again"
+            ) from e
         raise StoreError(
             f"cannot reach the SQL store at {db_url.where(url)}: {db_url.one_line(e, url)}; check BIFROST_DATABASE_URL "
             f"and that the server runs (`make postgres` starts a local one), then `{UPGRADE_COMMAND}`"
