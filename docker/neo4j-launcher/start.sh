@@ -55,7 +55,10 @@ PY
   fi
 }
 
-if [[ -f "$PID_FILE" ]] && kill -0 "$(cat "$PID_FILE")" 2>/dev/null; then
+# Alive means signalable and not a zombie (a JVM killed hard whose parent has not reaped it yet).
+alive() { kill -0 "$1" 2>/dev/null && [[ "$(ps -o stat= -p "$1" 2>/dev/null)" != Z* ]]; }
+
+if [[ -f "$PID_FILE" ]] && alive "$(cat "$PID_FILE")"; then
   if bolt_ready; then
     echo "neo4j already running (pid $(cat "$PID_FILE")) at $URI"
     exit 0
@@ -90,7 +93,7 @@ PID="$(cat "$PID_FILE")"
 
 deadline=$((SECONDS + TIMEOUT))
 until bolt_ready; do
-  if ! kill -0 "$PID" 2>/dev/null; then
+  if ! alive "$PID"; then
     echo "neo4j exited during start-up; last lines of $LOG_FILE:" >&2
     tail -n 40 "$LOG_FILE" >&2
     rm -f "$PID_FILE"

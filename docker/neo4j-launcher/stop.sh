@@ -13,7 +13,8 @@ if [[ ! -f "$PID_FILE" ]]; then
   exit 0
 fi
 PID="$(cat "$PID_FILE")"
-if ! kill -0 "$PID" 2>/dev/null; then
+alive() { kill -0 "$1" 2>/dev/null && [[ "$(ps -o stat= -p "$1" 2>/dev/null)" != Z* ]]; }
+if ! alive "$PID"; then
   echo "neo4j not running (stale pid $PID)"
   rm -f "$PID_FILE"
   exit 0
@@ -21,7 +22,7 @@ fi
 
 kill -TERM "$PID"
 deadline=$((SECONDS + TIMEOUT))
-while kill -0 "$PID" 2>/dev/null; do
+while alive "$PID"; do
   if (( SECONDS >= deadline )); then
     echo "neo4j (pid $PID) did not stop within ${TIMEOUT}s; killing it" >&2
     kill -KILL "$PID" 2>/dev/null || true

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
+from urllib.parse import urlparse
+
 import typer
 
-from bifrost.app.cli.common import CorpusOpt, JsonOpt, emit_json, with_bifrost
+from bifrost.app.cli.common import CorpusOpt, JsonOpt, emit_json, settings_of, with_bifrost
 from bifrost.app.cli.console import out
 
 export_app = typer.Typer(help="Export graphs to other stores.", no_args_is_help=True)
@@ -20,5 +23,11 @@ def export_neo4j_cmd(ctx: typer.Context, corpus: CorpusOpt = "osha-1926", as_jso
     st = result["stats"]
     out.print(
         f"exported [bold]{corpus}[/bold] to Neo4j: nodes {st['nodes_by_kind']}, edges {st['edges_by_type']}, "
-        f"{result['entities']['entities']} entities; open http://127.0.0.1:7474/browser/"
+        f"{result['entities']['entities']} entities; open {browser_url(settings_of(ctx).neo4j_uri)}"
     )
+
+
+def browser_url(bolt_uri: str | None) -> str:
+    """Neo4j Browser beside a Bolt URI: same host, HTTP port BIFROST_NEO4J_HTTP_PORT (the launcher's; 7474)."""
+    host = urlparse(bolt_uri or "bolt://127.0.0.1:7687").hostname or "127.0.0.1"
+    return f"http://{host}:{os.environ.get('BIFROST_NEO4J_HTTP_PORT', '7474')}/browser/"
