@@ -55,9 +55,10 @@ def write_entity_network(sql: SqlStore, graph: GraphStore, corpus: str) -> dict[
         triples, tri_matrix = entity_tables.load_triple_matrix(s, corpus)
     valid = [i for i, t in enumerate(triples) if is_valid_relation(t.relation)]
     edges = graph_edges(corpus, entities, [triples[i] for i in valid])
-    prune_graph(graph, corpus, {e.uid for e in entities}, edges)  # no stale node or edge of an older network
-    graph.upsert_entities(entities)
-    graph.upsert_edges(edges)
+    with graph.atomic():  # the network switches in one step; vectors follow
+        prune_graph(graph, corpus, {e.uid for e in entities}, edges)  # no stale node or edge of an older network
+        graph.upsert_entities(entities)
+        graph.upsert_edges(edges)
     graph.set_entity_embeddings([(entity_uid(corpus, n), v) for n, v in zip(names, ent_matrix)])
     relates = {(e.source, e.relation, e.target): e for e in edges if e.relation}
     rows = []
