@@ -38,21 +38,28 @@ def osha_slice(shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Pa
 
 
 @pytest.fixture(scope="session")
-def mini_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def mini_navigated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Clean: the mini corpus ingested with its navigator graph, no entity network yet."""
+    home = tmp_path_factory.mktemp("clean-mini-nav") / "home"
+    ok(run_cli(home, "ingest", str(MINI), "--corpus", "mini"))
+    return home
+
+
+@pytest.fixture(scope="session")
+def mini_home(mini_navigated: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Clean build of the mini corpus: ingest, navigator, offline entity network (the CLI, in a fresh home)."""
     home = tmp_path_factory.mktemp("clean-mini") / "home"
-    ok(run_cli(home, "ingest", str(MINI), "--corpus", "mini"))
-    ok(run_cli(home, "build", "navigator", "--corpus", "mini"))
+    shutil.copytree(mini_navigated, home)
     ok(run_cli(home, "build", "entities", "--corpus", "mini", "--extractor", "offline"))
     return home
 
 
 @pytest.fixture(scope="session")
 def osha_ingested(mini_home: Path, osha_slice: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Clean: the mini home, then the OSHA slice ingested."""
+    """Clean: the mini home, then the OSHA slice ingested (no navigator graph yet)."""
     home = tmp_path_factory.mktemp("clean-osha-ingested") / "home"
     shutil.copytree(mini_home, home)
-    ok(run_cli(home, "ingest", str(osha_slice), "--corpus", "osha-1926"))
+    ok(run_cli(home, "ingest", str(osha_slice), "--corpus", "osha-1926", "--no-graph"))
     return home
 
 
