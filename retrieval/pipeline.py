@@ -13,10 +13,11 @@ from bifrost.core.errors import BifrostError, NotFoundError
 from bifrost.core.graph.base import GraphStore
 from bifrost.core.provisions import container_ids
 from bifrost.core.resources import Resources
-from bifrost.core.types import Answer, AnswerMode, Provision, make_uid
+from bifrost.core.types import Answer, AnswerMode, Edition, Provision, make_uid
 from retrieval.answerability_model import AnswerabilityJudge, load_judge
 from retrieval.config import RetrievalConfig
 from retrieval.decompose import ExtractorDecomposer
+from retrieval.edition_retriever import EditionRetriever
 from retrieval.eng_index import EngIndex
 from retrieval.hybrid import HybridRetriever, RetrievalResult
 from retrieval.ltr.evidence import Channels
@@ -78,6 +79,7 @@ class AskPipeline:
         self._retrievers: dict[str, Retriever] = {}
         self._parts: dict[str, CorpusParts] = {}
         self._judges: dict[str, AnswerabilityJudge | None] = {}
+        self._editions: dict[tuple[str, int, str], EditionRetriever] = {}
 
     def forget(self, corpus: str | None = None) -> None:
         """Drop loaded indexes and rankers (after a rebuild or training) so the next question reloads them."""
@@ -86,6 +88,16 @@ class AskPipeline:
                 cache.clear()
             else:
                 cache.pop(corpus, None)
+        for key in [k for k in self._editions if corpus is None or k[0] == corpus]:
+            del self._editions[key]
+
+    def edition_retriever(self, edition: Edition) -> EditionRetriever:
+        """The retriever of a past edition (lexical + dense fusion, that edition's navigator), loaded once."""
+        key = (edition.corpus, edition.number, edition.content_hash)
+        if key not in self._editions:
+            self.res.require_corpus(edition.corpus)
+            self._editions[key] = EditionRetriever.load(self.res.settings, edition, self.res.embedder, self.config)
+        return self._editions[key]
 
     def loaded(self, corpus: str) -> Retriever | None:
         return self._retrievers.get(corpus)
@@ -166,25 +178,41 @@ class AskPipeline:
         graph = self.res.graph
         return lambda pid: graph.get_section(make_uid(corpus, pid))
 
-    def ask(self, question: str, corpus: str, config: RetrievalConfig | None = None) -> Answer:
-        """Answer a question with cited provisions, or refuse when nothing supports an answer."""
-        from retrieval.answer_extractive import extractive_statements, render
-        from retrieval.citations import cited_items, citations_for
-        from retrieval.refusal import should_refuse
+    def ask(
+        self, question: str, corpus: str, config: RetrievalConfig | None = None, edition: Edition | None = None,
+    ) -> Answer:
+        """Answer a question with cited provisions, or refuse when nothing supports an answer.
 
+        ``edition``, when given and not the corpus's current one, answers from that past edition
+        only (its provisions, texts and references; see `retrieval.edition_retriever`).
+        """
         question = (question or "").strip()
         if not question:
             raise BifrostError("the question is empty")
         t0 = time.perf_counter()
+        if edition is not None and edition.number != self.res.sql.edition(corpus).number:
+            past = self.edition_retriever(edition)
+            answer = self._answer(question, corpus, past, past.lookup(), None, config, t0)
+            return answer.model_copy(update={"edition": edition, "note": past.note()})
         retr = self.retriever(corpus)
+        return self._answer(question, corpus, retr, self.lookup(corpus), self.judge(corpus), config, t0)
+
+    def _answer(
+        self, question: str, corpus: str, retr, lookup: Callable[[str], Provision | None],
+        judge: AnswerabilityJudge | None, config: RetrievalConfig | None, t0: float,
+    ) -> Answer:
+        """Retrieve with ``retr``, then answer from the provisions ``lookup`` reads (quotes checked against them)."""
+        from retrieval.answer_extractive import extractive_statements, render
+        from retrieval.citations import cited_items, citations_for
+        from retrieval.refusal import should_refuse
+
         cfg = config or retr.config
         result = retr.retrieve(question, cfg)
-        lookup = self.lookup(corpus)
         timings = dict(result.timings)
         t1 = time.perf_counter()
         chat = self.res.chat_model
         mode = AnswerMode.EXTRACTIVE if chat is None else AnswerMode.LLM
-        refused = should_refuse(result, cfg.refuse_below, question, self.judge(corpus))
+        refused = should_refuse(result, cfg.refuse_below, question, judge)
         statements = []
         if not refused and mode is AnswerMode.EXTRACTIVE:
             cited = cited_items(result.items, result.cited, cfg.cite_ratio, cfg.cite_max)
