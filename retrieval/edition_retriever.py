@@ -86,11 +86,10 @@ class EditionRetriever:
         hits: dict[str, _Hit] = {}
         lex_rank = {pid: i for i, pid in enumerate(lexical, start=1)}
         dense_rank = {pid: i for i, pid in enumerate(dense, start=1)}
+        channels = ((Via.LEXICAL, lex_rank, "keyword match"), (Via.DENSE, dense_rank, "similar meaning"))
         for pid, score in rrf_fuse([lexical, dense], cfg.rrf_k):
-            via = [v for v, ranks in ((Via.LEXICAL, lex_rank), (Via.DENSE, dense_rank)) if pid in ranks]
-            why = [f"keyword match (rank {lex_rank[pid]})"] * (pid in lex_rank) + \
-                  [f"similar meaning (rank {dense_rank[pid]})"] * (pid in dense_rank)
-            hits[pid] = _Hit(score, via, why, (pid,))
+            found = [(via, f"{label} (rank {ranks[pid]})") for via, ranks, label in channels if pid in ranks]
+            hits[pid] = _Hit(score, [v for v, _ in found], [w for _, w in found], (pid,))
         t1 = time.perf_counter()
         seeds = sorted(hits.items(), key=lambda kv: (-kv[1].score, kv[0]))[: cfg.seeds]
         if cfg.use_dng:
