@@ -20,11 +20,13 @@ from bifrost.core.errors import NotFoundError
 from bifrost.core.settings import Settings
 from retrieval.quotes import verifies
 from tests.integration.test_editions import DATE_A, DATE_B, edition_b
+from tests.conftest import FIXTURES
 from tests.unit.mini_corpus import MINI
 
 IN_A = "2024-06-01"
 PLAN = "Who shall prepare the fall protection plan?"
 FALLING = "Each employee shall be protected from falling"
+QUESTIONS = FIXTURES / "mini" / "questions-mini.jsonl"
 
 
 @pytest.fixture(scope="module")
@@ -141,3 +143,36 @@ def test_cli_a_bad_or_too_early_date_is_a_one_line_error(home, when, message):
     r = CliRunner().invoke(cli(), ["--home", str(home), "ask", PLAN, "--corpus", "mini", "--as-of", when])
     assert r.exit_code == 1
     assert message in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+# --- eval ---
+def test_eval_as_of_edition_a_ranks_that_editions_provisions_and_skips_current_only_systems(home, tmp_path):
+    from bifrost.app.cli.app import app
+
+    out = tmp_path / "run"
+    r = CliRunner().invoke(app, ["--home", str(home), "eval", "--corpus", "mini", "--questions", str(QUESTIONS),
+                                 "--systems", "bm25,dense,rrf,bifrost-hybrid,bifrost-ltr", "--out", str(out),
+                                 "--as-of", IN_A, "--json"])
+    assert r.exit_code == 0, r.output
+    metrics = json.loads(r.stdout)
+    assert metrics["meta"]["edition"]["number"] == 1 and metrics["meta"]["edition"]["note"].startswith("as of edition 1")
+    assert set(metrics["systems"]) == {"bm25", "dense", "rrf", "bifrost-hybrid"}
+    assert "skipped as of edition 1" in metrics["skipped"]["bifrost-ltr"]
+    bf = Bifrost(Settings(home=home))
+    try:
+        in_a = {p.id for p in bf.sql.provisions_at("mini", 1)}
+    finally:
+        bf.close()
+    rows = [json.loads(line) for line in (out / "per_question.jsonl").read_text().splitlines()]
+    assert rows and all({pid for pid, *_ in row["ranked"]} <= in_a for row in rows)
+    plan = [row for row in rows if row["id"] == "m1" and row["system"] == "bifrost-hybrid"][0]
+    assert "1926.502(b)(1)" in [pid for pid, *_ in plan["ranked"]][:10]  # the repealed paragraph, found as of A
+
+
+def test_eval_as_of_the_current_edition_is_a_plain_run(home, tmp_path):
+    from bifrost.app.cli.app import app
+
+    r = CliRunner().invoke(app, ["--home", str(home), "eval", "--corpus", "mini", "--questions", str(QUESTIONS),
+                                 "--systems", "bm25", "--out", str(tmp_path / "now"), "--as-of", "2026-01-01", "--json"])
+    assert r.exit_code == 0, r.output
+    assert "edition" not in json.loads(r.stdout)["meta"]
