@@ -56,10 +56,26 @@ def _read_cache(path: Path, ids: list[str]) -> np.ndarray | None:
     return None
 
 
-def known_vectors(path: Path, docs: Documents) -> dict[str, np.ndarray]:
-    """Text -> vector of the documents cached at ``path`` (empty when that cache is missing)."""
-    matrix = _read_cache(path, docs.ids)
-    return {} if matrix is None else dict(zip(docs.texts, matrix))
+def known_vectors(path: Path, candidates: list[Documents]) -> dict[str, np.ndarray]:
+    """Text -> vector from every cached matrix next to ``path`` (same model) that holds one of the
+    ``candidates`` in any order: a file is used only when the candidate's texts, put in the file's
+    id order, give the content hash in its name, so no vector is taken for a text it was not made from."""
+    prefix = path.name[: -len(f"{candidates[0].fingerprint}.npy")] if candidates else ""
+    known: dict[str, np.ndarray] = {}
+    for npy in sorted(path.parent.glob(f"{prefix}*.npy")) if prefix else []:
+        try:
+            ids = json.loads(npy.with_suffix(".ids.json").read_text())
+        except (OSError, ValueError):
+            continue
+        for docs in candidates:
+            text_of = dict(zip(docs.ids, docs.texts))
+            if len(ids) != len(text_of) or set(ids) != set(text_of):
+                continue
+            texts = [text_of[i] for i in ids]
+            if npy.stem == f"{prefix}{content_hash(*ids, *texts)}":
+                known.update(zip(texts, np.load(npy)))
+                break
+    return known
 
 
 def embed_reusing(texts: list[str], embed, known: dict[str, np.ndarray]) -> np.ndarray:
@@ -110,15 +126,17 @@ class DenseRanker:
         if not docs.ids:
             raise ValueError(f"corpus {corpus!r} has no provision text to index; run `bifrost ingest --corpus {corpus}`")
         path = cache_path(self.settings.home, corpus, self.model, docs)
-        self._matrix = cached_matrix(path, docs, self.embedder.embed, self._current_vectors(corpus) if self.edition is not None else None)
+        known = self._current_vectors(corpus, docs) if self.edition is not None else None
+        self._matrix = cached_matrix(path, docs, self.embedder.embed, known)
         self._ids, self.cache_file = docs.ids, str(path)
 
-    def _current_vectors(self, corpus: str) -> Callable[[], dict[str, np.ndarray]]:
-        """Vectors of the current edition's documents, from their cache (read only on a cache miss)."""
+    def _current_vectors(self, corpus: str, docs: Documents) -> Callable[[], dict[str, np.ndarray]]:
+        """Vectors already cached for the current edition's documents or for these same documents in
+        another order (read only on a cache miss)."""
 
         def read() -> dict[str, np.ndarray]:
             current = build_documents(load_provisions(self.settings, corpus), self.mode)
-            return known_vectors(cache_path(self.settings.home, corpus, self.model, current), current)
+            return known_vectors(cache_path(self.settings.home, corpus, self.model, docs), [docs, current])
 
         return read
 

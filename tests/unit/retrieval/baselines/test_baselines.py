@@ -122,3 +122,17 @@ def test_a_past_edition_reuses_the_current_vectors_of_unchanged_documents_and_ca
     again = DenseRanker(settings, model="fake-model", embedder=FakeEmbedder(), edition=1)
     again.warm_up("tiny")
     assert FakeEmbedder.calls == 0 and again.cache_file == past.cache_file  # keyed by the edition's content
+
+
+def test_known_vectors_takes_a_cache_of_the_same_documents_in_another_order_but_never_other_texts(tmp_path):
+    from retrieval.baselines.dense import cache_path, cached_matrix, known_vectors
+    from retrieval.baselines.documents import Documents
+
+    fake = FakeEmbedder()
+    saved = Documents(["a", "b"], ["alpha text", "beta text"])
+    cached_matrix(cache_path(tmp_path, "c", "m", saved), saved, fake.embed)
+    reordered = Documents(["b", "a"], ["beta text", "alpha text"])
+    known = known_vectors(cache_path(tmp_path, "c", "m", reordered), [reordered])
+    assert set(known) == {"alpha text", "beta text"}
+    changed = Documents(["b", "a"], ["beta text", "alpha text, amended"])
+    assert known_vectors(cache_path(tmp_path, "c", "m", changed), [changed]) == {}
