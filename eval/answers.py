@@ -100,7 +100,7 @@ def collect(settings: Settings, corpus: str, pairs: Sequence[tuple[Question, str
         cases = []
         for n, (q, source) in enumerate(answerable, start=1):
             result = retriever.retrieve(q.question, base)
-            outcomes = {name: outcome(pipe.answer(q.question, corpus, result, cfg), q.gold, related, lookup)
+            outcomes = {name: outcome(pipe.answer(q.question, corpus, result, cfg, judge=pipe.judge(corpus)), q.gold, related, lookup)
                         for name, cfg in configs.items()}
             cases.append(Case(q, source, detect(q.question).kind.value, outcomes))
             if progress:

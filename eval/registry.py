@@ -128,8 +128,9 @@ def rrf_factory(settings: Settings, corpus: str, **params: Any) -> System:
     from retrieval.baselines.rrf import RrfRanker
 
     cite = _cite(params)
-    mode = params.pop("mode", "context")
-    ranker = RrfRanker([Bm25Ranker(settings, mode=mode), DenseRanker(settings, mode=mode)], **params)
+    mode, edition = params.pop("mode", "context"), params.pop("edition", None)
+    ranker = RrfRanker([Bm25Ranker(settings, mode=mode, edition=edition), DenseRanker(settings, mode=mode, edition=edition)],
+                       **params)
     return RankerSystem("rrf", ranker, cite)
 
 

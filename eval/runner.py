@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from bifrost.core.settings import Settings
+from bifrost.core.types import Edition
 from eval.compare import paired
 from eval.hierarchy import Related, SectionOf, hierarchy_for
 from eval.questions import Question, QuestionSet, load_questions
@@ -59,14 +60,18 @@ def versions() -> dict[str, str]:
     return out
 
 
-def corpus_hierarchy(settings: Settings, corpus: str) -> tuple[Related, SectionOf, str | None]:
-    """Hierarchy credit for the corpus: CFR grammar for US CFR, else the corpus's parent links."""
+def corpus_hierarchy(settings: Settings, corpus: str, edition: int | None = None) -> tuple[Related, SectionOf, str | None]:
+    """Hierarchy credit for the corpus: CFR grammar for US CFR, else the corpus's parent links
+    (those of edition number ``edition`` when given)."""
     from bifrost.core.store.sql_store import SqlStore
 
     store = SqlStore(settings.sql_url)
     try:
         jur = store.jurisdiction(corpus)
-        provisions = store.provisions(corpus) if jur not in (None, "us-cfr") else []
+        if jur in (None, "us-cfr"):
+            provisions = []
+        else:
+            provisions = store.provisions(corpus) if edition is None else store.provisions_at(corpus, edition)
     finally:
         store.dispose()
     related, section_of = hierarchy_for(jur, provisions)
@@ -136,25 +141,52 @@ def run_eval(
     question_format: str = "auto",
     progress: Progress | None = None,
     plots: bool = True,
+    as_of: str | None = None,
 ) -> RunResult:
     """Evaluate systems on a question file over an ingested corpus; write every output to `out_dir`.
 
-    `registry` defaults to a new `eval.registry.make_default_registry()`.
+    `registry` defaults to a new `eval.registry.make_default_registry()`. ``as_of`` (an ISO date or
+    an edition number) evaluates against the edition valid then (see `eval.edition_systems`).
     """
     registry = registry or make_default_registry()
     specs = parse_systems(",".join(systems) if not isinstance(systems, str) else systems)
     qset = load_question_set(settings, questions_path, question_format)
     questions = qset.questions[:limit] if limit else qset.questions
-    related, section_of, jurisdiction = corpus_hierarchy(settings, corpus)
+    past = past_edition(settings, corpus, as_of)
+    related, section_of, jurisdiction = corpus_hierarchy(settings, corpus, past.number if past else None)
     k_values = sorted(set(k_values) | {k})
-    built, skipped = build_systems(registry, specs, settings, corpus)
+    if past is None:
+        built, skipped = build_systems(registry, specs, settings, corpus)
+    else:
+        from eval.edition_systems import build_edition_systems
+
+        built, skipped = build_edition_systems(registry, specs, settings, corpus, past)
     runs = run_systems(built, corpus, questions, max(k, max(k_values)), progress, skipped)
     per_system = {name: score_system(questions, results, k_values, related, section_of)
                   for name, results in runs.results.items()}
     meta = run_meta(settings, corpus, jurisdiction, qset, len(questions), limit, k, k_values, runs.meta)
+    if past is not None:
+        from retrieval.edition_retriever import edition_note
+
+        meta["edition"] = {**past.model_dump(mode="json"), "note": edition_note(past)}
     doc = metrics_document(meta, per_system, runs.skipped, runs.failed)
     out = write_outputs(Path(out_dir), doc, per_system, keep=max(k_values), plots=plots)
     return RunResult(out, doc, runs.skipped, runs.failed)
+
+
+def past_edition(settings: Settings, corpus: str, as_of: str | None) -> Edition | None:
+    """The edition ``as_of`` names when it is not the corpus's current one, else None."""
+    from bifrost.core.store.sql_store import SqlStore
+
+    if as_of is None:
+        return None
+    store = SqlStore(settings.sql_url)
+    try:
+        number = int(as_of) if as_of.strip().isdigit() else None
+        edition = store.edition(corpus, number, None if number is not None else as_of)
+        return None if edition.number == store.edition(corpus).number else edition
+    finally:
+        store.dispose()
 
 
 def load_question_set(settings: Settings, questions_path: Path | str, question_format: str) -> QuestionSet:

@@ -78,4 +78,5 @@ def merge_answers(question: str, answers: Sequence[Answer], embed: Callable[[lis
         retrieved=fused_retrieved(order, max((len(a.retrieved) for a in answers), default=0)),
         unused=[f"{a.corpus}:{u}" for a in order for u in a.unused],
         timings=timings,
+        note="; ".join(f"{a.corpus} {a.note}" for a in answers if a.note) or None,  # past editions, per corpus
     )

@@ -13,11 +13,12 @@ from bifrost.core.errors import BifrostError, NotFoundError
 from bifrost.core.graph.base import GraphStore
 from bifrost.core.provisions import container_ids
 from bifrost.core.resources import Resources
-from bifrost.core.types import Answer, AnswerMode, Provision, Statement, make_uid
+from bifrost.core.types import Answer, AnswerMode, Edition, Provision, Statement, make_uid
 from retrieval.answer_extractive import render
 from retrieval.answerability_model import AnswerabilityJudge, load_judge
 from retrieval.config import RetrievalConfig
 from retrieval.decompose import ExtractorDecomposer
+from retrieval.edition_retriever import EditionRetriever
 from retrieval.eng_index import EngIndex
 from retrieval.hybrid import HybridRetriever, RetrievalResult
 from retrieval.ltr.evidence import Channels
@@ -79,6 +80,7 @@ class AskPipeline:
         self._retrievers: dict[str, Retriever] = {}
         self._parts: dict[str, CorpusParts] = {}
         self._judges: dict[str, AnswerabilityJudge | None] = {}
+        self._editions: dict[tuple[str, int, str], EditionRetriever] = {}
 
     def forget(self, corpus: str | None = None) -> None:
         """Drop loaded indexes and rankers (after a rebuild or training) so the next question reloads them."""
@@ -87,6 +89,16 @@ class AskPipeline:
                 cache.clear()
             else:
                 cache.pop(corpus, None)
+        for key in [k for k in self._editions if corpus is None or k[0] == corpus]:
+            del self._editions[key]
+
+    def edition_retriever(self, edition: Edition) -> EditionRetriever:
+        """The retriever of a past edition (lexical + dense fusion, that edition's navigator), loaded once."""
+        key = (edition.corpus, edition.number, edition.content_hash)
+        if key not in self._editions:
+            self.res.require_corpus(edition.corpus)
+            self._editions[key] = EditionRetriever.load(self.res.settings, edition, self.res.embedder, self.config)
+        return self._editions[key]
 
     def loaded(self, corpus: str) -> Retriever | None:
         return self._retrievers.get(corpus)
@@ -167,29 +179,46 @@ class AskPipeline:
         graph = self.res.graph
         return lambda pid: graph.get_section(make_uid(corpus, pid))
 
-    def ask(self, question: str, corpus: str, config: RetrievalConfig | None = None) -> Answer:
-        """Answer a question with cited provisions, or refuse when nothing supports an answer."""
+    def ask(
+        self, question: str, corpus: str, config: RetrievalConfig | None = None, edition: Edition | None = None,
+    ) -> Answer:
+        """Answer a question with cited provisions, or refuse when nothing supports an answer.
+
+        ``edition``, when given and not the corpus's current one, answers from that past edition
+        only (its provisions, texts and references; see `retrieval.edition_retriever`).
+        """
         question = (question or "").strip()
         if not question:
             raise BifrostError("the question is empty")
         t0 = time.perf_counter()
+        if edition is not None and edition.number != self.res.sql.edition(corpus).number:
+            past = self.edition_retriever(edition)
+            cfg = config or past.config
+            result = past.retrieve(question, cfg)
+            answer = self.answer(question, corpus, result, cfg, t0, lookup=past.lookup(), judge=None)
+            return answer.model_copy(update={"edition": edition, "note": past.note()})
         retr = self.retriever(corpus)
         cfg = config or retr.config
         result = retr.retrieve(question, cfg)
-        return self.answer(question, corpus, result, cfg, t0)
+        return self.answer(question, corpus, result, cfg, t0, lookup=self.lookup(corpus), judge=self.judge(corpus))
 
-    def answer(self, question: str, corpus: str, result: RetrievalResult, cfg: RetrievalConfig, t0: float | None = None) -> Answer:
-        """The answer to a question from its retrieval result (extractive offline, else the chat model's), or a refusal."""
+    def answer(
+        self, question: str, corpus: str, result: RetrievalResult, cfg: RetrievalConfig, t0: float | None = None,
+        *, lookup: Callable[[str], Provision | None] | None = None, judge: AnswerabilityJudge | None = None,
+    ) -> Answer:
+        """The answer to a question from its retrieval result (extractive offline, else the chat model's), or
+        a refusal; ``lookup`` reads the provisions quoted (default: the current edition's), ``judge`` decides
+        answerability (None: the cosine rule)."""
         from retrieval.citations import citations_for
         from retrieval.refusal import should_refuse
 
         t0 = time.perf_counter() if t0 is None else t0
-        lookup = self.lookup(corpus)
+        lookup = lookup or self.lookup(corpus)
         timings = dict(result.timings)
         t1 = time.perf_counter()
         chat = self.res.chat_model
         mode = AnswerMode.EXTRACTIVE if chat is None else AnswerMode.LLM
-        refused = should_refuse(result, cfg.refuse_below, question, self.judge(corpus))
+        refused = should_refuse(result, cfg.refuse_below, question, judge)
         statements = []
         if not refused and mode is AnswerMode.EXTRACTIVE:
             statements = self._extractive(question, result, cfg, lookup)

@@ -280,6 +280,10 @@ class Bifrost:
             return self.sql.edition(corpus, None if spec is None else int(spec))
         return self.sql.edition(corpus, as_of=str(spec))
 
+    def _as_of(self, corpus: str, as_of: str | None) -> Edition | None:
+        """The edition ``as_of`` names (None: the current one); NotFoundError before the first edition."""
+        return None if as_of is None else self.edition(corpus, as_of)
+
     def diff(self, corpus: str, old: str | int | None = None, new: str | int | None = None) -> EditionDiff:
         """What changed from one edition to another (default: from the previous edition to the current one)."""
         to = self.edition(corpus, new)
@@ -370,14 +374,18 @@ class Bifrost:
         config = self.retrieval_config.model_copy(update={"top_n": k})
         return self.retriever(corpus).retrieve(query, config).items[:k]
 
-    def ask(self, question: str, corpus: str = "osha-1926", config: RetrievalConfig | None = None) -> Answer:
+    def ask(
+        self, question: str, corpus: str = "osha-1926", config: RetrievalConfig | None = None, as_of: str | None = None,
+    ) -> Answer:
         """Answer a question with cited provisions, or refuse when nothing supports an answer.
 
         ``corpus`` may name several corpora (``osha-1926,adgm``) or ``all``: each answers, and the
         answers are merged with the corpus on every citation (`retrieval.multi_corpus`).
+        ``as_of`` (an ISO date or an edition number) answers from the edition valid then; a past
+        edition is ranked without the entity network (the answer's ``note`` says so).
         """
         if not is_several(corpus):
-            return self.pipeline.ask(question, corpus, config)
+            return self.pipeline.ask(question, corpus, config, self._as_of(corpus, as_of))
         corpora = parse_corpora(corpus, self.corpora())
-        answers = [self.pipeline.ask(question, c, config) for c in corpora]
+        answers = [self.pipeline.ask(question, c, config, self._as_of(c, as_of)) for c in corpora]
         return merge_answers(question, answers, lambda texts: self.embedder.embed(texts))

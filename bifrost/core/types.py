@@ -341,6 +341,8 @@ class Answer(BaseModel):
     retrieved: list[RetrievedItem] = Field(default_factory=list)
     unused: list[str] = Field(default_factory=list, description="Retrieved but not cited (shown on refusal)")
     timings: dict[str, float] = Field(default_factory=dict, description="Seconds per stage")
+    edition: Edition | None = Field(default=None, description="The past edition answered from (None: the current one)")
+    note: str | None = Field(default=None, description="How a past edition was ranked (the entity network is current only)")
 
 
 class SubgraphNode(Frozen):

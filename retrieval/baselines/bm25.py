@@ -21,8 +21,13 @@ def english_stemmer():
 class Bm25Ranker:
     """Lucene-style BM25 (k1=1.5, b=0.75) over lowercased, stop-word-filtered, stemmed tokens."""
 
-    def __init__(self, settings: Settings, mode: str = "context", k1: float = 1.5, b: float = 0.75, stem: bool = True) -> None:
+    def __init__(
+        self, settings: Settings, mode: str = "context", k1: float = 1.5, b: float = 0.75, stem: bool = True,
+        edition: int | None = None,
+    ) -> None:
+        """``edition``: index the provisions of that edition number instead of the current ones."""
         self.settings, self.mode, self.k1, self.b, self.stem = settings, mode, k1, b, stem
+        self.edition = edition
         self._ids: list[str] = []
         self._bm25: Any = None
         self._stemmer = None
@@ -32,7 +37,7 @@ class Bm25Ranker:
         import bm25s
 
         self.corpus = corpus
-        docs = build_documents(load_provisions(self.settings, corpus), self.mode)
+        docs = build_documents(load_provisions(self.settings, corpus, self.edition), self.mode)
         if not docs.ids:
             raise ValueError(f"corpus {corpus!r} has no provision text to index; run `bifrost ingest --corpus {corpus}`")
         self._stemmer = english_stemmer() if self.stem else None
@@ -96,4 +101,5 @@ class Bm25Ranker:
 
     def describe(self) -> dict[str, Any]:
         return {"kind": "bm25", "library": "bm25s", "mode": self.mode, "k1": self.k1, "b": self.b,
-                "stemmer": "snowball-english" if self._stemmer else None, "stopwords": "en"}
+                "stemmer": "snowball-english" if self._stemmer else None, "stopwords": "en",
+                **({"edition": self.edition} if self.edition is not None else {})}

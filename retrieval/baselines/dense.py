@@ -1,7 +1,9 @@
 """Dense baseline: sentence-transformers cosine search over provision documents.
 
 The corpus matrix is cached as ``$BIFROST_HOME/index/<corpus>/dense-<model>-<hash>.npy``, keyed by
-model and the documents' content hash, so repeated eval runs do not re-embed.
+model and the documents' content hash, so repeated eval runs do not re-embed. A past edition's
+matrix is cached the same way (its own hash); it copies the current matrix's vector of every
+document whose text is unchanged and embeds only the others.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import json
 import logging
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,16 +45,60 @@ def cache_path(home: Path, corpus: str, model: str, docs: Documents) -> Path:
     return home / "index" / safe_corpus / f"dense-{slug}-{docs.fingerprint}.npy"
 
 
-def cached_matrix(path: Path, docs: Documents, embed) -> np.ndarray:
-    """Load the matrix at `path` when its ids match, else embed the texts and save it (with ids)."""
+def _read_cache(path: Path, ids: list[str]) -> np.ndarray | None:
+    """The matrix saved at ``path`` when it was saved for exactly ``ids``, else None."""
     ids_path = path.with_suffix(".ids.json")
     if path.exists() and ids_path.exists():
         try:
-            if json.loads(ids_path.read_text()) == docs.ids:
+            if json.loads(ids_path.read_text()) == ids:
                 return np.load(path)
         except (OSError, ValueError) as e:
             log.warning("ignoring unreadable dense cache %s: %s", path, e)
-    matrix = np.asarray(embed(docs.texts), dtype=np.float32)
+    return None
+
+
+def known_vectors(path: Path, candidates: list[Documents]) -> dict[str, np.ndarray]:
+    """Text -> vector from every cached matrix next to ``path`` (same model) that holds one of the
+    ``candidates`` in any order: a file is used only when the candidate's texts, put in the file's
+    id order, give the content hash in its name, so no vector is taken for a text it was not made from."""
+    prefix = path.name[: -len(f"{candidates[0].fingerprint}.npy")] if candidates else ""
+    known: dict[str, np.ndarray] = {}
+    for npy in sorted(path.parent.glob(f"{prefix}*.npy")) if prefix else []:
+        try:
+            ids = json.loads(npy.with_suffix(".ids.json").read_text())
+        except (OSError, ValueError):
+            continue
+        for docs in candidates:
+            text_of = dict(zip(docs.ids, docs.texts))
+            if len(ids) != len(text_of) or set(ids) != set(text_of):
+                continue
+            texts = [text_of[i] for i in ids]
+            if npy.stem == f"{prefix}{content_hash(*ids, *texts)}":
+                known.update(zip(texts, np.load(npy)))
+                break
+    return known
+
+
+def embed_reusing(texts: list[str], embed, known: dict[str, np.ndarray]) -> np.ndarray:
+    """Embeddings of ``texts``, taken from ``known`` where the text is there, embedded otherwise."""
+    missing = list(dict.fromkeys(t for t in texts if t not in known))
+    fresh = dict(zip(missing, np.asarray(embed(missing), dtype=np.float32))) if missing else {}
+    return np.asarray([known[t] if t in known else fresh[t] for t in texts], dtype=np.float32)
+
+
+def cached_matrix(
+    path: Path, docs: Documents, embed, known: Callable[[], dict[str, np.ndarray]] | None = None,
+) -> np.ndarray:
+    """Load the matrix at `path` when its ids match, else embed the texts and save it (with ids);
+    ``known`` gives vectors already computed for some texts (only the others are embedded)."""
+    ids_path = path.with_suffix(".ids.json")
+    cached = _read_cache(path, docs.ids)
+    if cached is not None:
+        return cached
+    if known is not None:
+        matrix = embed_reusing(docs.texts, embed, known())
+    else:
+        matrix = np.asarray(embed(docs.texts), dtype=np.float32)
     try:  # a cache: written whole or not at all (temp file, then rename); a full or read-only disk only costs speed
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(tmp := path.with_suffix(".npy.tmp"), "wb") as f:
@@ -66,8 +113,12 @@ def cached_matrix(path: Path, docs: Documents, embed) -> np.ndarray:
 class DenseRanker:
     """Cosine similarity between the question and every provision document (unit-norm embeddings)."""
 
-    def __init__(self, settings: Settings, mode: str = "context", model: str | None = None, embedder: Any = None) -> None:
-        self.settings, self.mode = settings, mode
+    def __init__(
+        self, settings: Settings, mode: str = "context", model: str | None = None, embedder: Any = None,
+        edition: int | None = None,
+    ) -> None:
+        """``edition``: index the provisions of that edition number instead of the current ones."""
+        self.settings, self.mode, self.edition = settings, mode, edition
         self.model = model or settings.embedding_model
         self.embedder = embedder or SentenceTransformerEmbedder(self.model)
         self._ids: list[str] = []
@@ -77,12 +128,23 @@ class DenseRanker:
 
     def warm_up(self, corpus: str) -> None:
         self.corpus = corpus
-        docs = build_documents(load_provisions(self.settings, corpus), self.mode)
+        docs = build_documents(load_provisions(self.settings, corpus, self.edition), self.mode)
         if not docs.ids:
             raise ValueError(f"corpus {corpus!r} has no provision text to index; run `bifrost ingest --corpus {corpus}`")
         path = cache_path(self.settings.home, corpus, self.model, docs)
-        self._matrix = cached_matrix(path, docs, self.embedder.embed)
+        known = self._current_vectors(corpus, docs) if self.edition is not None else None
+        self._matrix = cached_matrix(path, docs, self.embedder.embed, known)
         self._ids, self.cache_file = docs.ids, str(path)
+
+    def _current_vectors(self, corpus: str, docs: Documents) -> Callable[[], dict[str, np.ndarray]]:
+        """Vectors already cached for the current edition's documents or for these same documents in
+        another order (read only on a cache miss)."""
+
+        def read() -> dict[str, np.ndarray]:
+            current = build_documents(load_provisions(self.settings, corpus), self.mode)
+            return known_vectors(cache_path(self.settings.home, corpus, self.model, docs), [docs, current])
+
+        return read
 
     def search(self, query: str, top_k: int = 10) -> list[RetrievedItem]:
         if self._matrix is None:
@@ -112,4 +174,5 @@ class DenseRanker:
         return self._matrix @ self.embedder.embed([query])[0]
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": "dense", "model": self.model, "mode": self.mode, "cache": self.cache_file}
+        out = {"kind": "dense", "model": self.model, "mode": self.mode, "cache": self.cache_file}
+        return out if self.edition is None else {**out, "edition": self.edition}

@@ -32,13 +32,14 @@ class Documents:
         return content_hash(*self.ids, *self.texts)
 
 
-def load_provisions(settings: Settings, corpus: str) -> list[Provision]:
-    """Provisions of an ingested corpus from the SQL store."""
+def load_provisions(settings: Settings, corpus: str, edition: int | None = None) -> list[Provision]:
+    """Provisions of an ingested corpus from the SQL store: the current edition, or those valid in
+    edition number ``edition`` (point-in-time questions)."""
     from bifrost.core.store.sql_store import SqlStore
 
     store = SqlStore(settings.sql_url)
     try:
-        return store.provisions(corpus)
+        return store.provisions(corpus) if edition is None else store.provisions_at(corpus, edition)
     finally:
         store.dispose()
 

@@ -51,3 +51,21 @@ def test_a_bad_edition_is_a_one_line_error_and_the_server_keeps_serving(mcp):
     with pytest.raises(MCPError, match="no edition 9"):
         mcp.call("diff", corpus="mini", to_edition="9")
     assert mcp.call("diff", corpus="mini")["to_edition"]["number"] == 2
+
+
+def test_ask_as_of_a_date_in_edition_a_cites_the_repealed_paragraph_and_says_how_it_ranked(mcp):
+    a = mcp.call("ask", question="Who shall prepare the fall protection plan?", corpus="mini", as_of="2024-06-01")
+    assert "1926.502(b)(1)" in [c["id"] for c in a["citations"]]
+    assert a["edition"]["number"] == 1 and a["note"].startswith(f"as of edition 1 ({DATE_A}): ranked by lexical + dense fusion")
+    now = mcp.call("ask", question="Who shall prepare the fall protection plan?", corpus="mini")
+    assert "1926.502(b)(1)" not in [c["id"] for c in now["citations"]] and now["edition"] is None
+
+
+@pytest.mark.parametrize("as_of,message", [
+    ("last tuesday", "as_of: 'last tuesday' is not a date (YYYY-MM-DD) or an edition number"),
+    ("2023-01-01", f"mini has no edition valid on 2023-01-01: its first edition is dated {DATE_A}"),
+])
+def test_ask_with_a_bad_or_too_early_as_of_is_a_one_line_error(mcp, as_of, message):
+    with pytest.raises(MCPError) as info:
+        mcp.call("ask", question="Who shall prepare the fall protection plan?", corpus="mini", as_of=as_of)
+    assert info.value.message == message

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 from rich.markup import escape
@@ -17,13 +17,19 @@ def ask(
     corpus: Annotated[str, typer.Option("--corpus", "-c", help="Corpus name, several as a,b, or 'all' (each answers; citations show their corpus)")] = "osha-1926",
     as_json: JsonOpt = False,
     show_retrieved: Annotated[int, typer.Option("--retrieved", help="How many retrieved provisions to list")] = 10,
+    as_of: Annotated[Optional[str], typer.Option(
+        "--as-of", help="Answer from the edition valid on this date (YYYY-MM-DD) or with this number; "
+        "a past edition is ranked by lexical + dense fusion (the entity network covers the current edition only)",
+    )] = None,
 ) -> None:
     """Answer a question; every statement cites provision ids, or the answer is a refusal."""
-    answer = with_bifrost(ctx, lambda bf: bf.ask(question, corpus))
+    answer = with_bifrost(ctx, lambda bf: bf.ask(question, corpus, as_of=as_of))
     if as_json:
         emit_json(answer.model_dump(mode="json"))
         return
     out.print(f"[bold]Q:[/bold] {escape(answer.question)}", highlight=False)
+    if answer.note:
+        out.print(f"[yellow]{escape(answer.note)}[/yellow]", highlight=False)
     mode = f"[dim]({answer.mode.value}, {answer.timings.get('total', 0):.2f} s)[/dim]"
     if answer.refused:
         out.print(f"[yellow]{answer.text}[/yellow] {mode}", highlight=False)

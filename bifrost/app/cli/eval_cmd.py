@@ -13,6 +13,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.markup import escape
 from rich.table import Table
 
 from bifrost.app.cli.common import JsonOpt, settings_of
@@ -63,6 +64,10 @@ def run(
     k: Annotated[int, typer.Option("--k", help="Depth of each ranked list scored (Recall@k list always includes 1,5,10,20)")] = 10,
     limit: Annotated[Optional[int], typer.Option("--limit", help="Only the first N questions")] = None,
     fmt: Annotated[str, typer.Option("--format", help="auto, jsonl, obliqa or obliqa-mp")] = "auto",
+    as_of: Annotated[Optional[str], typer.Option(
+        "--as-of", help="Evaluate against the edition valid on this date (YYYY-MM-DD) or with this number; on a past "
+        "edition bm25, dense and rrf index its provisions, bifrost systems rank by lexical + dense fusion, others are skipped",
+    )] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Run every question against each system; write metrics.json, per_question.jsonl, report.md, plots."""
@@ -93,7 +98,8 @@ def run(
     try:
         with bar:
             result = run_eval(corpus, questions, systems, out_dir, settings_of(ctx), k=k, limit=limit,
-                              registry=make_default_registry(), question_format=fmt, progress=progress)  # type: ignore[arg-type]
+                              registry=make_default_registry(), question_format=fmt, progress=progress,  # type: ignore[arg-type]
+                              as_of=as_of)
     except (BifrostError, ValueError) as e:
         _fail(str(e))
     if as_json:
@@ -101,6 +107,9 @@ def run(
         if result.failed:
             raise typer.Exit(1)
         return
+    edition = result.metrics["meta"].get("edition")
+    if edition:
+        out.print(f"[yellow]{escape(edition['note'])}[/yellow]", highlight=False)
     print_summary(result, corpus)
     out.print(f"wrote {result.out_dir}/report.md, metrics.json, per_question.jsonl", highlight=False)
     if result.failed:  # the others were written; the exit code still says something went wrong

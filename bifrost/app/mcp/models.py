@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from bifrost.app.requests import MAX_DEPTH, MAX_QUESTION, MAX_RESULTS, check_question
-from bifrost.core.types import Statement
+from bifrost.core.types import Edition, Statement
 
 EdgeKind = Literal["HAS", "REFERS_TO"]
 
@@ -103,6 +103,8 @@ class AskResult(BaseModel):
     )
     citations: list[CitedProvision]
     retrieved: list[Hit] = Field(description="Everything retrieval found, ranked, with why")
+    edition: Edition | None = Field(default=None, description="The past edition answered from (as_of); null: the current one")
+    note: str | None = Field(default=None, description="How a past edition was ranked")
 
 
 class SearchHit(Hit):

@@ -113,7 +113,7 @@ def add_question_tools(server: MCPServer, service: McpService) -> None:
     def ask(
         question: Annotated[str, Field(description=f"The question, 1 to {MAX_QUESTION} characters")],
         corpus: Corpus,
-        as_of: Annotated[str | None, Field(description="Edition date (YYYY-MM-DD); editions are not available yet")] = None,
+        as_of: Annotated[str | None, Field(description="Answer from the edition valid on this date (YYYY-MM-DD) or with this number; default: the current edition")] = None,
     ) -> AskResult:
         """Answer a question from the regulations: every statement cites provision ids and quotes the exact
         supporting words (offsets into each provision's text), or the answer is a refusal (refused=true)."""

@@ -38,8 +38,6 @@ from bifrost.core.types import EdgeType, NavigatorSubgraph, Provision, Retrieved
 
 R = TypeVar("R", bound=BaseModel)
 
-NO_EDITIONS = "as_of: editions are not available yet; omit as_of to ask about the text as ingested"
-
 
 class ResourceEntry(BaseModel):
     """One provision in the resource listing."""
@@ -101,16 +99,16 @@ class McpService:
     def ask(self, question: str, corpus: str, as_of: str | None = None) -> AskResult:
         req = checked(AskRequest, question=question, corpus=corpus, as_of=as_of)
         check_corpus(req.corpus, self.corpora(), several=True)
-        if req.as_of is not None and req.as_of.strip():
-            raise InvalidRequest(NO_EDITIONS)
+        as_of = check_as_of(req.as_of)
         self._retriever(req.corpus)
-        answer = self.bifrost.ask(req.question, req.corpus)
+        answer = self.bifrost.ask(req.question, req.corpus, as_of=as_of)
         return AskResult(
             question=answer.question, corpus=answer.corpus, mode=answer.mode.value, refused=answer.refused,
             text=answer.text, statements=answer.statements,
             citations=[CitedProvision(id=c.id, heading=c.heading, url=c.url, uri=provision_uri(c.corpus, c.id))
                        for c in answer.citations],
             retrieved=_hits(answer.retrieved),
+            edition=answer.edition, note=answer.note,
         )
 
     def search(self, query: str, corpus: str, k: int = 10) -> SearchResult:

@@ -26,6 +26,7 @@ class AskRequest(BaseModel):
     question: str = Field(description=f"The question, 1 to {MAX_QUESTION} characters")
     corpus: str = Field(default="osha-1926", description="Corpus name, e.g. osha-1926")
     options: AskOptions = Field(default_factory=AskOptions)
+    as_of: str | None = Field(default=None, description="Answer from the edition valid on this date (YYYY-MM-DD) or with this number")
 
     @field_validator("question")
     @classmethod
@@ -56,7 +57,7 @@ def state_of(request: Request) -> WebState:
 
 @router.post("/ask", response_model=Answer, summary="Answer a question with cited provisions, or refuse")
 def api_ask(body: AskRequest, request: Request) -> Answer:
-    return state_of(request).ask(body.question, body.corpus, body.options)
+    return state_of(request).ask(body.question, body.corpus, body.options, body.as_of)
 
 
 @router.get("/provision/{corpus}/{provision_id:path}", response_model=ProvisionPage, summary="A provision and its neighbours")

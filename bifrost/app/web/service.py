@@ -9,7 +9,7 @@ import time
 from collections.abc import Sequence
 
 from bifrost.app.facade import Bifrost
-from bifrost.app.requests import AskOptions, check_corpus, check_question
+from bifrost.app.requests import AskOptions, check_as_of, check_corpus, check_question
 from retrieval.multi_corpus import is_several, parse_corpora
 from bifrost.core.errors import BifrostError
 from bifrost.core.types import Answer
@@ -56,9 +56,11 @@ class WebState:
             log.info("corpus %r ready in %.1f s", corpus, seconds[corpus])
         return seconds
 
-    def ask(self, question: str, corpus: str, options: AskOptions | None = None) -> Answer:
-        """Validate, then answer through the facade (the retriever is built once, under a lock)."""
+    def ask(self, question: str, corpus: str, options: AskOptions | None = None, as_of: str | None = None) -> Answer:
+        """Validate, then answer through the facade (the retriever is built once, under a lock);
+        ``as_of`` (a date or an edition number) answers from the edition valid then."""
         q = check_question(question)
+        when = check_as_of(as_of)
         self.require_corpus(corpus, several=True)
         with self._retriever_lock:
             for name in parse_corpora(corpus, self.corpora()) if is_several(corpus) else [corpus]:
@@ -67,4 +69,4 @@ class WebState:
         updates = options.model_dump(exclude_none=True) if options else {}
         if updates:
             config = self.bifrost.retrieval_config.model_copy(update=updates)
-        return self.bifrost.ask(q, corpus, config)
+        return self.bifrost.ask(q, corpus, config, as_of=when)

@@ -89,3 +89,50 @@ def test_rrf_ranker_fuses_children(settings):
     r.warm_up("tiny")
     top = r.search("scaffold guardrails", 3)
     assert top[0].id == "1926.450(a)" and len(top) == 3
+
+
+def test_embed_reusing_embeds_only_the_texts_it_has_no_vector_for():
+    from retrieval.baselines.dense import embed_reusing
+
+    FakeEmbedder.calls = 0
+    fake = FakeEmbedder()
+    known = dict(zip(["abc", "xyz"], fake.embed(["abc", "xyz"])))
+    FakeEmbedder.calls = 0
+    m = embed_reusing(["xyz", "new text", "abc", "new text"], fake.embed, known)
+    assert FakeEmbedder.calls == 1  # "new text" once; the others copied
+    assert np.allclose(m[0], known["xyz"]) and np.allclose(m[2], known["abc"]) and np.allclose(m[1], m[3])
+    assert np.allclose(m[1], fake.embed(["new text"])[0])
+
+
+def test_a_past_edition_reuses_the_current_vectors_of_unchanged_documents_and_caches_its_own(settings, monkeypatch):
+    from retrieval.baselines import documents
+
+    current = tiny_provisions()
+    changed = [p.model_copy(update={"text": "Ladders shall be painted yellow."}) if p.id == "1926.1053(b)" else p
+               for p in current]
+    monkeypatch.setattr(documents, "load_provisions", lambda s, c, edition=None: current if edition is None else changed)
+    monkeypatch.setattr("retrieval.baselines.dense.load_provisions", documents.load_provisions)
+    DenseRanker(settings, model="fake-model", embedder=FakeEmbedder()).warm_up("tiny")  # the current matrix, cached
+    FakeEmbedder.calls = 0
+    past = DenseRanker(settings, model="fake-model", embedder=FakeEmbedder(), edition=1)
+    past.warm_up("tiny")
+    assert FakeEmbedder.calls == 1  # only the changed document
+    assert past.search("painted yellow", 1)[0].id == "1926.1053(b)"
+    FakeEmbedder.calls = 0
+    again = DenseRanker(settings, model="fake-model", embedder=FakeEmbedder(), edition=1)
+    again.warm_up("tiny")
+    assert FakeEmbedder.calls == 0 and again.cache_file == past.cache_file  # keyed by the edition's content
+
+
+def test_known_vectors_takes_a_cache_of_the_same_documents_in_another_order_but_never_other_texts(tmp_path):
+    from retrieval.baselines.dense import cache_path, cached_matrix, known_vectors
+    from retrieval.baselines.documents import Documents
+
+    fake = FakeEmbedder()
+    saved = Documents(["a", "b"], ["alpha text", "beta text"])
+    cached_matrix(cache_path(tmp_path, "c", "m", saved), saved, fake.embed)
+    reordered = Documents(["b", "a"], ["beta text", "alpha text"])
+    known = known_vectors(cache_path(tmp_path, "c", "m", reordered), [reordered])
+    assert set(known) == {"alpha text", "beta text"}
+    changed = Documents(["b", "a"], ["beta text", "alpha text, amended"])
+    assert known_vectors(cache_path(tmp_path, "c", "m", changed), [changed]) == {}

@@ -48,3 +48,19 @@ def test_a_repealed_provision_today_says_when_it_was_removed(client):
 def test_a_bad_as_of_is_a_one_line_client_error(client):
     r = client.get("/api/provision/mini/1926.501(b)(1)", params={"as_of": "yesterday"})
     assert r.status_code == 400 and "not a date (YYYY-MM-DD) or an edition number" in r.json()["message"]
+
+
+def test_api_ask_as_of_answers_from_the_edition_valid_then(client):
+    body = {"question": "Who shall prepare the fall protection plan?", "corpus": "mini"}
+    past = client.post("/api/ask", json={**body, "as_of": "2024-06-01"}).json()
+    assert "1926.502(b)(1)" in [c["id"] for c in past["citations"]]
+    assert past["edition"]["number"] == 1 and past["note"].startswith(f"as of edition 1 ({DATE_A})")
+    now = client.post("/api/ask", json=body).json()
+    assert "1926.502(b)(1)" not in [c["id"] for c in now["citations"]] and now["edition"] is None
+
+
+def test_api_ask_with_a_bad_as_of_is_a_one_line_client_error(client):
+    r = client.post("/api/ask", json={"question": "Who prepares the plan?", "corpus": "mini", "as_of": "soon"})
+    assert r.status_code == 400 and r.json()["message"] == "as_of: 'soon' is not a date (YYYY-MM-DD) or an edition number"
+    r = client.post("/api/ask", json={"question": "Who prepares the plan?", "corpus": "mini", "as_of": "2023-01-01"})
+    assert r.status_code == 404 and "no edition valid on 2023-01-01" in r.json()["message"]
