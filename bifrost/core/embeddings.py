@@ -126,6 +126,7 @@ class SentenceTransformerEmbedder:
         self._model: Any = None
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
+        self._load_lock = threading.Lock()  # one load when a warm-up thread and a caller race
 
     @classmethod
     def from_settings(cls, settings: Settings, **kwargs: Any) -> SentenceTransformerEmbedder:
@@ -137,6 +138,12 @@ class SentenceTransformerEmbedder:
         self._load()
 
     def _load(self) -> Any:
+        if self._model is not None:
+            return self._model
+        with self._load_lock:
+            return self._load_locked()
+
+    def _load_locked(self) -> Any:
         if self._model is None:
             location = resolve_model(self.model_name_or_path, self.offline)
             try:

@@ -7,6 +7,7 @@ retrieval, and `export_npz` writes them to one file.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from bifrost.core.errors import StoreError
-from bifrost.core.store.sql_models import Base
+from bifrost.core.store.sql_models import Base, MetaRow
 from bifrost.core.types import Entity, Triple
 
 _CHUNK = 500
@@ -68,7 +69,7 @@ ENTITY_TABLES = (EntityEmbeddingRow.__table__, RelationEmbeddingRow.__table__, T
 
 def create_entity_tables(engine: Engine) -> None:
     """Create the three tables if missing (the SQL store's ``make_engine`` does this too)."""
-    Base.metadata.create_all(engine, tables=list(ENTITY_TABLES))
+    Base.metadata.create_all(engine, tables=[*ENTITY_TABLES, MetaRow.__table__])
 
 
 def to_blob(vector: np.ndarray) -> bytes:
@@ -132,6 +133,7 @@ def upsert_entities(session: Session, corpus: str, entities: Sequence[Entity], m
          "dim": int(matrix.shape[1]), "vector": to_blob(v)}
         for e, v in zip(entities, matrix)
     ]
+    new_generation(session, corpus)
     return _upsert(session, EntityEmbeddingRow, ("corpus", "name"), rows)
 
 
@@ -140,6 +142,7 @@ def upsert_relations(session: Session, corpus: str, relations: Sequence[str], ma
     _check(matrix, len(relations), "relation embeddings")
     rows = [{"corpus": corpus, "name": r, "dim": int(matrix.shape[1]), "vector": to_blob(v)}
             for r, v in zip(relations, matrix)]
+    new_generation(session, corpus)
     return _upsert(session, RelationEmbeddingRow, ("corpus", "name"), rows)
 
 
@@ -152,6 +155,7 @@ def upsert_triples(session: Session, corpus: str, triples: Sequence[Triple], mat
          "section_ids": list(t.section_ids), "dim": int(matrix.shape[1]), "vector": to_blob(v)}
         for t, v in zip(triples, matrix)
     ]
+    new_generation(session, corpus)
     return _upsert(session, TripleEmbeddingRow, ("corpus", "head", "relation", "tail"), rows)
 
 
@@ -159,6 +163,24 @@ def clear_entity_tables(session: Session, corpus: str) -> None:
     """Delete every entity, relation and triple row of a corpus (before a full rebuild)."""
     for model in (EntityEmbeddingRow, RelationEmbeddingRow, TripleEmbeddingRow):
         session.execute(delete(model).where(model.corpus == corpus))
+    new_generation(session, corpus)
+
+
+GENERATION_KEY = "entity_network_generation"
+
+
+def new_generation(session: Session, corpus: str) -> str:
+    """Mark the entity network of a corpus as changed (in the writer's transaction): files derived
+    from it (the memory-mapped matrices of `retrieval.eng_index`) are keyed by this id."""
+    gen = uuid.uuid4().hex
+    session.merge(MetaRow(corpus=corpus, key=GENERATION_KEY, value={"id": gen}))
+    return gen
+
+
+def generation(session: Session, corpus: str) -> str | None:
+    """The id of the last write to a corpus's entity network, or None (a home written before ids existed)."""
+    row = session.get(MetaRow, (corpus, GENERATION_KEY))
+    return str(row.value["id"]) if row is not None and isinstance(row.value, dict) and "id" in row.value else None
 
 
 def load_entities(session: Session, corpus: str) -> list[Entity]:
