@@ -127,7 +127,6 @@ class AskPipeline:
 
         res = self.res
         res.require_corpus(corpus)
-        res.warm_up_embedder_in_background()  # model loading overlaps the index loading below
         index = EngIndex.load(res.sql, corpus, index_folder(res.settings.home, corpus))
         if index.empty:
             raise NotFoundError(f"corpus {corpus!r} has no entity network yet; run `bifrost build entities --corpus {corpus}`")

@@ -5,7 +5,6 @@ instead of reaching for a facade."""
 from __future__ import annotations
 
 import logging
-import threading
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -46,7 +45,6 @@ class Resources:
 
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
-        self._warm_thread: threading.Thread | None = None
 
     @cached_property
     def sql(self) -> SqlStore:
@@ -61,23 +59,6 @@ class Resources:
         from bifrost.core.embeddings import SentenceTransformerEmbedder
 
         return SentenceTransformerEmbedder.from_settings(self.settings, num_threads=self.settings.embedding_threads)
-
-    def warm_up_embedder_in_background(self) -> None:
-        """Start loading the embedding model in a daemon thread (importing torch and reading the
-        weights take seconds), so that it overlaps other loading; a failure is raised again, as a
-        one-line error, by the first `embed` call."""
-        if self._warm_thread is not None or "embedder" in self.__dict__ and self.embedder._model is not None:
-            return
-        embedder = self.embedder
-
-        def load() -> None:
-            try:
-                embedder.warm_up()
-            except Exception as e:  # noqa: BLE001 - reported again by the caller's own load
-                log.debug("background load of the embedding model failed: %s", e)
-
-        self._warm_thread = threading.Thread(target=load, name="bifrost-embedder-warm-up", daemon=True)
-        self._warm_thread.start()
 
     @cached_property
     def chat_model(self) -> Any:

@@ -20,6 +20,15 @@ from retrieval.baselines.documents import Documents, build_documents, index_fold
 log = logging.getLogger(__name__)
 
 
+def _bm25s():
+    """The bm25s module, imported on first use; bm25s sets its logger to DEBUG when imported, which
+    is undone here so that the application's logging configuration decides."""
+    import bm25s
+
+    logging.getLogger("bm25s").setLevel(logging.NOTSET)
+    return bm25s
+
+
 def english_stemmer():
     """PyStemmer's English Snowball stemmer, or None when PyStemmer is not installed."""
     try:
@@ -55,13 +64,13 @@ class Bm25Ranker:
 
     def index_folder(self, corpus: str, docs: Documents) -> Path:
         """Where the index of these documents under these settings is saved."""
-        import bm25s
+        bm25s = _bm25s()
 
         key = content_hash(docs.fingerprint, self.mode, str(self.k1), str(self.b), str(self.stem), "en", bm25s.__version__)
         return index_folder(self.settings.home, corpus) / f"bm25-{self.mode}-{key[:16]}"
 
     def _load(self, folder: Path) -> Any:
-        import bm25s
+        bm25s = _bm25s()
 
         if not (folder / "params.index.json").is_file():
             return None
@@ -72,7 +81,7 @@ class Bm25Ranker:
             return None
 
     def _build(self, docs: Documents, folder: Path | None) -> Any:
-        import bm25s
+        bm25s = _bm25s()
 
         if folder is not None:
             log.info("building the BM25 index of %d documents (missing or stale): %s", len(docs.ids), folder.name)
@@ -89,7 +98,7 @@ class Bm25Ranker:
         return bm25
 
     def search(self, query: str, top_k: int = 10) -> list[RetrievedItem]:
-        import bm25s
+        bm25s = _bm25s()
 
         if self._bm25 is None:
             raise RuntimeError("Bm25Ranker.search before warm_up")
@@ -112,7 +121,7 @@ class Bm25Ranker:
 
     def score_all(self, query: str):
         """BM25 score of every document for ``query`` (numpy array in `ids` order; zeros when no term is known)."""
-        import bm25s
+        bm25s = _bm25s()
         import numpy as np
 
         if self._bm25 is None:
@@ -125,7 +134,7 @@ class Bm25Ranker:
 
     def tokenize(self, text: str) -> list[str]:
         """Tokens of ``text`` as the index sees them (lowercased, stop words removed, stemmed)."""
-        import bm25s
+        bm25s = _bm25s()
 
         if not text.strip():
             return []
