@@ -194,9 +194,17 @@ class Bifrost:
         from graph_builders.entities.pipeline import build_corpus_entities
 
         report = build_corpus_entities(self.res, corpus, extractor, tau, progress, subparts, search)
-        self.pipeline.dense_ranker(corpus)  # embed every provision now, so the first question is fast
-        self.pipeline.forget(corpus)
+        self.write_indexes(corpus)
         return report
+
+    def write_indexes(self, corpus: str) -> None:
+        """(Re)write the index files of a corpus (BM25, dense and entity matrices under
+        ``$BIFROST_HOME/index``) after a build, so that a new process answers by mapping them."""
+        try:
+            self.pipeline.write_indexes(corpus)
+        except NotFoundError as e:  # nothing to index yet (no entity network): the next ask says so
+            log.info("index files of %s not written: %s", corpus, e)
+        self.pipeline.forget(corpus)
 
     def reembed_entities(self, corpus: str) -> dict:
         """Recompute the stored entity, relation and triple embeddings with the configured embedding model
@@ -206,12 +214,13 @@ class Bifrost:
         self.require_corpus(corpus)
         graph = None if self.settings.store == "embedded" else self.graph  # the embedded store reads SQL
         report = reembed_entity_network(self.sql, corpus, self.embedder, graph)
-        self.pipeline.forget(corpus)
+        self.write_indexes(corpus)
         return {**report, "embedding_model": self.settings.embedding_model}
 
     def entity_view(self, corpus: str, name: str) -> dict:
         """An entity (exact normalized name, else the closest by embedding), its provisions and relations."""
         from graph_builders.entities.normalize import normalize_name
+        from retrieval.baselines.documents import index_folder
         from retrieval.eng_index import EngIndex
 
         self.require_corpus(corpus)
@@ -220,7 +229,7 @@ class Bifrost:
             entity = entity_tables.find_entity(s, corpus, wanted)
         if entity is None:
             loaded = self.pipeline.loaded(corpus)
-            index = loaded.index if loaded is not None else EngIndex.load(self.sql, corpus)
+            index = loaded.index if loaded is not None else EngIndex.load(self.sql, corpus, index_folder(self.settings.home, corpus))
             best = index.match_entities(self.embedder.embed([wanted]), 1, 0.0)[0] if not index.empty else []
             if not best:
                 raise NotFoundError(f"no entity {name!r} in corpus {corpus!r}")
