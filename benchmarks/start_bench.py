@@ -4,7 +4,7 @@ For each repetition and each code tree (``--code``, a checkout whose packages go
 PYTHONPATH), runs ``bifrost --help`` and then ``bifrost --home H ask --corpus C QUESTION --json``
 as new processes and times them (wall clock); the runs are interleaved so that background load
 hits every tree alike. Reports medians, the ask/help ratio of each tree, and whether every tree
-gave the same retrieved ids and citations. With ``--serve``, starts ``bifrost serve`` over the
+gave the same retrieved ids and citations (five OSHA questions, or --question). With ``--serve``, starts ``bifrost serve`` over the
 home for each tree, waits for /api/health (the server warms up the corpus first), answers one
 question through ``POST /api/ask`` and reads the server's peak RSS (VmHWM) from /proc.
 
@@ -50,9 +50,10 @@ def cli(python: str, *args: str) -> list[str]:
 
 
 def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, str]:
-    """Wall-clock seconds of one process and its stdout (exits on failure, with stderr)."""
+    """Wall-clock seconds of one process and its stdout (exits on failure, with stderr); it runs in
+    the code tree's folder, since ``python -m`` puts the working folder first on sys.path."""
     t0 = time.perf_counter()
-    done = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=env["PYTHONPATH"])
     seconds = time.perf_counter() - t0
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} exited {done.returncode}: {done.stderr.strip()[-500:]}")
@@ -66,13 +67,15 @@ def answer_key(stdout: str) -> dict:
             "refused": a["refused"]}
 
 
-def bench_start(python: str, codes: list[Path], home: Path, corpus: str, question: str, repeats: int) -> dict:
-    ask = cli(python, "--home", str(home), "ask", "--corpus", corpus, question, "--json")
+def bench_start(python: str, codes: list[Path], home: Path, corpus: str, question: str, repeats: int,
+                questions: tuple[str, ...] = ()) -> dict:
+    ask = cli(python, "--home", str(home.resolve()), "ask", "--corpus", corpus, question, "--json")
     times: dict[str, dict[str, list[float]]] = {str(c): {"help": [], "ask": []} for c in codes}
     keys: dict[str, dict] = {}
-    for code in codes:  # one untimed run each: index files are written on the first start of new code
-        _, out = timed(ask, env_for(code))
-        keys[str(code)] = answer_key(out)
+    answers: dict[str, list[dict]] = {}
+    for code in codes:  # untimed: every question once (index files are written on the first start of new code)
+        answers[str(code)] = [answer_key(timed(ask[:-2] + [q, "--json"], env_for(code))[1]) for q in questions]
+        keys[str(code)] = answer_key(timed(ask, env_for(code))[1])
     for _ in range(repeats):
         for code in codes:
             env = env_for(code)
@@ -81,13 +84,15 @@ def bench_start(python: str, codes: list[Path], home: Path, corpus: str, questio
             times[str(code)]["ask"].append(seconds)
             if answer_key(out) != keys[str(code)]:
                 raise SystemExit(f"{code}: the answer changed between runs")
-    report = {}
+    report: dict = {}
     for code, t in times.items():
         h, a = statistics.median(t["help"]), statistics.median(t["ask"])
-        report[code] = {"help_median_s": round(h, 2), "ask_median_s": round(a, 2), "ask_over_help": round(a / h, 1),
+        imported = timed([python, "-c", "import bifrost; print(bifrost.__file__)"], env_for(Path(code)))[1].strip()
+        report[code] = {"imports": imported, "help_median_s": round(h, 2), "ask_median_s": round(a, 2), "ask_over_help": round(a / h, 1),
                         "ask_s": [round(x, 2) for x in t["ask"]], "help_s": [round(x, 2) for x in t["help"]]}
-    first = next(iter(keys.values()))
-    report["same_answer_in_every_tree"] = all(k == first for k in keys.values())
+    first = next(iter(answers.values()))
+    report["questions_checked"] = len(questions)
+    report["same_ranked_ids_and_citations_in_every_tree"] = all(a == first for a in answers.values())
     return report
 
 
@@ -131,10 +136,10 @@ def bench_serve(python: str, code: Path, home: Path, corpus: str, question: str,
     """Start `bifrost serve`, answer one question, read VmHWM / VmRSS; with ``clients``, then a burst
     of concurrent questions and VmHWM again; stop the server."""
     port = free_port()
-    cmd = cli(python, "--home", str(home), "serve", "--port", str(port), "--corpus", corpus)
+    cmd = cli(python, "--home", str(home.resolve()), "serve", "--port", str(port), "--corpus", corpus)
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env_for(code), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    proc = subprocess.Popen(cmd, env=env_for(code), cwd=code.resolve(), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
         while True:
@@ -179,10 +184,11 @@ def main() -> None:
     ap.add_argument("--clients", type=int, default=0, help="with --serve: then N concurrent clients, 3 questions each")
     ap.add_argument("--python", default=sys.executable)
     args = ap.parse_args()
-    codes = args.code or [Path(__file__).resolve().parents[1]]
+    codes = [c.resolve() for c in args.code] if args.code else [Path(__file__).resolve().parents[1]]
     load_before = os.getloadavg()[0]
     report: dict = {"command": " ".join(sys.argv), "cpus": os.cpu_count(), "load_average_before": round(load_before, 2),
-                    "start": bench_start(args.python, codes, args.home, args.corpus, args.question, args.repeats)}
+                    "start": bench_start(args.python, codes, args.home, args.corpus, args.question, args.repeats,
+                                         QUESTIONS if args.corpus == "osha-1926" else (args.question,))}
     if args.serve:
         report["serve"] = {str(c): bench_serve(args.python, c, args.home, args.corpus, args.question, args.clients) for c in codes}
     report["load_average_after"] = round(os.getloadavg()[0], 2)
