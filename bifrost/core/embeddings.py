@@ -30,13 +30,6 @@ _PACKAGED_NAMES = frozenset({"all-minilm-l6-v2", "sentence-transformers/all-mini
 class Embedder(Protocol):
     """Maps texts to float32 row vectors of unit L2 norm, shape ``(len(texts), dim)``."""
 
-    def _plain_torch(self, location: str) -> Any:
-        """The plain-torch BERT encoder (same vectors, no transformers import) when the runtime is
-        auto, the device is the CPU and the folder is a plain BERT model; else None."""
-        if self.runtime != "auto" or self.device != "cpu":
-            return None
-        return load_bert_encoder(location)
-
     @property
     def dim(self) -> int: ...
 
