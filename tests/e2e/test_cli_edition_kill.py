@@ -106,10 +106,10 @@ def test_a_killed_edition_leaves_the_previous_one_whole_and_a_rerun_completes(sh
     edition_a = state(home)
     assert edition_a[0] == [1]
 
-    edition_b = ([1, 2], state(clean)[1])
-    assert kill_repeatedly(lambda: ingest(home, b, "2026-01-01"), duration, lambda: state(home), edition_a, edition_b) >= 3
+    whole_b = ([1, 2], state(clean)[1])
+    assert kill_repeatedly(lambda: ingest(home, b, "2026-01-01"), duration, lambda: state(home), edition_a, whole_b) >= 3
     finish(ingest(home, b, "2026-01-01"))
-    assert state(home) == edition_b
+    assert state(home) == whole_b
 
 
 def test_a_killed_navigator_update_leaves_the_previous_graph_whole(shared_dir, tmp_path):

@@ -21,7 +21,7 @@ from bifrost.core.types import EdgeType
 from graph_builders.consistency import check_corpus
 from tests.unit.mini_corpus import MINI
 
-C = "osha-1926"
+C = "incremental-entities-test"  # never a real corpus name: the test clears it on the shared Neo4j
 CHANGED_FROM, CHANGED_TO = "guardrail", "warning line"
 
 

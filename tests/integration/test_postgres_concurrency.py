@@ -62,13 +62,15 @@ def finish(proc: subprocess.Popen) -> None:
 
 
 def snapshot(url: str) -> dict:
-    """Everything an ingest writes, as comparable values (ids, not serial numbers)."""
+    """Everything an ingest leaves current, as comparable values (ids, not serial numbers; editions and
+    history depend on which of two concurrent ingests committed first, so they are not compared)."""
     engine = create_engine(url)
     with engine.connect() as conn:
-        q = lambda sql: sorted(tuple(r) for r in conn.execute(text(sql)))  # noqa: E731
+        q = lambda sql: sorted((tuple(r) for r in conn.execute(text(sql))), key=lambda r: tuple("" if v is None else str(v) for v in r))  # noqa: E731
         snap = {
             "provisions": q("SELECT uid, content_hash, parent_id FROM provisions"),
-            "references": q('SELECT source_id, raw, target_id, reason FROM "references"'),
+            # the current references: which edition recorded each one depends on which ingest came first
+            "references": q('SELECT source_id, raw, target_id, reason FROM "references" WHERE valid_to IS NULL'),
             "nodes": q("SELECT uid, label FROM graph_nodes"),
             "edges": q("SELECT type, source, target, key FROM graph_edges"),
             "documents": q("SELECT corpus, name, checksum FROM documents"),
