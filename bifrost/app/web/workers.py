@@ -4,12 +4,14 @@ The parent builds the app and warms it up (models, retrievers, in-memory graphs)
 connections, then gunicorn forks N uvicorn workers: their memory is the parent's, shared
 copy-on-write, instead of N separate loads. Each worker, right after the fork, forgets the
 inherited SQL pool and Neo4j driver (it opens its own) and sizes torch's threads to its share of
-the CPUs. Tokenizers' own thread pool is turned off before any model loads, so nothing that
+the CPUs. Everything loaded is frozen out of the garbage collector (`gc.freeze`), whose passes would
+otherwise write to every object and so copy its page into each worker. Tokenizers' own thread pool is turned off before any model loads, so nothing that
 could hold a lock runs in a thread at fork time.
 """
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import sys
@@ -65,6 +67,8 @@ def serve_workers(bifrost: Bifrost, host: str = "127.0.0.1", port: int = 8000, w
     if warm:
         log.info("warm-up done: %s", app.state.web.warm_up())
     bifrost.res.release_connections(close=True)  # the parent keeps no connection a worker could inherit
+    gc.collect()
+    gc.freeze()  # loaded objects leave the collector's view, so its passes do not copy their pages in every worker
 
     class PreforkServer(BaseApplication):
         def load_config(self) -> None:
