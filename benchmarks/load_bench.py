@@ -92,13 +92,19 @@ def start_server(home: Path, corpus: str, port: int, log_path: Path, timeout: fl
 
 
 def stop_server(proc: subprocess.Popen) -> None:
+    """SIGTERM (gunicorn's parent then stops its workers gracefully), and SIGKILL to the whole
+    process group as a last resort, so no forked worker outlives the bench."""
     if proc.poll() is None:
-        proc.send_signal(signal.SIGINT)  # gunicorn's parent stops its workers on SIGINT
+        proc.send_signal(signal.SIGTERM)
         try:
-            proc.wait(timeout=30)
+            proc.wait(timeout=60)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=10)
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)  # the server was started in its own session: its group
+    except ProcessLookupError:
+        pass
 
 
 def peak_rss_mb(pid: int) -> float | None:

@@ -75,13 +75,29 @@ class Server:
         return r.json(), r.headers["x-bifrost-worker"]
 
     def stop(self) -> None:
+        """SIGTERM to the parent only: it stops its workers; none is left behind."""
         if self.proc.poll() is None:
-            os.killpg(self.proc.pid, 2)  # SIGINT to the group: gunicorn's master and its workers
+            self.proc.terminate()
             try:
                 self.proc.wait(timeout=60)
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, 9)
                 self.proc.wait(timeout=10)
+                raise AssertionError(f"server did not stop on SIGTERM: {self.log.read_text()[-2000:]}") from None
+        deadline = time.monotonic() + 10
+        while group_alive(self.proc.pid):
+            if time.monotonic() > deadline:
+                os.killpg(self.proc.pid, 9)
+                raise AssertionError("a worker outlived the server's parent process")
+            time.sleep(0.2)
+
+
+def group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 def essence(answer: dict) -> dict:
