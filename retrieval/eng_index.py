@@ -1,18 +1,29 @@
-"""In-memory matrices of the Entity Network for matching: entities and `[h, r, t]` triples.
+"""Matrices of the Entity Network for matching: entities and `[h, r, t]` triples.
 
-Loaded once per corpus from the SQL store; matching is a matrix-vector product.
+Loaded once per corpus; matching is a matrix-vector product. With a cache folder the matrices are
+saved as ``.npy`` files keyed by the entity network's generation id (a new id on every write to
+the entity tables), written atomically and memory-mapped when read, instead of decoding every
+vector from SQL at each start.
 """
 
 from __future__ import annotations
 
+import json
+import logging
 import math
+import shutil
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
+from bifrost.core.atomic_files import atomic_folder
+from bifrost.core.errors import StoreError
 from bifrost.core.store import entity_tables
 from bifrost.core.store.sql_store import SqlStore
 from bifrost.core.types import Triple
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -38,7 +49,58 @@ class EngIndex:
     n_provisions: int
 
     @classmethod
-    def load(cls, sql: SqlStore, corpus: str) -> EngIndex:
+    def load(cls, sql: SqlStore, corpus: str, cache_dir: Path | None = None) -> EngIndex:
+        """The index of a corpus: from the files in ``cache_dir`` when they match the stored
+        generation, else from SQL (then saved there for the next process)."""
+        if cache_dir is None:
+            return cls.from_sql(sql, corpus)
+        gen = _generation(sql, corpus)
+        if gen is None:
+            return cls.from_sql(sql, corpus)
+        folder = cache_dir / f"eng-{gen[:16]}"
+        n = max(1, sql.count_provisions(corpus))
+        if (folder / "rows.json").is_file():
+            try:
+                return cls._from_folder(folder, corpus, n)
+            except (OSError, ValueError, KeyError) as e:
+                log.warning("ignoring unreadable entity index %s: %s", folder, e)
+        log.info("writing the entity network index (missing or stale): %s", folder)
+        index = cls.from_sql(sql, corpus)
+        if not index.empty:
+            index.save(folder)
+        return index
+
+    @classmethod
+    def _from_folder(cls, folder: Path, corpus: str, n: int) -> EngIndex:
+        rows = json.loads((folder / "rows.json").read_text())
+        triples = [Triple(corpus=corpus, head=h, relation=r, tail=t, section_ids=tuple(ss)) for h, r, t, ss in rows["triples"]]
+        return cls(
+            corpus, rows["entities"], np.load(folder / "entities.npy", mmap_mode="r"),
+            [tuple(ss) for ss in rows["entity_sections"]], triples, np.load(folder / "triples.npy", mmap_mode="r"), n,
+        )
+
+    def save(self, folder: Path) -> None:
+        """Write the matrices and their rows to ``folder`` in one rename; older generations beside it
+        are removed (a process that still maps them keeps its open files)."""
+        rows = {
+            "entities": self.entity_names, "entity_sections": [list(ss) for ss in self.entity_sections],
+            "triples": [[t.head, t.relation, t.tail, list(t.section_ids)] for t in self.triples],
+        }
+        try:
+            with atomic_folder(folder) as tmp:
+                np.save(tmp / "entities.npy", np.ascontiguousarray(self.entity_matrix, dtype=np.float32))
+                np.save(tmp / "triples.npy", np.ascontiguousarray(self.triple_matrix, dtype=np.float32))
+                (tmp / "rows.json").write_text(json.dumps(rows, ensure_ascii=False))
+        except OSError as e:  # a read-only home still answers, only slower next time
+            log.warning("cannot write the entity index %s: %s", folder, e)
+            return
+        for old in folder.parent.glob("eng-*"):
+            if old != folder and old.is_dir():
+                shutil.rmtree(old, ignore_errors=True)
+
+    @classmethod
+    def from_sql(cls, sql: SqlStore, corpus: str) -> EngIndex:
+        """The index decoded from the SQL entity tables."""
         with sql.session() as s:
             names, ent = entity_tables.load_entity_matrix(s, corpus)
             sections = {e.name: e.section_ids for e in entity_tables.load_entities(s, corpus)}
@@ -85,3 +147,18 @@ class EngIndex:
             for i in idx
             if row[i] >= threshold
         ]
+
+
+def _generation(sql: SqlStore, corpus: str) -> str | None:
+    """The stored generation id of a corpus's entity network; a home written before ids existed
+    gets one now (None when the store is read-only: the caller then reads SQL)."""
+    with sql.session() as s:
+        gen = entity_tables.generation(s, corpus)
+    if gen is not None:
+        return gen
+    try:
+        with sql.session() as s:
+            return entity_tables.new_generation(s, corpus)
+    except StoreError as e:  # a read-only store only means "no cache"
+        log.warning("cannot record an entity network generation for %s (%s); reading SQL", corpus, e)
+        return None

@@ -10,12 +10,14 @@ retrieved item carries its corpus. When every corpus refuses, the merged answer 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from bifrost.core.errors import BifrostError, NotFoundError
 from bifrost.core.types import Answer, AnswerMode, RetrievedItem
 from retrieval.fusion import rrf_fuse
+
+if TYPE_CHECKING:  # pragma: no cover - `bifrost --help` imports this module (input rules) but not numpy
+    import numpy as np
 
 ALL = "all"
 SEPARATOR = ","
@@ -43,6 +45,8 @@ def is_several(spec: str) -> bool:
 
 def closeness(question: str, answer: Answer, embed: Callable[[list[str]], np.ndarray]) -> float:
     """Cosine between the question and the first cited provision's text (-1 for a refusal)."""
+    import numpy as np
+
     if answer.refused or not answer.citations:
         return -1.0
     first = answer.citations[0]

@@ -133,20 +133,21 @@ class AskPipeline:
         from graph_builders.entities.extractors import make_entity_extractor
         from graph_builders.entities.normalize import normalize_name
         from retrieval.baselines.bm25 import Bm25Ranker
+        from retrieval.baselines.documents import index_folder
         from retrieval.eng_index import EngIndex
         from retrieval.ltr.evidence import Channels
         from retrieval.ltr.navigator_index import NavigatorIndex
 
         res = self.res
         res.require_corpus(corpus)
-        index = EngIndex.load(res.sql, corpus)
+        index = EngIndex.load(res.sql, corpus, index_folder(res.settings.home, corpus))
         if index.empty:
             raise NotFoundError(f"corpus {corpus!r} has no entity network yet; run `bifrost build entities --corpus {corpus}`")
         decomposer = ExtractorDecomposer(make_entity_extractor(res, corpus, "auto"), normalize_name)
-        bm25 = Bm25Ranker(res.settings)
-        bm25.warm_up(corpus)
-        dense = self.dense_ranker(corpus)
         provisions = res.sql.provisions(corpus)
+        bm25 = Bm25Ranker(res.settings)
+        bm25.warm_up(corpus, provisions)
+        dense = self.dense_ranker(corpus, provisions)
         decompose = lambda q: decomposer.decompose(q, corpus)  # noqa: E731
         return CorpusParts(
             corpus=corpus, graph=res.graph, embedder=res.embedder,
@@ -160,13 +161,19 @@ class AskPipeline:
         """Batch the per-question work of many questions (see `CorpusParts.prepare`)."""
         self.parts(corpus).prepare(questions)
 
-    def dense_ranker(self, corpus: str):
+    def dense_ranker(self, corpus: str, provisions: list[Provision] | None = None):
         """Embeddings of every provision (cached on disk under $BIFROST_HOME/index)."""
         from retrieval.baselines.dense import DenseRanker
 
         dense = DenseRanker(self.res.settings, embedder=self.res.embedder)
-        dense.warm_up(corpus)
+        dense.warm_up(corpus, provisions)
         return dense
+
+    def write_indexes(self, corpus: str) -> None:
+        """(Re)write every index file of a corpus now (build commands call this after a build, so
+        that the first question of a new process only maps files)."""
+        self.forget(corpus)
+        self.parts(corpus)
 
     def judge(self, corpus: str) -> AnswerabilityJudge | None:
         """The answerability model of a corpus (None: refuse by the cosine rule), loaded once."""

@@ -263,9 +263,17 @@ class Bifrost:
         with self.sql.writer_lock(corpus):
             report = build_corpus_entities(self.res, corpus, extractor, tau, progress, subparts, search)
             snapshot_entities(self.sql, corpus)
-        self.pipeline.dense_ranker(corpus)  # embed every provision now, so the first question is fast
-        self.pipeline.forget(corpus)
+        self.write_indexes(corpus)
         return report
+
+    def write_indexes(self, corpus: str) -> None:
+        """(Re)write the index files of a corpus (BM25, dense and entity matrices under
+        ``$BIFROST_HOME/index``) after a build, so that a new process answers by mapping them."""
+        try:
+            self.pipeline.write_indexes(corpus)
+        except NotFoundError as e:  # nothing to index yet (no entity network): the next ask says so
+            log.info("index files of %s not written: %s", corpus, e)
+        self.pipeline.forget(corpus)
 
     # --- editions ---
     def editions(self, corpus: str) -> list[Edition]:
@@ -311,12 +319,13 @@ class Bifrost:
         graph = None if self.settings.store == "embedded" else self.graph  # the embedded store reads SQL
         with self.sql.writer_lock(corpus):
             report = reembed_entity_network(self.sql, corpus, self.embedder, graph, self.settings.embedding_model)
-        self.pipeline.forget(corpus)
+        self.write_indexes(corpus)
         return {**report, "embedding_model": self.settings.embedding_model}
 
     def entity_view(self, corpus: str, name: str) -> dict:
         """An entity (exact normalized name, else the closest by embedding), its provisions and relations."""
         from graph_builders.entities.normalize import normalize_name
+        from retrieval.baselines.documents import index_folder
         from retrieval.eng_index import EngIndex
 
         self.require_corpus(corpus)
@@ -325,7 +334,7 @@ class Bifrost:
             entity = entity_tables.find_entity(s, corpus, wanted)
         if entity is None:
             loaded = self.pipeline.loaded(corpus)
-            index = loaded.index if loaded is not None else EngIndex.load(self.sql, corpus)
+            index = loaded.index if loaded is not None else EngIndex.load(self.sql, corpus, index_folder(self.settings.home, corpus))
             best = index.match_entities(self.embedder.embed([wanted]), 1, 0.0)[0] if not index.empty else []
             if not best:
                 raise NotFoundError(f"no entity {name!r} in corpus {corpus!r}")

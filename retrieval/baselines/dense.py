@@ -1,9 +1,10 @@
 """Dense baseline: sentence-transformers cosine search over provision documents.
 
 The corpus matrix is cached as ``$BIFROST_HOME/index/<corpus>/dense-<model>-<hash>.npy``, keyed by
-model and the documents' content hash, so repeated eval runs do not re-embed. A past edition's
-matrix is cached the same way (its own hash); it copies the current matrix's vector of every
-document whose text is unchanged and embeds only the others.
+model and the documents' content hash, so repeated runs do not re-embed; it is written atomically
+and memory-mapped when read (pages are shared between processes and loaded on demand). A past
+edition's matrix is cached the same way (its own hash); it copies the current matrix's vector of
+every document whose text is unchanged and embeds only the others.
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from typing import Any
 
 import numpy as np
 
+from bifrost.core.atomic_files import save_npy, write_json
 from bifrost.core.embeddings import SentenceTransformerEmbedder
 from bifrost.core.settings import Settings
-from bifrost.core.types import RetrievedItem, Via, content_hash
-from retrieval.baselines.documents import Documents, build_documents, load_provisions
+from bifrost.core.types import Provision, RetrievedItem, Via, content_hash
+from retrieval.baselines.documents import Documents, build_documents, index_folder, load_provisions
 
 log = logging.getLogger(__name__)
 
@@ -41,17 +43,17 @@ def cache_path(home: Path, corpus: str, model: str, docs: Documents) -> Path:
     """Where the embedding matrix of these documents under this model is kept."""
     slug = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(model).name or model)[:60]
     slug += model_version(model)
-    safe_corpus = re.sub(r"[^A-Za-z0-9._-]+", "_", corpus)
-    return home / "index" / safe_corpus / f"dense-{slug}-{docs.fingerprint}.npy"
+    return index_folder(home, corpus) / f"dense-{slug}-{docs.fingerprint}.npy"
 
 
-def _read_cache(path: Path, ids: list[str]) -> np.ndarray | None:
-    """The matrix saved at ``path`` when it was saved for exactly ``ids``, else None."""
+def _read_cache(path: Path, ids: list[str], mmap: bool = True) -> np.ndarray | None:
+    """The matrix saved at ``path`` (memory-mapped read-only unless ``mmap`` is False) when it was
+    saved for exactly ``ids``, else None."""
     ids_path = path.with_suffix(".ids.json")
     if path.exists() and ids_path.exists():
         try:
             if json.loads(ids_path.read_text()) == ids:
-                return np.load(path)
+                return np.load(path, mmap_mode="r" if mmap else None)
         except (OSError, ValueError) as e:
             log.warning("ignoring unreadable dense cache %s: %s", path, e)
     return None
@@ -87,26 +89,24 @@ def embed_reusing(texts: list[str], embed, known: dict[str, np.ndarray]) -> np.n
 
 
 def cached_matrix(
-    path: Path, docs: Documents, embed, known: Callable[[], dict[str, np.ndarray]] | None = None,
+    path: Path, docs: Documents, embed, known: Callable[[], dict[str, np.ndarray]] | None = None, mmap: bool = True,
 ) -> np.ndarray:
-    """Load the matrix at `path` when its ids match, else embed the texts and save it (with ids);
-    ``known`` gives vectors already computed for some texts (only the others are embedded)."""
-    ids_path = path.with_suffix(".ids.json")
-    cached = _read_cache(path, docs.ids)
+    """The matrix at `path` when its ids match, else embed the texts and save it with its ids (each
+    file written atomically); ``known`` gives vectors already computed for some texts (only the
+    others are embedded)."""
+    cached = _read_cache(path, docs.ids, mmap)
     if cached is not None:
         return cached
+    log.info("embedding %d documents for the dense index %s (missing or stale)", len(docs.ids), path.name)
     if known is not None:
         matrix = embed_reusing(docs.texts, embed, known())
     else:
         matrix = np.asarray(embed(docs.texts), dtype=np.float32)
-    try:  # a cache: written whole or not at all (temp file, then rename); a full or read-only disk only costs speed
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp := path.with_suffix(".npy.tmp"), "wb") as f:
-            np.save(f, matrix)
-        os.replace(tmp, path)
-        ids_path.write_text(json.dumps(docs.ids))
-    except OSError as e:
-        log.warning("dense cache %s not written: %s", path, e)
+    try:
+        save_npy(path, matrix)
+        write_json(path.with_suffix(".ids.json"), docs.ids)
+    except OSError as e:  # a read-only home still answers, only slower next time
+        log.warning("cannot write the dense index %s: %s", path, e)
     return matrix
 
 
@@ -126,9 +126,11 @@ class DenseRanker:
         self.corpus = ""
         self.cache_file: str | None = None
 
-    def warm_up(self, corpus: str) -> None:
+    def warm_up(self, corpus: str, provisions: list[Provision] | None = None) -> None:
+        """Load (or build) the corpus matrix; ``provisions`` saves reading them again from SQL."""
         self.corpus = corpus
-        docs = build_documents(load_provisions(self.settings, corpus, self.edition), self.mode)
+        docs = build_documents(
+            load_provisions(self.settings, corpus, self.edition) if provisions is None else provisions, self.mode)
         if not docs.ids:
             raise ValueError(f"corpus {corpus!r} has no provision text to index; run `bifrost ingest --corpus {corpus}`")
         path = cache_path(self.settings.home, corpus, self.model, docs)
@@ -152,7 +154,7 @@ class DenseRanker:
         if top_k <= 0:
             raise ValueError(f"top_k must be > 0, got {top_k}")
         q = self.embedder.embed([query])[0]
-        scores = self._matrix @ q
+        scores = np.asarray(self._matrix @ q)
         k = min(top_k, len(self._ids))
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top], kind="stable")]
@@ -171,7 +173,7 @@ class DenseRanker:
         """Cosine of ``query`` with every document, in `ids` order."""
         if self._matrix is None:
             raise RuntimeError("DenseRanker.score_all before warm_up")
-        return self._matrix @ self.embedder.embed([query])[0]
+        return np.asarray(self._matrix @ self.embedder.embed([query])[0])
 
     def describe(self) -> dict[str, Any]:
         out = {"kind": "dense", "model": self.model, "mode": self.mode, "cache": self.cache_file}

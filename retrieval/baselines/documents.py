@@ -8,9 +8,11 @@ questions cite them, so a mode decides what text a node stands for:
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from bifrost.core.settings import Settings
 from bifrost.core.provisions import CONTAINER_KINDS
@@ -30,6 +32,11 @@ class Documents:
     def fingerprint(self) -> str:
         """Content hash of ids and texts (keys caches of embeddings)."""
         return content_hash(*self.ids, *self.texts)
+
+
+def index_folder(home: Path, corpus: str) -> Path:
+    """The folder of a corpus's index files in a home (dense matrix, BM25 index, entity matrices)."""
+    return Path(home) / "index" / re.sub(r"[^A-Za-z0-9._-]+", "_", corpus)
 
 
 def load_provisions(settings: Settings, corpus: str, edition: int | None = None) -> list[Provision]:

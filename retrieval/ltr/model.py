@@ -15,6 +15,7 @@ import numpy as np
 
 from bifrost.core.errors import ConfigError
 from bifrost.core.settings import Settings
+from retrieval.ltr.trees import TreeEnsemble
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +73,8 @@ def model_paths(settings: Settings, corpus: str) -> tuple[Path, Path]:
 
 
 class RankerModel:
-    """A LightGBM booster with its card; scores feature rows (higher is better)."""
+    """A LightGBM booster (or the same trees as a `TreeEnsemble`) with its card; scores feature rows
+    (higher is better)."""
 
     def __init__(self, booster: Any, card: ModelCard) -> None:
         self.booster, self.card = booster, card
@@ -120,9 +122,12 @@ def load_ranker(settings: Settings, corpus: str, features: tuple[str, ...]) -> R
         return None
     check_card(card, corpus, settings.embedding_model, features)
     try:
-        import lightgbm
+        text = model_path.read_text()
+        booster = TreeEnsemble.parse(text)  # numpy, same scores; LightGBM only for what it does not cover
+        if booster is None:
+            import lightgbm
 
-        booster = lightgbm.Booster(model_str=model_path.read_text())
+            booster = lightgbm.Booster(model_str=text)
         if booster.num_feature() != len(features):
             raise ValueError(f"{booster.num_feature()} features, expected {len(features)}")
     except ImportError:

@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -74,6 +75,25 @@ def graph_state(home: Path) -> tuple[set[str], set]:
         sql.dispose()
 
 
+def kill_repeatedly(start: Callable[[], subprocess.Popen], duration: float, read: Callable[[], object],
+                    before: object, after: object) -> int:
+    """Start a command and SIGKILL it at each of `KILL_AT` of ``duration``; after every kill the state
+    must be exactly ``before`` or ``after`` (stop once it is ``after``). Returns how many kills landed."""
+    killed = 0
+    for fraction in KILL_AT:
+        proc = start()
+        time.sleep(duration * fraction)
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+            killed += 1
+        proc.wait(timeout=60)
+        now = read()
+        assert now == before or now == after, f"mixed state after a kill at {fraction:.0%}"
+        if now == after:  # the kill came after the commit: nothing left to kill
+            break
+    return killed
+
+
 def test_a_killed_edition_leaves_the_previous_one_whole_and_a_rerun_completes(shared_dir, tmp_path):
     a, b = edition_b(shared_dir, tmp_path)
 
@@ -87,19 +107,7 @@ def test_a_killed_edition_leaves_the_previous_one_whole_and_a_rerun_completes(sh
     assert edition_a[0] == [1]
 
     edition_b = ([1, 2], state(clean)[1])
-    killed = 0
-    for fraction in KILL_AT:
-        proc = ingest(home, b, "2026-01-01")
-        time.sleep(duration * fraction)
-        if proc.poll() is None:
-            os.kill(proc.pid, signal.SIGKILL)
-            killed += 1
-        proc.wait(timeout=60)
-        now = state(home)
-        assert now == edition_a or now == edition_b, f"mixed state after a kill at {fraction:.0%}"
-        if now == edition_b:  # the kill came after the commit: B is whole, nothing left to kill
-            break
-    assert killed >= 3
+    assert kill_repeatedly(lambda: ingest(home, b, "2026-01-01"), duration, lambda: state(home), edition_a, edition_b) >= 3
     finish(ingest(home, b, "2026-01-01"))
     assert state(home) == edition_b
 
@@ -118,19 +126,8 @@ def test_a_killed_navigator_update_leaves_the_previous_graph_whole(shared_dir, t
     duration = time.monotonic() - started
     graph_b = graph_state(probe)
     assert graph_a != graph_b
-    killed = 0
-    for fraction in KILL_AT:
-        proc = bifrost(home, "build", "navigator", "--corpus", CORPUS)
-        time.sleep(duration * fraction)
-        if proc.poll() is None:
-            os.kill(proc.pid, signal.SIGKILL)
-            killed += 1
-        proc.wait(timeout=60)
-        now = graph_state(home)
-        assert now == graph_a or now == graph_b, f"mixed graph after a kill at {fraction:.0%}"
-        if now == graph_b:
-            break
-    assert killed >= 3
+    start = lambda: bifrost(home, "build", "navigator", "--corpus", CORPUS)  # noqa: E731
+    assert kill_repeatedly(start, duration, lambda: graph_state(home), graph_a, graph_b) >= 3
     finish(bifrost(home, "build", "navigator", "--corpus", CORPUS))
     assert graph_state(home) == graph_b
     check = bifrost(home, "graph", "check", "--corpus", CORPUS)

@@ -7,16 +7,18 @@ import json
 import logging
 import os
 from collections.abc import Callable
-from typing import Annotated, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from bifrost.app.cli.console import err, out
-from bifrost.app.facade import Bifrost
 from bifrost.core.errors import BifrostError
 from bifrost.core.settings import Settings
+
+if TYPE_CHECKING:  # the facade pulls in every layer: imported when a command runs, not for --help
+    from bifrost.app.facade import Bifrost
 
 T = TypeVar("T")
 
@@ -28,11 +30,7 @@ def configure_logging(verbose: bool) -> None:
     """One handler on stderr; libraries that turn themselves up (bm25s sets DEBUG on import) and
     model-loading progress bars are kept quiet unless --verbose."""
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    try:
-        import bm25s  # noqa: F401  (imported first: it sets its own level on import)
-    except ImportError:
-        pass
-    logging.getLogger("bm25s").setLevel(logging.NOTSET)
+    logging.getLogger("bm25s").setLevel(logging.NOTSET)  # the BM25 module resets it after importing bm25s
     if not verbose:
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # read by transformers when it loads
 
@@ -46,6 +44,8 @@ def settings_of(ctx: typer.Context) -> Settings:
 
 
 def facade(ctx: typer.Context) -> Bifrost:
+    from bifrost.app.facade import Bifrost
+
     return Bifrost(settings_of(ctx))
 
 

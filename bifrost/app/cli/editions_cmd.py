@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.markup import escape
@@ -10,7 +10,9 @@ from rich.table import Table
 
 from bifrost.app.cli.common import CorpusOpt, JsonOpt, emit_json, with_bifrost
 from bifrost.app.cli.console import out
-from bifrost.core.store.edition_diff import EditionDiff
+
+if TYPE_CHECKING:  # pragma: no cover - `--help` must not import the store
+    from bifrost.core.store.edition_diff import EditionDiff
 
 EditionOpt = Annotated[Optional[str], typer.Option(help="Edition number, or a date (YYYY-MM-DD): the edition valid on it")]
 SHOWN = 20  # items listed per section in the text output (all of them with --json)

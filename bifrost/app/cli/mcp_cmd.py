@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from bifrost.app.cli.common import serve_with
 from bifrost.app.cli.console import err
-from bifrost.app.facade import Bifrost
+
+if TYPE_CHECKING:
+    from bifrost.app.facade import Bifrost
 
 
 class Transport(str, Enum):

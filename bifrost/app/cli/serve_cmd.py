@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from bifrost.app.cli.common import fail_message, serve_with
 from bifrost.app.cli.console import err
-from bifrost.app.facade import Bifrost
+
+if TYPE_CHECKING:
+    from bifrost.app.facade import Bifrost
 
 
 def serve(

@@ -239,14 +239,23 @@ class EmbeddedGraphStore:
         ]
 
     # --- reads ---
+    def _node(self, uid: str) -> dict | None:
+        """A node's properties (with its label); read as one SQL row while the graph is not loaded,
+        so looking up a few provisions does not load the whole graph (fast `ask` from the CLI)."""
+        if self._graph is not None:
+            return self._graph.nodes.get(uid)
+        with self.sql.session() as s:
+            row = s.execute(select(GraphNodeRow.label, GraphNodeRow.props).where(GraphNodeRow.uid == uid)).first()
+        return {"label": row[0], **row[1]} if row else None
+
     def get_section(self, uid: str) -> Provision | None:
-        d = self.graph.nodes.get(uid)
+        d = self._node(uid)
         if not d or d.get("label") != SECTION:
             return None
         return Provision.model_validate({k: v for k, v in d.items() if k != "label"})
 
     def get_entity(self, uid: str) -> Entity | None:
-        d = self.graph.nodes.get(uid)
+        d = self._node(uid)
         if not d or d.get("label") != ENTITY:
             return None
         return Entity(

@@ -7,6 +7,7 @@ retrieval, and `export_npz` writes them to one file.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from bifrost.core.errors import StoreError
-from bifrost.core.store.sql_models import Base
+from bifrost.core.store.sql_models import Base, MetaRow
 from bifrost.core.types import Entity, Triple
 
 _CHUNK = 500
@@ -82,8 +83,8 @@ ENTITY_TABLES = (
 
 
 def create_entity_tables(engine: Engine) -> None:
-    """Create the three tables if missing on a bare engine (tests); a `SqlStore` gets them from its migrations."""
-    Base.metadata.create_all(engine, tables=list(ENTITY_TABLES))
+    """Create the entity tables and ``meta`` if missing on a bare engine (tests); a `SqlStore` gets them from its migrations."""
+    Base.metadata.create_all(engine, tables=[*ENTITY_TABLES, MetaRow.__table__])
 
 
 def to_blob(vector: np.ndarray) -> bytes:
@@ -147,6 +148,7 @@ def upsert_entities(session: Session, corpus: str, entities: Sequence[Entity], m
          "dim": int(matrix.shape[1]), "vector": to_blob(v)}
         for e, v in zip(entities, matrix)
     ]
+    new_generation(session, corpus)
     return _upsert(session, EntityEmbeddingRow, ("corpus", "name"), rows)
 
 
@@ -155,6 +157,7 @@ def upsert_relations(session: Session, corpus: str, relations: Sequence[str], ma
     _check(matrix, len(relations), "relation embeddings")
     rows = [{"corpus": corpus, "name": r, "dim": int(matrix.shape[1]), "vector": to_blob(v)}
             for r, v in zip(relations, matrix)]
+    new_generation(session, corpus)
     return _upsert(session, RelationEmbeddingRow, ("corpus", "name"), rows)
 
 
@@ -167,6 +170,7 @@ def upsert_triples(session: Session, corpus: str, triples: Sequence[Triple], mat
          "section_ids": list(t.section_ids), "dim": int(matrix.shape[1]), "vector": to_blob(v)}
         for t, v in zip(triples, matrix)
     ]
+    new_generation(session, corpus)
     return _upsert(session, TripleEmbeddingRow, ("corpus", "head", "relation", "tail"), rows)
 
 
@@ -175,6 +179,8 @@ def delete_entities(session: Session, corpus: str, names: Sequence[str]) -> None
     m = EntityEmbeddingRow
     for start in range(0, len(names), _CHUNK):
         session.execute(delete(m).where(m.corpus == corpus, m.name.in_(names[start : start + _CHUNK])))
+    if names:
+        new_generation(session, corpus)
 
 
 def delete_relations(session: Session, corpus: str, names: Sequence[str]) -> None:
@@ -182,6 +188,8 @@ def delete_relations(session: Session, corpus: str, names: Sequence[str]) -> Non
     m = RelationEmbeddingRow
     for start in range(0, len(names), _CHUNK):
         session.execute(delete(m).where(m.corpus == corpus, m.name.in_(names[start : start + _CHUNK])))
+    if names:
+        new_generation(session, corpus)
 
 
 def delete_triples(session: Session, corpus: str, keys: Sequence[tuple[str, str, str]]) -> None:
@@ -189,6 +197,8 @@ def delete_triples(session: Session, corpus: str, keys: Sequence[tuple[str, str,
     m = TripleEmbeddingRow
     for head, relation, tail in keys:
         session.execute(delete(m).where(m.corpus == corpus, m.head == head, m.relation == relation, m.tail == tail))
+    if keys:
+        new_generation(session, corpus)
 
 
 def load_text_vectors(session: Session, model: str) -> dict[str, np.ndarray]:
@@ -220,6 +230,24 @@ def clear_entity_tables(session: Session, corpus: str) -> None:
     """Delete every entity, relation and triple row of a corpus (before a full rebuild)."""
     for model in (EntityEmbeddingRow, RelationEmbeddingRow, TripleEmbeddingRow):
         session.execute(delete(model).where(model.corpus == corpus))
+    new_generation(session, corpus)
+
+
+GENERATION_KEY = "entity_network_generation"
+
+
+def new_generation(session: Session, corpus: str) -> str:
+    """Mark the entity network of a corpus as changed (in the writer's transaction): files derived
+    from it (the memory-mapped matrices of `retrieval.eng_index`) are keyed by this id."""
+    gen = uuid.uuid4().hex
+    session.merge(MetaRow(corpus=corpus, key=GENERATION_KEY, value={"id": gen}))
+    return gen
+
+
+def generation(session: Session, corpus: str) -> str | None:
+    """The id of the last write to a corpus's entity network, or None (a home written before ids existed)."""
+    row = session.get(MetaRow, (corpus, GENERATION_KEY))
+    return str(row.value["id"]) if row is not None and isinstance(row.value, dict) and "id" in row.value else None
 
 
 def load_entities(session: Session, corpus: str) -> list[Entity]:

@@ -1,0 +1,119 @@
+"""A BERT sentence encoder in plain torch, for fast starts: mean-pooled, L2-normalized sentence
+vectors from a sentence-transformers folder (BertModel + mean Pooling + Normalize, such as the
+packaged all-MiniLM-L6-v2), without importing ``transformers`` or ``sentence_transformers``.
+
+Importing those two costs several seconds and about 270 MB per process; this module needs only
+torch, ``tokenizers`` and ``safetensors``. It repeats their computation step by step (same
+tokenizer file, same length-sorted batches, same torch operations in the same order, same sdpa
+mask), so the vectors are bit-identical: tests/unit/bifrost/core/test_bert_encoder.py compares
+them with sentence-transformers. Any other architecture returns None from `load_bert_encoder`
+and the embedder falls back to sentence-transformers.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+_EXPECTED_MODULES = ["sentence_transformers.models.Transformer", "sentence_transformers.models.Pooling",
+                     "sentence_transformers.models.Normalize"]
+
+
+def _plain_bert(folder: Path) -> dict | None:
+    """The BERT config of a folder this encoder reproduces exactly, else None."""
+    try:
+        modules = json.loads((folder / "modules.json").read_text())
+        config = json.loads((folder / "config.json").read_text())
+        pooling = json.loads((folder / "1_Pooling" / "config.json").read_text())
+        st_config = json.loads((folder / "sentence_bert_config.json").read_text())
+    except (OSError, ValueError):
+        return None
+    types = [m.get("type") for m in modules]
+    pooling_modes = {k for k, v in pooling.items() if k.startswith("pooling_mode") and v is True}
+    if (types != _EXPECTED_MODULES or config.get("model_type") != "bert" or pooling_modes != {"pooling_mode_mean_tokens"}
+            or config.get("hidden_act") != "gelu" or config.get("position_embedding_type", "absolute") != "absolute"
+            or not (folder / "model.safetensors").is_file() or not (folder / "tokenizer.json").is_file()
+            or st_config.get("do_lower_case")):
+        return None
+    return {**config, "max_seq_length": int(st_config.get("max_seq_length") or 512)}
+
+
+class BertEncoder:
+    """Sentence vectors of a plain BERT sentence-transformers model (see the module docstring)."""
+
+    def __init__(self, folder: Path, config: dict) -> None:
+        import torch
+        from safetensors.torch import load_file
+        from tokenizers import Tokenizer
+
+        self.torch = torch
+        self.config = config
+        self.dim = int(config["hidden_size"])
+        self.heads = int(config["num_attention_heads"])
+        self.eps = float(config["layer_norm_eps"])
+        self.layers = int(config["num_hidden_layers"])
+        weights = load_file(str(folder / "model.safetensors"))
+        self.w = {k.removeprefix("bert.").removeprefix("model."): v for k, v in weights.items()}
+        max_len = min(config["max_seq_length"], int(config["max_position_embeddings"]))
+        self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self.tokenizer.enable_truncation(max_length=max_len)
+        self.tokenizer.enable_padding(pad_id=int(config.get("pad_token_id") or 0), pad_token="[PAD]")
+
+    def _linear(self, x: Any, name: str) -> Any:
+        return self.torch.nn.functional.linear(x, self.w[name + ".weight"], self.w[name + ".bias"])
+
+    def _norm(self, x: Any, name: str) -> Any:
+        return self.torch.nn.functional.layer_norm(x, (self.dim,), self.w[name + ".weight"], self.w[name + ".bias"], self.eps)
+
+    def _forward(self, ids: Any, types: Any, mask: Any) -> Any:
+        """Last hidden states of BertModel (sdpa attention, eval mode) for one batch."""
+        torch, F = self.torch, self.torch.nn.functional
+        b, s = ids.shape
+        pos = torch.arange(s).expand((1, -1))
+        h = F.embedding(ids, self.w["embeddings.word_embeddings.weight"], padding_idx=0)
+        h = h + F.embedding(types, self.w["embeddings.token_type_embeddings.weight"])
+        h = h + F.embedding(pos, self.w["embeddings.position_embeddings.weight"])
+        h = self._norm(h, "embeddings.LayerNorm")
+        attn_mask = None if bool(mask.all()) else mask.bool()[:, None, None, :].expand(b, 1, s, s)
+        head = self.dim // self.heads
+        for i in range(self.layers):
+            p = f"encoder.layer.{i}."
+            q = self._linear(h, p + "attention.self.query").view(b, s, -1, head).transpose(1, 2)
+            k = self._linear(h, p + "attention.self.key").view(b, s, -1, head).transpose(1, 2)
+            v = self._linear(h, p + "attention.self.value").view(b, s, -1, head).transpose(1, 2)
+            a = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, dropout_p=0.0, scale=head**-0.5, is_causal=False)
+            a = a.reshape(a.shape[0], -1, s, head).transpose(1, 2).contiguous()
+            a = a.reshape(b, s, -1).contiguous()
+            h1 = self._norm(self._linear(a, p + "attention.output.dense") + h, p + "attention.output.LayerNorm")
+            m = F.gelu(self._linear(h1, p + "intermediate.dense"))
+            h = self._norm(self._linear(m, p + "output.dense") + h1, p + "output.LayerNorm")
+        return h
+
+    def encode(self, texts: list[str], batch_size: int = 64) -> np.ndarray:
+        """Unit-norm float32 rows, computed in the batches sentence-transformers would form."""
+        torch, F = self.torch, self.torch.nn.functional
+        order = np.argsort([-len(t) for t in texts])
+        rows: list[Any] = []
+        with torch.inference_mode():
+            for start in range(0, len(texts), batch_size):
+                enc = self.tokenizer.encode_batch([texts[i] for i in order[start:start + batch_size]])
+                ids = torch.tensor([e.ids for e in enc], dtype=torch.long)
+                types = torch.tensor([e.type_ids for e in enc], dtype=torch.long)
+                mask = torch.tensor([e.attention_mask for e in enc], dtype=torch.long)
+                h = self._forward(ids, types, mask)
+                m = mask.unsqueeze(-1).to(h.dtype)
+                pooled = (h * m).sum(dim=1, dtype=h.dtype) / torch.clamp(m.sum(dim=1, dtype=h.dtype), min=1e-9)
+                pooled = F.normalize(pooled, p=2, dim=1)  # the Normalize module
+                rows.extend(F.normalize(pooled, p=2, dim=1))  # encode(normalize_embeddings=True)
+        back = [rows[i] for i in np.argsort(order)]
+        return torch.stack(back).numpy().astype(np.float32, copy=False) if back else np.zeros((0, self.dim), np.float32)
+
+
+def load_bert_encoder(location: str) -> BertEncoder | None:
+    """A `BertEncoder` for a local sentence-transformers folder it reproduces exactly, else None."""
+    folder = Path(location)
+    config = _plain_bert(folder) if folder.is_dir() else None
+    return BertEncoder(folder, config) if config is not None else None
