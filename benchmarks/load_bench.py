@@ -7,8 +7,14 @@ through questions until the time limit or the request limit, whichever comes fir
 JSON object: requests/s, latency percentiles of successful requests, errors by status, server
 start time and peak RSS. The copy is deleted afterwards (``--keep`` keeps it).
 
+``--workers 1,4`` runs the same load against `serve --workers 1` and then `--workers 4` in one run
+(one after the other, never together) and reports the memory of each server's whole process tree
+(the gunicorn parent and its forked workers): the sum of PSS (shared pages counted once, split
+between the processes sharing them: the honest total) and the sum of RSS (shared pages counted in
+every process), sampled every 2 s during the load; and the ratios of the last run to the first.
+
     HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 PYTHONPATH=. python benchmarks/load_bench.py \
-        --home /work/main/.bifrost-demo --clients 16 --seconds 120
+        --home /work/main/.bifrost-demo --clients 16 --seconds 120 --workers 1,4
 """
 
 from __future__ import annotations
@@ -61,12 +67,13 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(home: Path, corpus: str, port: int, log_path: Path, timeout: float) -> tuple[subprocess.Popen, float]:
-    """`bifrost serve` over ``home`` on 127.0.0.1:``port``; returns once /api/health answers 200."""
+def start_server(home: Path, corpus: str, port: int, log_path: Path, timeout: float,
+                 workers: int = 1) -> tuple[subprocess.Popen, float]:
+    """`bifrost serve --workers N` over ``home`` on 127.0.0.1:``port``; returns once /api/health answers 200."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH")])),
            "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     cmd = [sys.executable, "-m", "bifrost.app.cli.app", "--home", str(home), "serve", "--host", "127.0.0.1",
-           "--port", str(port), "--corpus", corpus]
+           "--port", str(port), "--corpus", corpus, "--workers", str(workers)]
     t0 = time.perf_counter()
     log = log_path.open("w")
     proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -85,13 +92,19 @@ def start_server(home: Path, corpus: str, port: int, log_path: Path, timeout: fl
 
 
 def stop_server(proc: subprocess.Popen) -> None:
+    """SIGTERM (gunicorn's parent then stops its workers gracefully), and SIGKILL to the whole
+    process group as a last resort, so no forked worker outlives the bench."""
     if proc.poll() is None:
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signal.SIGTERM)
         try:
-            proc.wait(timeout=30)
+            proc.wait(timeout=60)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=10)
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)  # the server was started in its own session: its group
+    except ProcessLookupError:
+        pass
 
 
 def peak_rss_mb(pid: int) -> float | None:
@@ -102,6 +115,60 @@ def peak_rss_mb(pid: int) -> float | None:
     except OSError:
         return None
     return None
+
+
+def process_tree(root: int) -> list[int]:
+    """``root`` and every process descended from it (read from /proc)."""
+    parents: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    tree, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        tree.append(pid)
+        todo.extend(parents.get(pid, []))
+    return tree
+
+
+def smaps_kb(pid: int) -> dict[str, int]:
+    """Rss and Pss of one process in kB (/proc/<pid>/smaps_rollup); empty when it is gone."""
+    try:
+        lines = Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()
+    except OSError:
+        return {}
+    return {k.rstrip(":"): int(v) for k, v, *_ in (line.split() for line in lines[1:]) if k in ("Rss:", "Pss:")}
+
+
+def tree_memory_mb(root: int) -> dict[str, float | int]:
+    """Processes, sum of PSS and sum of RSS (MB) of the server's process tree right now."""
+    sizes = [smaps_kb(pid) for pid in process_tree(root)]
+    sizes = [s for s in sizes if s]
+    return {"processes": len(sizes), "pss_mb": round(sum(s["Pss"] for s in sizes) / 1024, 1),
+            "rss_mb": round(sum(s["Rss"] for s in sizes) / 1024, 1)}
+
+
+class MemorySampler(threading.Thread):
+    """Samples `tree_memory_mb` every ``every`` seconds until stopped; keeps the peaks."""
+
+    def __init__(self, root: int, every: float = 2.0) -> None:
+        super().__init__(daemon=True)
+        self.root, self.every, self.done = root, every, threading.Event()
+        self.peak: dict[str, float | int] = {"processes": 0, "pss_mb": 0.0, "rss_mb": 0.0}
+
+    def run(self) -> None:
+        while not self.done.is_set():
+            now = tree_memory_mb(self.root)
+            self.peak = {k: max(self.peak[k], now[k]) for k in self.peak}
+            self.done.wait(self.every)
+
+    def stop(self) -> dict[str, float | int]:
+        self.done.set()
+        self.join(timeout=30)
+        return self.peak
 
 
 class Budget:
@@ -168,6 +235,42 @@ def run_load(base: str, corpus: str, clients: int, seconds: float, max_requests:
     }
 
 
+def measure(home: Path, log_path: Path, workers: int, args: argparse.Namespace) -> dict:
+    """One server with ``workers`` workers over ``home``: the load report and the process tree's memory."""
+    port = free_port()
+    proc, started = start_server(home, args.corpus, port, log_path, args.start_timeout, workers)
+    try:
+        idle = tree_memory_mb(proc.pid)
+        sampler = MemorySampler(proc.pid)
+        sampler.start()
+        load_before = os.getloadavg()[0]
+        report = run_load(f"http://127.0.0.1:{port}", args.corpus, args.clients, args.seconds, args.max_requests,
+                          args.request_timeout)
+        after_load = tree_memory_mb(proc.pid)
+        peak = sampler.stop()
+        return {"workers": workers, "url": f"http://127.0.0.1:{port}/api/ask", "corpus": args.corpus,
+                "server_start_seconds": round(started, 1), "server_peak_rss_mb": peak_rss_mb(proc.pid),
+                "memory_processes": after_load["processes"], "memory_pss_mb": after_load["pss_mb"],
+                "memory_rss_mb": after_load["rss_mb"], "memory_peak_pss_mb": peak["pss_mb"],
+                "memory_peak_rss_mb": peak["rss_mb"], "memory_idle_pss_mb": idle["pss_mb"],
+                "load_average_1min_before": round(load_before, 2),
+                "load_average_1min_after": round(os.getloadavg()[0], 2),
+                "load_average_1_5_15_after": [round(x, 2) for x in os.getloadavg()], **report}
+    finally:
+        stop_server(proc)
+
+
+def worker_counts(text: str) -> list[int]:
+    """``--workers 1,4`` as [1, 4]; each count 1 or more."""
+    try:
+        counts = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--workers takes counts such as 1,4 (got {text!r})") from None
+    if not counts or min(counts) < 1:
+        raise argparse.ArgumentTypeError(f"--workers counts must be 1 or more (got {text!r})")
+    return counts
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--home", type=Path, required=True, help="A built Bifrost home (read only: the bench works on a copy)")
@@ -177,6 +280,8 @@ def main() -> None:
     ap.add_argument("--max-requests", type=int, default=50_000, help="Request limit of the load phase")
     ap.add_argument("--request-timeout", type=float, default=60.0)
     ap.add_argument("--start-timeout", type=float, default=600.0, help="Seconds to wait for the server's warm-up")
+    ap.add_argument("--workers", type=worker_counts, default=[1],
+                    help="Worker counts to run one after the other, e.g. 1,4 (memory and speed reported for each)")
     ap.add_argument("--keep", action="store_true", help="Keep the copied home (and its server.log)")
     ap.add_argument("--out", type=Path, help="Also write the JSON report here")
     args = ap.parse_args()
@@ -189,22 +294,22 @@ def main() -> None:
     t0 = time.perf_counter()
     copy_home(args.home, copy)
     copied = time.perf_counter() - t0
-    port = free_port()
-    proc, started = start_server(copy, args.corpus, port, work / "server.log", args.start_timeout)
+    runs = []
     try:
-        load_before = os.getloadavg()[0]
-        report = run_load(f"http://127.0.0.1:{port}", args.corpus, args.clients, args.seconds, args.max_requests,
-                          args.request_timeout)
-        report = {"url": f"http://127.0.0.1:{port}/api/ask", "corpus": args.corpus, "home_copy_seconds": round(copied, 1),
-                  "server_start_seconds": round(started, 1), "server_peak_rss_mb": peak_rss_mb(proc.pid),
-                  "cpus": os.cpu_count(), "load_average_1min_before": round(load_before, 2),
-                  "load_average_1min_after": round(os.getloadavg()[0], 2), **report}
+        for workers in args.workers:
+            runs.append(measure(copy, work / f"server-{workers}.log", workers, args))
     finally:
-        stop_server(proc)
         if args.keep:
             print(f"kept {work}", file=sys.stderr)
         else:
             shutil.rmtree(work, ignore_errors=True)
+    report = {"home_copy_seconds": round(copied, 1), "cpus": os.cpu_count(), "runs": runs}
+    if len(runs) > 1:
+        first, last = runs[0], runs[-1]
+        report[f"ratio_{last['workers']}_to_{first['workers']}_workers"] = {
+            key: round(last[key] / first[key], 2) if first[key] else None
+            for key in ("memory_pss_mb", "memory_rss_mb", "requests_per_second", "latency_p50_ms", "latency_p95_ms")
+        }
     text = json.dumps(report, indent=2)
     if args.out:
         args.out.write_text(text + "\n")

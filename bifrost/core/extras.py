@@ -11,7 +11,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "neo4j": ("neo4j",),
     "postgres": ("psycopg",),
     "llm": ("langchain_core", "langchain_openai", "openai"),
-    "web": ("fastapi", "uvicorn", "jinja2"),
+    "web": ("fastapi", "uvicorn", "jinja2", "gunicorn", "uvicorn_worker"),
     "eval": ("pytrec_eval", "matplotlib", "sklearn"),
     "mcp": ("mcp", "mcp.server.mcpserver"),  # MCPServer: mcp 2 (1.x had FastMCP)
     "ltr": ("lightgbm",),

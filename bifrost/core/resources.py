@@ -89,6 +89,15 @@ class Resources:
             names = ", ".join(known) or "none"
             raise NotFoundError(f"corpus {corpus!r} is not ingested (ingested: {names}); run `bifrost ingest --corpus {corpus}`")
 
+    def release_connections(self, close: bool = True) -> None:
+        """Drop the SQL pool and the graph driver but keep models and loaded indexes: a server calls
+        it before forking workers, and each worker with ``close=False`` right after the fork, so no
+        connection is ever shared between processes."""
+        if "sql" in self.__dict__:
+            self.sql.dispose(close=close)
+        if "graph" in self.__dict__:
+            self.graph.release_connections(close=close)
+
     def close(self) -> None:
         if "graph" in self.__dict__:
             self.graph.close()

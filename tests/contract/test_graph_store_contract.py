@@ -98,6 +98,15 @@ class TestGraphStoreContract:
         loaded.upsert_edges(HAS + REFS)
         assert loaded.stats(C) == before
 
+    def test_released_connections_reopen_on_next_use_and_the_data_stays(self, loaded):
+        before = loaded.stats(C)
+        loaded.release_connections()  # as a server does before forking workers
+        assert loaded.stats(C) == before
+        loaded.release_connections(close=False)  # as each forked worker does
+        loaded.upsert_sections([TREE[9]])
+        assert loaded.stats(C) == before
+        assert loaded.get_section(TREE[9].uid) == TREE[9]
+
     def test_stats_count_nodes_by_kind_and_edges_by_type(self, loaded):
         loaded.set_dangling_count(C, 7)
         st = loaded.stats(C)

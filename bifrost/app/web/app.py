@@ -10,6 +10,7 @@ answered with a clean 500 (`errors.py`).
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from fastapi.templating import Jinja2Templates
 from bifrost.app.facade import Bifrost
 from bifrost.app.web import api, pages
 from bifrost.app.web.errors import add_error_handlers, status_for
-from bifrost.app.web.limits import BodyLimitMiddleware, RateLimitMiddleware
+from bifrost.app.web.limits import ASGIApp, BodyLimitMiddleware, RateLimitMiddleware, Receive, Scope, Send
 from bifrost.app.web.service import WebState
 from bifrost.app.web.views import entity_url, provision_url
 
@@ -41,6 +42,30 @@ def make_templates() -> Jinja2Templates:
     return Jinja2Templates(env=env)
 
 
+WORKER_HEADER = b"x-bifrost-worker"
+
+
+class WorkerPidMiddleware:
+    """Every HTTP response names the process that served it (``X-Bifrost-Worker: <pid>``), so an
+    operator or a test can see how `serve --workers N` spreads requests."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        pid = str(os.getpid()).encode()  # read per request: the app is built before workers fork
+
+        async def send_with_pid(message):
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), (WORKER_HEADER, pid)]
+            await send(message)
+
+        await self.app(scope, receive, send_with_pid)
+
+
 def create_app(bifrost: Bifrost, corpora: Sequence[str] | None = None) -> FastAPI:
     """The web app over an injected facade; ``corpora`` limits what is served (default: all ingested).
 
@@ -57,6 +82,7 @@ def create_app(bifrost: Bifrost, corpora: Sequence[str] | None = None) -> FastAP
     app.include_router(pages.router)
     add_error_handlers(app)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    app.add_middleware(WorkerPidMiddleware)
     rule = settings.rate_limit_rule
     if rule is not None:  # outermost: a throttled client costs no body read
         app.add_middleware(RateLimitMiddleware, requests=rule[0], per_seconds=rule[1])

@@ -123,3 +123,9 @@ class GraphStore(Protocol):
     def close(self) -> None:
         """Release connections."""
         ...
+
+    def release_connections(self, close: bool = True) -> None:
+        """Drop pooled connections but keep loaded data, so the next use opens new ones: before a
+        server forks workers (``close=True``) and in each forked worker (``close=False``: sockets
+        shared with the parent are forgotten, never closed from the child)."""
+        ...

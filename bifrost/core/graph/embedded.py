@@ -336,5 +336,9 @@ class EmbeddedGraphStore:
             relations=edges.get(EdgeType.RELATES.value, 0),
         )
 
+    def release_connections(self, close: bool = True) -> None:
+        """Nothing to drop: the in-memory graph is data (shared copy-on-write by forked workers);
+        its SQL connections belong to the SQL store."""
+
     def close(self) -> None:
         self._graph = None

@@ -223,6 +223,16 @@ class Neo4jGraphStore:
                     )
         self._schema_ready = True
 
+    def release_connections(self, close: bool = True) -> None:
+        """Drop the driver (reopened on next use); ``close=False`` in a forked worker forgets the
+        parent's driver without closing its sockets, which the parent still owns."""
+        if close:
+            self.close()
+            return
+        self._driver = None
+        self._tx = None
+        self._schema_ready = False
+
     def close(self) -> None:
         if self._driver is not None:
             self._driver.close()

@@ -364,5 +364,7 @@ class SqlStore:
             r = s.get(MetaRow, (corpus, key))
             return r.value if r else None
 
-    def dispose(self) -> None:
-        self.engine.dispose()
+    def dispose(self, close: bool = True) -> None:
+        """Empty the connection pool (the engine stays usable). ``close=False`` in a forked worker
+        drops the parent's pooled connections without closing them (SQLAlchemy's advice for fork)."""
+        self.engine.dispose(close=close)
