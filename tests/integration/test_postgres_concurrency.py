@@ -68,7 +68,9 @@ def snapshot(url: str) -> dict:
     with engine.connect() as conn:
         q = lambda sql: sorted((tuple(r) for r in conn.execute(text(sql))), key=lambda r: tuple("" if v is None else str(v) for v in r))  # noqa: E731
         snap = {
-            "provisions": q("SELECT uid, content_hash, parent_id FROM provisions"),
+            # content, not the version hash: a part or subpart both halves carry belongs to the document
+            # that wrote it first, and its document order follows that document
+            "provisions": q("SELECT uid, kind, heading, text, parent_id, level, reserved FROM provisions"),
             # the current references: which edition recorded each one depends on which ingest came first
             "references": q('SELECT source_id, raw, target_id, reason FROM "references" WHERE valid_to IS NULL'),
             "nodes": q("SELECT uid, label FROM graph_nodes"),
