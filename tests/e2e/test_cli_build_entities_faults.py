@@ -24,7 +24,7 @@ from bifrost.core.settings import Settings
 from bifrost.core.store import entity_tables
 from tests.conftest import ROOT
 from tests.openai_stub import OpenAIStub, closed_port
-from tests.unit.mini_corpus import MINI, build_corpus
+from tests.unit.mini_corpus import built_mini_home
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -39,13 +39,7 @@ BAD_ID = "1926.502(b)(1)"
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> Path:
-    home = tmp_path_factory.mktemp("faults") / "home"
-    bf = Bifrost(Settings(home=home))
-    try:
-        build_corpus(bf, "mini", MINI)
-    finally:
-        bf.close()
-    return home
+    return built_mini_home(tmp_path_factory.mktemp("faults"))
 
 
 @pytest.fixture

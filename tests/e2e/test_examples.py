@@ -8,10 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bifrost.app.facade import Bifrost
-from bifrost.core.settings import Settings
 from tests.conftest import FIXTURES, ROOT, subprocess_env
-from tests.unit.mini_corpus import MINI, build_corpus
+from tests.unit.mini_corpus import built_mini_home
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -20,13 +18,7 @@ EXAMPLES = ROOT / "examples"
 
 @pytest.fixture(scope="module")
 def mini_home(tmp_path_factory) -> Path:
-    home = tmp_path_factory.mktemp("examples") / "home"
-    bf = Bifrost(Settings(home=home))
-    try:
-        build_corpus(bf, "mini", MINI)
-    finally:
-        bf.close()
-    return home
+    return built_mini_home(tmp_path_factory.mktemp("examples"))
 
 
 def run(script: str, *args: str) -> subprocess.CompletedProcess:

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 from bifrost.app.facade import Bifrost
+from bifrost.core.settings import Settings
 from tests.conftest import FIXTURES
 
 MINI = FIXTURES / "mini" / "part-mini.json"
@@ -49,3 +50,14 @@ def build_corpus(bf: Bifrost, corpus: str, path: Path) -> None:
     assert report.files_ok, report.errors
     bf.build_navigator(corpus)
     bf.build_entities(corpus, "offline")
+
+
+def built_mini_home(folder: Path) -> Path:
+    """A home in ``folder`` holding the mini corpus with both graphs (for tests that start servers or scripts)."""
+    home = folder / "home"
+    bf = Bifrost(Settings(home=home))
+    try:
+        build_corpus(bf, "mini", MINI)
+    finally:
+        bf.close()
+    return home

@@ -16,24 +16,16 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bifrost.app.facade import Bifrost
 from bifrost.app.web.workers import threads_per_worker
-from bifrost.core.settings import Settings
-from tests.unit.mini_corpus import MINI, QUESTIONS, build_corpus
+from tests.conftest import ROOT, subprocess_env
+from tests.unit.mini_corpus import QUESTIONS, built_mini_home
 
-ROOT = Path(__file__).resolve().parents[5]
-ENV = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+ENV = subprocess_env()
 
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory) -> Path:
-    home = tmp_path_factory.mktemp("workers") / "home"
-    bf = Bifrost(Settings(home=home))
-    try:
-        build_corpus(bf, "mini", MINI)
-    finally:
-        bf.close()
-    return home
+    return built_mini_home(tmp_path_factory.mktemp("workers"))
 
 
 def free_port() -> int:
