@@ -158,9 +158,11 @@ def measure_size(args: argparse.Namespace, size: float) -> dict:
     home = args.work / label(size) / "home"
     row: dict = {"size": label(size), "load_avg_start": load_avg()}
     t0 = time.perf_counter()
-    row.update(run_child([str(Path(__file__).resolve()), "--build-one", str(size), "--home", str(home), "--shared", str(args.shared)]))
+    child = [str(Path(__file__).resolve()), "--build-one", str(size), "--home", str(home), "--shared", str(args.shared)]
+    row.update(run_child(child + (["--profile"] if args.profile else [])))
     row.update(disk_mb(home))
-    row.update(retrieval(home, args.questions, args.limit))
+    if not args.profile:  # a profiled run is for the build stages only
+        row.update(retrieval(home, args.questions, args.limit))
     row["wall_s"] = round(time.perf_counter() - t0, 1)
     row["load_avg_end"] = load_avg()
     row["load_avg"] = [row["load_avg_start"], row["load_avg_end"]]
@@ -186,6 +188,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--limit", type=int, default=100, help="at most this many questions per size (default 100)")
     ap.add_argument("--keep", action="store_true", help="keep each size's home (default: deleted after measuring)")
     ap.add_argument("--json", action="store_true", help="print the result JSON at the end (it is always written to --out)")
+    ap.add_argument("--profile", action="store_true", help="run each build under cProfile (slower: for finding out why a stage grows, not for the figures); writes <work>/<size>/build.prof")
     ap.add_argument("--build-one", type=float, help=argparse.SUPPRESS)
     ap.add_argument("--home", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -200,7 +203,16 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     if args.build_one is not None:
-        print(json.dumps(build_one(args.shared, args.build_one, args.home.resolve())))
+        home = args.home.resolve()
+        if not args.profile:
+            print(json.dumps(build_one(args.shared, args.build_one, home)))
+            return
+        import cProfile
+
+        with cProfile.Profile() as prof:
+            row = build_one(args.shared, args.build_one, home)
+        prof.dump_stats(home.parent / "build.prof")
+        print(json.dumps({**row, "profiled": True}))
         return
     args.work, args.out = args.work.resolve(), args.out.resolve()
     meta = {"benchmark": "cost against corpus size", "corpus": "Part 1926 and renumbered, tagged copies",
