@@ -9,8 +9,8 @@ p50/p95 of retrieval without a chat model over ``--questions`` with the ranker a
 (the hybrid: no ranker is trained) and the rrf baseline (BM25 + dense fused) in the same run,
 and the RSS after loading every index. Index memory is also given as file sizes on disk.
 
-How the corpora are made (details in ``scale_corpus.py``): 1x is Part 1926 as shipped; copy k is
-Part ``1926 + k`` with every ``1926`` renumbered (ids, titles, paths, citations in the text) and
+How the corpora are made (details in ``scale_corpus.py``): 1x is Part 1926 as `bifrost ingest --corpus osha-1926` reads it (10,111 provisions); copy k is
+Part ``(k+1)926`` (2926, 3926, ...) with every ``1926`` renumbered (ids, titles, paths, citations) and
 the part number appended to each line of text, so ids never collide, cross-references stay in
 their copy and no copied section has its original's text (nothing is served from the extraction
 journal or a per-text cache). Entity names and relation phrases repeat across copies, so the
@@ -51,8 +51,8 @@ def sizes_arg(text: str) -> list[float]:
         sizes = [float(x) for x in text.split(",") if x.strip()]
     except ValueError:
         raise argparse.ArgumentTypeError(f"--sizes: expected numbers like 1,2,4,8, got {text!r}") from None
-    if not sizes or any(not (0 < s <= 50) for s in sizes):
-        raise argparse.ArgumentTypeError(f"--sizes: each size must be in (0, 50], got {text!r}")
+    if not sizes or any(not (0 < s <= 9) for s in sizes):
+        raise argparse.ArgumentTypeError(f"--sizes: each size must be in (0, 9], got {text!r}")
     return sorted(set(sizes))
 
 

@@ -2,10 +2,13 @@
 
 A corpus of size ``s`` (in units of Part 1926, 10,111 provisions) is copy 0, Part 1926 as shipped,
 then copies 1, 2, ... of it, the last one cut to the fraction left (sections in order, weighted by
-their paragraph lines). Copy k is Part ``1926 + k`` (1927, 1928, ...; 4 digits, as the CFR grammar
-wants): every ``1926`` in section numbers, titles, paths and text becomes the copy's part, so
-ids never collide and cross-references stay inside the copy, and every non-empty line of text gets
-the part number appended (`` 1927``: a number, so the offline extractor takes no entity from it),
+their paragraph lines). Only the source's Part 1926 sections are used (the shared file also holds
+sections of other Title 29 parts, which `bifrost ingest --corpus osha-1926` leaves out too). Copy k
+is Part ``k+1`` followed by ``926`` (2926, 3926, ...; 4 digits, as the CFR grammar wants, and cited
+nowhere in the text): every ``1926`` in section numbers, titles, paths and text becomes the copy's
+part, so ids never collide and cross-references stay inside the copy (citations of other parts stay
+as they are, dangling as in the original), and every non-empty line of text gets the part number
+appended (`` 2926``: a number, so the offline extractor takes no entity from it),
 so no copied section has the text of its original. That is why a copy cannot be cheaper than real
 text: ids and content hashes differ (the extraction journal never matches) and every provision is
 parsed and embedded. What a copy shares with real text is its vocabulary: entity names and relation
@@ -29,11 +32,11 @@ _BASE = re.compile(rf"\b{BASE_PART}\b")
 
 def parts_for(size: float) -> list[tuple[str, float]]:
     """(part number, share of that copy) for a corpus of ``size`` times Part 1926."""
-    if not (0 < size <= 50):
-        raise ValueError(f"--sizes: each size must be in (0, 50], got {size}")
+    if not (0 < size <= 9):
+        raise ValueError(f"--sizes: each size must be in (0, 9] (copies are parts 1926 to 9926), got {size}")
     whole, frac = int(size), round(size - int(size), 6)
     shares = [1.0] * whole + ([frac] if frac > 0 else [])
-    return [(str(int(BASE_PART) + k), share) for k, share in enumerate(shares)]
+    return [(f"{k + 1}{BASE_PART[1:]}", share) for k, share in enumerate(shares)]
 
 
 def renumber(text: str, part: str) -> str:
@@ -73,8 +76,9 @@ def leading_share(sections: Sequence[Mapping[str, Any]], share: float) -> list[M
 
 
 def multiply(sections: Sequence[Mapping[str, Any]], size: float) -> list[dict[str, Any]]:
-    """The section objects of a corpus of ``size`` times the given part (see the module docstring)."""
-    return [copy_section(s, part) for part, share in parts_for(size) for s in leading_share(sections, share)]
+    """The section objects of a corpus of ``size`` times Part 1926 (see the module docstring)."""
+    own = [s for s in sections if str(s.get("section", "")).split(".")[0] == BASE_PART]
+    return [copy_section(s, part) for part, share in parts_for(size) for s in leading_share(own, share)]
 
 
 def multiply_structure(tree: Mapping[str, Any], size: float) -> dict[str, Any]:

@@ -42,18 +42,18 @@ SECTIONS = [
 
 def test_a_size_is_the_part_then_renumbered_copies_the_last_one_cut_to_the_fraction():
     assert scale_corpus.parts_for(1) == [("1926", 1.0)]
-    assert scale_corpus.parts_for(2.5) == [("1926", 1.0), ("1927", 1.0), ("1928", 0.5)]
+    assert scale_corpus.parts_for(2.5) == [("1926", 1.0), ("2926", 1.0), ("3926", 0.5)]
     assert scale_corpus.parts_for(0.25) == [("1926", 0.25)]
-    for bad in (0, -1, 51):
+    for bad in (0, -1, 10):
         with pytest.raises(ValueError, match="--sizes"):
             scale_corpus.parts_for(bad)
 
 
 def test_a_copy_cites_its_own_part_and_leaves_other_numbers_alone():
-    copied = scale_corpus.copy_section(SECTIONS[1], "1927")
-    assert copied["section"] == "1927.2" and copied["title"].startswith("§ 1927.2 ")
-    assert copied["path"].startswith("PART 1927—")
-    assert "§ 1927.1(b)" in copied["content"] and "29 CFR 1910.2" in copied["content"]
+    copied = scale_corpus.copy_section(SECTIONS[1], "2926")
+    assert copied["section"] == "2926.2" and copied["title"].startswith("§ 2926.2 ")
+    assert copied["path"].startswith("PART 2926—")
+    assert "§ 2926.1(b)" in copied["content"] and "29 CFR 1910.2" in copied["content"]
     assert "41926" in copied["content"] and "19260" in copied["content"]
     assert scale_corpus.copy_section(SECTIONS[1], "1926") == SECTIONS[1]
 
@@ -64,20 +64,26 @@ def test_every_provision_of_a_multiplied_corpus_has_its_own_id_and_copies_never_
     provisions = parse_ecfr_json(source, corpus="scale", parts=None).provisions
     ids = [p.id for p in provisions]
     assert len(ids) == len(set(ids))
-    assert {p.id for p in provisions if p.kind.value == "part"} == {"1926", "1927", "1928"}
+    assert {p.id for p in provisions if p.kind.value == "part"} == {"1926", "2926", "3926"}
     by_part: dict[str, set[str]] = {}
     for p in provisions:
         if p.text:
             by_part.setdefault(p.id.split(".")[0].split(" ")[0], set()).add(p.text)
-    shared = by_part["1926"] & by_part["1927"] | by_part["1927"] & by_part["1928"]
+    shared = by_part["1926"] & by_part["2926"] | by_part["2926"] & by_part["3926"]
     assert shared <= {"Capacity."}, shared  # a bare paragraph heading keeps its words; nothing else repeats
     assert len(provisions) == 3 * len(parse_ecfr_json(source, corpus="scale", parts=("1926",)).provisions)
+
+
+def test_sections_of_other_parts_in_the_source_are_left_out_as_bifrost_ingest_does():
+    other = {**SECTIONS[0], "section": "1928.1", "title": "§ 1928.1 Purpose.", "source": "29 CFR 1928.1"}
+    assert [s["section"] for s in scale_corpus.multiply([*SECTIONS, other], 2)] == [
+        "1926.1", "1926.2", "1926.3", "2926.1", "2926.2", "2926.3"]
 
 
 def test_a_fraction_takes_the_first_sections_by_their_paragraph_lines():
     assert [s["section"] for s in scale_corpus.multiply(SECTIONS, 0.2)] == ["1926.1"]
     assert [s["section"] for s in scale_corpus.multiply(SECTIONS, 0.3)] == ["1926.1", "1926.2"]  # weights 3, 3, 5
-    assert [s["section"] for s in scale_corpus.multiply(SECTIONS, 1.5)] == ["1926.1", "1926.2", "1926.3", "1927.1", "1927.2"]
+    assert [s["section"] for s in scale_corpus.multiply(SECTIONS, 1.5)] == ["1926.1", "1926.2", "1926.3", "2926.1", "2926.2"]
 
 
 def test_the_structure_holds_the_part_once_per_copy_renumbered():
@@ -86,8 +92,8 @@ def test_the_structure_holds_the_part_once_per_copy_renumbered():
         {"type": "part", "identifier": "1926", "label_description": "Construction", "children": [
             {"type": "subpart", "identifier": "A", "children": [{"type": "section", "identifier": "1926.1"}]}]}]}
     out = scale_corpus.multiply_structure(tree, 2)
-    assert [p["identifier"] for p in out["children"]] == ["1926", "1927"]
-    assert out["children"][1]["children"][0]["children"][0]["identifier"] == "1927.1"
+    assert [p["identifier"] for p in out["children"]] == ["1926", "2926"]
+    assert out["children"][1]["children"][0]["children"][0]["identifier"] == "2926.1"
     with pytest.raises(ValueError, match="no part 1926"):
         scale_corpus.multiply_structure({"type": "title", "children": []}, 1)
 
@@ -112,6 +118,6 @@ def test_the_markdown_has_a_row_per_size_and_a_slope_row_per_step():
 
 def test_sizes_are_a_sorted_comma_list_and_bad_ones_name_the_flag():
     assert scale_bench.sizes_arg("4,1,2,0.5,2") == [0.5, 1.0, 2.0, 4.0]
-    for bad in ("", "one", "0,1", "1,99"):
+    for bad in ("", "one", "0,1", "1,10"):
         with pytest.raises(argparse.ArgumentTypeError, match="--sizes"):
             scale_bench.sizes_arg(bad)
