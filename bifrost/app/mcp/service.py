@@ -115,10 +115,11 @@ class McpService:
         req = checked(SearchRequest, query=query, corpus=corpus, k=k)
         self.require_corpus(req.corpus)
         self._retriever(req.corpus)
-        items = self.bifrost.search(req.query, req.corpus, req.k)
+        hits = _hits(self.bifrost.search(req.query, req.corpus, req.k))
+        found = {p.id: p for p in self.bifrost.sql.provisions(req.corpus, [h.id for h in hits])}  # one query, not k
         results = []
-        for hit in _hits(items):
-            p = self.bifrost.provision(req.corpus, hit.id)
+        for hit in hits:
+            p = found.get(hit.id)
             results.append(SearchHit(**hit.model_dump(), heading=p.heading if p else "", text=p.text if p else "",
                                      url=p.url if p else None, uri=provision_uri(req.corpus, hit.id)))
         return SearchResult(query=req.query, corpus=req.corpus, results=results)
