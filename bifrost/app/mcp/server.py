@@ -17,6 +17,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Annotated, Any, Literal, TypeVar
 
+import anyio
 import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
@@ -26,6 +27,7 @@ from pydantic import Field
 from bifrost.app.facade import Bifrost
 from bifrost.app.mcp.models import AskResult, EntityResult, ProvisionResult, SearchResult
 from bifrost.app.mcp.service import McpService
+from bifrost.app.mcp.stdio import serve_stdio
 from bifrost.app.mcp.uris import TEMPLATE
 from bifrost.app.requests import MAX_DEPTH, MAX_QUESTION, MAX_RESULTS, InvalidQuestion, InvalidRequest
 from bifrost.core.errors import BifrostError, ModelUnavailableError, NotFoundError, RetryableError, StoreError
@@ -219,6 +221,6 @@ def serve(bifrost: Bifrost, transport: Transport = "stdio", host: str = "127.0.0
         with stdout_to_stderr():
             service.warm_up()
     if transport == "stdio":
-        server.run("stdio")
+        anyio.run(serve_stdio, server)
     else:
         server.run("streamable-http", host=host, port=port)
