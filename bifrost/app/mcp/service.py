@@ -71,13 +71,18 @@ class McpService:
         self._corpora = list(corpora) if corpora else None
         self.page_size = page_size
         self._load_lock = threading.Lock()
+        self._known: frozenset[str] = frozenset()
 
     def corpora(self) -> list[str]:
         """Corpora offered: the ones given at startup, else every ingested one."""
         return list(self._corpora) if self._corpora is not None else self.bifrost.corpora()
 
     def require_corpus(self, corpus: str) -> None:
-        check_corpus(corpus, self.corpora())
+        """`NotFoundError` unless ``corpus`` is served; the ingested names are read once and again
+        only for a name not seen yet (a corpus ingested while serving), not on every call."""
+        if self._corpora is None and corpus not in self._known:
+            self._known = frozenset(self.bifrost.corpora())
+        check_corpus(corpus, self._corpora if self._corpora is not None else sorted(self._known))
 
     def warm_up(self) -> None:
         """Load each corpus's retriever (models and indexes) so the first call is fast."""
