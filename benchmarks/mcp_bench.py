@@ -8,7 +8,9 @@ change is measured in the same run. The calls are interleaved question by questi
 the in-process call and the servers rotates), so that all see the same load on a shared machine;
 reported per server: p50 / p95 of the call and of the paired overhead (the MCP call minus the
 in-process call for the same question: what the protocol, the transport and the result records
-cost), and the 1-minute load average before and after.
+cost), the server's voluntary context switches per call (all its threads, from /proc on Linux: each
+is a thread going to sleep to be woken again, a count the machine's load does not change), and the
+1-minute load average before and after.
 Run on a copy of a built home (the server only reads, but keep the original untouched):
 `cp -a .bifrost-demo /tmp/osha && python benchmarks/mcp_bench.py --home /tmp/osha [--code OLD --code .]`.
 """
@@ -53,8 +55,35 @@ def server_env(code: Path = ROOT) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": path, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 
 
-async def paired(bf: Bifrost, targets: list, corpus: str, questions: list[str], k: int) -> tuple[list[float], list[list[float]]]:
-    """In-process ms per question, and each server's MCP ms per question, interleaved."""
+def server_pids() -> dict[Path, int]:
+    """This process's child processes by working folder (each server runs in its code tree); Linux only."""
+    pids = {}
+    for children in Path(f"/proc/{os.getpid()}/task").glob("*/children"):
+        for pid in children.read_text().split():
+            try:
+                pids[Path(os.readlink(f"/proc/{pid}/cwd"))] = int(pid)
+            except OSError:
+                continue
+    return pids
+
+
+def voluntary_switches(pid: int | None) -> int | None:
+    """Voluntary context switches of every live thread of a process (None when /proc cannot tell)."""
+    if pid is None:
+        return None
+    total = 0
+    for status in Path(f"/proc/{pid}/task").glob("*/status"):
+        try:
+            total += sum(int(line.split()[1]) for line in status.read_text().splitlines() if line.startswith("voluntary_ctxt_switches"))
+        except OSError:
+            continue
+    return total
+
+
+async def paired(bf: Bifrost, targets: list, corpus: str, questions: list[str], k: int,
+                 codes: list[Path]) -> tuple[list[float], list[list[float]], list[float | None]]:
+    """In-process ms per question, each server's MCP ms per question (interleaved), and each
+    server's voluntary context switches per call."""
     async with AsyncExitStack() as stack:
         clients = [await stack.enter_async_context(Client(t, read_timeout_seconds=600)) for t in targets]
 
@@ -73,6 +102,9 @@ async def paired(bf: Bifrost, targets: list, corpus: str, questions: list[str], 
         local(questions[0])  # load models and indexes on every side
         for c in clients:
             await remote(c, questions[0])
+        pids = server_pids()
+        pid_of = [pids.get(code) for code in codes]
+        switches = [voluntary_switches(pid) for pid in pid_of]
         here: list[float] = []
         there: list[list[float]] = [[] for _ in clients]
         slots = [-1, *range(len(clients))]  # -1: the in-process call
@@ -83,7 +115,9 @@ async def paired(bf: Bifrost, targets: list, corpus: str, questions: list[str], 
                     here.append(local(q))
                 else:
                     there[slot].append(await remote(clients[slot], q))
-        return here, there
+        after = [voluntary_switches(pid) for pid in pid_of]
+        per_call = [round((b - a) / len(questions), 1) if a is not None and b is not None else None for a, b in zip(switches, after)]
+        return here, there, per_call
 
 
 def free_port() -> int:
@@ -116,7 +150,8 @@ def http_server(stack: ExitStack, home: Path, corpus: str, code: Path) -> str:
     return f"http://127.0.0.1:{port}/mcp"
 
 
-def run(home: Path, corpus: str, questions: list[str], k: int, transport: str, codes: list[Path]) -> tuple[list[float], list[list[float]]]:
+def run(home: Path, corpus: str, questions: list[str], k: int, transport: str,
+        codes: list[Path]) -> tuple[list[float], list[list[float]], list[float | None]]:
     bf = Bifrost(Settings(home=home))
     try:
         with ExitStack() as stack:
@@ -125,7 +160,7 @@ def run(home: Path, corpus: str, questions: list[str], k: int, transport: str, c
                 targets: list = [StdioServerParameters(command=cmd[0], args=cmd[1:], env=server_env(c), cwd=str(c)) for c in codes]
             else:
                 targets = [http_server(stack, home, corpus, c) for c in codes]
-            return anyio.run(paired, bf, targets, corpus, questions, k)
+            return anyio.run(paired, bf, targets, corpus, questions, k, codes)
     finally:
         bf.close()
 
@@ -145,11 +180,12 @@ def main() -> None:
     lines = [line for line in args.questions.read_text().splitlines() if line.strip()]
     questions = [json.loads(line)["question"] for line in lines][: args.calls]
     load_before = os.getloadavg()[0]
-    here, there = run(args.home, args.corpus, questions, args.k, args.transport, codes)
+    here, there, switches = run(args.home, args.corpus, questions, args.k, args.transport, codes)
     servers = [{
         "code": str(code), "mcp": summary(times),
         "paired_overhead": summary([b - a for a, b in zip(here, times)]),
-    } for code, times in zip(codes, there)]
+        "server_voluntary_context_switches_per_call": per_call,
+    } for code, times, per_call in zip(codes, there, switches)]
     print(json.dumps({
         "benchmark": "MCP search tool vs in-process facade search", "corpus": args.corpus, "calls": len(questions),
         "k": args.k, "transport": args.transport, "in_process": summary(here), "servers": servers,
