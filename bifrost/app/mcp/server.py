@@ -5,7 +5,8 @@ A `BifrostError` becomes an MCP error (JSON-RPC) with the message the web API gi
 goes on serving. `MCPServer` lists only static resources, all at once, so `ResourcePages`
 (SDK middleware) answers ``resources/list`` a page at a time with the SDK's cursor. On stdio,
 nothing but protocol messages reaches stdout: model loading runs with stdout sent to stderr,
-and the SDK's stdio transport diverts stray writes while it serves.
+and `stdio.serve_stdio` (the SDK's transport, its pipes read and written from the event loop)
+diverts stray writes while it serves.
 """
 
 from __future__ import annotations
