@@ -122,8 +122,9 @@ def create_server(bifrost: Bifrost, corpora: Sequence[str] | None = None, page_s
     service = McpService(bifrost, corpora, page_size)
     server = MCPServer("bifrost", version="0.1.0", instructions=INSTRUCTIONS, log_level="WARNING",
                        middleware=[ResourcePages(service)])
-    add_question_tools(server, service, Reads(inline_reads))
-    add_graph_tools(server, service, Reads(inline_reads))
+    read = Reads(inline_reads)
+    add_question_tools(server, service, read)
+    add_graph_tools(server, service, read)
     return server, service
 
 
