@@ -2,12 +2,17 @@
 
 N calls (default 50: the first N questions of the set) both ways: `Bifrost.search` in this
 process and `search` through the SDK's client against `bifrost mcp` started as a subprocess
-(stdio, or streamable HTTP with --transport http), both warmed up first. The two are
-interleaved question by question (alternating which goes first), so that both see the same load
-on a shared machine; reported: p50 / p95 of each, and the p50 of the paired differences (what
-the protocol, the transport and the result records cost).
+(stdio, or streamable HTTP with --transport http), both warmed up first. With ``--code`` (repeatable)
+one server per code tree runs (its packages first on PYTHONPATH), so that code before and after a
+change is measured in the same run. The calls are interleaved question by question (the order of
+the in-process call and the servers rotates), so that all see the same load on a shared machine;
+reported per server: p50 / p95 of the call and of the paired overhead (the MCP call minus the
+in-process call for the same question: what the protocol, the transport and the result records
+cost), the server's voluntary context switches per call (all its threads, from /proc on Linux: each
+is a thread going to sleep to be woken again, a count the machine's load does not change), and the
+1-minute load average before and after.
 Run on a copy of a built home (the server only reads, but keep the original untouched):
-`cp -a .bifrost-demo /tmp/osha && python benchmarks/mcp_bench.py --home /tmp/osha`.
+`cp -a .bifrost-demo /tmp/osha && python benchmarks/mcp_bench.py --home /tmp/osha [--code OLD --code .]`.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import statistics
 import subprocess
 import sys
 import time
+from contextlib import AsyncExitStack, ExitStack
 from pathlib import Path
 
 import anyio
@@ -44,16 +50,44 @@ def server_command(home: Path, corpus: str, *extra: str) -> list[str]:
     return [sys.executable, "-m", "bifrost.app.cli.app", "--home", str(home), "mcp", "--corpus", corpus, *extra]
 
 
-def server_env() -> dict[str, str]:
-    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+def server_env(code: Path = ROOT) -> dict[str, str]:
+    path = os.pathsep.join(p for p in (str(code), os.environ.get("PYTHONPATH", "")) if p)
     return {**os.environ, "PYTHONPATH": path, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 
 
-async def paired(bf: Bifrost, target, corpus: str, questions: list[str], k: int) -> tuple[list[float], list[float]]:
-    """(in-process ms, MCP ms) per question, interleaved."""
-    async with Client(target, read_timeout_seconds=600) as client:
+def server_pids() -> dict[Path, int]:
+    """This process's child processes by working folder (each server runs in its code tree); Linux only."""
+    pids = {}
+    for children in Path(f"/proc/{os.getpid()}/task").glob("*/children"):
+        for pid in children.read_text().split():
+            try:
+                pids[Path(os.readlink(f"/proc/{pid}/cwd"))] = int(pid)
+            except OSError:
+                continue
+    return pids
 
-        async def remote(q: str) -> float:
+
+def voluntary_switches(pid: int | None) -> int | None:
+    """Voluntary context switches of every live thread of a process (None when /proc cannot tell)."""
+    if pid is None:
+        return None
+    total = 0
+    for status in Path(f"/proc/{pid}/task").glob("*/status"):
+        try:
+            total += sum(int(line.split()[1]) for line in status.read_text().splitlines() if line.startswith("voluntary_ctxt_switches"))
+        except OSError:
+            continue
+    return total
+
+
+async def paired(bf: Bifrost, targets: list, corpus: str, questions: list[str], k: int,
+                 codes: list[Path]) -> tuple[list[float], list[list[float]], list[float | None]]:
+    """In-process ms per question, each server's MCP ms per question (interleaved), and each
+    server's voluntary context switches per call."""
+    async with AsyncExitStack() as stack:
+        clients = [await stack.enter_async_context(Client(t, read_timeout_seconds=600)) for t in targets]
+
+        async def remote(client: Client, q: str) -> float:
             t = time.perf_counter()
             result = await client.call_tool("search", {"query": q, "corpus": corpus, "k": k})
             if result.is_error:
@@ -65,17 +99,25 @@ async def paired(bf: Bifrost, target, corpus: str, questions: list[str], k: int)
             bf.search(q, corpus, k)
             return (time.perf_counter() - t) * 1000
 
-        local(questions[0])  # load models and indexes on both sides
-        await remote(questions[0])
-        here, there = [], []
+        local(questions[0])  # load models and indexes on every side
+        for c in clients:
+            await remote(c, questions[0])
+        pids = server_pids()
+        pid_of = [pids.get(code) for code in codes]
+        switches = [voluntary_switches(pid) for pid in pid_of]
+        here: list[float] = []
+        there: list[list[float]] = [[] for _ in clients]
+        slots = [-1, *range(len(clients))]  # -1: the in-process call
         for i, q in enumerate(questions):
-            if i % 2:
-                there.append(await remote(q))
-                here.append(local(q))
-            else:
-                here.append(local(q))
-                there.append(await remote(q))
-        return here, there
+            shift = i % len(slots)
+            for slot in slots[shift:] + slots[:shift]:
+                if slot < 0:
+                    here.append(local(q))
+                else:
+                    there[slot].append(await remote(clients[slot], q))
+        after = [voluntary_switches(pid) for pid in pid_of]
+        per_call = [round((b - a) / len(questions), 1) if a is not None and b is not None else None for a, b in zip(switches, after)]
+        return here, there, per_call
 
 
 def free_port() -> int:
@@ -89,26 +131,36 @@ def port_open(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
-def run(home: Path, corpus: str, questions: list[str], k: int, transport: str) -> tuple[list[float], list[float]]:
+def http_server(stack: ExitStack, home: Path, corpus: str, code: Path) -> str:
+    """Start `bifrost mcp --transport http` from a code tree (stopped when the stack closes); its URL."""
+    port = free_port()
+    proc = subprocess.Popen(server_command(home, corpus, "--transport", "http", "--port", str(port)),
+                            env=server_env(code), cwd=str(code), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def stop() -> None:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+    stack.callback(stop)
+    deadline = time.monotonic() + 600
+    while not port_open(port):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"the MCP server of {code} did not start")
+        time.sleep(0.2)
+    return f"http://127.0.0.1:{port}/mcp"
+
+
+def run(home: Path, corpus: str, questions: list[str], k: int, transport: str,
+        codes: list[Path]) -> tuple[list[float], list[list[float]], list[float | None]]:
     bf = Bifrost(Settings(home=home))
     try:
-        if transport == "stdio":
-            cmd = server_command(home, corpus)
-            params = StdioServerParameters(command=cmd[0], args=cmd[1:], env=server_env(), cwd=str(ROOT))
-            return anyio.run(paired, bf, params, corpus, questions, k)
-        port = free_port()
-        proc = subprocess.Popen(server_command(home, corpus, "--transport", "http", "--port", str(port)),
-                                env=server_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            deadline = time.monotonic() + 600
-            while not port_open(port):
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("the MCP server did not start")
-                time.sleep(0.2)
-            return anyio.run(paired, bf, f"http://127.0.0.1:{port}/mcp", corpus, questions, k)
-        finally:
-            proc.terminate()
-            proc.wait(timeout=30)
+        with ExitStack() as stack:
+            if transport == "stdio":
+                cmd = server_command(home, corpus)
+                targets: list = [StdioServerParameters(command=cmd[0], args=cmd[1:], env=server_env(c), cwd=str(c)) for c in codes]
+            else:
+                targets = [http_server(stack, home, corpus, c) for c in codes]
+            return anyio.run(paired, bf, targets, corpus, questions, k, codes)
     finally:
         bf.close()
 
@@ -121,16 +173,23 @@ def main() -> None:
     ap.add_argument("--calls", type=int, default=50)
     ap.add_argument("--k", type=int, default=10)
     ap.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    ap.add_argument("--code", type=Path, action="append",
+                    help="Code tree whose server to measure (repeatable: one server each, same run; default: this checkout)")
     args = ap.parse_args()
+    codes = [c.resolve() for c in args.code or [ROOT]]
     lines = [line for line in args.questions.read_text().splitlines() if line.strip()]
     questions = [json.loads(line)["question"] for line in lines][: args.calls]
-    here, there = run(args.home, args.corpus, questions, args.k, args.transport)
-    local, remote = summary(here), summary(there)
+    load_before = os.getloadavg()[0]
+    here, there, switches = run(args.home, args.corpus, questions, args.k, args.transport, codes)
+    servers = [{
+        "code": str(code), "mcp": summary(times),
+        "paired_overhead": summary([b - a for a, b in zip(here, times)]),
+        "server_voluntary_context_switches_per_call": per_call,
+    } for code, times, per_call in zip(codes, there, switches)]
     print(json.dumps({
         "benchmark": "MCP search tool vs in-process facade search", "corpus": args.corpus, "calls": len(questions),
-        "k": args.k, "transport": args.transport, "in_process": local, "mcp": remote,
-        "difference_of_p50_ms": round(remote["p50_ms"] - local["p50_ms"], 1),
-        "paired_overhead_p50_ms": round(statistics.median(b - a for a, b in zip(here, there)), 1),
+        "k": args.k, "transport": args.transport, "in_process": summary(here), "servers": servers,
+        "load_average_1min": {"before": round(load_before, 2), "after": round(os.getloadavg()[0], 2)},
     }, indent=2))
 
 

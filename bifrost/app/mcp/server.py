@@ -5,7 +5,8 @@ A `BifrostError` becomes an MCP error (JSON-RPC) with the message the web API gi
 goes on serving. `MCPServer` lists only static resources, all at once, so `ResourcePages`
 (SDK middleware) answers ``resources/list`` a page at a time with the SDK's cursor. On stdio,
 nothing but protocol messages reaches stdout: model loading runs with stdout sent to stderr,
-and the SDK's stdio transport diverts stray writes while it serves.
+and `stdio.serve_stdio` (the SDK's transport, its pipes read and written from the event loop)
+diverts stray writes while it serves.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ import contextlib
 import logging
 import os
 import sys
-from collections.abc import Iterator, Sequence
-from typing import Annotated, Any, Literal
+from collections.abc import Callable, Iterator, Sequence
+from typing import Annotated, Any, Literal, TypeVar
 
+import anyio
 import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
@@ -26,6 +28,7 @@ from pydantic import Field
 from bifrost.app.facade import Bifrost
 from bifrost.app.mcp.models import AskResult, EntityResult, ProvisionResult, SearchResult
 from bifrost.app.mcp.service import McpService
+from bifrost.app.mcp.stdio import serve_stdio
 from bifrost.app.mcp.uris import TEMPLATE
 from bifrost.app.requests import MAX_DEPTH, MAX_QUESTION, MAX_RESULTS, InvalidQuestion, InvalidRequest
 from bifrost.core.errors import BifrostError, ModelUnavailableError, NotFoundError, RetryableError, StoreError
@@ -33,6 +36,7 @@ from bifrost.core.store.edition_diff import EditionDiff
 from bifrost.core.types import NavigatorSubgraph
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 Transport = Literal["stdio", "http"]
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
@@ -96,17 +100,35 @@ class ResourcePages:
         return page | ({"nextCursor": nxt} if nxt else {})
 
 
-def create_server(bifrost: Bifrost, corpora: Sequence[str] | None = None, page_size: int = 100) -> tuple[MCPServer, McpService]:
-    """The MCP server over an injected facade (``corpora`` limits what is served; default: all ingested)."""
+class Reads:
+    """How the quick read tools (`search`, `provision`, `neighbours`, `entity`: local work, no chat
+    model) run: on the event loop when ``inline`` (stdio: one client, a worker-thread handoff and
+    the wake-up back cost several ms per call on a busy machine, see `benchmarks/mcp_bench.py`), else
+    in a worker thread (HTTP: one client's call must not stall another's). `ask` and `diff` always
+    run in a worker thread (a chat model or a large edition can take seconds)."""
+
+    def __init__(self, inline: bool) -> None:
+        self.inline = inline
+
+    async def __call__(self, fn: Callable[..., T], *args: Any) -> T:
+        with mcp_errors():
+            return fn(*args) if self.inline else await anyio.to_thread.run_sync(fn, *args)
+
+
+def create_server(bifrost: Bifrost, corpora: Sequence[str] | None = None, page_size: int = 100,
+                  inline_reads: bool = False) -> tuple[MCPServer, McpService]:
+    """The MCP server over an injected facade (``corpora`` limits what is served; default: all ingested);
+    ``inline_reads`` runs the quick read tools on the event loop (see `Reads`; right for stdio)."""
     service = McpService(bifrost, corpora, page_size)
     server = MCPServer("bifrost", version="0.1.0", instructions=INSTRUCTIONS, log_level="WARNING",
                        middleware=[ResourcePages(service)])
-    add_question_tools(server, service)
-    add_graph_tools(server, service)
+    read = Reads(inline_reads)
+    add_question_tools(server, service, read)
+    add_graph_tools(server, service, read)
     return server, service
 
 
-def add_question_tools(server: MCPServer, service: McpService) -> None:
+def add_question_tools(server: MCPServer, service: McpService, read: Reads) -> None:
     """The `ask` and `search` tools."""
 
     @server.tool(annotations=READ_ONLY)
@@ -121,28 +143,26 @@ def add_question_tools(server: MCPServer, service: McpService) -> None:
             return service.ask(question, corpus, as_of)
 
     @server.tool(annotations=READ_ONLY)
-    def search(
+    async def search(
         query: Annotated[str, Field(description=f"What to look for, 1 to {MAX_QUESTION} characters")],
         corpus: Corpus,
         k: Annotated[int, Field(description=f"How many provisions, 1 to {MAX_RESULTS}",
                                 json_schema_extra={"minimum": 1, "maximum": MAX_RESULTS})] = 10,
     ) -> SearchResult:
         """Rank provisions for a query (keyword, embedding and both graphs), each with why it was retrieved."""
-        with mcp_errors():
-            return service.search(query, corpus, k)
+        return await read(service.search, query, corpus, k)
 
 
-def add_graph_tools(server: MCPServer, service: McpService) -> None:
+def add_graph_tools(server: MCPServer, service: McpService, read: Reads) -> None:
     """The `provision`, `neighbours` and `entity` tools, and provisions as resources."""
 
     @server.tool(annotations=READ_ONLY)
-    def provision(id: ProvisionId, corpus: Corpus) -> ProvisionResult:  # noqa: A002 - the tool's argument
+    async def provision(id: ProvisionId, corpus: Corpus) -> ProvisionResult:  # noqa: A002 - the tool's argument
         """A provision's text, heading, official URL, parent, children and cross-references in and out."""
-        with mcp_errors():
-            return service.provision(id, corpus)
+        return await read(service.provision, id, corpus)
 
     @server.tool(annotations=READ_ONLY)
-    def neighbours(
+    async def neighbours(
         id: ProvisionId,  # noqa: A002
         corpus: Corpus,
         depth: Annotated[int, Field(description=f"Edges to walk from the provision, 0 to {MAX_DEPTH}",
@@ -152,17 +172,15 @@ def add_graph_tools(server: MCPServer, service: McpService) -> None:
         )] = None,
     ) -> NavigatorSubgraph:
         """The Document Navigator Graph around a provision: nodes (with their depth) and HAS / REFERS_TO edges."""
-        with mcp_errors():
-            return service.neighbours(id, corpus, depth, kinds)
+        return await read(service.neighbours, id, corpus, depth, kinds)
 
     @server.tool(annotations=READ_ONLY)
-    def entity(
+    async def entity(
         name: Annotated[str, Field(description="Entity name, e.g. guardrail system (the closest one is used)")],
         corpus: Corpus,
     ) -> EntityResult:
         """An entity of the Entity Network, the provisions that mention it and its relations."""
-        with mcp_errors():
-            return service.entity(name, corpus)
+        return await read(service.entity, name, corpus)
 
     @server.tool(annotations=READ_ONLY)
     def diff(
@@ -200,11 +218,11 @@ def stdout_to_stderr() -> Iterator[None]:
 def serve(bifrost: Bifrost, transport: Transport = "stdio", host: str = "127.0.0.1", port: int = 8765,
           corpora: Sequence[str] | None = None, warm: bool = True, page_size: int = 100) -> None:
     """Run the server until the client goes away (stdio) or the process is stopped (http)."""
-    server, service = create_server(bifrost, corpora, page_size)
+    server, service = create_server(bifrost, corpora, page_size, inline_reads=transport == "stdio")
     if warm:
         with stdout_to_stderr():
             service.warm_up()
     if transport == "stdio":
-        server.run("stdio")
+        anyio.run(serve_stdio, server)
     else:
         server.run("streamable-http", host=host, port=port)

@@ -71,13 +71,18 @@ class McpService:
         self._corpora = list(corpora) if corpora else None
         self.page_size = page_size
         self._load_lock = threading.Lock()
+        self._known: frozenset[str] = frozenset()
 
     def corpora(self) -> list[str]:
         """Corpora offered: the ones given at startup, else every ingested one."""
         return list(self._corpora) if self._corpora is not None else self.bifrost.corpora()
 
     def require_corpus(self, corpus: str) -> None:
-        check_corpus(corpus, self.corpora())
+        """`NotFoundError` unless ``corpus`` is served; the ingested names are read once and again
+        only for a name not seen yet (a corpus ingested while serving), not on every call."""
+        if self._corpora is None and corpus not in self._known:
+            self._known = frozenset(self.bifrost.corpora())
+        check_corpus(corpus, self._corpora if self._corpora is not None else sorted(self._known))
 
     def warm_up(self) -> None:
         """Load each corpus's retriever (models and indexes) so the first call is fast."""
@@ -115,10 +120,11 @@ class McpService:
         req = checked(SearchRequest, query=query, corpus=corpus, k=k)
         self.require_corpus(req.corpus)
         self._retriever(req.corpus)
-        items = self.bifrost.search(req.query, req.corpus, req.k)
+        hits = _hits(self.bifrost.search(req.query, req.corpus, req.k))
+        found = {p.id: p for p in self.bifrost.sql.provisions(req.corpus, [h.id for h in hits])}  # one query, not k
         results = []
-        for hit in _hits(items):
-            p = self.bifrost.provision(req.corpus, hit.id)
+        for hit in hits:
+            p = found.get(hit.id)
             results.append(SearchHit(**hit.model_dump(), heading=p.heading if p else "", text=p.text if p else "",
                                      url=p.url if p else None, uri=provision_uri(req.corpus, hit.id)))
         return SearchResult(query=req.query, corpus=req.corpus, results=results)
