@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import numpy as np
 
 from bifrost.core.bert_encoder import BertEncoder, load_bert_encoder
+from bifrost.core.encoder_process import EncoderProcess, EncoderProcessError
 from bifrost.core.errors import ModelUnavailableError
 
 if TYPE_CHECKING:
@@ -29,6 +30,23 @@ _PACKAGED_NAMES = frozenset({"all-minilm-l6-v2", "sentence-transformers/all-mini
 @runtime_checkable
 class Embedder(Protocol):
     """Maps texts to float32 row vectors of unit L2 norm, shape ``(len(texts), dim)``."""
+
+    def use_process(self, process: EncoderProcess | None) -> None:
+        """Encode in ``process`` (a child that loads the model meanwhile) instead of loading the model here."""
+        self.process = process
+
+    def _encode(self, texts: list[str]) -> Any:
+        """The model's raw vectors of ``texts``: from the encoder process if one is attached and
+        working, else from the model loaded in this process."""
+        process = self.process
+        if process is not None:
+            try:
+                return process.encode(texts)
+            except EncoderProcessError as e:
+                log.warning("%s; loading the embedding model in this process", e)
+                self.process = None
+                process.close()
+        return raw_vectors(self._load(), texts, self.batch_size)
 
     @property
     def dim(self) -> int: ...
@@ -99,6 +117,21 @@ def resolve_model(name_or_path: str, offline: bool | None = None) -> str:
     return name_or_path
 
 
+def raw_vectors(model: Any, texts: list[str], batch_size: int) -> Any:
+    """The vectors a loaded model (plain-torch BERT or sentence-transformers) gives for ``texts``,
+    before `l2_normalize` (an encoder process calls this too, so both give the same floats)."""
+    if isinstance(model, BertEncoder):
+        return model.encode(texts, batch_size=batch_size)
+    return model.encode(
+        texts, batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False,
+    )
+
+
+def embedder_for(settings: Settings) -> SentenceTransformerEmbedder:
+    """The embedder of a home: the settings' model, runtime and torch thread count."""
+    return SentenceTransformerEmbedder.from_settings(settings, num_threads=settings.embedding_threads)
+
+
 class SentenceTransformerEmbedder:
     """`Embedder` over sentence-transformers, with a bounded in-process LRU cache of text -> vector.
 
@@ -129,6 +162,7 @@ class SentenceTransformerEmbedder:
             raise ValueError(f"embedding runtime {runtime!r}: use 'auto' or 'sentence-transformers'")
         self.runtime = runtime
         self._model: Any = None
+        self.process: EncoderProcess | None = None  # see `use_process`
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
         self._load_lock = threading.Lock()  # one load when two threads (web requests) race
@@ -175,6 +209,23 @@ class SentenceTransformerEmbedder:
             return None
         return load_bert_encoder(location)
 
+    def use_process(self, process: EncoderProcess | None) -> None:
+        """Encode in ``process`` (a child that loads the model meanwhile) instead of loading the model here."""
+        self.process = process
+
+    def _encode(self, texts: list[str]) -> Any:
+        """The model's raw vectors of ``texts``: from the encoder process if one is attached and
+        working, else from the model loaded in this process."""
+        process = self.process
+        if process is not None:
+            try:
+                return process.encode(texts)
+            except EncoderProcessError as e:
+                log.warning("%s; loading the embedding model in this process", e)
+                self.process = None
+                process.close()
+        return raw_vectors(self._load(), texts, self.batch_size)
+
     @property
     def dim(self) -> int:
         model = self._load()
@@ -194,15 +245,7 @@ class SentenceTransformerEmbedder:
         missing = list(dict.fromkeys(t for t in texts if t not in known))
         fresh: dict[str, np.ndarray] = {}
         if missing:
-            model = self._load()
-            if isinstance(model, BertEncoder):
-                vectors = model.encode(missing, batch_size=self.batch_size)
-            else:
-                vectors = model.encode(
-                    missing, batch_size=self.batch_size, convert_to_numpy=True, normalize_embeddings=True,
-                    show_progress_bar=False,
-                )
-            fresh = dict(zip(missing, l2_normalize(vectors)))
+            fresh = dict(zip(missing, l2_normalize(self._encode(missing))))
         out = np.stack([known[t] if t in known else fresh[t] for t in texts]).astype(np.float32, copy=False)
         with self._lock:
             if self.cache_size:

@@ -56,9 +56,9 @@ class Resources:
 
     @cached_property
     def embedder(self) -> SentenceTransformerEmbedder:
-        from bifrost.core.embeddings import SentenceTransformerEmbedder
+        from bifrost.core.embeddings import embedder_for
 
-        return SentenceTransformerEmbedder.from_settings(self.settings, num_threads=self.settings.embedding_threads)
+        return embedder_for(self.settings)
 
     @cached_property
     def chat_model(self) -> Any:

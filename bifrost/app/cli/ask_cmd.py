@@ -2,13 +2,39 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.markup import escape
 
-from bifrost.app.cli.common import JsonOpt, emit_json, with_bifrost
+from bifrost.app.cli.common import JsonOpt, emit_json, settings_of, with_bifrost
 from bifrost.app.cli.console import out
+
+if TYPE_CHECKING:
+    from bifrost.app.facade import Bifrost
+    from bifrost.core.types import Answer
+
+
+def answer_with_encoder_process(ctx: typer.Context, action: Callable[[Bifrost], Answer]) -> Answer:
+    """Run ``action`` with the embedding model loading in a child process from the start (a cold
+    command spends as long importing torch as loading indexes; see `bifrost.core.encoder_process`)."""
+    from functools import partial
+
+    from bifrost.core.embeddings import embedder_for
+    from bifrost.core.encoder_process import EncoderProcess
+
+    process = EncoderProcess.start(partial(embedder_for, settings_of(ctx)))
+
+    def run(bf: Bifrost) -> Answer:
+        bf.res.embedder.use_process(process)
+        return action(bf)
+
+    try:
+        return with_bifrost(ctx, run)
+    finally:
+        if process is not None:
+            process.close()
 
 
 def ask(
@@ -23,7 +49,7 @@ def ask(
     )] = None,
 ) -> None:
     """Answer a question; every statement cites provision ids, or the answer is a refusal."""
-    answer = with_bifrost(ctx, lambda bf: bf.ask(question, corpus, as_of=as_of))
+    answer = answer_with_encoder_process(ctx, lambda bf: bf.ask(question, corpus, as_of=as_of))
     if as_json:
         emit_json(answer.model_dump(mode="json"))
         return
