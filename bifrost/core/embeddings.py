@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import numpy as np
 
 from bifrost.core.bert_encoder import BertEncoder, load_bert_encoder
-from bifrost.core.encoder_process import EncoderProcess, EncoderProcessError
+from bifrost.core.model_process import ModelProcess, Service, call_or_none
 from bifrost.core.errors import ModelUnavailableError
 
 if TYPE_CHECKING:
@@ -31,22 +31,15 @@ _PACKAGED_NAMES = frozenset({"all-minilm-l6-v2", "sentence-transformers/all-mini
 class Embedder(Protocol):
     """Maps texts to float32 row vectors of unit L2 norm, shape ``(len(texts), dim)``."""
 
-    def use_process(self, process: EncoderProcess | None) -> None:
-        """Encode in ``process`` (a child that loads the model meanwhile) instead of loading the model here."""
+    def use_process(self, process: ModelProcess | None) -> None:
+        """Encode with ``process``'s ``encode`` service (a child that loads the model meanwhile, see
+        `encode_service`) instead of loading the model here; in-process again if it fails."""
         self.process = process
 
     def _encode(self, texts: list[str]) -> Any:
-        """The model's raw vectors of ``texts``: from the encoder process if one is attached and
-        working, else from the model loaded in this process."""
-        process = self.process
-        if process is not None:
-            try:
-                return process.encode(texts)
-            except EncoderProcessError as e:
-                log.warning("%s; loading the embedding model in this process", e)
-                self.process = None
-                process.close()
-        return raw_vectors(self._load(), texts, self.batch_size)
+        """The model's raw vectors of ``texts``, from the model process or the model loaded here."""
+        done, vectors = call_or_none(self.process, ENCODE, texts)
+        return vectors if done else raw_vectors(self._load(), texts, self.batch_size)
 
     @property
     def dim(self) -> int: ...
@@ -132,6 +125,17 @@ def embedder_for(settings: Settings) -> SentenceTransformerEmbedder:
     return SentenceTransformerEmbedder.from_settings(settings, num_threads=settings.embedding_threads)
 
 
+ENCODE = "encode"
+"""The name of the model-process service that encodes texts."""
+
+
+def encode_service(embedder: SentenceTransformerEmbedder) -> Service:
+    """For a model process (`bifrost.core.model_process`): load ``embedder``'s model now; the
+    service maps texts to their raw vectors, as `SentenceTransformerEmbedder` computes them."""
+    model = embedder._load()
+    return lambda texts: raw_vectors(model, texts, embedder.batch_size)
+
+
 class SentenceTransformerEmbedder:
     """`Embedder` over sentence-transformers, with a bounded in-process LRU cache of text -> vector.
 
@@ -162,7 +166,7 @@ class SentenceTransformerEmbedder:
             raise ValueError(f"embedding runtime {runtime!r}: use 'auto' or 'sentence-transformers'")
         self.runtime = runtime
         self._model: Any = None
-        self.process: EncoderProcess | None = None  # see `use_process`
+        self.process: ModelProcess | None = None  # see `use_process`
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
         self._load_lock = threading.Lock()  # one load when two threads (web requests) race
@@ -209,22 +213,15 @@ class SentenceTransformerEmbedder:
             return None
         return load_bert_encoder(location)
 
-    def use_process(self, process: EncoderProcess | None) -> None:
-        """Encode in ``process`` (a child that loads the model meanwhile) instead of loading the model here."""
+    def use_process(self, process: ModelProcess | None) -> None:
+        """Encode with ``process``'s ``encode`` service (a child that loads the model meanwhile, see
+        `encode_service`) instead of loading the model here; in-process again if it fails."""
         self.process = process
 
     def _encode(self, texts: list[str]) -> Any:
-        """The model's raw vectors of ``texts``: from the encoder process if one is attached and
-        working, else from the model loaded in this process."""
-        process = self.process
-        if process is not None:
-            try:
-                return process.encode(texts)
-            except EncoderProcessError as e:
-                log.warning("%s; loading the embedding model in this process", e)
-                self.process = None
-                process.close()
-        return raw_vectors(self._load(), texts, self.batch_size)
+        """The model's raw vectors of ``texts``, from the model process or the model loaded here."""
+        done, vectors = call_or_none(self.process, ENCODE, texts)
+        return vectors if done else raw_vectors(self._load(), texts, self.batch_size)
 
     @property
     def dim(self) -> int:

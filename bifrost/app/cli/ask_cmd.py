@@ -13,21 +13,39 @@ from bifrost.app.cli.console import out
 
 if TYPE_CHECKING:
     from bifrost.app.facade import Bifrost
+    from bifrost.core.model_process import Service
+    from bifrost.core.settings import Settings
     from bifrost.core.types import Answer
 
 
-def answer_with_encoder_process(ctx: typer.Context, action: Callable[[Bifrost], Answer]) -> Answer:
-    """Run ``action`` with the embedding model loading in a child process from the start (a cold
-    command spends as long importing torch as loading indexes; see `bifrost.core.encoder_process`)."""
-    from functools import partial
+def model_services(settings: Settings) -> dict[str, Callable[[], Service]]:
+    """What a cold `ask` loads in a child process: the embedding model and, unless a chat model
+    decomposes questions, the spaCy parser (for a question not in the extraction journal)."""
 
-    from bifrost.core.embeddings import embedder_for
-    from bifrost.core.encoder_process import EncoderProcess
+    def encode() -> Service:
+        from bifrost.core.embeddings import embedder_for, encode_service
 
-    process = EncoderProcess.start(partial(embedder_for, settings_of(ctx)))
+        return encode_service(embedder_for(settings))
+
+    def extract() -> Service:
+        from graph_builders.entities.offline_extractor import extract_service
+
+        return extract_service(settings.spacy_model)
+
+    return {"encode": encode} if settings.llm_model else {"encode": encode, "extract": extract}
+
+
+def answer_with_model_process(ctx: typer.Context, action: Callable[[Bifrost], Answer]) -> Answer:
+    """Run ``action`` with the models loading in a child process from the start (a cold command
+    spends as long importing torch and loading models as loading indexes; see
+    `bifrost.core.model_process`); ``BIFROST_MODEL_PROCESS=false`` keeps everything in this process."""
+    from bifrost.core.model_process import ModelProcess
+
+    settings = settings_of(ctx)
+    process = ModelProcess.start(model_services(settings)) if settings.model_process else None
 
     def run(bf: Bifrost) -> Answer:
-        bf.res.embedder.use_process(process)
+        bf.res.use_model_process(process)
         return action(bf)
 
     try:
@@ -49,7 +67,7 @@ def ask(
     )] = None,
 ) -> None:
     """Answer a question; every statement cites provision ids, or the answer is a refusal."""
-    answer = answer_with_encoder_process(ctx, lambda bf: bf.ask(question, corpus, as_of=as_of))
+    answer = answer_with_model_process(ctx, lambda bf: bf.ask(question, corpus, as_of=as_of))
     if as_json:
         emit_json(answer.model_dump(mode="json"))
         return
