@@ -42,7 +42,8 @@ def answer_with_model_process(ctx: typer.Context, action: Callable[[Bifrost], An
     from bifrost.core.model_process import ModelProcess
 
     settings = settings_of(ctx)
-    process = ModelProcess.start(model_services(settings)) if settings.model_process else None
+    # the parser is needed only for a question not in the extraction journal: loaded speculatively
+    process = ModelProcess.start(model_services(settings), speculative=("extract",)) if settings.model_process else None
 
     def run(bf: Bifrost) -> Answer:
         bf.res.use_model_process(process)
