@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 from rich.markup import escape
 
+from bifrost.app.cli import fast_exit
 from bifrost.app.cli.common import JsonOpt, emit_json, settings_of, with_bifrost
 from bifrost.app.cli.console import out
 
@@ -69,6 +70,7 @@ def ask(
 ) -> None:
     """Answer a question; every statement cites provision ids, or the answer is a refusal."""
     answer = answer_with_model_process(ctx, lambda bf: bf.ask(question, corpus, as_of=as_of))
+    fast_exit.request()  # stores and model processes are closed: only printing is left
     if as_json:
         emit_json(answer.model_dump(mode="json"))
         return

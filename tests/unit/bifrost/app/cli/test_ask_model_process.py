@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -17,15 +18,12 @@ from tests.conftest import subprocess_env
 from tests.unit.mini_corpus import QUESTIONS, built_mini_home
 
 PROBE = """
-import io, json, runpy, sys
+import io, json, sys
 from contextlib import redirect_stdout
-sys.argv = ["bifrost", "--home", sys.argv[1], "ask", "--corpus", "mini", sys.argv[2], "--json"]
+from bifrost.app.cli.app import app
 buf = io.StringIO()
-try:
-    with redirect_stdout(buf):
-        runpy.run_module("bifrost.app.cli.app", run_name="__main__")
-except SystemExit as e:
-    assert e.code in (0, None), e.code
+with redirect_stdout(buf):  # the app, not the entry point: that would end the process after answering
+    app(["--home", sys.argv[1], "ask", "--corpus", "mini", sys.argv[2], "--json"], standalone_mode=False)
 answer = json.loads(buf.getvalue())
 answer.pop("timings")
 print(json.dumps({"answer": answer, "torch": "torch" in sys.modules}))
@@ -53,3 +51,14 @@ def test_the_answer_is_the_same_and_the_parent_never_imports_torch(home, questio
     assert in_child["answer"] == in_process["answer"]
     assert in_child["answer"]["retrieved"]
     assert in_child["torch"] is False and in_process["torch"] is True
+
+
+def test_the_entry_point_prints_the_whole_answer_and_keeps_the_journal_before_its_quick_exit(home, tmp_path):
+    home = shutil.copytree(home, tmp_path / "home")
+    question = QUESTIONS[3]
+    done = subprocess.run([sys.executable, "-m", "bifrost.app.cli.app", "--home", str(home), "ask", "--corpus", "mini",
+                           question, "--json"], env=subprocess_env(), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout)["question"] == question  # all of it: the output was flushed
+    with sqlite3.connect(home / "extraction_journal.db") as db:  # the question's parse was journaled
+        assert db.execute("SELECT count(*) FROM llm_extraction_journal WHERE corpus = 'mini' AND provision_id = 'question'").fetchone()[0] == 1
