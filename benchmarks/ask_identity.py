@@ -31,7 +31,7 @@ process = None
 try:
     from bifrost.app.cli.ask_cmd import model_services
     from bifrost.core.model_process import ModelProcess
-    process = ModelProcess.start(model_services(settings), speculative=("extract",))
+    process = ModelProcess.start(model_services(settings, questions[0], corpus))
 except ImportError:
     pass
 from bifrost.app.facade import Bifrost

@@ -1,9 +1,9 @@
-"""Models loaded in forked child processes, for a cold `bifrost ask`.
+"""Models loaded in a forked child process, for a cold `bifrost ask`.
 
 Importing torch and loading the embedding model take about 2 s, as long as loading the indexes; a
 question not seen before also needs the spaCy parser (2-3 s more). Forked at the start of the
-command, one child per model loads it while the parent loads the indexes (on 2 cores, real
-parallelism; a thread would share the GIL), then answers the parent's requests. Each service is the same code with
+command, the child loads these while the parent loads the indexes (on 2 cores, real parallelism;
+a thread would share the GIL), then answers the parent's requests. Each service is the same code with
 the same libraries and settings as in the parent, so the results are the same (the embedder still
 L2-normalizes the raw vectors in the parent, as in-process). Any failure is a `ModelProcessError`;
 the caller then does the work in-process.
@@ -13,16 +13,14 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
-import os
 import sys
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
 log = logging.getLogger(__name__)
 
-SPECULATIVE_NICE = 10  # how much lower the CPU priority of speculative loading is (os.nice increment)
 REPLY_TIMEOUT_S = 600.0  # loading models on a very busy machine; a dead child answers at once (EOF)
 
 Service = Callable[[Any], Any]
@@ -41,23 +39,24 @@ def fork_is_safe() -> bool:
             and "torch" not in sys.modules)
 
 
-def _serve(conn: Connection, make: Callable[[], Service], nice: int) -> None:
-    """A child: lower its CPU priority by ``nice``, build its service (loading the model), then
-    answer payloads until None. A service that failed to build answers each request with its error."""
-    if nice and hasattr(os, "nice"):
-        os.nice(nice)
-    service: Service | str
-    try:
-        service = make()
-    except Exception as e:  # noqa: BLE001 - reported to the parent, which works in-process and says why
-        service = f"{type(e).__name__}: {e}"
+def _serve(conn: Connection, factories: dict[str, Callable[[], Service]]) -> None:
+    """The child: build every service in order (loading its model), then answer (name, payload)
+    requests until None. A service that failed to build answers each request with its error."""
+    services: dict[str, Service | str] = {}
+    for name, make in factories.items():
+        try:
+            services[name] = make()
+        except Exception as e:  # noqa: BLE001 - reported to the parent, which works in-process and says why
+            services[name] = f"{type(e).__name__}: {e}"
     while True:
         try:
-            payload = conn.recv()
+            request = conn.recv()
         except EOFError:
             return
-        if payload is None:
+        if request is None:
             return
+        name, payload = request
+        service = services.get(name, f"no service {name!r}")
         if isinstance(service, str):
             conn.send(("error", service))
             continue
@@ -67,31 +66,43 @@ def _serve(conn: Connection, make: Callable[[], Service], nice: int) -> None:
             conn.send(("error", f"{type(e).__name__}: {e}"))
 
 
-class _Child:
-    """One forked child serving one service, one request at a time."""
+class ModelProcess:
+    """A forked child that loads models and answers requests to its named services, one at a time.
 
-    def __init__(self, process: Any, conn: Connection) -> None:
-        self.process, self.conn = process, conn
+    One child for all the models: torch is imported once (spaCy's thinc imports it too), so on a
+    machine whose cores are all busy the child costs no more CPU than loading in-process would."""
+
+    def __init__(self, process: Any, conn: Connection, names: frozenset[str]) -> None:
+        self.process, self.conn, self.names = process, conn, names
+        self.failed: set[str] = set()  # services that failed once: the caller works in-process from then on
         self._lock = threading.Lock()
 
     @classmethod
-    def fork(cls, name: str, make: Callable[[], Service], nice: int) -> _Child:
+    def start(cls, factories: dict[str, Callable[[], Service]]) -> ModelProcess | None:
+        """Fork the child, which builds each service with its factory, in order (the same settings
+        as the parent's); None where forking is not available or not safe (work stays in-process)."""
+        if not fork_is_safe():
+            return None
         ctx = multiprocessing.get_context("fork")
         parent, child = ctx.Pipe()
+        sys.stdout.flush()  # a forked child must not inherit (and later write) buffered output
+        sys.stderr.flush()
         try:
-            process = ctx.Process(target=_serve, args=(child, make, nice), daemon=True, name=f"bifrost-{name}")
+            process = ctx.Process(target=_serve, args=(child, factories), daemon=True, name="bifrost-models")
             process.start()
-        except BaseException:
+        except OSError as e:
+            log.info("model process not started (%s); models load in this process", e)
             parent.close()
-            raise
+            return None
         finally:
             child.close()
-        return cls(process, parent)
+        return cls(process, parent, frozenset(factories))
 
-    def call(self, payload: Any) -> Any:
+    def call(self, name: str, payload: Any) -> Any:
+        """The result of service ``name`` for ``payload``, computed in the child."""
         with self._lock:
             try:
-                self.conn.send(payload)
+                self.conn.send((name, payload))
                 if not self.conn.poll(REPLY_TIMEOUT_S):
                     raise ModelProcessError(f"the model process did not answer within {REPLY_TIMEOUT_S:.0f} s")
                 status, value = self.conn.recv()
@@ -107,46 +118,6 @@ class _Child:
         if self.process.is_alive():
             self.process.terminate()
         self.process.join(timeout=5)
-
-
-class ModelProcess:
-    """Forked children that load models and answer requests to their named services (one child per
-    service, so that a slow load never holds up another service)."""
-
-    def __init__(self, children: dict[str, _Child]) -> None:
-        self.children = children
-        self.names = frozenset(children)
-        self.failed: set[str] = set()  # services that failed once: the caller works in-process from then on
-
-    @classmethod
-    def start(cls, factories: dict[str, Callable[[], Service]], speculative: Iterable[str] = ()) -> ModelProcess | None:
-        """Fork one child per service, which builds it with its factory (the same settings as the
-        parent's); the ``speculative`` ones (the parent may not need them) load at a lower CPU
-        priority, so that on a busy machine they do not slow the parent down. None where forking is
-        not available or not safe (work stays in-process)."""
-        if not fork_is_safe():
-            return None
-        sys.stdout.flush()  # a forked child must not inherit (and later write) buffered output
-        sys.stderr.flush()
-        later = frozenset(speculative)
-        children: dict[str, _Child] = {}
-        for name, make in factories.items():
-            try:
-                children[name] = _Child.fork(name, make, SPECULATIVE_NICE if name in later else 0)
-            except OSError as e:
-                log.info("model process for %r not started (%s); it runs in this process", name, e)
-        return cls(children) if children else None
-
-    def call(self, name: str, payload: Any) -> Any:
-        """The result of service ``name`` for ``payload``, computed in its child."""
-        if name not in self.children:
-            raise ModelProcessError(f"no model process serves {name!r}")
-        return self.children[name].call(payload)
-
-    def close(self) -> None:
-        """Stop every child."""
-        for child in self.children.values():
-            child.close()
 
 
 def call_or_none(process: ModelProcess | None, name: str, payload: Any) -> tuple[bool, Any]:

@@ -74,12 +74,14 @@ EXTRACT = "extract"
 """The name of the model-process service that runs the offline extractor."""
 
 
-def extract_service(nlp_name: str, batch_size: int = 64) -> Service:
-    """For a model process (`bifrost.core.model_process`): load the spaCy pipeline now; the service
-    takes (pipeline name, batch size, provisions) and returns their extractions, as
-    `OfflineExtractor.extract_many` computes them (a request for another pipeline or size fails)."""
+def extract_service(nlp_name: str, batch_size: int = 64, preload: bool = True) -> Service:
+    """For a model process (`bifrost.core.model_process`): the spaCy pipeline, loaded now (or on
+    the first request if not ``preload``); the service takes (pipeline name, batch size, provisions)
+    and returns their extractions, as `OfflineExtractor.extract_many` computes them (a request for
+    another pipeline or size fails)."""
     extractor = OfflineExtractor(nlp_name, batch_size=batch_size)
-    extractor.warm_up()
+    if preload:
+        extractor.warm_up()
 
     def extract(request: tuple[str, int, list[Provision]]) -> list[Extraction]:
         name, size, provisions = request

@@ -43,10 +43,10 @@ def test_vectors_from_the_child_are_the_same_floats_and_torch_stays_out_of_the_p
         e = make(); e.use_process(process)
         calls = [(TEXTS, e.embed(TEXTS)), (["scaffold", "excavation"], e.embed(["scaffold", "excavation"]))]
         torch_in_parent = "torch" in sys.modules
-        child_alive = process.children["encode"].process.is_alive()
+        child_alive = process.process.is_alive()
         process.close()
         print(json.dumps({"torch_in_parent": torch_in_parent, "child_alive": child_alive,
-                          "same": same_as_in_process(calls), "ended": not process.children["encode"].process.is_alive()}))
+                          "same": same_as_in_process(calls), "ended": not process.process.is_alive()}))
     """)
     assert result == {"torch_in_parent": False, "child_alive": True, "same": True, "ended": True}
     assert log == ""
@@ -70,7 +70,7 @@ def test_a_service_that_cannot_load_falls_back_in_process_with_one_line_and_othe
 def test_a_child_that_dies_falls_back_in_process():
     result, log = run("""
         process = ModelProcess.start({"encode": encode})
-        process.children["encode"].process.kill(); process.children["encode"].process.join()
+        process.process.kill(); process.process.join()
         e = make(); e.use_process(process)
         calls = [(TEXTS, e.embed(TEXTS)), (["scaffold"], e.embed(["scaffold"]))]
         print(json.dumps({"same": same_as_in_process(calls)}))
