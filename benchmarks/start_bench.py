@@ -2,8 +2,9 @@
 
 For each repetition and each code tree (``--code``, a checkout whose packages go first on
 PYTHONPATH), runs ``bifrost --help`` and then ``bifrost --home H ask --corpus C QUESTION --json``
-as new processes and times them (wall clock); the runs are interleaved so that background load
-hits every tree alike. Reports medians, the ask/help ratio of each tree, and whether every tree
+as new processes and times them (wall clock); with ``--novel Q``, also an ask of Q with the
+extraction journal as it was before the timed runs (Q is parsed anew each time, as a question never
+asked before). The runs are interleaved so that background load hits every tree alike. Reports medians, the ask/help ratio of each tree, and whether every tree
 gave the same retrieved ids and citations (five OSHA questions, or --question). With ``--serve``, starts ``bifrost serve`` over the
 home for each tree, waits for /api/health (the server warms up the corpus first), answers one
 question through ``POST /api/ask`` and reads the server's peak RSS (VmHWM) from /proc.
@@ -67,15 +68,31 @@ def answer_key(stdout: str) -> dict:
             "refused": a["refused"]}
 
 
+class Journal:
+    """The home's extraction journal as it was before the timed runs, put back around each ``--novel`` ask
+    (so that question is parsed anew every time, as a question never asked before is)."""
+
+    def __init__(self, home: Path) -> None:
+        self.path = home / "extraction_journal.db"
+        self.saved = self.path.read_bytes() if self.path.is_file() else None
+
+    def restore(self) -> None:
+        if self.saved is None:
+            self.path.unlink(missing_ok=True)
+        else:
+            self.path.write_bytes(self.saved)
+
+
 def bench_start(python: str, codes: list[Path], home: Path, corpus: str, question: str, repeats: int,
-                questions: tuple[str, ...] = ()) -> dict:
+                questions: tuple[str, ...] = (), novel: str | None = None) -> dict:
     ask = cli(python, "--home", str(home.resolve()), "ask", "--corpus", corpus, question, "--json")
-    times: dict[str, dict[str, list[float]]] = {str(c): {"help": [], "ask": []} for c in codes}
+    times: dict[str, dict[str, list[float]]] = {str(c): {"help": [], "ask": [], "novel": []} for c in codes}
     keys: dict[str, dict] = {}
     answers: dict[str, list[dict]] = {}
     for code in codes:  # untimed: every question once (index files are written on the first start of new code)
         answers[str(code)] = [answer_key(timed(ask[:-2] + [q, "--json"], env_for(code))[1]) for q in questions]
         keys[str(code)] = answer_key(timed(ask, env_for(code))[1])
+    journal = Journal(home) if novel else None  # after the untimed runs: QUESTION stays journaled
     for _ in range(repeats):
         for code in codes:
             env = env_for(code)
@@ -84,12 +101,19 @@ def bench_start(python: str, codes: list[Path], home: Path, corpus: str, questio
             times[str(code)]["ask"].append(seconds)
             if answer_key(out) != keys[str(code)]:
                 raise SystemExit(f"{code}: the answer changed between runs")
+            if journal is not None and novel is not None:
+                journal.restore()
+                times[str(code)]["novel"].append(timed(ask[:-2] + [novel, "--json"], env)[0])
+                journal.restore()
     report: dict = {}
     for code, t in times.items():
         h, a = statistics.median(t["help"]), statistics.median(t["ask"])
         imported = timed([python, "-c", "import bifrost; print(bifrost.__file__)"], env_for(Path(code)))[1].strip()
         report[code] = {"imports": imported, "help_median_s": round(h, 2), "ask_median_s": round(a, 2), "ask_over_help": round(a / h, 1),
                         "ask_s": [round(x, 2) for x in t["ask"]], "help_s": [round(x, 2) for x in t["help"]]}
+        if t["novel"]:
+            n = statistics.median(t["novel"])
+            report[code].update(novel_median_s=round(n, 2), novel_over_help=round(n / h, 1), novel_s=[round(x, 2) for x in t["novel"]])
     first = next(iter(answers.values()))
     report["questions_checked"] = len(questions)
     report["same_ranked_ids_and_citations_in_every_tree"] = all(a == first for a in answers.values())
@@ -180,6 +204,8 @@ def main() -> None:
     ap.add_argument("--corpus", default="osha-1926")
     ap.add_argument("--question", default=QUESTION)
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--novel", metavar="QUESTION", help="also time this question as never asked before: the home's "
+                    "extraction journal is put back as it was before the run around each ask (the question must not be in it)")
     ap.add_argument("--serve", action="store_true", help="also measure the peak RSS of `bifrost serve`")
     ap.add_argument("--clients", type=int, default=0, help="with --serve: then N concurrent clients, 3 questions each")
     ap.add_argument("--python", default=sys.executable)
@@ -188,7 +214,7 @@ def main() -> None:
     load_before = os.getloadavg()[0]
     report: dict = {"command": " ".join(sys.argv), "cpus": os.cpu_count(), "load_average_before": round(load_before, 2),
                     "start": bench_start(args.python, codes, args.home, args.corpus, args.question, args.repeats,
-                                         QUESTIONS if args.corpus == "osha-1926" else (args.question,))}
+                                         QUESTIONS if args.corpus == "osha-1926" else (args.question,), args.novel)}
     if args.serve:
         report["serve"] = {str(c): bench_serve(args.python, c, args.home, args.corpus, args.question, args.clients) for c in codes}
     report["load_average_after"] = round(os.getloadavg()[0], 2)

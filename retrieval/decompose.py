@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 from bifrost.core.types import Provision, ProvisionKind
 from graph_builders.entities.base import EntityExtractor
+from graph_builders.entities.checkpoint import ExtractionJournal
 
 
 class Decomposition(BaseModel):
@@ -27,6 +28,17 @@ class Decomposition(BaseModel):
 def swap(triples: Iterable[tuple[str, str, str]]) -> tuple[tuple[str, str, str], ...]:
     """The symmetric triples (tail, relation, head), so active and passive phrasings match."""
     return tuple((t, r, h) for h, r, t in triples if h != t)
+
+
+def question_probe(question: str, corpus: str = "question") -> Provision:
+    """The one-sentence provision a question is decomposed as (and journaled under)."""
+    return Provision(corpus=corpus, id="question", kind=ProvisionKind.PARAGRAPH, text=question)
+
+
+def parsed_before(journal: ExtractionJournal, version: str, question: str, corpora: Iterable[str]) -> bool:
+    """Whether the extraction journal already holds this question's decomposition for every corpus
+    (so answering it needs no parser)."""
+    return all(journal.get(question_probe(question, c), version) is not None for c in corpora)
 
 
 class ExtractorDecomposer:
@@ -51,8 +63,7 @@ class ExtractorDecomposer:
     def decompose(self, question: str, corpus: str = "question") -> Decomposition:
         if question in self._cache:
             return self._cache[question]
-        probe = Provision(corpus=corpus, id="question", kind=ProvisionKind.PARAGRAPH, text=question)
-        return self._from_extraction(next(iter(self.extractor.extract_many([probe])), None))
+        return self._from_extraction(next(iter(self.extractor.extract_many([question_probe(question, corpus)])), None))
 
     def _from_extraction(self, ex) -> Decomposition:
         if ex is None:

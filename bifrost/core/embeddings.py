@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import numpy as np
 
 from bifrost.core.bert_encoder import BertEncoder, load_bert_encoder
+from bifrost.core.model_process import ModelProcess, Service, call_or_none
 from bifrost.core.errors import ModelUnavailableError
 
 if TYPE_CHECKING:
@@ -29,6 +30,16 @@ _PACKAGED_NAMES = frozenset({"all-minilm-l6-v2", "sentence-transformers/all-mini
 @runtime_checkable
 class Embedder(Protocol):
     """Maps texts to float32 row vectors of unit L2 norm, shape ``(len(texts), dim)``."""
+
+    def use_process(self, process: ModelProcess | None) -> None:
+        """Encode with ``process``'s ``encode`` service (a child that loads the model meanwhile, see
+        `encode_service`) instead of loading the model here; in-process again if it fails."""
+        self.process = process
+
+    def _encode(self, texts: list[str]) -> Any:
+        """The model's raw vectors of ``texts``, from the model process or the model loaded here."""
+        done, vectors = call_or_none(self.process, ENCODE, texts)
+        return vectors if done else raw_vectors(self._load(), texts, self.batch_size)
 
     @property
     def dim(self) -> int: ...
@@ -99,6 +110,32 @@ def resolve_model(name_or_path: str, offline: bool | None = None) -> str:
     return name_or_path
 
 
+def raw_vectors(model: Any, texts: list[str], batch_size: int) -> Any:
+    """The vectors a loaded model (plain-torch BERT or sentence-transformers) gives for ``texts``,
+    before `l2_normalize` (an encoder process calls this too, so both give the same floats)."""
+    if isinstance(model, BertEncoder):
+        return model.encode(texts, batch_size=batch_size)
+    return model.encode(
+        texts, batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False,
+    )
+
+
+def embedder_for(settings: Settings) -> SentenceTransformerEmbedder:
+    """The embedder of a home: the settings' model, runtime and torch thread count."""
+    return SentenceTransformerEmbedder.from_settings(settings, num_threads=settings.embedding_threads)
+
+
+ENCODE = "encode"
+"""The name of the model-process service that encodes texts."""
+
+
+def encode_service(embedder: SentenceTransformerEmbedder) -> Service:
+    """For a model process (`bifrost.core.model_process`): load ``embedder``'s model now; the
+    service maps texts to their raw vectors, as `SentenceTransformerEmbedder` computes them."""
+    model = embedder._load()
+    return lambda texts: raw_vectors(model, texts, embedder.batch_size)
+
+
 class SentenceTransformerEmbedder:
     """`Embedder` over sentence-transformers, with a bounded in-process LRU cache of text -> vector.
 
@@ -129,6 +166,7 @@ class SentenceTransformerEmbedder:
             raise ValueError(f"embedding runtime {runtime!r}: use 'auto' or 'sentence-transformers'")
         self.runtime = runtime
         self._model: Any = None
+        self.process: ModelProcess | None = None  # see `use_process`
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
         self._load_lock = threading.Lock()  # one load when two threads (web requests) race
@@ -175,6 +213,16 @@ class SentenceTransformerEmbedder:
             return None
         return load_bert_encoder(location)
 
+    def use_process(self, process: ModelProcess | None) -> None:
+        """Encode with ``process``'s ``encode`` service (a child that loads the model meanwhile, see
+        `encode_service`) instead of loading the model here; in-process again if it fails."""
+        self.process = process
+
+    def _encode(self, texts: list[str]) -> Any:
+        """The model's raw vectors of ``texts``, from the model process or the model loaded here."""
+        done, vectors = call_or_none(self.process, ENCODE, texts)
+        return vectors if done else raw_vectors(self._load(), texts, self.batch_size)
+
     @property
     def dim(self) -> int:
         model = self._load()
@@ -194,15 +242,7 @@ class SentenceTransformerEmbedder:
         missing = list(dict.fromkeys(t for t in texts if t not in known))
         fresh: dict[str, np.ndarray] = {}
         if missing:
-            model = self._load()
-            if isinstance(model, BertEncoder):
-                vectors = model.encode(missing, batch_size=self.batch_size)
-            else:
-                vectors = model.encode(
-                    missing, batch_size=self.batch_size, convert_to_numpy=True, normalize_embeddings=True,
-                    show_progress_bar=False,
-                )
-            fresh = dict(zip(missing, l2_normalize(vectors)))
+            fresh = dict(zip(missing, l2_normalize(self._encode(missing))))
         out = np.stack([known[t] if t in known else fresh[t] for t in texts]).astype(np.float32, copy=False)
         with self._lock:
             if self.cache_size:

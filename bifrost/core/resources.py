@@ -15,6 +15,7 @@ from bifrost.core.store.sql_store import SqlStore
 
 if TYPE_CHECKING:
     from bifrost.core.embeddings import SentenceTransformerEmbedder
+    from bifrost.core.model_process import ModelProcess
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +46,14 @@ class Resources:
 
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
+        self.model_process: ModelProcess | None = None  # see `use_model_process`
+
+    def use_model_process(self, process: ModelProcess | None) -> None:
+        """Let the embedder and the offline extractor ask ``process`` (a child that loads their
+        models while this one loads indexes) instead of loading their models here."""
+        self.model_process = process
+        if "embedder" in self.__dict__:
+            self.embedder.use_process(process)
 
     @cached_property
     def sql(self) -> SqlStore:
@@ -56,9 +65,11 @@ class Resources:
 
     @cached_property
     def embedder(self) -> SentenceTransformerEmbedder:
-        from bifrost.core.embeddings import SentenceTransformerEmbedder
+        from bifrost.core.embeddings import embedder_for
 
-        return SentenceTransformerEmbedder.from_settings(self.settings, num_threads=self.settings.embedding_threads)
+        embedder = embedder_for(self.settings)
+        embedder.use_process(self.model_process)
+        return embedder
 
     @cached_property
     def chat_model(self) -> Any:

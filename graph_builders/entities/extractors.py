@@ -36,5 +36,5 @@ def make_entity_extractor(res: Resources, corpus: str, kind: str = "auto") -> En
     from graph_builders.entities.journaled import JournaledExtractor
     from graph_builders.entities.offline_extractor import OfflineExtractor
 
-    offline = OfflineExtractor(res.settings.spacy_model)  # journaled: an unchanged provision is never parsed again
+    offline = OfflineExtractor(res.settings.spacy_model, process=res.model_process)  # journaled: an unchanged provision is never parsed again
     return JournaledExtractor(offline, ExtractionJournal.at_path(res.settings.home / "extraction_journal.db"), offline.version)

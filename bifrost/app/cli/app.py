@@ -13,6 +13,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from bifrost.app.cli import fast_exit
 from bifrost.app.cli.ask_cmd import ask
 from bifrost.app.cli.build_cmd import build_app
 from bifrost.app.cli.common import configure_logging
@@ -70,12 +71,16 @@ app = make_app()
 
 
 def main() -> None:
-    """Entry point of the console script."""
+    """Entry point of the console script (a finished `ask` ends without interpreter teardown, see `fast_exit`)."""
     try:
         app()
     except KeyboardInterrupt:
         err.print("interrupted")
         sys.exit(130)
+    except SystemExit as e:
+        if isinstance(e.code, int) or e.code is None:
+            fast_exit.exit_if_requested(e.code or 0)
+        raise
 
 
 if __name__ == "__main__":

@@ -29,7 +29,12 @@ from bifrost.core.store.editions import (
     versions_of,
 )
 from bifrost.core.store.locks import corpus_lock
-from bifrost.core.store.provision_rows import provision_to_row, row_to_provision  # noqa: F401  (re-exported)
+from bifrost.core.store.provision_rows import (  # noqa: F401  (row_to_provision re-exported)
+    PROVISION_COLUMNS,
+    columns_to_provision,
+    provision_to_row,
+    row_to_provision,
+)
 from bifrost.core.store.sql_models import (
     CorpusRow,
     DocumentRow,
@@ -237,13 +242,13 @@ class SqlStore:
     def provisions(self, corpus: str, ids: Iterable[str] | None = None) -> list[Provision]:
         """Provisions of a corpus in document order (all, or only the given ids)."""
         with self.session() as s:
-            q = select(ProvisionRow).where(ProvisionRow.corpus == corpus)
+            q = select(*PROVISION_COLUMNS).where(ProvisionRow.corpus == corpus)
             if ids is None:
-                return [row_to_provision(r) for r in s.scalars(q.order_by(ProvisionRow.ord))]
+                return [columns_to_provision(c) for c in s.execute(q.order_by(ProvisionRow.ord))]
             wanted, rows = list(dict.fromkeys(ids)), []
             for i in range(0, len(wanted), 5000):
-                rows += s.scalars(q.where(ProvisionRow.id.in_(wanted[i : i + 5000]))).all()
-            return [row_to_provision(r) for r in sorted(rows, key=lambda r: r.ord)]
+                rows += s.execute(q.where(ProvisionRow.id.in_(wanted[i : i + 5000]))).all()
+            return sorted((columns_to_provision(c) for c in rows), key=lambda p: p.order)
 
     def provisions_in(self, s: Session, corpus: str, ids: Sequence[str]) -> dict[str, Provision]:
         """Stored provisions by id, read inside an open transaction (sees its uncommitted writes)."""
