@@ -15,7 +15,7 @@ from retrieval.baselines.dense import DenseRanker
 from retrieval.config import RetrievalConfig
 from retrieval.decompose import Decomposition
 from retrieval.eng_index import EngIndex
-from retrieval.entity_matching import EntityEvidence, match_entities, match_triples
+from retrieval.entity_matching import EntityEvidence, MatchMemo, match_entities, match_triples
 
 
 @dataclass
@@ -51,6 +51,15 @@ class Channels:
         self.bm25, self.dense, self.index, self.embedder, self.decompose = bm25, dense, index, embedder, decompose
         self.ids = dense.ids
         self.position = {pid: i for i, pid in enumerate(self.ids)}
+        self.memo = MatchMemo()  # filled by `prepare` only
+
+    def prepare(self, decompositions: list[Decomposition], cfg: RetrievalConfig) -> None:
+        """Match the entities and triples of many questions at once (see `MatchMemo`)."""
+        if not cfg.use_eng or self.index.empty:
+            return
+        names = [n for d in decompositions for n in d.entities]
+        triples = [t for d in decompositions for t in (*d.triples, *(d.swapped if cfg.swap else ()))]
+        self.memo.fill(self.index, self.embedder, names, [tuple(t) for t in triples], cfg)
 
     def gather(self, question: str, cfg: RetrievalConfig) -> Evidence:
         d = self.decompose(question)
@@ -62,6 +71,6 @@ class Channels:
         self.embedder.embed(list(dict.fromkeys(p for p in parts if p != question)))
         ev = Evidence(question, self.bm25.score_all(question), self.dense.score_all(question), decomposition=d)
         if cfg.use_eng:
-            ev.entities = match_entities(self.index, self.embedder, question, d.entities, cfg)
-            ev.triples = match_triples(self.index, self.embedder, triples, cfg)
+            ev.entities = match_entities(self.index, self.embedder, question, d.entities, cfg, self.memo)
+            ev.triples = match_triples(self.index, self.embedder, triples, cfg, self.memo)
         return ev
