@@ -38,7 +38,7 @@ class TripleParts:
         m = len(queries)
         if m == 0 or len(self.rows) == 0:
             return np.zeros((m, len(self.rows)), dtype=np.float32)
-        per_part = self.vectors @ np.asarray(queries, dtype=np.float32).reshape(m * 3, -1).T  # (u, 3m)
-        by_query = np.ascontiguousarray(per_part.T).reshape(m, 3, -1)
+        q = np.asarray(queries, dtype=np.float32).reshape(m * 3, -1)
+        by_query = (q @ self.vectors.T).reshape(m, 3, -1)  # [query, part, distinct vector]
         h, r, t = self.rows[:, 0], self.rows[:, 1], self.rows[:, 2]
         return np.stack([(q[0][h] + q[1][r] + q[2][t]) / 3.0 for q in by_query])
