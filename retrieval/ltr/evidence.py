@@ -28,6 +28,8 @@ class Evidence:
     entities: dict[str, EntityEvidence] = field(default_factory=dict)
     triples: dict[str, tuple[float, str]] = field(default_factory=dict)
     decomposition: Decomposition = field(default_factory=Decomposition)
+    coverage: np.ndarray | None = None  # share of the question's indexed terms each provision holds
+    coverage_idf: np.ndarray | None = None  # the same, IDF-weighted
 
     @property
     def relevance(self) -> float:
@@ -70,6 +72,7 @@ class Channels:
         self.embedder.embed([question])
         self.embedder.embed(list(dict.fromkeys(p for p in parts if p != question)))
         ev = Evidence(question, self.bm25.score_all(question), self.dense.score_all(question), decomposition=d)
+        ev.coverage, ev.coverage_idf = self.bm25.coverage(question)
         if cfg.use_eng:
             ev.entities = match_entities(self.index, self.embedder, question, d.entities, cfg, self.memo)
             ev.triples = match_triples(self.index, self.embedder, triples, cfg, self.memo)
