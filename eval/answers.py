@@ -96,7 +96,7 @@ def collect(settings: Settings, corpus: str, pairs: Sequence[tuple[Question, str
         related, _ = hierarchy_for(jur, res.sql.provisions(corpus) if jur not in (None, "us-cfr") else [])
         configs = {name: base.model_copy(update=upd) for name, upd in STRATEGIES.items()}
         answerable = [(q, s) for q, s in pairs if q.answerable and q.gold]
-        pipe.prepare(corpus, [q.question for q, _ in answerable])
+        pipe.prepare(corpus, [q.question for q, _ in answerable], base)
         cases = []
         for n, (q, source) in enumerate(answerable, start=1):
             result = retriever.retrieve(q.question, base)

@@ -97,7 +97,7 @@ class BifrostSystem:
         """Parse and encode the whole question set in batches before answering."""
         if self._pipeline is None or self._retriever is None:
             raise RuntimeError("BifrostSystem.prepare before warm_up")
-        self._pipeline.prepare(self._retriever.index.corpus, questions)
+        self._pipeline.prepare(self._retriever.index.corpus, questions, self.config)
 
     def search(self, question: str, k: int) -> SystemResult:
         if self._retriever is None:

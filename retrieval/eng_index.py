@@ -12,16 +12,17 @@ import json
 import logging
 import math
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from bifrost.core.atomic_files import atomic_folder
+from bifrost.core.atomic_files import atomic_folder, save_npy
 from bifrost.core.errors import StoreError
 from bifrost.core.store import entity_tables
 from bifrost.core.store.sql_store import SqlStore
 from bifrost.core.types import Triple
+from retrieval.triple_parts import TripleParts
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +48,7 @@ class EngIndex:
     triples: list[Triple]
     triple_matrix: np.ndarray
     n_provisions: int
+    triple_parts: TripleParts | None = field(default=None, repr=False)  # None: split on first use
 
     @classmethod
     def load(cls, sql: SqlStore, corpus: str, cache_dir: Path | None = None) -> EngIndex:
@@ -61,9 +63,13 @@ class EngIndex:
         n = max(1, sql.count_provisions(corpus))
         if (folder / "rows.json").is_file():
             try:
-                return cls._from_folder(folder, corpus, n)
+                index = cls._from_folder(folder, corpus, n)
             except (OSError, ValueError, KeyError) as e:
                 log.warning("ignoring unreadable entity index %s: %s", folder, e)
+            else:
+                if index.triple_parts is None:  # written before parts were saved: add them once
+                    index._save_parts(folder)
+                return index
         log.info("writing the entity network index (missing or stale): %s", folder)
         index = cls.from_sql(sql, corpus)
         if not index.empty:
@@ -74,10 +80,23 @@ class EngIndex:
     def _from_folder(cls, folder: Path, corpus: str, n: int) -> EngIndex:
         rows = json.loads((folder / "rows.json").read_text())
         triples = [Triple(corpus=corpus, head=h, relation=r, tail=t, section_ids=tuple(ss)) for h, r, t, ss in rows["triples"]]
+        parts = None
+        if (folder / "triple_parts.npy").is_file() and (folder / "triple_part_rows.npy").is_file():
+            parts = TripleParts(np.load(folder / "triple_parts.npy", mmap_mode="r"), np.load(folder / "triple_part_rows.npy"))
         return cls(
             corpus, rows["entities"], np.load(folder / "entities.npy", mmap_mode="r"),
             [tuple(ss) for ss in rows["entity_sections"]], triples, np.load(folder / "triples.npy", mmap_mode="r"), n,
+            parts,
         )
+
+    def _save_parts(self, folder: Path) -> None:
+        """Add the triple parts to an existing generation folder (each file renamed into place)."""
+        parts = self.parts()
+        try:
+            save_npy(folder / "triple_part_rows.npy", parts.rows)
+            save_npy(folder / "triple_parts.npy", parts.vectors)
+        except OSError as e:  # a read-only home still answers; the split is redone next start
+            log.warning("cannot add the triple parts to %s: %s", folder, e)
 
     def save(self, folder: Path) -> None:
         """Write the matrices and their rows to ``folder`` in one rename; older generations beside it
@@ -90,6 +109,8 @@ class EngIndex:
             with atomic_folder(folder) as tmp:
                 np.save(tmp / "entities.npy", np.ascontiguousarray(self.entity_matrix, dtype=np.float32))
                 np.save(tmp / "triples.npy", np.ascontiguousarray(self.triple_matrix, dtype=np.float32))
+                np.save(tmp / "triple_part_rows.npy", self.parts().rows)
+                np.save(tmp / "triple_parts.npy", self.parts().vectors)
                 (tmp / "rows.json").write_text(json.dumps(rows, ensure_ascii=False))
         except OSError as e:  # a read-only home still answers, only slower next time
             log.warning("cannot write the entity index %s: %s", folder, e)
@@ -118,7 +139,13 @@ class EngIndex:
 
     @property
     def nbytes(self) -> int:
-        return int(self.entity_matrix.nbytes + self.triple_matrix.nbytes)
+        return int(self.entity_matrix.nbytes + self.parts().nbytes)
+
+    def parts(self) -> TripleParts:
+        """The triple matrix as distinct part vectors (what matching reads)."""
+        if self.triple_parts is None:
+            self.triple_parts = TripleParts.of(self.triple_matrix)
+        return self.triple_parts
 
     def _specificity(self, n_sections: int) -> float:
         """IDF-like weight: an entity named in few provisions says more than one named everywhere."""
@@ -135,7 +162,7 @@ class EngIndex:
         """For each query `[h, r, t]` row (3 unit vectors concatenated), the top-k triples by cosine."""
         if not self.triples or len(vectors) == 0:
             return [[] for _ in range(len(vectors))]
-        sims = (vectors @ self.triple_matrix.T) / 3.0  # each part is unit-norm: cosine of the concatenation
+        sims = self.parts().cosines(vectors)  # each part is unit-norm: the mean of three cosines
         return [self._top(row, k, threshold, self.triple_keys, self.triple_sections) for row in sims]
 
     def _top(self, row: np.ndarray, k: int, threshold: float, keys: list[str], sections) -> list[Match]:

@@ -23,7 +23,7 @@ from bifrost.core.types import RetrievedItem, Via, make_uid, split_uid
 from retrieval.config import RetrievalConfig
 from retrieval.decompose import Decomposition
 from retrieval.eng_index import EngIndex
-from retrieval.entity_matching import match_entities, match_triples
+from retrieval.entity_matching import MatchMemo, match_entities, match_triples
 from retrieval.fusion import rrf_score
 
 Lexical = Callable[[str, int], list[tuple[str, float]]]
@@ -75,8 +75,10 @@ class HybridRetriever:
         lexical: Lexical | None = None,
         dense: Lexical | None = None,
         containers: Collection[str] | None = None,
+        memo: MatchMemo | None = None,
     ) -> None:
         self.index = index
+        self.memo = memo  # matches computed ahead for a question set (eval), else None
         self.graph = graph
         self.embedder = embedder
         self.decompose = decompose
@@ -89,7 +91,7 @@ class HybridRetriever:
     def _entity_scores(
         self, question: str, entities: Sequence[str], cfg: RetrievalConfig
     ) -> tuple[dict[str, _Hit], float]:
-        evidence = match_entities(self.index, self.embedder, question, entities, cfg)
+        evidence = match_entities(self.index, self.embedder, question, entities, cfg, self.memo)
         hits: dict[str, _Hit] = defaultdict(_Hit)
         for sid, e in evidence.items():
             hits[sid].add(0.0, Via.ENTITY, e.why)
@@ -98,7 +100,7 @@ class HybridRetriever:
 
     def _triple_scores(self, triples: Sequence[tuple[str, str, str]], cfg: RetrievalConfig) -> dict[str, _Hit]:
         hits: dict[str, _Hit] = defaultdict(_Hit)
-        for sid, (score, why) in match_triples(self.index, self.embedder, triples, cfg).items():
+        for sid, (score, why) in match_triples(self.index, self.embedder, triples, cfg, self.memo).items():
             hits[sid].add(score, Via.TRIPLE, why)
         return hits
 

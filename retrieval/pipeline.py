@@ -50,15 +50,18 @@ class CorpusParts:
     containers: frozenset[str]
     decomposer: ExtractorDecomposer
 
-    def prepare(self, questions: list[str]) -> None:
+    def prepare(self, questions: list[str], config: RetrievalConfig | None = None) -> None:
         """Parse every question in one extractor pass and encode all their texts in batches, so
-        that answering them one by one finds everything cached (eval runs, batch jobs)."""
+        that answering them one by one finds everything cached (eval runs, batch jobs); with a
+        ``config``, also match their entities and triples in batches."""
         decomps = self.decomposer.decompose_many(questions, self.corpus)
         texts = list(questions)
         for d in decomps:
             texts += d.entities
             texts += [p for t in (*d.triples, *d.swapped) for p in (t[0], t[1].replace("_", " "), t[2])]
         self.embedder.embed(list(dict.fromkeys(texts)))
+        if config is not None:
+            self.channels.prepare(decomps, config)
 
     def hybrid(self, config: RetrievalConfig) -> HybridRetriever:
         """The hand-set hybrid retriever over these indexes."""
@@ -67,7 +70,7 @@ class CorpusParts:
             ch.index, self.graph, self.embedder, ch.decompose, config,
             lexical=lambda q, k: [(it.id, it.score) for it in ch.bm25.search(q, k)],
             dense=lambda q, k: [(it.id, it.score) for it in ch.dense.search(q, k)],
-            containers=self.containers,
+            containers=self.containers, memo=ch.memo,
         )
 
 
@@ -157,9 +160,9 @@ class AskPipeline:
             decomposer=decomposer,
         )
 
-    def prepare(self, corpus: str, questions: list[str]) -> None:
+    def prepare(self, corpus: str, questions: list[str], config: RetrievalConfig | None = None) -> None:
         """Batch the per-question work of many questions (see `CorpusParts.prepare`)."""
-        self.parts(corpus).prepare(questions)
+        self.parts(corpus).prepare(questions, config)
 
     def dense_ranker(self, corpus: str, provisions: list[Provision] | None = None):
         """Embeddings of every provision (cached on disk under $BIFROST_HOME/index)."""

@@ -56,7 +56,7 @@ def collect(
     ids = parts.channels.ids
     hyb = parts.hybrid(cfg.model_copy(update={"ranker": "hybrid"})) if hybrid else None
     wanted = [q for q in questions if q.answerable and q.gold]
-    parts.prepare([q.question for q in wanted])
+    parts.prepare([q.question for q in wanted], cfg)
     groups: list[Group] = []
     for n, q in enumerate(wanted, start=1):
         ev, pool, rows = question_rows(parts.channels, parts.nav, q.question, cfg, sizes)

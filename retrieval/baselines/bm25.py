@@ -138,6 +138,30 @@ class Bm25Ranker:
             return np.zeros(len(self._ids), dtype=np.float32)
         return np.asarray(self._bm25.get_scores(known), dtype=np.float32)
 
+    def coverage(self, query: str):
+        """Per document, the share of the query's distinct indexed terms it holds: plain and weighted
+        by IDF (a document holding the rare terms of a question covers more of it). Two arrays in
+        `ids` order; zeros when no term of the query is indexed."""
+        import math
+
+        import numpy as np
+
+        n = len(self._ids)
+        plain, weighted = np.zeros(n, dtype=np.float32), np.zeros(n, dtype=np.float32)
+        known = list(dict.fromkeys(t for t in self.tokenize(query) if t in self._bm25.vocab_dict))
+        total = 0.0
+        for t in known:
+            has = np.asarray(self._bm25.get_scores([t])) > 0
+            df = int(np.count_nonzero(has))
+            idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+            plain += has
+            weighted += np.float32(idf) * has
+            total += idf
+        if known:
+            plain /= len(known)
+            weighted /= np.float32(total) if total > 0 else 1
+        return plain, weighted
+
     def tokenize(self, text: str) -> list[str]:
         """Tokens of ``text`` as the index sees them (lowercased, stop words removed, stemmed)."""
         bm25s = _bm25s()

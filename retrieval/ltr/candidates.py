@@ -46,15 +46,24 @@ class Pool:
 
 def ranks(scores: np.ndarray) -> np.ndarray:
     """1-based rank of every entry, best (highest) first; ties broken by position."""
+    return ordered(scores)[1]
+
+
+def ordered(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The entries best first (ties by position) and the 1-based rank of each, from one sort."""
     order = np.argsort(-scores, kind="stable")
     out = np.empty(len(scores), dtype=np.int64)
     out[order] = np.arange(1, len(scores) + 1)
-    return out
+    return order, out
 
 
-def build_pool(ev: Evidence, ids: list[str], nav: NavigatorIndex, sizes: PoolSizes = PoolSizes()) -> Pool:
-    """The candidates of one question (containers and unknown ids left out)."""
-    bm25_rank, dense_rank = ranks(ev.bm25), ranks(ev.dense)
+def build_pool(
+    ev: Evidence, ids: list[str], nav: NavigatorIndex, sizes: PoolSizes = PoolSizes(),
+    position: dict[str, int] | None = None,
+) -> Pool:
+    """The candidates of one question (containers and unknown ids left out); ``position`` (id ->
+    index in ``ids``) is computed when not given."""
+    (bm25_order, bm25_rank), (dense_order, dense_rank) = ordered(ev.bm25), ordered(ev.dense)
     via: dict[str, list[Via]] = {}
     why: dict[str, list[str]] = {}
     path: dict[str, tuple[str, ...]] = {}
@@ -69,10 +78,10 @@ def build_pool(ev: Evidence, ids: list[str], nav: NavigatorIndex, sizes: PoolSiz
             vs.append(how)
             why.setdefault(pid, []).append(reason)
 
-    for i in np.argsort(-ev.bm25, kind="stable")[: sizes.lexical]:
+    for i in bm25_order[: sizes.lexical]:
         if ev.bm25[i] > 0:
             add(ids[i], Via.LEXICAL, f"keyword match (rank {bm25_rank[i]})")
-    for i in np.argsort(-ev.dense, kind="stable")[: sizes.dense]:
+    for i in dense_order[: sizes.dense]:
         add(ids[i], Via.DENSE, f"similar meaning (rank {dense_rank[i]})")
     by_entity = sorted(ev.entities.items(), key=lambda kv: (-kv[1].score, kv[0]))
     for pid, e in by_entity[: sizes.entity]:
@@ -81,7 +90,7 @@ def build_pool(ev: Evidence, ids: list[str], nav: NavigatorIndex, sizes: PoolSiz
         add(pid, Via.TRIPLE, reason)
 
     entity_rank = {pid: r for r, (pid, _) in enumerate(by_entity, start=1)}
-    position = {pid: i for i, pid in enumerate(ids)}
+    position = position if position is not None else {pid: i for i, pid in enumerate(ids)}
     base: dict[str, float] = {}
     for pid in via:
         i = position.get(pid)

@@ -15,7 +15,7 @@ from retrieval.baselines.dense import DenseRanker
 from retrieval.config import RetrievalConfig
 from retrieval.decompose import Decomposition
 from retrieval.eng_index import EngIndex
-from retrieval.entity_matching import EntityEvidence, match_entities, match_triples
+from retrieval.entity_matching import EntityEvidence, MatchMemo, match_entities, match_triples
 
 
 @dataclass
@@ -28,6 +28,8 @@ class Evidence:
     entities: dict[str, EntityEvidence] = field(default_factory=dict)
     triples: dict[str, tuple[float, str]] = field(default_factory=dict)
     decomposition: Decomposition = field(default_factory=Decomposition)
+    coverage: np.ndarray | None = None  # share of the question's indexed terms each provision holds
+    coverage_idf: np.ndarray | None = None  # the same, IDF-weighted
 
     @property
     def relevance(self) -> float:
@@ -51,14 +53,27 @@ class Channels:
         self.bm25, self.dense, self.index, self.embedder, self.decompose = bm25, dense, index, embedder, decompose
         self.ids = dense.ids
         self.position = {pid: i for i, pid in enumerate(self.ids)}
+        self.memo = MatchMemo()  # filled by `prepare` only
+
+    def prepare(self, decompositions: list[Decomposition], cfg: RetrievalConfig) -> None:
+        """Match the entities and triples of many questions at once (see `MatchMemo`)."""
+        if not cfg.use_eng or self.index.empty:
+            return
+        names = [n for d in decompositions for n in d.entities]
+        triples = [t for d in decompositions for t in (*d.triples, *(d.swapped if cfg.swap else ()))]
+        self.memo.fill(self.index, self.embedder, names, [tuple(t) for t in triples], cfg)
 
     def gather(self, question: str, cfg: RetrievalConfig) -> Evidence:
         d = self.decompose(question)
         triples = list(d.triples) + (list(d.swapped) if cfg.swap else [])
-        texts = [question, *d.entities, *(p for t in triples for p in (t[0], t[1].replace("_", " "), t[2]))]
-        self.embedder.embed(list(dict.fromkeys(texts)))  # one model call; the embedder caches the parts
+        parts = [*d.entities, *(p for t in triples for p in (t[0], t[1].replace("_", " "), t[2]))]
+        # Two model calls, both cached by the embedder: the short parts padded to their own length,
+        # not the question's (about a fifth of the work in one batch with the question).
+        self.embedder.embed([question])
+        self.embedder.embed(list(dict.fromkeys(p for p in parts if p != question)))
         ev = Evidence(question, self.bm25.score_all(question), self.dense.score_all(question), decomposition=d)
+        ev.coverage, ev.coverage_idf = self.bm25.coverage(question)
         if cfg.use_eng:
-            ev.entities = match_entities(self.index, self.embedder, question, d.entities, cfg)
-            ev.triples = match_triples(self.index, self.embedder, triples, cfg)
+            ev.entities = match_entities(self.index, self.embedder, question, d.entities, cfg, self.memo)
+            ev.triples = match_triples(self.index, self.embedder, triples, cfg, self.memo)
         return ev

@@ -17,7 +17,7 @@ from retrieval.ltr.evidence import Evidence
 from retrieval.ltr.navigator_index import NavigatorIndex
 
 FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
-    "lexical": ("bm25", "bm25_norm", "bm25_rank_log"),
+    "lexical": ("bm25", "bm25_norm", "bm25_rank_log", "term_coverage", "term_coverage_idf"),
     "dense": ("dense", "dense_gap", "dense_rank_log"),
     "eng": ("entity_score", "entity_score_norm", "entity_matches", "entity_specificity", "entity_cosine", "triple_cosine"),
     "dng": (
@@ -48,6 +48,9 @@ def featurize(ev: Evidence, pool: Pool, nav: NavigatorIndex, position: dict[str,
     seed_sections = [nav.section.get(s, s) for s in pool.seeds]
     seed_parents = {nav.parent.get(s) for s in pool.seeds}
     n_docs = len(ev.bm25)
+    zeros = np.zeros(n_docs, dtype=np.float32)
+    coverage = ev.coverage if ev.coverage is not None else zeros
+    coverage_idf = ev.coverage_idf if ev.coverage_idf is not None else zeros
 
     def lex(pid: str | None) -> tuple[float, float, int]:
         i = position.get(pid) if pid else None
@@ -71,6 +74,7 @@ def featurize(ev: Evidence, pool: Pool, nav: NavigatorIndex, position: dict[str,
         neighbour_base = max((pool.base.get(n, 0.0) for n in nav.neighbours(pid)), default=0.0)
         rows.append([
             bm25, bm25 / bm25_max if bm25_max > 0 else 0.0, math.log2(1 + bm25_rank),
+            float(coverage[i]) if i is not None else 0.0, float(coverage_idf[i]) if i is not None else 0.0,
             dense, dense_max - dense, math.log2(1 + dense_rank),
             e.score if e else 0.0, (e.score / ent_max) if e and ent_max > 0 else 0.0, e.matches if e else 0,
             e.max_specificity if e else 0.0, e.best_cosine if e else 0.0, ev.triples.get(pid, (0.0, ""))[0],

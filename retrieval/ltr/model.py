@@ -40,7 +40,8 @@ PARAM_GRID: tuple[dict[str, Any], ...] = tuple(
 )
 """Model sizes chosen between by an inner cross-validation on the training questions only."""
 
-MORE_IS_BETTER = ("bm25", "bm25_norm", "dense", "entity_score", "entity_score_norm", "entity_cosine", "triple_cosine")
+MORE_IS_BETTER = ("bm25", "bm25_norm", "term_coverage", "term_coverage_idf", "dense", "entity_score", "entity_score_norm",
+                  "entity_cosine", "triple_cosine")
 MORE_IS_WORSE = ("bm25_rank_log", "dense_rank_log", "dense_gap")
 """A prior for any rulebook, not fit to data: more lexical, dense or entity evidence for a provision
 never lowers its score (LightGBM monotone constraints)."""
@@ -76,13 +77,15 @@ class RankerModel:
     """A LightGBM booster (or the same trees as a `TreeEnsemble`) with its card; scores feature rows
     (higher is better)."""
 
-    def __init__(self, booster: Any, card: ModelCard) -> None:
-        self.booster, self.card = booster, card
+    def __init__(self, booster: Any, card: ModelCard, columns: list[int] | None = None) -> None:
+        """``columns``: which columns of today's feature rows the model was trained on (None: all)."""
+        self.booster, self.card, self.columns = booster, card, columns
 
     def score(self, rows: np.ndarray) -> np.ndarray:
         if len(rows) == 0:
             return np.zeros(0, dtype=np.float64)
-        return np.asarray(self.booster.predict(rows, num_threads=1), dtype=np.float64)
+        x = rows if self.columns is None else rows[:, self.columns]
+        return np.asarray(self.booster.predict(x, num_threads=1), dtype=np.float64)
 
     def save(self, settings: Settings) -> Path:
         model_path, card_path = model_paths(settings, self.card.corpus)
@@ -104,8 +107,12 @@ def check_card(card: ModelCard, corpus: str, embedding_model: str, features: tup
             f"the ranker of {corpus!r} was trained with embedding model {card.embedding_model!r}, not {embedding_model!r}; "
             f"retrain it with `bifrost train ranker --corpus {corpus}`"
         )
-    if tuple(card.features) != features:
-        raise ConfigError(f"the ranker of {corpus!r} uses another feature list; retrain it with `bifrost train ranker --corpus {corpus}`")
+    unknown = [f for f in card.features if f not in features]
+    if unknown:
+        raise ConfigError(
+            f"the ranker of {corpus!r} uses features this version does not compute ({', '.join(unknown[:3])}); "
+            f"retrain it with `bifrost train ranker --corpus {corpus}`"
+        )
 
 
 def load_ranker(settings: Settings, corpus: str, features: tuple[str, ...]) -> RankerModel | None:
@@ -128,12 +135,15 @@ def load_ranker(settings: Settings, corpus: str, features: tuple[str, ...]) -> R
             import lightgbm
 
             booster = lightgbm.Booster(model_str=text)
-        if booster.num_feature() != len(features):
-            raise ValueError(f"{booster.num_feature()} features, expected {len(features)}")
+        if booster.num_feature() != len(card.features):
+            raise ValueError(f"{booster.num_feature()} features, its card lists {len(card.features)}")
     except ImportError:
         log.warning("a ranker exists for %s but lightgbm is not installed (pip install 'bifrost-rag[ltr]'); using the hybrid", corpus)
         return None
     except Exception as e:  # noqa: BLE001 - a corrupt model file must not stop answering
         log.warning("ranker model %s is corrupt (%s); using the hybrid retriever", model_path, str(e).splitlines()[0] if str(e) else type(e).__name__)
         return None
-    return RankerModel(booster, card)
+    columns = None if tuple(card.features) == features else [features.index(f) for f in card.features]
+    if columns is not None:  # trained before features were added: scored on the columns it knows
+        log.info("the ranker of %s uses %d of today's %d features; retrain to use them all", corpus, len(columns), len(features))
+    return RankerModel(booster, card, columns)

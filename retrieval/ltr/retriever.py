@@ -23,7 +23,7 @@ def question_rows(
 ) -> tuple[Evidence, Pool, np.ndarray]:
     """Evidence, candidate pool and feature rows of one question (training and answering share this)."""
     ev = channels.gather(question, cfg)
-    pool = build_pool(ev, channels.ids, nav, sizes)
+    pool = build_pool(ev, channels.ids, nav, sizes, channels.position)
     return ev, pool, featurize(ev, pool, nav, channels.position)
 
 

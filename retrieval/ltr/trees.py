@@ -19,6 +19,8 @@ _MISSING_ZERO, _MISSING_NAN = 1, 2
 
 @dataclass(frozen=True)
 class _Tree:
+    """One tree's split table as LightGBM writes it (a child < 0 is leaf ~child)."""
+
     feature: np.ndarray
     threshold: np.ndarray
     default_left: np.ndarray
@@ -27,32 +29,13 @@ class _Tree:
     right: np.ndarray
     leaf_value: np.ndarray
 
-    def leaves(self, x: np.ndarray) -> np.ndarray:
-        """The leaf index each row of ``x`` reaches."""
-        n = len(x)
-        if len(self.feature) == 0:
-            return np.zeros(n, dtype=np.int64)
-        node = np.zeros(n, dtype=np.int64)
-        active = np.ones(n, dtype=bool)
-        while active.any():
-            rows = np.nonzero(active)[0]
-            nd = node[rows]
-            f = x[rows, self.feature[nd]]
-            miss = self.missing[nd]
-            f = np.where(np.isnan(f) & (miss != _MISSING_NAN), 0.0, f)
-            to_default = ((miss == _MISSING_ZERO) & (f >= -_ZERO) & (f <= _ZERO)) | ((miss == _MISSING_NAN) & np.isnan(f))
-            go_left = np.where(to_default, self.default_left[nd], f <= self.threshold[nd])
-            nxt = np.where(go_left, self.left[nd], self.right[nd])
-            node[rows] = nxt
-            active[rows] = nxt >= 0
-        return ~node  # a leaf is stored as ~index
-
 
 class TreeEnsemble:
     """The trees of a LightGBM model text; `predict` matches `lightgbm.Booster.predict`."""
 
     def __init__(self, text: str, trees: list[_Tree], n_features: int) -> None:
         self.text, self.trees, self.n_features = text, trees, n_features
+        self._forest = _Forest.of(trees)
 
     @classmethod
     def parse(cls, text: str) -> TreeEnsemble | None:
@@ -102,6 +85,61 @@ class TreeEnsemble:
         """The sum of every tree's leaf value per row, tree after tree, in double precision."""
         x = np.asarray(rows, dtype=np.float64)
         total = np.zeros(len(x), dtype=np.float64)
-        for tree in self.trees:
-            total += tree.leaf_value[tree.leaves(x)]
+        if len(x) == 0:
+            return total
+        for values in self._forest.leaf_values(x):  # one row per tree, added in LightGBM's order
+            total += values
         return total
+
+
+@dataclass(frozen=True)
+class _Forest:
+    """Every tree's nodes in one padded table, so all (tree, row) paths descend together: a few numpy
+    calls per tree level instead of per tree and level (about 10x faster for 300 trees)."""
+
+    width: int  # padded node count per tree
+    feature: np.ndarray  # flat [tree * width + node]
+    threshold: np.ndarray
+    default_left: np.ndarray
+    missing: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    leaves: np.ndarray  # [tree, padded leaf count]
+    root: np.ndarray  # 0, or ~0 for a tree that is one leaf
+
+    @classmethod
+    def of(cls, trees: list[_Tree]) -> _Forest:
+        width = max([len(t.feature) for t in trees] + [1])
+        n_leaves = max(len(t.leaf_value) for t in trees) if trees else 1
+
+        def pad(arrays: list[np.ndarray], size: int, dtype) -> np.ndarray:
+            out = np.zeros((len(arrays), size), dtype=dtype)
+            for i, a in enumerate(arrays):
+                out[i, : len(a)] = a
+            return out
+
+        flat = {name: pad([getattr(t, name) for t in trees], width, dtype).ravel()
+                for name, dtype in (("feature", np.int64), ("threshold", np.float64), ("default_left", bool),
+                                    ("missing", np.int64), ("left", np.int64), ("right", np.int64))}
+        root = np.array([0 if len(t.feature) else -1 for t in trees], dtype=np.int64)
+        return cls(width, leaves=pad([t.leaf_value for t in trees], n_leaves, np.float64), root=root, **flat)
+
+    def leaf_values(self, x: np.ndarray) -> np.ndarray:
+        """[tree, row]: the value of the leaf each row reaches in each tree (`Tree::NumericalDecision`)."""
+        n_trees, n_rows = len(self.root), len(x)
+        node = np.repeat(self.root, n_rows)  # flat [tree * n_rows + row]
+        base = np.repeat(np.arange(n_trees, dtype=np.int64) * self.width, n_rows)
+        row = np.tile(np.arange(n_rows, dtype=np.int64), n_trees)
+        live = np.nonzero(node >= 0)[0]
+        while live.size:
+            at = base[live] + node[live]
+            f = x[row[live], self.feature[at]]
+            miss = self.missing[at]
+            f = np.where(np.isnan(f) & (miss != _MISSING_NAN), 0.0, f)
+            to_default = ((miss == _MISSING_ZERO) & (f >= -_ZERO) & (f <= _ZERO)) | ((miss == _MISSING_NAN) & np.isnan(f))
+            go_left = np.where(to_default, self.default_left[at], f <= self.threshold[at])
+            nxt = np.where(go_left, self.left[at], self.right[at])
+            node[live] = nxt
+            live = live[nxt >= 0]
+        leaf = (~node).reshape(n_trees, n_rows)
+        return np.take_along_axis(self.leaves, leaf, axis=1)

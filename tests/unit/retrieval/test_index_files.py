@@ -57,6 +57,7 @@ def test_memory_mapped_indexes_rank_exactly_as_indexes_built_in_memory(home, cap
     parts = mapped_bf.pipeline.parts("mini")
     assert isinstance(parts.channels.index.entity_matrix, np.memmap)
     assert isinstance(parts.channels.index.triple_matrix, np.memmap)
+    assert isinstance(parts.channels.index.parts().vectors, np.memmap)  # triples match over the saved parts
     assert isinstance(parts.channels.dense._matrix, np.memmap)
     assert isinstance(parts.channels.bm25._bm25.scores["data"], np.memmap)
     mapped_bf.close()
@@ -105,3 +106,16 @@ def test_a_write_that_fails_leaves_no_index_and_the_next_start_rebuilds_it(home,
     assert again.ask(QUESTIONS[0], "mini").citations == answer.citations
     again.close()
     assert len(list(folder.glob("eng-*"))) == 1
+
+
+def test_an_entity_index_saved_before_triple_parts_gets_them_added_and_ranks_the_same(home):
+    bf = fresh(home)
+    before = ranked(bf)
+    bf.close()
+    folder = next(index_folder(home, "mini").glob("eng-*"))
+    for name in ("triple_parts.npy", "triple_part_rows.npy"):
+        (folder / name).unlink()
+    older = fresh(home)
+    assert ranked(older) == before
+    older.close()
+    assert (folder / "triple_parts.npy").is_file() and (folder / "triple_part_rows.npy").is_file()

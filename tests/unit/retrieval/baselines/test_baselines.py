@@ -56,6 +56,17 @@ def test_bm25_tokenizes_as_it_indexes_and_counts_documents_per_token(settings):
     assert r.document_frequency("trench") == 1 and r.document_frequency("zzz") == 0  # "trenches" is another token unstemmed
 
 
+def test_bm25_coverage_is_the_share_of_question_terms_a_document_holds_rare_terms_weighing_more(settings):
+    r = Bm25Ranker(settings, stem=False)
+    r.warm_up("tiny")
+    plain, weighted = r.coverage("scaffold trench zzz")  # zzz is not indexed: out of the count
+    at = {pid: i for i, pid in enumerate(r.ids)}
+    scaffold, trench = at["1926.450(a)"], next(i for pid, i in at.items() if r.score_all("trench")[i] > 0)
+    assert plain[scaffold] == plain[trench] == 0.5
+    assert weighted[trench] > weighted[scaffold]  # "trench" is in 1 document, "scaffold" in 2
+    assert plain.max() <= 1.0 and not r.coverage("zzz qqq")[0].any()
+
+
 class FakeEmbedder:
     """Bag-of-letters vectors; counts calls so the cache can be checked."""
 

@@ -1,4 +1,4 @@
-"""A stored ranker is used only where it fits: same corpus, embedding model and features; a corrupt
+"""A stored ranker is used only where it fits: same corpus, embedding model and known features; a corrupt
 file falls back to the hybrid with a warning instead of stopping answers."""
 
 from __future__ import annotations
@@ -58,3 +58,29 @@ def test_a_corrupt_model_file_is_reported_and_none_is_returned(tmp_path, caplog)
     with caplog.at_level(logging.WARNING):
         assert load_ranker(settings, "mini", FEATURES) is None
     assert "corrupt" in caplog.text and "hybrid" in caplog.text
+
+
+def fitted_on(features: list[str]) -> RankerModel:
+    rng = np.random.default_rng(1)
+    x = rng.random((60, len(features)))
+    ranker = lightgbm.LGBMRanker(n_estimators=5, min_child_samples=2, verbose=-1).fit(x, (x[:, 0] > 0.5).astype(int), group=[10] * 6)
+    return RankerModel(ranker.booster_, ModelCard(corpus="mini", embedding_model="all-MiniLM-L6-v2", features=features))
+
+
+def test_a_ranker_trained_before_features_were_added_scores_the_columns_it_knows(tmp_path):
+    settings = Settings(home=tmp_path)
+    older = [f for f in FEATURES if not f.startswith("term_coverage")]
+    fitted_on(older).save(settings)
+    model = load_ranker(settings, "mini", FEATURES)
+    rows = np.random.default_rng(2).random((4, len(FEATURES)))
+    keep = [FEATURES.index(f) for f in older]
+    assert model is not None and model.columns == keep
+    assert np.array_equal(model.score(rows), model.booster.predict(rows[:, keep]))
+
+
+def test_a_ranker_using_a_feature_this_version_lacks_is_refused_naming_it(tmp_path):
+    settings = Settings(home=tmp_path)
+    fitted_on([*FEATURES[:-1], "from_the_future"]).save(settings)
+    with pytest.raises(ConfigError, match="from_the_future") as e:
+        load_ranker(settings, "mini", FEATURES)
+    assert "\n" not in str(e.value)
