@@ -31,16 +31,6 @@ _PACKAGED_NAMES = frozenset({"all-minilm-l6-v2", "sentence-transformers/all-mini
 class Embedder(Protocol):
     """Maps texts to float32 row vectors of unit L2 norm, shape ``(len(texts), dim)``."""
 
-    def use_process(self, process: ModelProcess | None) -> None:
-        """Encode with ``process``'s ``encode`` service (a child that loads the model meanwhile, see
-        `encode_service`) instead of loading the model here; in-process again if it fails."""
-        self.process = process
-
-    def _encode(self, texts: list[str]) -> Any:
-        """The model's raw vectors of ``texts``, from the model process or the model loaded here."""
-        done, vectors = call_or_none(self.process, ENCODE, texts)
-        return vectors if done else raw_vectors(self._load(), texts, self.batch_size)
-
     @property
     def dim(self) -> int: ...
 
