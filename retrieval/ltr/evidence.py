@@ -66,11 +66,8 @@ class Channels:
     def gather(self, question: str, cfg: RetrievalConfig) -> Evidence:
         d = self.decompose(question)
         triples = list(d.triples) + (list(d.swapped) if cfg.swap else [])
-        parts = [*d.entities, *(p for t in triples for p in (t[0], t[1].replace("_", " "), t[2]))]
-        # Two model calls, both cached by the embedder: the short parts padded to their own length,
-        # not the question's (about a fifth of the work in one batch with the question).
-        self.embedder.embed([question])
-        self.embedder.embed(list(dict.fromkeys(p for p in parts if p != question)))
+        texts = [question, *d.entities, *(p for t in triples for p in (t[0], t[1].replace("_", " "), t[2]))]
+        self.embedder.embed(list(dict.fromkeys(texts)))  # one model call; the embedder caches the parts
         ev = Evidence(question, self.bm25.score_all(question), self.dense.score_all(question), decomposition=d)
         ev.coverage, ev.coverage_idf = self.bm25.coverage(question)
         if cfg.use_eng:
