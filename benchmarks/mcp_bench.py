@@ -37,6 +37,23 @@ from bifrost.core.settings import Settings
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def search_arguments(description: str | None) -> argparse.ArgumentParser:
+    """The options every MCP search benchmark takes: the home, corpus, questions, calls and k."""
+    ap = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--home", type=Path, required=True, help="A copy of a BIFROST_HOME with the corpus built")
+    ap.add_argument("--corpus", default="osha-1926")
+    ap.add_argument("--questions", type=Path, default=ROOT.parent / "shared" / "eval" / "osha-loi-dev.jsonl")
+    ap.add_argument("--calls", type=int, default=50)
+    ap.add_argument("--k", type=int, default=10)
+    return ap
+
+
+def read_questions(path: Path, n: int) -> list[str]:
+    """The first ``n`` questions of a JSONL file with a 'question' field."""
+    lines = [line for line in path.read_text().splitlines() if line.strip()]
+    return [json.loads(line)["question"] for line in lines][:n]
+
+
 def percentile(xs: list[float], q: float) -> float:
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))]
@@ -166,19 +183,13 @@ def run(home: Path, corpus: str, questions: list[str], k: int, transport: str,
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--home", type=Path, required=True, help="A copy of a BIFROST_HOME with the corpus built")
-    ap.add_argument("--corpus", default="osha-1926")
-    ap.add_argument("--questions", type=Path, default=ROOT.parent / "shared" / "eval" / "osha-loi-dev.jsonl")
-    ap.add_argument("--calls", type=int, default=50)
-    ap.add_argument("--k", type=int, default=10)
+    ap = search_arguments(__doc__)
     ap.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     ap.add_argument("--code", type=Path, action="append",
                     help="Code tree whose server to measure (repeatable: one server each, same run; default: this checkout)")
     args = ap.parse_args()
     codes = [c.resolve() for c in args.code or [ROOT]]
-    lines = [line for line in args.questions.read_text().splitlines() if line.strip()]
-    questions = [json.loads(line)["question"] for line in lines][: args.calls]
+    questions = read_questions(args.questions, args.calls)
     load_before = os.getloadavg()[0]
     here, there, switches = run(args.home, args.corpus, questions, args.k, args.transport, codes)
     servers = [{

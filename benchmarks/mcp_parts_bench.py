@@ -10,12 +10,10 @@ Measures the code on PYTHONPATH: `PYTHONPATH=<checkout> python benchmarks/mcp_pa
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 import mcp_types
 import pydantic_core
@@ -25,8 +23,7 @@ from mcp.types import CallToolResult, TextContent
 from bifrost.app.facade import Bifrost
 from bifrost.app.mcp.server import create_server
 from bifrost.core.settings import Settings
-
-ROOT = Path(__file__).resolve().parents[1]
+from mcp_bench import read_questions, search_arguments  # the script's folder is on sys.path
 
 
 def ms(fn: Callable[[], object]) -> float:
@@ -51,17 +48,11 @@ def compact(structured: dict) -> CallToolResult:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--home", type=Path, required=True, help="A copy of a BIFROST_HOME with the corpus built")
-    ap.add_argument("--corpus", default="osha-1926")
-    ap.add_argument("--questions", type=Path, default=ROOT.parent / "shared" / "eval" / "osha-loi-dev.jsonl")
-    ap.add_argument("--calls", type=int, default=50)
-    ap.add_argument("--k", type=int, default=10)
+    ap = search_arguments(__doc__)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--all-corpora", action="store_true", help="Serve every ingested corpus (no --corpus), as `bifrost mcp` does by default")
     args = ap.parse_args()
-    lines = [line for line in args.questions.read_text().splitlines() if line.strip()]
-    questions = [json.loads(line)["question"] for line in lines][: args.calls]
+    questions = read_questions(args.questions, args.calls)
     bf = Bifrost(Settings(home=args.home))
     server, service = create_server(bf, None if args.all_corpora else [args.corpus])
     service.warm_up()
