@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -60,6 +61,8 @@ class CorpusParts:
             texts += d.entities
             texts += [p for t in (*d.triples, *d.swapped) for p in (t[0], t[1].replace("_", " "), t[2])]
         self.embedder.embed(list(dict.fromkeys(texts)))
+        if self.channels.ranking_dense is not None:
+            self.channels.ranking_dense.prepare(list(questions))
         if config is not None:
             self.channels.prepare(decomps, config)
 
@@ -139,6 +142,7 @@ class AskPipeline:
         from retrieval.baselines.documents import index_folder
         from retrieval.eng_index import EngIndex
         from retrieval.ltr.evidence import Channels
+        from retrieval.ltr.model import ranker_encoder
         from retrieval.ltr.navigator_index import NavigatorIndex
 
         res = self.res
@@ -151,10 +155,12 @@ class AskPipeline:
         bm25 = Bm25Ranker(res.settings)
         bm25.warm_up(corpus, provisions)
         dense = self.dense_ranker(corpus, provisions)
+        encoder = ranker_encoder(res.settings, corpus)
+        ranking_dense = self.dense_ranker(corpus, provisions, encoder) if encoder is not None else None
         decompose = lambda q: decomposer.decompose(q, corpus)  # noqa: E731
         return CorpusParts(
             corpus=corpus, graph=res.graph, embedder=res.embedder,
-            channels=Channels(bm25, dense, index, res.embedder, decompose),
+            channels=Channels(bm25, dense, index, res.embedder, decompose, ranking_dense),
             nav=NavigatorIndex.build(provisions, res.sql.references(corpus, dangling=False)),
             containers=frozenset(container_ids(provisions)),
             decomposer=decomposer,
@@ -164,11 +170,18 @@ class AskPipeline:
         """Batch the per-question work of many questions (see `CorpusParts.prepare`)."""
         self.parts(corpus).prepare(questions, config)
 
-    def dense_ranker(self, corpus: str, provisions: list[Provision] | None = None):
-        """Embeddings of every provision (cached on disk under $BIFROST_HOME/index)."""
+    def dense_ranker(self, corpus: str, provisions: list[Provision] | None = None, encoder: Path | None = None):
+        """Embeddings of every provision (cached on disk under $BIFROST_HOME/index), under the embedding
+        model or, given ``encoder``, under that adapted encoder folder (loaded with its own embedder)."""
+        from bifrost.core.embeddings import SentenceTransformerEmbedder
         from retrieval.baselines.dense import DenseRanker
 
-        dense = DenseRanker(self.res.settings, embedder=self.res.embedder)
+        if encoder is None:
+            dense = DenseRanker(self.res.settings, embedder=self.res.embedder)
+        else:
+            s = self.res.settings
+            embedder = SentenceTransformerEmbedder(str(encoder), runtime=s.embedding_runtime, num_threads=s.embedding_threads)
+            dense = DenseRanker(s, model=str(encoder), embedder=embedder)
         dense.warm_up(corpus, provisions)
         return dense
 

@@ -62,8 +62,13 @@ def collect(
         ev, pool, rows = question_rows(parts.channels, parts.nav, q.question, cfg, sizes)
         gold = set(q.gold)
         bm25 = [ids[i] for i in np.argsort(-ev.bm25, kind="stable")[:BASELINE_DEPTH] if ev.bm25[i] > 0]
-        dense = [ids[i] for i in np.argsort(-ev.dense, kind="stable")[:BASELINE_DEPTH]]
+        cosine = ev.dense if ev.cosine is None else ev.cosine  # the baselines read the embedding model
+        dense = [ids[i] for i in np.argsort(-cosine, kind="stable")[:BASELINE_DEPTH]]
         base: dict[str, list[str]] = {"bm25": bm25, "dense": dense, "rrf": [pid for pid, _ in rrf_fuse([bm25, dense])]}
+        if ev.cosine is not None:  # and under the adapted encoder the ranker reads
+            adapted = [ids[i] for i in np.argsort(-ev.dense, kind="stable")[:BASELINE_DEPTH]]
+            base["dense-adapted"] = adapted
+            base["rrf-adapted"] = [pid for pid, _ in rrf_fuse([bm25, adapted])]
         if hyb is not None:
             base["bifrost-hybrid"] = [it.id for it in hyb.retrieve(q.question).items]
         groups.append(Group(q, pool.ids, rows, np.array([pid in gold for pid in pool.ids], dtype=np.int32),

@@ -15,6 +15,7 @@ from typing import Any
 from bifrost.core.extras import require_extra
 from bifrost.core.resources import Resources
 from bifrost.core.settings import Settings
+from eval.ltr.adapted import collect_adapted, store_encoder
 from eval.ltr.cv import ABLATIONS, choose_delta, cross_validate, fit, score_run
 from eval.ltr.dataset import Group, collect, describe_pool
 from eval.questions import Question, load_questions
@@ -22,7 +23,8 @@ from eval.runner import corpus_hierarchy
 from eval.stats import wilcoxon_p
 from retrieval.config import RetrievalConfig
 from retrieval.ltr.features import FEATURES, columns_without
-from retrieval.ltr.model import LGBM_PARAMS, ModelCard, RankerModel
+from retrieval.baselines.dense import model_version
+from retrieval.ltr.model import LGBM_PARAMS, ModelCard, RankerModel, encoder_folder
 from retrieval.pipeline import AskPipeline
 
 Say = Callable[[str], None]
@@ -66,21 +68,30 @@ def load_sets(settings: Settings, paths: Sequence[Path]) -> tuple[list[Question]
 def train_ranker(
     settings: Settings, corpus: str, question_files: Sequence[Path], folds: int = 5, ablations: bool = True,
     hybrid: bool = True, out_dir: Path | None = None, say: Say | None = None, cv: bool = True,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[int, int], None] | None = None, encoder_files: Sequence[Path] = (),
 ) -> TrainReport:
     """Cross-validate (unless ``cv`` is False), then fit on all questions and save the ranker of
-    ``corpus`` in the home."""
+    ``corpus`` in the home. ``encoder_files``: question sets to adapt the dense encoder the ranker reads
+    (cross-fitted within the folds, see `eval.ltr.adapted`); stored beside the ranker."""
     require_extra("ltr")
     if folds < 2:
         raise ValueError(f"--folds must be at least 2, got {folds}")
     say = say or (lambda _m: None)
     questions, hashes = load_sets(settings, question_files)
+    encoder_questions, encoder_hashes = load_sets(settings, encoder_files) if encoder_files else ([], [])
     res = Resources(settings)
+    encoder = ""
     try:
         cfg = RetrievalConfig.from_settings(settings)
-        parts = AskPipeline(res, cfg).parts(corpus)
+        pipeline = AskPipeline(res, cfg)
         t0 = time.perf_counter()
-        groups = collect(parts, questions, cfg, hybrid=hybrid, progress=progress)
+        if encoder_files:
+            groups, pairs = collect_adapted(pipeline, corpus, questions, encoder_questions, cfg, folds, hybrid, say, progress)
+            target = encoder_folder(settings, corpus)
+            store_encoder(pipeline, corpus, pairs, target, say)
+            encoder = str(target.relative_to(settings.home))
+        else:
+            groups = collect(pipeline.parts(corpus), questions, cfg, hybrid=hybrid, progress=progress)
         seconds = {"collect": time.perf_counter() - t0}
     finally:
         res.close()
@@ -97,6 +108,8 @@ def train_ranker(
         corpus=corpus, embedding_model=settings.embedding_model, features=list(FEATURES), questions=hashes,
         params={**LGBM_PARAMS, **booster.chosen_size}, cite_delta=report.cite_delta, cv=report.as_dict()["systems"].get("bifrost-ltr", {}),
         trained_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        encoder=encoder, encoder_version=model_version(str(settings.home / encoder)) if encoder else "",
+        encoder_questions=encoder_hashes,
     )
     report.model_path = str(RankerModel(booster, card).save(settings))
     report.seconds = {**seconds, "cv": report.seconds.get("cv", 0.0), "final_fit": time.perf_counter() - t1}

@@ -8,6 +8,8 @@ Kinds (each from the structure of the rulebook, never from a question set):
 - ``context``: a provision's own text -> each child's text (a section heading or lead-in -> the child);
 - ``note``: a note (ADGM guidance) -> the provision it explains (its parent).
 
+``question_pairs`` adds labelled pairs when a question set is given: a question -> each gold provision.
+
 Pure: provisions and references in, pairs out. Deduplicated, capped per kind, sampled deterministically.
 """
 
@@ -16,7 +18,7 @@ from __future__ import annotations
 import random
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bifrost.core.provisions import CONTAINER_KINDS
@@ -122,3 +124,19 @@ def corpus_pairs(provisions: Sequence[Provision], references: Sequence[Reference
                  seed: int = 13) -> list[Pair]:
     """`pairs_by_kind` then `sample_pairs`."""
     return sample_pairs(pairs_by_kind(provisions, references), max_pairs, seed)
+
+
+def question_pairs(questions: Sequence[tuple[str, Sequence[str]]], documents: Mapping[str, str]) -> list[Pair]:
+    """(question, document text of each gold provision) for labelled questions, deduplicated, in order;
+    gold ids without a document (containers, repealed provisions) are skipped."""
+    out: list[Pair] = []
+    seen: set[tuple[str, str]] = set()
+    for question, gold in questions:
+        q = question.strip()
+        for pid in gold:
+            text = documents.get(pid, "").strip()
+            if len(q) < MIN_CHARS or len(text) < MIN_CHARS or (q, text) in seen:
+                continue
+            seen.add((q, text))
+            out.append(Pair("question", q[:MAX_CHARS], text[:MAX_CHARS]))
+    return out

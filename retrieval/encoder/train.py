@@ -165,3 +165,19 @@ def train_encoder(settings: Settings, corpus: str, max_pairs: int = 8000, epochs
                                            "loss": "MultipleNegativesRankingLoss"}, indent=2))
     log.info("encoder of %s: %d pairs, %d steps in %.0fs -> %s", corpus, len(pairs), steps, report.seconds, target)
     return report
+
+
+def train_question_encoder(base_model: str, pairs: Sequence[Pair], out: Path, seed: int = 13,
+                           progress: Callable[[int, int], None] | None = None) -> EncoderReport:
+    """Fine-tune ``base_model`` on labelled (question, gold provision) pairs (`question_pairs`) and save it
+    with its card to ``out``; what `bifrost train ranker --encoder-questions` trains per fold."""
+    started = time.perf_counter()
+    steps, losses = fit_pairs(pairs, base_model, out, threads=2, seed=seed, progress=progress)
+    tenth = max(1, len(losses) // 10)
+    report = EncoderReport(
+        corpus="", base_model=base_model, path=str(out), pairs=dict(Counter(p.kind for p in pairs)), steps=steps,
+        seconds=round(time.perf_counter() - started, 1), mean_loss_first=round(sum(losses[:tenth]) / tenth, 4),
+        mean_loss_last=round(sum(losses[-tenth:]) / tenth, 4),
+    )
+    (out / CARD).write_text(json.dumps({**report.as_dict(), "seed": seed, "loss": "MultipleNegativesRankingLoss"}, indent=2))
+    return report

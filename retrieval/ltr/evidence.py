@@ -30,11 +30,14 @@ class Evidence:
     decomposition: Decomposition = field(default_factory=Decomposition)
     coverage: np.ndarray | None = None  # share of the question's indexed terms each provision holds
     coverage_idf: np.ndarray | None = None  # the same, IDF-weighted
+    cosine: np.ndarray | None = None  # the embedding model's cosines when ``dense`` comes from an adapted encoder
 
     @property
     def relevance(self) -> float:
-        """Best cosine between the question and any provision (the refusal signal)."""
-        return float(self.dense.max()) if len(self.dense) else 0.0
+        """Best cosine between the question and any provision under the embedding model (the refusal
+        signal, calibrated for that model even when the ranker reads an adapted encoder's scores)."""
+        scores = self.dense if self.cosine is None else self.cosine
+        return float(scores.max()) if len(scores) else 0.0
 
     @property
     def entity_evidence(self) -> float:
@@ -42,18 +45,27 @@ class Evidence:
 
 
 class Channels:
-    """The retrieval channels of one corpus, sharing one document order (BM25 and dense ids agree)."""
+    """The retrieval channels of one corpus, sharing one document order (BM25 and dense ids agree).
+
+    ``ranking_dense``: a dense index under an encoder adapted to the corpus's questions, whose scores the
+    learned ranker reads in place of ``dense`` (the hybrid and the refusal signal keep ``dense``)."""
 
     def __init__(
         self, bm25: Bm25Ranker, dense: DenseRanker, index: EngIndex, embedder: Embedder,
-        decompose: Callable[[str], Decomposition],
+        decompose: Callable[[str], Decomposition], ranking_dense: DenseRanker | None = None,
+        memo: MatchMemo | None = None,
     ) -> None:
-        if bm25.ids != dense.ids:
+        if bm25.ids != dense.ids or (ranking_dense is not None and ranking_dense.ids != dense.ids):
             raise ValueError("BM25 and dense indexes disagree on the documents; rebuild the index")
         self.bm25, self.dense, self.index, self.embedder, self.decompose = bm25, dense, index, embedder, decompose
+        self.ranking_dense = ranking_dense
         self.ids = dense.ids
         self.position = {pid: i for i, pid in enumerate(self.ids)}
-        self.memo = MatchMemo()  # filled by `prepare` only
+        self.memo = memo if memo is not None else MatchMemo()  # filled by `prepare` only
+
+    def with_ranking_dense(self, ranking_dense: DenseRanker | None) -> Channels:
+        """The same channels (and entity-match memo) with another adapted dense index."""
+        return Channels(self.bm25, self.dense, self.index, self.embedder, self.decompose, ranking_dense, self.memo)
 
     def prepare(self, decompositions: list[Decomposition], cfg: RetrievalConfig) -> None:
         """Match the entities and triples of many questions at once (see `MatchMemo`)."""
@@ -68,7 +80,12 @@ class Channels:
         triples = list(d.triples) + (list(d.swapped) if cfg.swap else [])
         texts = [question, *d.entities, *(p for t in triples for p in (t[0], t[1].replace("_", " "), t[2]))]
         self.embedder.embed(list(dict.fromkeys(texts)))  # one model call; the embedder caches the parts
-        ev = Evidence(question, self.bm25.score_all(question), self.dense.score_all(question), decomposition=d)
+        cosine = self.dense.score_all(question)
+        if self.ranking_dense is None:
+            ev = Evidence(question, self.bm25.score_all(question), cosine, decomposition=d)
+        else:
+            ev = Evidence(question, self.bm25.score_all(question), self.ranking_dense.score_all(question),
+                          decomposition=d, cosine=cosine)
         ev.coverage, ev.coverage_idf = self.bm25.coverage(question)
         if cfg.use_eng:
             ev.entities = match_entities(self.index, self.embedder, question, d.entities, cfg, self.memo)

@@ -15,6 +15,7 @@ import numpy as np
 
 from bifrost.core.errors import ConfigError
 from bifrost.core.settings import Settings
+from retrieval.baselines.dense import model_version
 from retrieval.ltr.trees import TreeEnsemble
 
 log = logging.getLogger(__name__)
@@ -64,6 +65,9 @@ class ModelCard:
     cite_delta: float = 1.0
     cv: dict[str, Any] = field(default_factory=dict)
     trained_at: str = ""
+    encoder: str = ""  # the adapted dense encoder the ranker reads, relative to the home ("" = none)
+    encoder_version: str = ""  # `model_version` of that folder when the ranker was trained
+    encoder_questions: list[dict[str, str]] = field(default_factory=list)  # the question sets it was adapted on
 
 
 def model_paths(settings: Settings, corpus: str) -> tuple[Path, Path]:
@@ -98,6 +102,26 @@ class RankerModel:
         return model_path
 
 
+def encoder_folder(settings: Settings, corpus: str) -> Path:
+    """Where `bifrost train ranker --encoder-questions` keeps the corpus's adapted dense encoder."""
+    return settings.home / "models" / f"dense-{re.sub(r'[^A-Za-z0-9._-]+', '_', corpus)}"
+
+
+def ranker_encoder(settings: Settings, corpus: str) -> Path | None:
+    """The adapted dense encoder the corpus's ranker was trained with, when its card names one that
+    is present and unchanged (else None: the ranker is not used, see `load_ranker`)."""
+    _model, card_path = model_paths(settings, corpus)
+    try:
+        name = json.loads(card_path.read_text()).get("encoder", "") if card_path.exists() else ""
+        version = json.loads(card_path.read_text()).get("encoder_version", "") if name else ""
+    except (OSError, ValueError, AttributeError):
+        return None
+    folder = settings.home / name if name else None
+    if folder is None or not folder.is_dir() or model_version(str(folder)) != version:
+        return None
+    return folder
+
+
 def check_card(card: ModelCard, corpus: str, embedding_model: str, features: tuple[str, ...]) -> None:
     """Refuse a ranker trained for another corpus, embedding model or feature list (one line naming both)."""
     if card.corpus != corpus:
@@ -128,6 +152,10 @@ def load_ranker(settings: Settings, corpus: str, features: tuple[str, ...]) -> R
         log.warning("ranker card %s is unreadable (%s); using the hybrid retriever", card_path, e)
         return None
     check_card(card, corpus, settings.embedding_model, features)
+    if card.encoder and ranker_encoder(settings, corpus) is None:
+        log.warning("the ranker of %s reads the adapted encoder %s, which is missing or was retrained since; "
+                    "using the hybrid retriever (retrain with `bifrost train ranker --encoder-questions`)", corpus, card.encoder)
+        return None
     try:
         text = model_path.read_text()
         booster = TreeEnsemble.parse(text)  # numpy, same scores; LightGBM only for what it does not cover

@@ -33,6 +33,10 @@ def train_ranker_cmd(
     hybrid: Annotated[bool, typer.Option("--hybrid/--no-hybrid", help="Score the hand-set hybrid on the same questions")] = True,
     cv: Annotated[bool, typer.Option("--cv/--no-cv", help="Cross-validate first (--no-cv: only fit and store the model; no figures)")] = True,
     out_dir: Annotated[Optional[Path], typer.Option("--out", "-o", help="Folder for cv.md and cv.json")] = None,
+    encoder_questions: Annotated[Optional[list[Path]], typer.Option(
+        "--encoder-questions", "-e",
+        help="Question file to fine-tune the dense encoder the ranker reads (repeatable; may be a --questions file: "
+             "each fold is then read by an encoder that never saw its questions). Adds ~7 min per fold on 2 cores")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Learn to rank candidates from every channel (LightGBM LambdaRank); report k-fold CV figures
@@ -48,7 +52,8 @@ def train_ranker_cmd(
     try:
         with bar:
             report = train_ranker(settings_of(ctx), corpus, questions, folds, ablations, hybrid and cv, out_dir,
-                                  say=lambda m: err.print(m, highlight=False), progress=tick, cv=cv)
+                                  say=lambda m: err.print(m, highlight=False), progress=tick, cv=cv,
+                                  encoder_files=encoder_questions or ())
     except (BifrostError, ValueError) as e:
         fail_message(str(e))
     if as_json:

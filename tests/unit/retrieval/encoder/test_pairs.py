@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bifrost.core.types import Provision, ProvisionKind, Reference
-from retrieval.encoder.pairs import KINDS, citing_sentence, corpus_pairs, pairs_by_kind, sample_pairs
+from retrieval.encoder.pairs import KINDS, citing_sentence, corpus_pairs, pairs_by_kind, question_pairs, sample_pairs
 
 C = "tiny"
 
@@ -81,3 +81,15 @@ def test_sample_rejects_zero_max_pairs():
 def test_citing_sentence_is_the_sentence_holding_the_reference():
     assert citing_sentence("First rule. Second per § 1.2. Third.", "§ 1.2") == "Second per § 1.2."
     assert citing_sentence("No citation here.", "§ 9") == "No citation here."
+
+
+def test_question_pairs_join_each_question_to_the_text_of_each_gold_provision():
+    documents = {"1.1(a)": "Fall protection. Guardrails. Guardrail systems shall be 42 inches high.",
+                 "1.2(a)": "Safety nets. Safety nets shall be installed close under the work."}
+    pairs = question_pairs([("How high must guardrails be?", ["1.1(a)", "9.9(z)"]),
+                            ("Where are safety nets installed?", ["1.2(a)"]),
+                            ("How high must guardrails be?", ["1.1(a)"])], documents)
+    assert [(p.kind, p.anchor, p.positive) for p in pairs] == [
+        ("question", "How high must guardrails be?", documents["1.1(a)"]),
+        ("question", "Where are safety nets installed?", documents["1.2(a)"]),
+    ]  # the gold id without a document is skipped; the repeated pair is kept once

@@ -1,0 +1,100 @@
+"""Ranking groups whose dense evidence comes from an encoder adapted to labelled questions, without a
+question ever being read by an encoder trained on it (cross-fitting): the questions of fold k are read by
+an encoder fine-tuned on the encoder questions outside fold k. One more encoder, on all of them, is the
+one stored for new questions. Encoders are cached by base model and training pairs, so a rerun reuses them."""
+
+from __future__ import annotations
+
+import logging
+import re
+import shutil
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from bifrost.core.types import content_hash
+from eval.ltr.dataset import Group, Progress, collect, fold_of
+from eval.questions import Question
+from retrieval.baselines.documents import build_documents, index_folder
+from retrieval.config import RetrievalConfig
+from retrieval.encoder.pairs import Pair, question_pairs
+from retrieval.encoder.train import CARD, train_question_encoder
+from retrieval.pipeline import AskPipeline
+
+log = logging.getLogger(__name__)
+Say = Callable[[str], None]
+
+
+def question_key(text: str) -> str:
+    """A question's text compared across files (case and spacing ignored)."""
+    return re.sub(r"\s+", " ", text).strip().lower()
+
+
+def cached_encoder(base_model: str, pairs: Sequence[Pair], cache: Path, say: Say) -> Path:
+    """The encoder fine-tuned on ``pairs`` (trained now unless cached under ``cache``)."""
+    key = content_hash(base_model, *(f"{p.anchor}\x00{p.positive}" for p in pairs))[:16]
+    folder = cache / key
+    if (folder / CARD).exists():
+        return folder
+    say(f"fine-tuning the dense encoder on {len(pairs)} question pairs")
+    tmp = cache / f"{key}.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    train_question_encoder(base_model, pairs, tmp)
+    tmp.replace(folder)
+    return folder
+
+
+def collect_adapted(
+    pipeline: AskPipeline, corpus: str, questions: Sequence[Question], encoder_questions: Sequence[Question],
+    cfg: RetrievalConfig, folds: int, hybrid: bool = True, say: Say | None = None, progress: Progress | None = None,
+) -> tuple[list[Group], list[Pair]]:
+    """Cross-fitted groups of ``questions`` (fold k read by an encoder that never saw fold k's texts),
+    and the pairs of every encoder question (what the stored encoder is trained on)."""
+    say = say or (lambda _m: None)
+    res = pipeline.res
+    parts = pipeline.parts(corpus)
+    provisions = res.sql.provisions(corpus)
+    docs = build_documents(provisions, "context")
+    documents = dict(zip(docs.ids, docs.texts))
+    cache = index_folder(res.settings.home, corpus) / "encoders"
+    cache.mkdir(parents=True, exist_ok=True)
+    by_id: dict[str, Group] = {}
+    for k, pairs in fold_pairs(questions, encoder_questions, folds, documents).items():
+        held = [q for q in questions if fold_of(q.id, folds) == k]
+        say(f"fold {k + 1}/{folds}: dense encoder on {len(pairs)} pairs")
+        folder = cached_encoder(res.settings.embedding_model, pairs, cache, say)
+        fold_parts = replace(parts, channels=parts.channels.with_ranking_dense(pipeline.dense_ranker(corpus, provisions, folder)))
+        for g in collect(fold_parts, held, cfg, hybrid=hybrid, progress=progress):
+            by_id[g.question.id] = g
+    groups = [by_id[q.id] for q in questions if q.id in by_id]
+    return groups, question_pairs([(q.question, q.gold) for q in encoder_questions if q.answerable], documents)
+
+
+def fold_pairs(
+    questions: Sequence[Question], encoder_questions: Sequence[Question], folds: int, documents: dict[str, str],
+) -> dict[int, list[Pair]]:
+    """For each fold holding ranker questions: the pairs of every encoder question whose text is not
+    one of that fold's questions (the encoder that reads fold k never saw a question of fold k)."""
+    out: dict[int, list[Pair]] = {}
+    for k in range(folds):
+        held = {question_key(q.question) for q in questions if fold_of(q.id, folds) == k}
+        if held:
+            out[k] = question_pairs([(q.question, q.gold) for q in encoder_questions
+                                     if q.answerable and question_key(q.question) not in held], documents)
+    return out
+
+
+def store_encoder(pipeline: AskPipeline, corpus: str, pairs: Sequence[Pair], target: Path, say: Say | None = None) -> Path:
+    """Fine-tune (or reuse) the encoder on all ``pairs``, copy it to ``target`` and embed the corpus with it
+    there, so the first question after training finds its index."""
+    say = say or (lambda _m: None)
+    settings = pipeline.res.settings
+    folder = cached_encoder(settings.embedding_model, pairs, index_folder(settings.home, corpus) / "encoders", say)
+    tmp = target.with_name(target.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(folder, tmp)
+    shutil.rmtree(target, ignore_errors=True)
+    tmp.replace(target)
+    say("embedding the corpus with the stored encoder")
+    pipeline.dense_ranker(corpus, None, target)
+    return target

@@ -1,0 +1,28 @@
+"""Cross-fitted encoder adaptation: which question pairs each fold's encoder may learn from."""
+
+from __future__ import annotations
+
+from eval.ltr.adapted import fold_pairs, question_key
+from eval.ltr.dataset import fold_of
+from eval.questions import Question
+
+DOCS = {f"p{i}": f"Provision {i} says something specific about topic {i}." for i in range(12)}
+RANKER = [Question(id=f"q{i}", question=f"What does provision {i} require?", gold=(f"p{i}",)) for i in range(12)]
+
+
+def test_no_fold_encoder_learns_a_question_of_the_fold_it_reads():
+    pairs = fold_pairs(RANKER, RANKER, 3, DOCS)
+    for k, fold in pairs.items():
+        held = {question_key(q.question) for q in RANKER if fold_of(q.id, 3) == k}
+        assert fold and not held & {question_key(p.anchor) for p in fold}
+        assert len(fold) == 12 - len(held)
+
+
+def test_another_set_is_used_whole_except_texts_that_repeat_a_held_question():
+    other = [Question(id="o1", question="  what does PROVISION 0 require? ", gold=("p0",)),
+             Question(id="o2", question="Which rule covers topic 5?", gold=("p5",)),
+             Question(id="o3", question="Unanswerable here?", answerable=False)]
+    pairs = fold_pairs(RANKER, other, 3, DOCS)
+    k0 = fold_of("q0", 3)
+    assert [p.anchor for p in pairs[k0]] == ["Which rule covers topic 5?"]
+    assert all(len(pairs[k]) == 2 for k in pairs if k != k0)  # o1 and o2; never the unanswerable one
