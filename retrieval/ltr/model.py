@@ -112,8 +112,8 @@ def ranker_encoder(settings: Settings, corpus: str) -> Path | None:
     is present and unchanged (else None: the ranker is not used, see `load_ranker`)."""
     _model, card_path = model_paths(settings, corpus)
     try:
-        name = json.loads(card_path.read_text()).get("encoder", "") if card_path.exists() else ""
-        version = json.loads(card_path.read_text()).get("encoder_version", "") if name else ""
+        card = json.loads(card_path.read_text()) if card_path.exists() else {}
+        name, version = card.get("encoder", ""), card.get("encoder_version", "")
     except (OSError, ValueError, AttributeError):
         return None
     folder = settings.home / name if name else None
