@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from pathlib import Path
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 from bifrost.core.embeddings import Embedder

@@ -18,7 +18,7 @@ from eval.questions import Question
 from retrieval.baselines.documents import build_documents, index_folder
 from retrieval.config import RetrievalConfig
 from retrieval.encoder.pairs import Pair, question_pairs
-from retrieval.encoder.train import CARD, train_question_encoder
+from retrieval.encoder.train import CARD, fit_and_record
 from retrieval.pipeline import AskPipeline
 
 log = logging.getLogger(__name__)
@@ -39,7 +39,7 @@ def cached_encoder(base_model: str, pairs: Sequence[Pair], cache: Path, say: Say
     say(f"fine-tuning the dense encoder on {len(pairs)} question pairs")
     tmp = cache / f"{key}.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
-    train_question_encoder(base_model, pairs, tmp)
+    fit_and_record(pairs, base_model, tmp)
     tmp.replace(folder)
     return folder
 

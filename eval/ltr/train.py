@@ -21,9 +21,9 @@ from eval.ltr.dataset import Group, collect, describe_pool
 from eval.questions import Question, load_questions
 from eval.runner import corpus_hierarchy
 from eval.stats import wilcoxon_p
+from retrieval.baselines.dense import model_version
 from retrieval.config import RetrievalConfig
 from retrieval.ltr.features import FEATURES, columns_without
-from retrieval.baselines.dense import model_version
 from retrieval.ltr.model import LGBM_PARAMS, ModelCard, RankerModel, encoder_folder
 from retrieval.pipeline import AskPipeline
 

@@ -149,35 +149,27 @@ def train_encoder(settings: Settings, corpus: str, max_pairs: int = 8000, epochs
     if not provisions:
         raise ValueError(f"corpus {corpus!r} has no provisions; run `bifrost ingest --corpus {corpus}`")
     pairs = corpus_pairs(provisions, references, max_pairs, seed)
-    target = out or encoder_dir(settings.home, corpus)
-    started = time.perf_counter()
-    steps, losses = fit_pairs(pairs, settings.embedding_model, target, epochs, batch_size,
-                              threads=2, seed=seed, progress=progress)
-    tenth = max(1, len(losses) // 10)
-    report = EncoderReport(
-        corpus=corpus, base_model=settings.embedding_model, path=str(target),
-        pairs=dict(sorted(Counter(p.kind for p in pairs).items())), epochs=epochs, batch_size=batch_size,
-        steps=steps, seconds=round(time.perf_counter() - started, 1),
-        mean_loss_first=round(sum(losses[:tenth]) / tenth, 4),
-        mean_loss_last=round(sum(losses[-tenth:]) / tenth, 4),
-    )
-    (target / CARD).write_text(json.dumps({**report.as_dict(), "max_pairs": max_pairs, "seed": seed,
-                                           "loss": "MultipleNegativesRankingLoss"}, indent=2))
-    log.info("encoder of %s: %d pairs, %d steps in %.0fs -> %s", corpus, len(pairs), steps, report.seconds, target)
+    report = fit_and_record(pairs, settings.embedding_model, out or encoder_dir(settings.home, corpus), corpus=corpus,
+                            epochs=epochs, batch_size=batch_size, seed=seed, progress=progress,
+                            card={"max_pairs": max_pairs})
+    log.info("encoder of %s: %d pairs, %d steps in %.0fs -> %s", corpus, len(pairs), report.steps, report.seconds, report.path)
     return report
 
 
-def train_question_encoder(base_model: str, pairs: Sequence[Pair], out: Path, seed: int = 13,
-                           progress: Callable[[int, int], None] | None = None) -> EncoderReport:
-    """Fine-tune ``base_model`` on labelled (question, gold provision) pairs (`question_pairs`) and save it
-    with its card to ``out``; what `bifrost train ranker --encoder-questions` trains per fold."""
+def fit_and_record(pairs: Sequence[Pair], base_model: str, out: Path, corpus: str = "", epochs: int = 1,
+                   batch_size: int = 32, seed: int = 13, progress: Callable[[int, int], None] | None = None,
+                   card: dict | None = None) -> EncoderReport:
+    """`fit_pairs`, then the encoder's card (base model, pairs per kind, steps, seconds, loss at the start
+    and the end, and ``card``'s extra keys) saved beside it; used by `train encoder` (corpus pairs) and by
+    `bifrost train ranker --encoder-questions` (question pairs, per fold)."""
     started = time.perf_counter()
-    steps, losses = fit_pairs(pairs, base_model, out, threads=2, seed=seed, progress=progress)
+    steps, losses = fit_pairs(pairs, base_model, out, epochs, batch_size, threads=2, seed=seed, progress=progress)
     tenth = max(1, len(losses) // 10)
     report = EncoderReport(
-        corpus="", base_model=base_model, path=str(out), pairs=dict(Counter(p.kind for p in pairs)), steps=steps,
-        seconds=round(time.perf_counter() - started, 1), mean_loss_first=round(sum(losses[:tenth]) / tenth, 4),
-        mean_loss_last=round(sum(losses[-tenth:]) / tenth, 4),
+        corpus=corpus, base_model=base_model, path=str(out), pairs=dict(sorted(Counter(p.kind for p in pairs).items())),
+        epochs=epochs, batch_size=batch_size, steps=steps, seconds=round(time.perf_counter() - started, 1),
+        mean_loss_first=round(sum(losses[:tenth]) / tenth, 4), mean_loss_last=round(sum(losses[-tenth:]) / tenth, 4),
     )
-    (out / CARD).write_text(json.dumps({**report.as_dict(), "seed": seed, "loss": "MultipleNegativesRankingLoss"}, indent=2))
+    (out / CARD).write_text(json.dumps({**report.as_dict(), **(card or {}), "seed": seed,
+                                        "loss": "MultipleNegativesRankingLoss"}, indent=2))
     return report

@@ -15,7 +15,7 @@ from retrieval.hybrid import HybridRetriever
 from retrieval.ltr.model import model_paths
 from retrieval.ltr.retriever import LtrRetriever
 from tests.conftest import FIXTURES
-from tests.unit.mini_corpus import MINI, build_corpus
+from tests.unit.mini_corpus import built_mini_home
 
 pytest.importorskip("lightgbm")
 QUESTIONS = FIXTURES / "mini" / "questions-mini.jsonl"
@@ -23,12 +23,7 @@ QUESTIONS = FIXTURES / "mini" / "questions-mini.jsonl"
 
 @pytest.fixture(scope="module")
 def trained_home(tmp_path_factory):
-    home = tmp_path_factory.mktemp("ltr")
-    bf = Bifrost(Settings(home=home))
-    try:
-        build_corpus(bf, "mini", MINI)
-    finally:
-        bf.close()
+    home = built_mini_home(tmp_path_factory.mktemp("ltr"))
     out = home / "cv"
     r = CliRunner().invoke(app, ["--home", str(home), "train", "ranker", "--corpus", "mini", "-q", str(QUESTIONS),
                                  "--folds", "2", "--no-ablations", "--out", str(out), "--json"])

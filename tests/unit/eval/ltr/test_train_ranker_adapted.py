@@ -16,7 +16,7 @@ from retrieval.hybrid import HybridRetriever
 from retrieval.ltr.model import encoder_folder, model_paths, ranker_encoder
 from retrieval.ltr.retriever import LtrRetriever
 from tests.conftest import FIXTURES
-from tests.unit.mini_corpus import MINI, build_corpus
+from tests.unit.mini_corpus import built_mini_home
 
 pytest.importorskip("lightgbm")
 QUESTIONS = FIXTURES / "mini" / "questions-mini.jsonl"
@@ -24,12 +24,7 @@ QUESTIONS = FIXTURES / "mini" / "questions-mini.jsonl"
 
 @pytest.fixture(scope="module")
 def adapted_home(tmp_path_factory):
-    home = tmp_path_factory.mktemp("ltr-adapted")
-    bf = Bifrost(Settings(home=home))
-    try:
-        build_corpus(bf, "mini", MINI)
-    finally:
-        bf.close()
+    home = built_mini_home(tmp_path_factory.mktemp("ltr-adapted"))
     r = CliRunner().invoke(app, ["--home", str(home), "train", "ranker", "--corpus", "mini", "-q", str(QUESTIONS),
                                  "--encoder-questions", str(QUESTIONS), "--folds", "2", "--no-ablations", "--json"])
     assert r.exit_code == 0, r.output
