@@ -74,13 +74,17 @@ def fold_pairs(
     questions: Sequence[Question], encoder_questions: Sequence[Question], folds: int, documents: dict[str, str],
 ) -> dict[int, list[Pair]]:
     """For each fold holding ranker questions: the pairs of every encoder question whose text is not
-    one of that fold's questions (the encoder that reads fold k never saw a question of fold k)."""
+    one of that fold's questions (the encoder that reads fold k never saw a question of fold k).
+    A fold left without pairs is a `ValueError`."""
     out: dict[int, list[Pair]] = {}
     for k in range(folds):
         held = {question_key(q.question) for q in questions if fold_of(q.id, folds) == k}
         if held:
             out[k] = question_pairs([(q.question, q.gold) for q in encoder_questions
                                      if q.answerable and question_key(q.question) not in held], documents)
+            if not out[k]:
+                raise ValueError(f"no --encoder-questions question outside fold {k + 1} has a gold provision of this "
+                                 "corpus with text; give a question set for this corpus")
     return out
 
 

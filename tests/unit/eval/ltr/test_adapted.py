@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from eval.ltr.adapted import fold_pairs, question_key
 from eval.ltr.dataset import fold_of
 from eval.questions import Question
@@ -26,3 +28,9 @@ def test_another_set_is_used_whole_except_texts_that_repeat_a_held_question():
     k0 = fold_of("q0", 3)
     assert [p.anchor for p in pairs[k0]] == ["Which rule covers topic 5?"]
     assert all(len(pairs[k]) == 2 for k in pairs if k != k0)  # o1 and o2; never the unanswerable one
+
+
+def test_encoder_questions_without_gold_text_in_the_corpus_are_refused_in_one_line():
+    elsewhere = [Question(id="x1", question="What does rule 9 say?", gold=("other-corpus-9",))]
+    with pytest.raises(ValueError, match="no --encoder-questions question outside fold 1 has a gold provision"):
+        fold_pairs(RANKER, elsewhere, 3, DOCS)
