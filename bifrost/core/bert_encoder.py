@@ -18,8 +18,27 @@ from typing import Any
 
 import numpy as np
 
-_EXPECTED_MODULES = ["sentence_transformers.models.Transformer", "sentence_transformers.models.Pooling",
-                     "sentence_transformers.models.Normalize"]
+_EXPECTED_MODULES = (
+    ["sentence_transformers.models.Transformer", "sentence_transformers.models.Pooling",
+     "sentence_transformers.models.Normalize"],
+    # the layout sentence-transformers 6 saves (e.g. an encoder fine-tuned by `bifrost train`)
+    ["sentence_transformers.base.modules.transformer.Transformer",
+     "sentence_transformers.sentence_transformer.modules.pooling.Pooling",
+     "sentence_transformers.base.modules.normalize.Normalize"],
+)
+
+
+def _read(path: Path) -> dict:
+    """A JSON file of the folder, or {} when it is absent."""
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def _mean_pooling(pooling: dict) -> bool:
+    """Mean pooling over tokens and nothing else, in either layout's words."""
+    flags = {k for k, v in pooling.items() if k.startswith("pooling_mode_") and v is True}
+    if "pooling_mode" in pooling:  # sentence-transformers 6: "pooling_mode": "mean"
+        return pooling["pooling_mode"] == "mean" and not flags
+    return flags == {"pooling_mode_mean_tokens"}
 
 
 def _plain_bert(folder: Path) -> dict | None:
@@ -29,16 +48,20 @@ def _plain_bert(folder: Path) -> dict | None:
         config = json.loads((folder / "config.json").read_text())
         pooling = json.loads((folder / "1_Pooling" / "config.json").read_text())
         st_config = json.loads((folder / "sentence_bert_config.json").read_text())
+        tokenizer_config = _read(folder / "tokenizer_config.json")
+        prompts = _read(folder / "config_sentence_transformers.json").get("prompts") or {}
     except (OSError, ValueError):
         return None
     types = [m.get("type") for m in modules]
-    pooling_modes = {k for k, v in pooling.items() if k.startswith("pooling_mode") and v is True}
-    if (types != _EXPECTED_MODULES or config.get("model_type") != "bert" or pooling_modes != {"pooling_mode_mean_tokens"}
+    if (types not in _EXPECTED_MODULES or config.get("model_type") != "bert" or not _mean_pooling(pooling)
             or config.get("hidden_act") != "gelu" or config.get("position_embedding_type", "absolute") != "absolute"
             or not (folder / "model.safetensors").is_file() or not (folder / "tokenizer.json").is_file()
-            or st_config.get("do_lower_case")):
+            or st_config.get("do_lower_case") or any(prompts.values())
+            or st_config.get("module_output_name", "token_embeddings") != "token_embeddings"):
         return None
-    return {**config, "max_seq_length": int(st_config.get("max_seq_length") or 512)}
+    # sentence-transformers 6 no longer writes max_seq_length; it then reads the tokenizer's limit
+    max_len = st_config.get("max_seq_length") or tokenizer_config.get("model_max_length") or 512
+    return {**config, "max_seq_length": int(min(max_len, 10**6))}
 
 
 class BertEncoder:

@@ -76,3 +76,33 @@ def test_a_folder_that_is_not_plain_mean_pooled_bert_is_left_to_sentence_transfo
     pooling.write_text(json.dumps({**cfg, "pooling_mode_mean_tokens": False, "pooling_mode_cls_token": True}))
     assert load_bert_encoder(str(folder)) is None
     assert load_bert_encoder(str(tmp_path / "missing")) is None
+
+
+def test_a_folder_saved_by_sentence_transformers_6_is_read_and_bit_identical(st_model, tmp_path):
+    """A fine-tuned encoder is saved in the newer layout (module paths, "pooling_mode": "mean", the length
+    limit in the tokenizer config); the plain encoder reads it, so an adapted encoder loads as fast."""
+    folder = tmp_path / "saved"
+    st_model.save(str(folder))
+    assert "pooling_mode" in json.loads((folder / "1_Pooling" / "config.json").read_text())
+    from sentence_transformers import SentenceTransformer
+
+    reloaded = SentenceTransformer(str(folder), device="cpu")  # as sentence-transformers reads the new layout
+    enc = load_bert_encoder(str(folder))
+    assert enc is not None and reloaded.max_seq_length == 256
+    for batch_size in (1, 64):
+        expected = reloaded.encode(TEXTS, batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True,
+                                   show_progress_bar=False)
+        assert np.array_equal(enc.encode(TEXTS, batch_size=batch_size), expected)
+
+
+def test_a_folder_with_a_prompt_or_other_pooling_in_the_newer_layout_is_left_to_sentence_transformers(st_model, tmp_path):
+    folder = tmp_path / "saved"
+    st_model.save(str(folder))
+    pooling = folder / "1_Pooling" / "config.json"
+    cfg = json.loads(pooling.read_text())
+    pooling.write_text(json.dumps({**cfg, "pooling_mode": "cls"}))
+    assert load_bert_encoder(str(folder)) is None
+    pooling.write_text(json.dumps(cfg))
+    st_cfg = folder / "config_sentence_transformers.json"
+    st_cfg.write_text(json.dumps({**json.loads(st_cfg.read_text()), "prompts": {"query": "query: ", "document": ""}}))
+    assert load_bert_encoder(str(folder)) is None
