@@ -61,7 +61,7 @@ def _plain_bert(folder: Path) -> dict | None:
         return None
     # sentence-transformers 6 no longer writes max_seq_length; it then reads the tokenizer's limit
     max_len = st_config.get("max_seq_length") or tokenizer_config.get("model_max_length") or 512
-    return {**config, "max_seq_length": int(min(max_len, 10**6))}
+    return {**config, "max_seq_length": int(max_len)}  # BertEncoder caps it at max_position_embeddings
 
 
 class BertEncoder:

@@ -81,11 +81,11 @@ def test_a_folder_that_is_not_plain_mean_pooled_bert_is_left_to_sentence_transfo
 def test_a_folder_saved_by_sentence_transformers_6_is_read_and_bit_identical(st_model, tmp_path):
     """A fine-tuned encoder is saved in the newer layout (module paths, "pooling_mode": "mean", the length
     limit in the tokenizer config); the plain encoder reads it, so an adapted encoder loads as fast."""
+    from sentence_transformers import SentenceTransformer
+
     folder = tmp_path / "saved"
     st_model.save(str(folder))
     assert "pooling_mode" in json.loads((folder / "1_Pooling" / "config.json").read_text())
-    from sentence_transformers import SentenceTransformer
-
     reloaded = SentenceTransformer(str(folder), device="cpu")  # as sentence-transformers reads the new layout
     enc = load_bert_encoder(str(folder))
     assert enc is not None and reloaded.max_seq_length == 256
