@@ -1,7 +1,8 @@
 """Ranking groups whose dense evidence comes from an encoder adapted to labelled questions, without a
 question ever being read by an encoder trained on it (cross-fitting): the questions of fold k are read by
 an encoder fine-tuned on the encoder questions outside fold k. One more encoder, on all of them, is the
-one stored for new questions. Encoders are cached by base model and training pairs, so a rerun reuses them."""
+one stored for new questions. Each pair carries a hard negative: the question's best BM25 hit that is not
+gold (DPR's recipe). Encoders are cached by base model and training pairs, so a rerun reuses them."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pathlib import Path
 from bifrost.core.types import content_hash
 from eval.ltr.dataset import Group, Progress, collect, fold_of
 from eval.questions import Question
+from retrieval.baselines.bm25 import Bm25Ranker
 from retrieval.baselines.documents import build_documents, index_folder
 from retrieval.config import RetrievalConfig
 from retrieval.encoder.pairs import Pair, question_pairs
@@ -23,6 +25,7 @@ from retrieval.pipeline import AskPipeline
 
 log = logging.getLogger(__name__)
 Say = Callable[[str], None]
+HARD_NEGATIVE_DEPTH = 20  # BM25 hits searched for a question's hard negative
 
 
 def question_key(text: str) -> str:
@@ -32,7 +35,8 @@ def question_key(text: str) -> str:
 
 def cached_encoder(base_model: str, pairs: Sequence[Pair], cache: Path, say: Say) -> Path:
     """The encoder fine-tuned on ``pairs`` (trained now unless cached under ``cache``)."""
-    key = content_hash(base_model, *(f"{p.anchor}\x00{p.positive}" for p in pairs))[:16]
+    key = content_hash(base_model, *(f"{p.anchor}\x00{p.positive}" + (f"\x00{p.negative}" if p.negative else "")
+                                     for p in pairs))[:16]
     folder = cache / key
     if (folder / CARD).exists():
         return folder
@@ -59,7 +63,8 @@ def collect_adapted(
     cache = index_folder(res.settings.home, corpus) / "encoders"
     cache.mkdir(parents=True, exist_ok=True)
     by_id: dict[str, Group] = {}
-    for k, pairs in fold_pairs(questions, encoder_questions, folds, documents).items():
+    ranked = bm25_ranking(parts.channels.bm25)
+    for k, pairs in fold_pairs(questions, encoder_questions, folds, documents, ranked).items():
         held = [q for q in questions if fold_of(q.id, folds) == k]
         say(f"fold {k + 1}/{folds}: dense encoder on {len(pairs)} pairs")
         folder = cached_encoder(res.settings.embedding_model, pairs, cache, say)
@@ -67,11 +72,24 @@ def collect_adapted(
         for g in collect(fold_parts, held, cfg, hybrid=hybrid, progress=progress):
             by_id[g.question.id] = g
     groups = [by_id[q.id] for q in questions if q.id in by_id]
-    return groups, question_pairs([(q.question, q.gold) for q in encoder_questions if q.answerable], documents)
+    return groups, question_pairs([(q.question, q.gold) for q in encoder_questions if q.answerable], documents, ranked)
+
+
+def bm25_ranking(bm25: Bm25Ranker, depth: int = HARD_NEGATIVE_DEPTH) -> Callable[[str], list[str]]:
+    """A question -> BM25's top ``depth`` ids, each question searched once (the folds share questions)."""
+    memo: dict[str, list[str]] = {}
+
+    def ranked(question: str) -> list[str]:
+        if question not in memo:
+            memo[question] = [it.id for it in bm25.search(question, depth)]
+        return memo[question]
+
+    return ranked
 
 
 def fold_pairs(
     questions: Sequence[Question], encoder_questions: Sequence[Question], folds: int, documents: dict[str, str],
+    ranked: Callable[[str], Sequence[str]] | None = None,
 ) -> dict[int, list[Pair]]:
     """For each fold holding ranker questions: the pairs of every encoder question whose text is not
     one of that fold's questions (the encoder that reads fold k never saw a question of fold k).
@@ -81,7 +99,7 @@ def fold_pairs(
         held = {question_key(q.question) for q in questions if fold_of(q.id, folds) == k}
         if held:
             out[k] = question_pairs([(q.question, q.gold) for q in encoder_questions
-                                     if q.answerable and question_key(q.question) not in held], documents)
+                                     if q.answerable and question_key(q.question) not in held], documents, ranked)
             if not out[k]:
                 raise ValueError(f"no --encoder-questions question outside fold {k + 1} has a gold provision of this "
                                  "corpus with text; give a question set for this corpus")

@@ -8,7 +8,8 @@ Kinds (each from the structure of the rulebook, never from a question set):
 - ``context``: a provision's own text -> each child's text (a section heading or lead-in -> the child);
 - ``note``: a note (ADGM guidance) -> the provision it explains (its parent).
 
-``question_pairs`` adds labelled pairs when a question set is given: a question -> each gold provision.
+``question_pairs`` adds labelled pairs when a question set is given: a question -> each gold provision,
+each with a hard negative when a first-stage ranking is given (``hard_negative``).
 
 Pure: provisions and references in, pairs out. Deduplicated, capped per kind, sampled deterministically.
 """
@@ -18,7 +19,7 @@ from __future__ import annotations
 import random
 import re
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bifrost.core.provisions import CONTAINER_KINDS
@@ -32,11 +33,13 @@ _SENTENCE = re.compile(r"(?<=[.;:])\s+(?=[(A-Z\"§])")
 
 @dataclass(frozen=True)
 class Pair:
-    """One training pair: an anchor text and the text it should be closest to."""
+    """One training pair: an anchor text and the text it should be closest to (and, optionally, a text
+    that looks relevant but is not: a hard negative, scored against every anchor of its batch)."""
 
     kind: str
     anchor: str
     positive: str
+    negative: str = ""
 
 
 def own_text(p: Provision) -> str:
@@ -126,17 +129,36 @@ def corpus_pairs(provisions: Sequence[Provision], references: Sequence[Reference
     return sample_pairs(pairs_by_kind(provisions, references), max_pairs, seed)
 
 
-def question_pairs(questions: Sequence[tuple[str, Sequence[str]]], documents: Mapping[str, str]) -> list[Pair]:
+def hard_negative(ranked: Sequence[str], gold: Sequence[str], documents: Mapping[str, str]) -> str:
+    """The text of the best-ranked provision that is not gold and does not hold, or sit inside, a gold
+    text (a section whose document includes the gold paragraph is not a negative); "" when none is."""
+    gold_texts = [documents[g].strip() for g in gold if documents.get(g, "").strip()]
+    for pid in ranked:
+        text = documents.get(pid, "").strip()
+        if pid in gold or len(text) < MIN_CHARS:
+            continue
+        if any(text in g or g in text for g in gold_texts):
+            continue
+        return text[:MAX_CHARS]
+    return ""
+
+
+def question_pairs(questions: Sequence[tuple[str, Sequence[str]]], documents: Mapping[str, str],
+                   ranked: Callable[[str], Sequence[str]] | None = None) -> list[Pair]:
     """(question, document text of each gold provision) for labelled questions, deduplicated, in order;
-    gold ids without a document (containers, repealed provisions) are skipped."""
+    gold ids without a document (containers, repealed provisions) are skipped. With ``ranked`` (a question
+    -> provision ids, best first, e.g. BM25's top 20), each pair carries the question's `hard_negative`."""
     out: list[Pair] = []
     seen: set[tuple[str, str]] = set()
     for question, gold in questions:
         q = question.strip()
+        negative: str | None = None
         for pid in gold:
             text = documents.get(pid, "").strip()
             if len(q) < MIN_CHARS or len(text) < MIN_CHARS or (q, text) in seen:
                 continue
             seen.add((q, text))
-            out.append(Pair("question", q[:MAX_CHARS], text[:MAX_CHARS]))
+            if negative is None:
+                negative = hard_negative(ranked(q), gold, documents) if ranked is not None else ""
+            out.append(Pair("question", q[:MAX_CHARS], text[:MAX_CHARS], negative))
     return out

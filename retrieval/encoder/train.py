@@ -80,6 +80,8 @@ def fit_pairs(pairs: Sequence[Pair], base_model: str, out: Path, epochs: int = 1
     losses: list[float] = []
     for step, batch in enumerate(batches, 1):
         features = [_tokens(model, [p.anchor for p in batch]), _tokens(model, [p.positive for p in batch])]
+        if all(p.negative for p in batch):  # hard negatives: one more candidate column for every anchor
+            features.append(_tokens(model, [p.negative for p in batch]))
         loss = loss_fn(features, torch.empty(0))
         optimizer.zero_grad()
         loss.backward()
@@ -101,8 +103,13 @@ def _tokens(model, texts: list[str]) -> dict:
     return dict(preprocess(texts))
 
 
+def _texts(p: Pair) -> tuple[str, ...]:
+    return (p.anchor, p.positive, p.negative) if p.negative else (p.anchor, p.positive)
+
+
 def _batches(pairs: Sequence[Pair], batch_size: int, epochs: int, seed: int) -> list[list[Pair]]:
-    """Batches with no repeated anchor or positive text (a repeat would be a false in-batch negative)."""
+    """Batches where no text (anchor, positive or hard negative) appears twice: a repeat would be a false
+    in-batch negative, e.g. one pair's negative being another's positive."""
     import random
 
     out: list[list[Pair]] = []
@@ -113,19 +120,19 @@ def _batches(pairs: Sequence[Pair], batch_size: int, epochs: int, seed: int) -> 
         texts: set[str] = set()
         waiting: list[Pair] = []
         for p in order:
-            if p.anchor in texts or p.positive in texts:
+            if any(t in texts for t in _texts(p)):
                 waiting.append(p)
                 continue
             batch.append(p)
-            texts.update((p.anchor, p.positive))
+            texts.update(_texts(p))
             if len(batch) == batch_size:
                 out.append(batch)
                 batch, texts = [], set()
                 still = []
                 for w in waiting:
-                    if len(batch) < batch_size and w.anchor not in texts and w.positive not in texts:
+                    if len(batch) < batch_size and not any(t in texts for t in _texts(w)):
                         batch.append(w)
-                        texts.update((w.anchor, w.positive))
+                        texts.update(_texts(w))
                     else:
                         still.append(w)
                 waiting = still
@@ -171,5 +178,6 @@ def fit_and_record(pairs: Sequence[Pair], base_model: str, out: Path, corpus: st
         mean_loss_first=round(sum(losses[:tenth]) / tenth, 4), mean_loss_last=round(sum(losses[-tenth:]) / tenth, 4),
     )
     (out / CARD).write_text(json.dumps({**report.as_dict(), **(card or {}), "seed": seed,
+                                        "hard_negatives": sum(bool(p.negative) for p in pairs),
                                         "loss": "MultipleNegativesRankingLoss"}, indent=2))
     return report

@@ -36,7 +36,7 @@ def train_ranker_cmd(
     encoder_questions: Annotated[Optional[list[Path]], typer.Option(
         "--encoder-questions", "-e",
         help="Question file to fine-tune the dense encoder the ranker reads (repeatable; may be a --questions file: "
-             "each fold is then read by an encoder that never saw its questions). Adds ~7 min per fold on 2 cores")] = None,
+             "each fold is then read by an encoder that never saw its questions). Adds ~12 min per fold on 2 cores")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Learn to rank candidates from every channel (LightGBM LambdaRank); report k-fold CV figures

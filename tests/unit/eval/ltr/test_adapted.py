@@ -34,3 +34,14 @@ def test_encoder_questions_without_gold_text_in_the_corpus_are_refused_in_one_li
     elsewhere = [Question(id="x1", question="What does rule 9 say?", gold=("other-corpus-9",))]
     with pytest.raises(ValueError, match="no --encoder-questions question outside fold 1 has a gold provision"):
         fold_pairs(RANKER, elsewhere, 3, DOCS)
+
+
+def test_with_a_ranking_every_fold_pair_carries_the_best_non_gold_hit_as_hard_negative():
+    def ranked(q: str) -> list[str]:
+        i = int(q.split()[3])
+        return [f"p{i}", f"p{(i + 1) % 12}"]  # gold first, then a neighbour
+
+    for fold in fold_pairs(RANKER, RANKER, 3, DOCS, ranked).values():
+        for p in fold:
+            i = int(p.anchor.split()[3])
+            assert p.positive == DOCS[f"p{i}"] and p.negative == DOCS[f"p{(i + 1) % 12}"]

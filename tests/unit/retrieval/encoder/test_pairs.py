@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 
 from bifrost.core.types import Provision, ProvisionKind, Reference
-from retrieval.encoder.pairs import KINDS, citing_sentence, corpus_pairs, pairs_by_kind, question_pairs, sample_pairs
+from retrieval.encoder.pairs import (
+    KINDS,
+    citing_sentence,
+    corpus_pairs,
+    hard_negative,
+    pairs_by_kind,
+    question_pairs,
+    sample_pairs,
+)
 
 C = "tiny"
 
@@ -93,3 +101,33 @@ def test_question_pairs_join_each_question_to_the_text_of_each_gold_provision():
         ("question", "How high must guardrails be?", documents["1.1(a)"]),
         ("question", "Where are safety nets installed?", documents["1.2(a)"]),
     ]  # the gold id without a document is skipped; the repeated pair is kept once
+
+
+NEGATIVE_DOCS = {
+    "1.1": "Fall protection. Guardrails. Guardrail systems shall be 42 inches high. Toeboards are required.",
+    "1.1(a)": "Guardrails. Guardrail systems shall be 42 inches high.",
+    "1.1(b)": "Toeboards. Toeboards shall be 3.5 inches high.",
+    "1.2(a)": "Safety nets. Safety nets shall be installed close under the work.",
+    "1.3": "",
+}
+
+
+def test_the_hard_negative_is_the_best_ranked_text_that_is_neither_gold_nor_around_gold():
+    ranked = ["1.1(a)", "1.1", "1.3", "1.1(b)", "1.2(a)"]
+    # 1.1(a) is gold; 1.1 holds the gold text (its section); 1.3 has no text: the first negative is 1.1(b)
+    assert hard_negative(ranked, ["1.1(a)"], NEGATIVE_DOCS) == NEGATIVE_DOCS["1.1(b)"]
+    assert hard_negative(["1.1(a)", "1.1"], ["1.1(a)"], NEGATIVE_DOCS) == ""
+
+
+def test_question_pairs_carry_the_questions_hard_negative_when_a_ranking_is_given():
+    asked: list[str] = []
+
+    def ranked(q: str) -> list[str]:
+        asked.append(q)
+        return ["1.1(a)", "1.2(a)", "1.1(b)"]
+
+    pairs = question_pairs([("How high must guardrails be?", ["1.1(a)", "1.1(b)"])], NEGATIVE_DOCS, ranked)
+    assert [(p.positive, p.negative) for p in pairs] == [(NEGATIVE_DOCS["1.1(a)"], NEGATIVE_DOCS["1.2(a)"]),
+                                                         (NEGATIVE_DOCS["1.1(b)"], NEGATIVE_DOCS["1.2(a)"])]
+    assert asked == ["How high must guardrails be?"]  # one ranking per question, not per gold provision
+    assert all(p.negative == "" for p in question_pairs([("How high must guardrails be?", ["1.1(a)"])], NEGATIVE_DOCS))

@@ -13,7 +13,8 @@ from bifrost.core.embeddings import DEFAULT_MODEL, SentenceTransformerEmbedder, 
 from bifrost.core.settings import Settings
 from retrieval.baselines.dense import cache_path, model_version
 from retrieval.baselines.documents import Documents
-from retrieval.encoder.train import CARD, encoder_dir, train_encoder
+from retrieval.encoder.pairs import Pair
+from retrieval.encoder.train import CARD, _batches, encoder_dir, fit_and_record, train_encoder
 from tests.unit.mini_corpus import MINI, build_corpus
 
 
@@ -52,3 +53,24 @@ def test_dense_cache_of_a_model_folder_changes_when_the_model_is_retrained(train
     os.utime(weights, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
     assert cache_path(settings.home, "mini", report.path, docs) != before
     assert model_version(DEFAULT_MODEL) == ""
+
+
+def test_no_batch_holds_a_text_twice_so_no_negative_is_another_pairs_positive():
+    pairs = [Pair("question", f"question {i}", f"text {i}", f"text {(i + 1) % 12}") for i in range(12)]
+    batches = _batches(pairs, batch_size=4, epochs=2, seed=1)
+    for batch in batches:
+        texts = [t for p in batch for t in (p.anchor, p.positive, p.negative)]
+        assert len(texts) == len(set(texts))
+    assert sum(len(b) for b in batches) <= 24 and all(len(b) >= 2 for b in batches)
+
+
+def test_pairs_with_hard_negatives_train_a_model_and_the_card_counts_them(tmp_path):
+    pairs = [Pair("question", f"How high must guardrail {i} be?", f"Guardrail {i} shall be {40 + i} inches high.",
+                  f"Toeboard {i} shall be {3 + i} inches high.") for i in range(8)]
+    report = fit_and_record(pairs, DEFAULT_MODEL, tmp_path / "enc", batch_size=4)
+    card = json.loads((tmp_path / "enc" / CARD).read_text())
+    assert report.steps == 2 and card["hard_negatives"] == 8
+    plain = fit_and_record([Pair(p.kind, p.anchor, p.positive) for p in pairs], DEFAULT_MODEL, tmp_path / "plain",
+                           batch_size=4)
+    # same first batch and weights: scoring the negatives too adds candidates, so the first loss is higher
+    assert report.mean_loss_first > plain.mean_loss_first
