@@ -6,6 +6,7 @@ gold (DPR's recipe). Encoders are cached by base model and training pairs, so a 
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import shutil
@@ -35,8 +36,7 @@ def question_key(text: str) -> str:
 
 def cached_encoder(base_model: str, pairs: Sequence[Pair], cache: Path, say: Say) -> Path:
     """The encoder fine-tuned on ``pairs`` (trained now unless cached under ``cache``)."""
-    key = content_hash(base_model, *(f"{p.anchor}\x00{p.positive}" + (f"\x00{p.negative}" if p.negative else "")
-                                     for p in pairs))[:16]
+    key = content_hash(base_model, *("\x00".join(p.texts) for p in pairs))[:16]
     folder = cache / key
     if (folder / CARD).exists():
         return folder
@@ -77,14 +77,7 @@ def collect_adapted(
 
 def bm25_ranking(bm25: Bm25Ranker, depth: int = HARD_NEGATIVE_DEPTH) -> Callable[[str], list[str]]:
     """A question -> BM25's top ``depth`` ids, each question searched once (the folds share questions)."""
-    memo: dict[str, list[str]] = {}
-
-    def ranked(question: str) -> list[str]:
-        if question not in memo:
-            memo[question] = [it.id for it in bm25.search(question, depth)]
-        return memo[question]
-
-    return ranked
+    return functools.cache(lambda question: [it.id for it in bm25.search(question, depth)])
 
 
 def fold_pairs(

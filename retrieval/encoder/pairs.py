@@ -41,6 +41,11 @@ class Pair:
     positive: str
     negative: str = ""
 
+    @property
+    def texts(self) -> tuple[str, ...]:
+        """The pair's texts: anchor, positive and, when it has one, the negative."""
+        return (self.anchor, self.positive, self.negative) if self.negative else (self.anchor, self.positive)
+
 
 def own_text(p: Provision) -> str:
     """The provision as the dense channel reads it: term, heading and text."""

@@ -103,10 +103,6 @@ def _tokens(model, texts: list[str]) -> dict:
     return dict(preprocess(texts))
 
 
-def _texts(p: Pair) -> tuple[str, ...]:
-    return (p.anchor, p.positive, p.negative) if p.negative else (p.anchor, p.positive)
-
-
 def _batches(pairs: Sequence[Pair], batch_size: int, epochs: int, seed: int) -> list[list[Pair]]:
     """Batches where no text (anchor, positive or hard negative) appears twice: a repeat would be a false
     in-batch negative, e.g. one pair's negative being another's positive."""
@@ -120,19 +116,19 @@ def _batches(pairs: Sequence[Pair], batch_size: int, epochs: int, seed: int) -> 
         texts: set[str] = set()
         waiting: list[Pair] = []
         for p in order:
-            if any(t in texts for t in _texts(p)):
+            if any(t in texts for t in p.texts):
                 waiting.append(p)
                 continue
             batch.append(p)
-            texts.update(_texts(p))
+            texts.update(p.texts)
             if len(batch) == batch_size:
                 out.append(batch)
                 batch, texts = [], set()
                 still = []
                 for w in waiting:
-                    if len(batch) < batch_size and not any(t in texts for t in _texts(w)):
+                    if len(batch) < batch_size and not any(t in texts for t in w.texts):
                         batch.append(w)
-                        texts.update(_texts(w))
+                        texts.update(w.texts)
                     else:
                         still.append(w)
                 waiting = still
