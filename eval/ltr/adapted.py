@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import re
 import shutil
 from collections.abc import Callable, Sequence
@@ -18,6 +19,7 @@ from bifrost.core.types import content_hash
 from eval.ltr.dataset import Group, Progress, collect, fold_of
 from eval.questions import Question
 from retrieval.baselines.bm25 import Bm25Ranker
+from retrieval.baselines.dense import model_version
 from retrieval.baselines.documents import build_documents, index_folder
 from retrieval.config import RetrievalConfig
 from retrieval.encoder.pairs import Pair, question_pairs
@@ -27,6 +29,7 @@ from retrieval.pipeline import AskPipeline
 log = logging.getLogger(__name__)
 Say = Callable[[str], None]
 HARD_NEGATIVE_DEPTH = 20  # BM25 hits searched for a question's hard negative
+CACHE_KEEP = 12  # cached encoders kept per corpus: two 5-fold runs and their stored encoders (~90 MB each)
 
 
 def question_key(text: str) -> str:
@@ -39,6 +42,7 @@ def cached_encoder(base_model: str, pairs: Sequence[Pair], cache: Path, say: Say
     key = content_hash(base_model, *("\x00".join(p.texts) for p in pairs))[:16]
     folder = cache / key
     if (folder / CARD).exists():
+        os.utime(folder)  # used now: `prune_encoders` keeps the most recently used
         return folder
     say(f"fine-tuning the dense encoder on {len(pairs)} question pairs")
     tmp = cache / f"{key}.tmp"
@@ -60,7 +64,7 @@ def collect_adapted(
     provisions = res.sql.provisions(corpus)
     docs = build_documents(provisions, "context")
     documents = dict(zip(docs.ids, docs.texts))
-    cache = index_folder(res.settings.home, corpus) / "encoders"
+    cache = encoder_cache(res.settings.home, corpus)
     cache.mkdir(parents=True, exist_ok=True)
     by_id: dict[str, Group] = {}
     ranked = bm25_ranking(parts.channels.bm25)
@@ -73,6 +77,25 @@ def collect_adapted(
             by_id[g.question.id] = g
     groups = [by_id[q.id] for q in questions if q.id in by_id]
     return groups, question_pairs([(q.question, q.gold) for q in encoder_questions if q.answerable], documents, ranked)
+
+
+def encoder_cache(home: Path, corpus: str) -> Path:
+    """Where a corpus's fine-tuned encoders are cached (the corpus embeddings made with each lie beside it)."""
+    return index_folder(home, corpus) / "encoders"
+
+
+def prune_encoders(cache: Path, keep: int = CACHE_KEEP) -> list[str]:
+    """Delete all but the ``keep`` most recently used encoders of ``cache``, with the corpus embeddings
+    made with them, so that repeated studies do not fill the disk; returns the keys deleted."""
+    if not cache.is_dir():
+        return []
+    done = [p for p in cache.iterdir() if p.is_dir() and (p / CARD).exists()]
+    done.sort(key=lambda p: (p.stat().st_mtime_ns, p.name), reverse=True)
+    for folder in done[keep:]:
+        for matrix in cache.parent.glob(f"dense-{folder.name}-*"):
+            matrix.unlink(missing_ok=True)
+        shutil.rmtree(folder, ignore_errors=True)
+    return [p.name for p in done[keep:]]
 
 
 def bm25_ranking(bm25: Bm25Ranker, depth: int = HARD_NEGATIVE_DEPTH) -> Callable[[str], list[str]]:
@@ -104,7 +127,7 @@ def store_encoder(pipeline: AskPipeline, corpus: str, pairs: Sequence[Pair], tar
     there, so the first question after training finds its index."""
     say = say or (lambda _m: None)
     settings = pipeline.res.settings
-    folder = cached_encoder(settings.embedding_model, pairs, index_folder(settings.home, corpus) / "encoders", say)
+    folder = cached_encoder(settings.embedding_model, pairs, encoder_cache(settings.home, corpus), say)
     tmp = target.with_name(target.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     shutil.copytree(folder, tmp)
@@ -112,4 +135,8 @@ def store_encoder(pipeline: AskPipeline, corpus: str, pairs: Sequence[Pair], tar
     tmp.replace(target)
     say("embedding the corpus with the stored encoder")
     pipeline.dense_ranker(corpus, None, target)
+    current = f"dense-{target.name}{model_version(str(target))}-"
+    for stale in index_folder(settings.home, corpus).glob(f"dense-{target.name}-*"):  # earlier encoders' embeddings
+        if not stale.name.startswith(current):
+            stale.unlink(missing_ok=True)
     return target

@@ -21,18 +21,19 @@ DELTAS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0)
 TOP_N = 20
 
 
-def fit(groups: Sequence[Group], columns: Sequence[int], size: dict[str, Any] | None = None) -> Any:
+def fit(groups: Sequence[Group], columns: Sequence[int], size: dict[str, Any] | None = None, seed: int = 0) -> Any:
     """A LambdaRank booster on the trainable groups, over the given feature columns and model size
-    (default: the size chosen by `select_size` on these groups)."""
+    (default: the size chosen by `select_size` on these groups); ``seed`` draws LightGBM's row and
+    column samples."""
     import lightgbm
 
     train = [g for g in groups if g.trainable and len(g.ids) > 1]
     if not train:
         raise ValueError("no training question has a gold provision among its candidates")
-    size = size if size is not None else select_size(train, columns)
+    size = size if size is not None else select_size(train, columns, seed=seed)
     x = np.vstack([g.rows[:, columns] for g in train])
     y = np.concatenate([g.labels for g in train])
-    params = {**LGBM_PARAMS, **size, "monotone_constraints": monotone_constraints([FEATURES[i] for i in columns])}
+    params = {**LGBM_PARAMS, **size, "random_state": seed, "monotone_constraints": monotone_constraints([FEATURES[i] for i in columns])}
     model = lightgbm.LGBMRanker(**params)
     model.fit(x, y, group=[len(g.ids) for g in train])
     booster = model.booster_
@@ -40,7 +41,7 @@ def fit(groups: Sequence[Group], columns: Sequence[int], size: dict[str, Any] | 
     return booster
 
 
-def select_size(groups: Sequence[Group], columns: Sequence[int], folds: int = 3) -> dict[str, Any]:
+def select_size(groups: Sequence[Group], columns: Sequence[int], folds: int = 3, seed: int = 0) -> dict[str, Any]:
     """The model size of `PARAM_GRID` with the best mean nDCG@10 in an inner cross-validation over
     ``groups`` alone (the outer fold's test questions are never seen here)."""
     if len(groups) < 2 * folds:
@@ -53,7 +54,7 @@ def select_size(groups: Sequence[Group], columns: Sequence[int], folds: int = 3)
             train = [g for g in groups if fold_of(g.question.id, folds, salt="inner") != k]
             if not test or not any(g.trainable for g in train):
                 continue
-            booster = fit(train, columns, size)
+            booster = fit(train, columns, size, seed)
             for g in test:
                 ranked_by_q[g.question.id] = ranked(booster, g, columns)[0][:TOP_N]
         per_q = ranking_metrics(ranked_by_q, {g.question.id: g.gold for g in groups if g.question.id in ranked_by_q}, [10])
@@ -93,9 +94,10 @@ class FoldRun:
 
 def cross_validate(
     groups: Sequence[Group], folds: int, cite_max: int, drop: set[str] = frozenset(),
-    progress: Callable[[str], None] | None = None, fitter: Callable[..., Any] = fit,
+    progress: Callable[[str], None] | None = None, fitter: Callable[..., Any] = fit, seed: int = 0,
 ) -> FoldRun:
-    """Rankings of every question by a model trained on the other folds (optionally without feature groups)."""
+    """Rankings of every question by a model trained on the other folds (optionally without feature
+    groups); ``seed`` is LightGBM's (see `fit`)."""
     columns = columns_without(set(drop))
     run = FoldRun({}, {})
     for k in range(folds):
@@ -103,7 +105,7 @@ def cross_validate(
         train = [g for g in groups if fold_of(g.question.id, folds) != k]
         if not test:
             continue
-        booster = fitter(train, columns)
+        booster = fitter(train, columns, seed=seed)
         delta = choose_delta(booster, train, columns, cite_max)
         for g in test:
             ids, scores = ranked(booster, g, columns)

@@ -15,7 +15,7 @@ from typing import Any
 from bifrost.core.extras import require_extra
 from bifrost.core.resources import Resources
 from bifrost.core.settings import Settings
-from eval.ltr.adapted import collect_adapted, store_encoder
+from eval.ltr.adapted import CACHE_KEEP, collect_adapted, encoder_cache, prune_encoders, store_encoder
 from eval.ltr.cv import ABLATIONS, choose_delta, cross_validate, fit, score_run
 from eval.ltr.dataset import Group, collect, describe_pool
 from eval.questions import Question, load_questions
@@ -40,15 +40,16 @@ class TrainReport:
     systems: dict[str, dict[str, Any]]
     ablations: dict[str, dict[str, Any]] = field(default_factory=dict)
     significance: dict[str, float] = field(default_factory=dict)
-    model_path: str = ""
+    model_path: str = ""  # "" when the run stored nothing (--no-store)
     cite_delta: float = 0.0
     seconds: dict[str, float] = field(default_factory=dict)
+    seed: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         strip = lambda d: {k: {m: v for m, v in s.items() if m != "_per_question"} for k, s in d.items()}  # noqa: E731
         return {"corpus": self.corpus, "folds": self.folds, "pool": self.pool, "systems": strip(self.systems),
                 "ablations": strip(self.ablations), "significance": self.significance, "model_path": self.model_path,
-                "cite_delta": self.cite_delta, "seconds": self.seconds}
+                "cite_delta": self.cite_delta, "seconds": self.seconds, "seed": self.seed}
 
 
 def load_sets(settings: Settings, paths: Sequence[Path]) -> tuple[list[Question], list[dict[str, str]]]:
@@ -68,14 +69,19 @@ def load_sets(settings: Settings, paths: Sequence[Path]) -> tuple[list[Question]
 def train_ranker(
     settings: Settings, corpus: str, question_files: Sequence[Path], folds: int = 5, ablations: bool = True,
     hybrid: bool = True, out_dir: Path | None = None, say: Say | None = None, cv: bool = True,
-    progress: Callable[[int, int], None] | None = None, encoder_files: Sequence[Path] = (),
+    progress: Callable[[int, int], None] | None = None, encoder_files: Sequence[Path] = (), seed: int = 0,
+    store: bool = True,
 ) -> TrainReport:
     """Cross-validate (unless ``cv`` is False), then fit on all questions and save the ranker of
-    ``corpus`` in the home. ``encoder_files``: question sets to adapt the dense encoder the ranker reads
-    (cross-fitted within the folds, see `eval.ltr.adapted`); stored beside the ranker."""
+    ``corpus`` in the home (unless ``store`` is False: a study that leaves the served ranker alone).
+    ``encoder_files``: question sets to adapt the dense encoder the ranker reads (cross-fitted within
+    the folds, see `eval.ltr.adapted`); stored beside the ranker. ``seed``: LightGBM's sampling seed
+    (run several to see how much of a difference is the seed's)."""
     require_extra("ltr")
     if folds < 2:
         raise ValueError(f"--folds must be at least 2, got {folds}")
+    if not cv and not store:
+        raise ValueError("--no-cv with --no-store leaves nothing to do; drop one of them")
     say = say or (lambda _m: None)
     questions, hashes = load_sets(settings, question_files)
     encoder_questions, encoder_hashes = load_sets(settings, encoder_files) if encoder_files else ([], [])
@@ -88,8 +94,12 @@ def train_ranker(
         if encoder_files:
             groups, pairs = collect_adapted(pipeline, corpus, questions, encoder_questions, cfg, folds, hybrid, say, progress)
             target = encoder_folder(settings, corpus)
-            store_encoder(pipeline, corpus, pairs, target, say)
-            encoder = str(target.relative_to(settings.home))
+            if store:
+                store_encoder(pipeline, corpus, pairs, target, say)
+                encoder = str(target.relative_to(settings.home))
+            pruned = prune_encoders(encoder_cache(settings.home, corpus), max(CACHE_KEEP, folds + 1))
+            if pruned:
+                say(f"deleted {len(pruned)} cached encoder(s) not used recently (kept {max(CACHE_KEEP, folds + 1)})")
         else:
             groups = collect(pipeline.parts(corpus), questions, cfg, hybrid=hybrid, progress=progress)
         seconds = {"collect": time.perf_counter() - t0}
@@ -97,16 +107,20 @@ def train_ranker(
         res.close()
     related, _section_of, _jur = corpus_hierarchy(settings, corpus)
     if cv:
-        report = cross_validated(groups, corpus, folds, cfg.cite_max, related, ablations, say)
+        report = cross_validated(groups, corpus, folds, cfg.cite_max, related, ablations, say, seed)
     else:
-        report = TrainReport(corpus, 0, describe_pool(groups), {})
+        report = TrainReport(corpus, 0, describe_pool(groups), {}, seed=seed)
+    if not store:
+        if out_dir is not None:
+            write_report(report, out_dir)
+        return report
     t1 = time.perf_counter()
     columns = columns_without(set())
-    booster = fit(groups, columns)
+    booster = fit(groups, columns, seed=seed)
     report.cite_delta = choose_delta(booster, groups, columns, cfg.cite_max)
     card = ModelCard(
         corpus=corpus, embedding_model=settings.embedding_model, features=list(FEATURES), questions=hashes,
-        params={**LGBM_PARAMS, **booster.chosen_size}, cite_delta=report.cite_delta, cv=report.as_dict()["systems"].get("bifrost-ltr", {}),
+        params={**LGBM_PARAMS, **booster.chosen_size, "random_state": seed}, cite_delta=report.cite_delta, cv=report.as_dict()["systems"].get("bifrost-ltr", {}),
         trained_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         encoder=encoder, encoder_version=model_version(str(settings.home / encoder)) if encoder else "",
         encoder_questions=encoder_hashes,
@@ -120,15 +134,16 @@ def train_ranker(
 
 def cross_validated(
     groups: Sequence[Group], corpus: str, folds: int, cite_max: int, related, ablations: bool, say: Say,
+    seed: int = 0,
 ) -> TrainReport:
     """Scores of the baselines and of the ranker (and its ablations) on the same questions."""
     t0 = time.perf_counter()
     systems: dict[str, dict[str, Any]] = {}
     for name in groups[0].baselines if groups else ():
         systems[name] = score_run(groups, {g.question.id: g.baselines[name] for g in groups}, None, related)
-    run = cross_validate(groups, folds, cite_max, progress=say)
+    run = cross_validate(groups, folds, cite_max, progress=say, seed=seed)
     systems["bifrost-ltr"] = score_run(groups, run.ranked, run.cited, related)
-    report = TrainReport(corpus, folds, describe_pool(groups), systems)
+    report = TrainReport(corpus, folds, describe_pool(groups), systems, seed=seed)
     ltr = systems["bifrost-ltr"]["_per_question"]["recall@10"]
     for name in systems:
         if name != "bifrost-ltr":
@@ -136,7 +151,7 @@ def cross_validated(
                 ltr, systems[name]["_per_question"]["recall@10"])
     if ablations:
         for group in ABLATIONS:
-            drop = cross_validate(groups, folds, cite_max, drop={group}, progress=say)
+            drop = cross_validate(groups, folds, cite_max, drop={group}, progress=say, seed=seed)
             report.ablations[f"without {group}"] = score_run(groups, drop.ranked, drop.cited, related)
     report.seconds["cv"] = time.perf_counter() - t0
     return report
@@ -146,7 +161,8 @@ def markdown(report: TrainReport) -> str:
     """The cross-validated table (systems, then ablations) with 95% bootstrap CIs."""
     names = ["recall@10", "map@10", "ndcg@10", "both@10", "f1", "f1_h"]
     shown = [n for n in names if any(n in s for s in report.systems.values())]
-    lines = [f"## {report.corpus}: {report.pool['questions']} questions, {report.folds}-fold cross-validation", "",
+    lines = [f"## {report.corpus}: {report.pool['questions']} questions, {report.folds}-fold cross-validation"
+             + (f" (LightGBM seed {report.seed})" if report.seed else ""), "",
              f"Candidate pool: {report.pool['mean_candidates']:.0f} per question, holding "
              f"{report.pool['gold_recall_of_pool']:.3f} of the gold (the ceiling of any ranking over it).", "",
              "| system | " + " | ".join(shown) + " |", "|---|" + "---|" * len(shown)]

@@ -37,6 +37,9 @@ def train_ranker_cmd(
         "--encoder-questions", "-e",
         help="Question file to fine-tune the dense encoder the ranker reads (repeatable; may be a --questions file: "
              "each fold is then read by an encoder that never saw its questions). Adds ~12 min per fold on 2 cores")] = None,
+    seed: Annotated[int, typer.Option(help="LightGBM's sampling seed; run a few to see how much of a difference is the seed's")] = 0,
+    store: Annotated[bool, typer.Option("--store/--no-store", help="Fit on all questions and store the ranker (and encoder) "
+                                        "in the home (--no-store: figures only; the served ranker is left alone)")] = True,
     as_json: JsonOpt = False,
 ) -> None:
     """Learn to rank candidates from every channel (LightGBM LambdaRank); report k-fold CV figures
@@ -53,7 +56,7 @@ def train_ranker_cmd(
         with bar:
             report = train_ranker(settings_of(ctx), corpus, questions, folds, ablations, hybrid and cv, out_dir,
                                   say=lambda m: err.print(m, highlight=False), progress=tick, cv=cv,
-                                  encoder_files=encoder_questions or ())
+                                  encoder_files=encoder_questions or (), seed=seed, store=store)
     except (BifrostError, ValueError) as e:
         fail_message(str(e))
     if as_json:
@@ -71,7 +74,7 @@ def train_ranker_cmd(
         for name, s in group.items():
             table.add_row(name, *(f"{s[n]['mean']:.3f}" if n in s else "–" for n in names))
     out.print(table)
-    out.print(f"candidate pool holds {report.pool['gold_recall_of_pool']:.3f} of the gold; "
-              f"model: {report.model_path} (cited-set cut {report.cite_delta})", highlight=False)
+    stored = f"model: {report.model_path} (cited-set cut {report.cite_delta})" if store else "nothing stored (--no-store)"
+    out.print(f"candidate pool holds {report.pool['gold_recall_of_pool']:.3f} of the gold; {stored}", highlight=False)
     if out_dir is not None:
         out.print(f"wrote {out_dir}/cv.md and cv.json", highlight=False)

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
-from eval.ltr.adapted import fold_pairs, question_key
+from eval.ltr import adapted
+from eval.ltr.adapted import cached_encoder, fold_pairs, prune_encoders, question_key
 from eval.ltr.dataset import fold_of
 from eval.questions import Question
+from retrieval.encoder.pairs import Pair
+from retrieval.encoder.train import CARD
 
 DOCS = {f"p{i}": f"Provision {i} says something specific about topic {i}." for i in range(12)}
 RANKER = [Question(id=f"q{i}", question=f"What does provision {i} require?", gold=(f"p{i}",)) for i in range(12)]
@@ -45,3 +50,35 @@ def test_with_a_ranking_every_fold_pair_carries_the_best_non_gold_hit_as_hard_ne
         for p in fold:
             i = int(p.anchor.split()[3])
             assert p.positive == DOCS[f"p{i}"] and p.negative == DOCS[f"p{(i + 1) % 12}"]
+
+
+def test_pruning_keeps_the_most_recently_used_encoders_and_deletes_the_others_embeddings(tmp_path):
+    cache = tmp_path / "index" / "encoders"
+    for age, key in enumerate(["newest", "newer", "older", "oldest"]):
+        (cache / key).mkdir(parents=True)
+        (cache / key / CARD).write_text("{}")
+        (tmp_path / "index" / f"dense-{key}-v1-docs.npy").write_bytes(b"x")
+        os.utime(cache / key, (1_000_000 - age, 1_000_000 - age))
+    (cache / "unfinished.tmp").mkdir()  # a training in progress is not an encoder yet
+    (tmp_path / "index" / "dense-all-MiniLM-L6-v2-docs.npy").write_bytes(b"x")
+
+    assert sorted(prune_encoders(cache, keep=2)) == ["older", "oldest"]
+    assert sorted(p.name for p in cache.iterdir()) == ["newer", "newest", "unfinished.tmp"]
+    assert sorted(p.name for p in (tmp_path / "index").glob("*.npy")) == [
+        "dense-all-MiniLM-L6-v2-docs.npy", "dense-newer-v1-docs.npy", "dense-newest-v1-docs.npy"]
+
+
+def test_a_reused_encoder_counts_as_recently_used(tmp_path, monkeypatch):
+    trained: list[int] = []
+
+    def fake_fit(pairs, base_model, folder):
+        trained.append(len(pairs))
+        folder.mkdir(parents=True)
+        (folder / CARD).write_text("{}")
+
+    monkeypatch.setattr(adapted, "fit_and_record", fake_fit)
+    pairs = [Pair("question", "What does provision 1 require?", DOCS["p1"])]
+    folder = cached_encoder("base", pairs, tmp_path, lambda _m: None)
+    os.utime(folder, (1_000, 1_000))
+    assert cached_encoder("base", pairs, tmp_path, lambda _m: None) == folder
+    assert trained == [1] and folder.stat().st_mtime > 1_000

@@ -24,9 +24,11 @@ class RecordingFit:
 
     def __init__(self) -> None:
         self.seen: list[set[str]] = []
+        self.seeds: list[int] = []
 
-    def __call__(self, groups, columns, size=None):
+    def __call__(self, groups, columns, size=None, seed=0):
         self.seen.append({g.question.id for g in groups})
+        self.seeds.append(seed)
 
         class Booster:
             def predict(self, rows, num_threads=1):
@@ -49,6 +51,12 @@ def test_a_question_is_never_ranked_by_a_model_trained_on_it():
         held_out = {g.question.id for g in groups} - trained_on
         assert held_out and not (held_out & trained_on)
         assert len({fold_of(q, 3) for q in held_out}) == 1
+
+
+def test_every_fold_is_fitted_with_the_seed_asked_for():
+    fit = RecordingFit()
+    cross_validate([group(i) for i in range(30)], 3, cite_max=3, fitter=fit, seed=5)
+    assert fit.seeds == [5, 5, 5]
 
 
 def test_scores_carry_both_at_10_and_cited_f1_with_intervals():

@@ -71,3 +71,32 @@ def test_too_few_folds_is_a_one_line_error(trained_home):
     home, _ = trained_home
     r = CliRunner().invoke(app, ["--home", str(home), "train", "ranker", "--corpus", "mini", "-q", str(QUESTIONS), "--folds", "1"])
     assert r.exit_code == 1 and "--folds must be at least 2" in r.output
+
+
+def test_a_study_with_no_store_reports_figures_and_leaves_the_served_ranker_alone(trained_home, tmp_path):
+    home, _ = trained_home
+    model_path, card_path = model_paths(Settings(home=home), "mini")
+    before = model_path.read_bytes(), card_path.read_bytes()
+    r = CliRunner().invoke(app, ["--home", str(home), "train", "ranker", "--corpus", "mini", "-q", str(QUESTIONS),
+                                 "--folds", "2", "--no-ablations", "--no-store", "--seed", "3", "--out", str(tmp_path), "--json"])
+    assert r.exit_code == 0, r.output
+    report = json.loads(r.stdout)
+    assert report["model_path"] == "" and report["seed"] == 3 and "bifrost-ltr" in report["systems"]
+    assert (model_path.read_bytes(), card_path.read_bytes()) == before
+    assert "(LightGBM seed 3)" in (tmp_path / "cv.md").read_text().splitlines()[0]
+
+
+def test_the_card_records_the_seed_the_stored_ranker_was_drawn_with(tmp_path):
+    home = built_mini_home(tmp_path)
+    r = CliRunner().invoke(app, ["--home", str(home), "train", "ranker", "--corpus", "mini", "-q", str(QUESTIONS),
+                                 "--no-cv", "--seed", "7"])
+    assert r.exit_code == 0, r.output
+    _model, card_path = model_paths(Settings(home=home), "mini")
+    assert json.loads(card_path.read_text())["params"]["random_state"] == 7
+
+
+def test_no_cv_with_no_store_is_refused_in_one_line(trained_home):
+    home, _ = trained_home
+    r = CliRunner().invoke(app, ["--home", str(home), "train", "ranker", "--corpus", "mini", "-q", str(QUESTIONS),
+                                 "--no-cv", "--no-store"])
+    assert r.exit_code == 1 and "leaves nothing to do" in r.output
