@@ -175,12 +175,6 @@ class DenseRanker:
             raise RuntimeError("DenseRanker.score_all before warm_up")
         return np.asarray(self._matrix @ self.embedder.embed([query])[0])
 
-    def vectors(self, rows: list[int]) -> np.ndarray:
-        """The unit-norm document vectors at positions ``rows`` of `ids`."""
-        if self._matrix is None:
-            raise RuntimeError("DenseRanker.vectors before warm_up")
-        return np.asarray(self._matrix[rows], dtype=np.float32)
-
     def describe(self) -> dict[str, Any]:
         out = {"kind": "dense", "model": self.model, "mode": self.mode, "cache": self.cache_file}
         return out if self.edition is None else {**out, "edition": self.edition}

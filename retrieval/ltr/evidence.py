@@ -30,7 +30,6 @@ class Evidence:
     decomposition: Decomposition = field(default_factory=Decomposition)
     coverage: np.ndarray | None = None  # share of the question's indexed terms each provision holds
     coverage_idf: np.ndarray | None = None  # the same, IDF-weighted
-    vectors: Callable[[list[int]], np.ndarray] | None = None  # document vectors of the encoder ``dense`` comes from
     cosine: np.ndarray | None = None  # the embedding model's cosines when ``dense`` comes from an adapted encoder
 
     @property
@@ -88,7 +87,6 @@ class Channels:
             ev = Evidence(question, self.bm25.score_all(question), self.ranking_dense.score_all(question),
                           decomposition=d, cosine=cosine)
         ev.coverage, ev.coverage_idf = self.bm25.coverage(question)
-        ev.vectors = (self.ranking_dense or self.dense).vectors
         if cfg.use_eng:
             ev.entities = match_entities(self.index, self.embedder, question, d.entities, cfg, self.memo)
             ev.triples = match_triples(self.index, self.embedder, triples, cfg, self.memo)

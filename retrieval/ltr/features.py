@@ -1,9 +1,8 @@
 """Features of (question, candidate) pairs, in named groups so that ablations can drop a group.
 
 Every feature is defined for any rulebook: channel scores normalized per question, ranks on a log
-scale, how close a candidate's text lies to the question's best candidates (the cluster hypothesis),
-entity specificity (IDF over provisions), graph evidence relative to the question's best candidates,
-scores of the enclosing provisions, and the candidate's shape (kind, depth, length).
+scale, entity specificity (IDF over provisions), graph evidence relative to the question's best
+candidates, scores of the enclosing provisions, and the candidate's shape (kind, depth, length).
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ from retrieval.ltr.navigator_index import NavigatorIndex
 
 FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
     "lexical": ("bm25", "bm25_norm", "bm25_rank_log", "term_coverage", "term_coverage_idf"),
-    "dense": ("dense", "dense_gap", "dense_rank_log", "seed_cosine_max", "seed_cosine_mean"),
+    "dense": ("dense", "dense_gap", "dense_rank_log"),
     "eng": ("entity_score", "entity_score_norm", "entity_matches", "entity_specificity", "entity_cosine", "triple_cosine"),
     "dng": (
         "cites_seeds", "cited_by_seeds", "parent_of_seed", "child_of_seed", "seeds_in_section",
@@ -59,9 +58,8 @@ def featurize(ev: Evidence, pool: Pool, nav: NavigatorIndex, position: dict[str,
             return 0.0, 0.0, n_docs + 1
         return float(ev.bm25[i]), float(ev.dense[i]), int(pool.bm25_rank[i])
 
-    cluster = seed_cosines(ev, pool, position)
     rows = []
-    for row_i, pid in enumerate(pool.ids):
+    for pid in pool.ids:
         i = position.get(pid)
         bm25, dense, _ = lex(pid)
         bm25_rank = int(pool.bm25_rank[i]) if i is not None else n_docs + 1
@@ -77,7 +75,7 @@ def featurize(ev: Evidence, pool: Pool, nav: NavigatorIndex, position: dict[str,
         rows.append([
             bm25, bm25 / bm25_max if bm25_max > 0 else 0.0, math.log2(1 + bm25_rank),
             float(coverage[i]) if i is not None else 0.0, float(coverage_idf[i]) if i is not None else 0.0,
-            dense, dense_max - dense, math.log2(1 + dense_rank), *cluster[row_i],
+            dense, dense_max - dense, math.log2(1 + dense_rank),
             e.score if e else 0.0, (e.score / ent_max) if e and ent_max > 0 else 0.0, e.matches if e else 0,
             e.max_specificity if e else 0.0, e.best_cosine if e else 0.0, ev.triples.get(pid, (0.0, ""))[0],
             len(out_refs & seeds), len(in_refs & seeds), float(pid in seed_parents),
@@ -90,23 +88,3 @@ def featurize(ev: Evidence, pool: Pool, nav: NavigatorIndex, position: dict[str,
         ])
     matrix = np.asarray(rows, dtype=np.float32).reshape(len(rows), len(FEATURES))
     return matrix
-
-
-CLUSTER_SEEDS = 3
-
-
-def seed_cosines(ev: Evidence, pool: Pool, position: dict[str, int]) -> np.ndarray:
-    """Per candidate, the best and the mean cosine of its text to the best `CLUSTER_SEEDS` seeds other
-    than itself (the cluster hypothesis: passages relevant to one question resemble each other)."""
-    out = np.zeros((len(pool.ids), 2), dtype=np.float32)
-    seeds = [position[s] for s in pool.seeds[:CLUSTER_SEEDS] if s in position]
-    rows = [position.get(pid, -1) for pid in pool.ids]
-    known = [i for i, r in enumerate(rows) if r >= 0]
-    if ev.vectors is None or not seeds or not known:
-        return out
-    cos = ev.vectors([rows[i] for i in known]) @ ev.vectors(seeds).T
-    for j, i in enumerate(known):
-        others = [c for c, s in zip(cos[j], seeds) if s != rows[i]]
-        if others:
-            out[i] = (max(others), sum(others) / len(others))
-    return out

@@ -83,28 +83,3 @@ def test_ablation_columns_drop_exactly_one_group():
 ])
 def test_the_cited_set_is_cut_by_distance_from_the_top_score(scores, delta, most, n):
     assert cut_cited(np.array(scores), delta, most) == n
-
-
-def test_a_candidate_scores_its_cosine_to_the_best_seeds_but_never_to_itself():
-    nav = corpus()
-    vectors = np.array([[0.6, 0.8], [1, 0], [1, 0], [0.6, 0.8], [0.6, 0.8], [0, 1]], dtype=np.float32)  # IDS order
-    ev = evidence([0, 9, 5, 0, 0, 0], [0.1, 0.2, 0.15, 0.1, 0.1, 0.1])
-    ev.vectors = lambda rows: vectors[rows]
-    pool = build_pool(ev, IDS, nav, PoolSizes(lexical=2, dense=2, entity=0, triple=0, seeds=2))
-    assert pool.seeds == ["1(a)", "1(b)"]
-    rows = featurize(ev, pool, nav, {pid: i for i, pid in enumerate(IDS)})
-    col = {f: i for i, f in enumerate(FEATURES)}
-    best_mean = {pid: (float(rows[i][col["seed_cosine_max"]]), float(rows[i][col["seed_cosine_mean"]]))
-                 for i, pid in enumerate(pool.ids)}
-    assert best_mean["1(a)"] == pytest.approx((1.0, 1.0))  # only 1(b) counts: a seed is not compared with itself
-    assert best_mean["2(a)"] == pytest.approx((0.0, 0.0))
-    assert best_mean["1"] == pytest.approx((0.6, 0.6))
-
-
-def test_without_document_vectors_the_seed_cosines_are_zero():
-    nav = corpus()
-    ev = evidence([0, 9, 5, 0, 0, 0], [0.1, 0.2, 0.15, 0.1, 0.1, 0.1])
-    pool = build_pool(ev, IDS, nav, PoolSizes(lexical=2, dense=2, entity=0, triple=0, seeds=2))
-    rows = featurize(ev, pool, nav, {pid: i for i, pid in enumerate(IDS)})
-    cols = [FEATURES.index("seed_cosine_max"), FEATURES.index("seed_cosine_mean")]
-    assert not rows[:, cols].any()
