@@ -110,26 +110,31 @@ def train_ranker(
         report = cross_validated(groups, corpus, folds, cfg.cite_max, related, ablations, say, seed)
     else:
         report = TrainReport(corpus, 0, describe_pool(groups), {}, seed=seed)
-    if not store:
-        if out_dir is not None:
-            write_report(report, out_dir)
-        return report
-    t1 = time.perf_counter()
-    columns = columns_without(set())
-    booster = fit(groups, columns, seed=seed)
-    report.cite_delta = choose_delta(booster, groups, columns, cfg.cite_max)
-    card = ModelCard(
-        corpus=corpus, embedding_model=settings.embedding_model, features=list(FEATURES), questions=hashes,
-        params={**LGBM_PARAMS, **booster.chosen_size, "random_state": seed}, cite_delta=report.cite_delta, cv=report.as_dict()["systems"].get("bifrost-ltr", {}),
-        trained_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        encoder=encoder, encoder_version=model_version(str(settings.home / encoder)) if encoder else "",
-        encoder_questions=encoder_hashes,
-    )
-    report.model_path = str(RankerModel(booster, card).save(settings))
-    report.seconds = {**seconds, "cv": report.seconds.get("cv", 0.0), "final_fit": time.perf_counter() - t1}
+    report.seconds = {**seconds, "cv": report.seconds.get("cv", 0.0)}
+    if store:
+        t1 = time.perf_counter()
+        card = ModelCard(corpus=corpus, embedding_model=settings.embedding_model, features=list(FEATURES), questions=hashes,
+                         encoder=encoder, encoder_version=model_version(str(settings.home / encoder)) if encoder else "",
+                         encoder_questions=encoder_hashes)
+        store_ranker(settings, groups, card, report, cfg.cite_max, seed)
+        report.seconds["final_fit"] = time.perf_counter() - t1
     if out_dir is not None:
         write_report(report, out_dir)
     return report
+
+
+def store_ranker(settings: Settings, groups: Sequence[Group], card: ModelCard, report: TrainReport, cite_max: int,
+                 seed: int) -> None:
+    """Fit the ranker on every question, choose its cited-set cut, and save it with ``card`` completed
+    (parameters, cut, cross-validated figures, time) in the home; ``report`` gets the cut and the path."""
+    columns = columns_without(set())
+    booster = fit(groups, columns, seed=seed)
+    report.cite_delta = choose_delta(booster, groups, columns, cite_max)
+    card.params = {**LGBM_PARAMS, **booster.chosen_size, "random_state": seed}
+    card.cite_delta = report.cite_delta
+    card.cv = report.as_dict()["systems"].get("bifrost-ltr", {})
+    card.trained_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    report.model_path = str(RankerModel(booster, card).save(settings))
 
 
 def cross_validated(
