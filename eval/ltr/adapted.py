@@ -19,7 +19,6 @@ from bifrost.core.types import content_hash
 from eval.ltr.dataset import Group, Progress, collect, fold_of
 from eval.questions import Question
 from retrieval.baselines.bm25 import Bm25Ranker
-from retrieval.baselines.dense import model_version
 from retrieval.baselines.documents import build_documents, index_folder
 from retrieval.config import RetrievalConfig
 from retrieval.encoder.pairs import Pair, question_pairs
@@ -134,9 +133,8 @@ def store_encoder(pipeline: AskPipeline, corpus: str, pairs: Sequence[Pair], tar
     shutil.rmtree(target, ignore_errors=True)
     tmp.replace(target)
     say("embedding the corpus with the stored encoder")
-    pipeline.dense_ranker(corpus, None, target)
-    current = f"dense-{target.name}{model_version(str(target))}-"
-    for stale in index_folder(settings.home, corpus).glob(f"dense-{target.name}-*"):  # earlier encoders' embeddings
-        if not stale.name.startswith(current):
+    matrix = Path(pipeline.dense_ranker(corpus, None, target).cache_file)
+    for stale in matrix.parent.glob(f"dense-{target.name}-*"):  # earlier encoders' embeddings
+        if stale not in (matrix, matrix.with_suffix(".ids.json")):
             stale.unlink(missing_ok=True)
     return target

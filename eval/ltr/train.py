@@ -97,9 +97,9 @@ def train_ranker(
             if store:
                 store_encoder(pipeline, corpus, pairs, target, say)
                 encoder = str(target.relative_to(settings.home))
-            pruned = prune_encoders(encoder_cache(settings.home, corpus), max(CACHE_KEEP, folds + 1))
-            if pruned:
-                say(f"deleted {len(pruned)} cached encoder(s) not used recently (kept {max(CACHE_KEEP, folds + 1)})")
+            keep = max(CACHE_KEEP, folds + 1)  # never this run's own encoders
+            if pruned := prune_encoders(encoder_cache(settings.home, corpus), keep):
+                say(f"deleted {len(pruned)} cached encoder(s) not used recently (kept {keep})")
         else:
             groups = collect(pipeline.parts(corpus), questions, cfg, hybrid=hybrid, progress=progress)
         seconds = {"collect": time.perf_counter() - t0}

@@ -31,10 +31,9 @@ LGBM_PARAMS: dict[str, Any] = {
     "lambdarank_truncation_level": 30,
     "verbose": -1,
     "n_jobs": 1,
-    "random_state": 0,
 }
 """Fixed settings of every ranker (LightGBM's documented ranking setup with leaves kept large
-enough in data for a few hundred questions)."""
+enough in data for a few hundred questions); the sampling seed is `eval.ltr.cv.fit`'s ``seed``."""
 
 PARAM_GRID: tuple[dict[str, Any], ...] = tuple(
     {"num_leaves": leaves, "n_estimators": trees} for leaves in (4, 15) for trees in (100, 300)
