@@ -32,8 +32,8 @@ def edition_cache(home: Path, corpus: str, as_of: str) -> tuple[int, list[Path]]
     """The past edition's number and its dense cache files in ``home``."""
     from bifrost.core.settings import Settings
     from bifrost.core.store.sql_store import SqlStore
-    from retrieval.baselines.dense import cache_path
-    from retrieval.baselines.documents import build_documents, load_provisions
+    from bifrost.retrieval.baselines.dense import cache_path
+    from bifrost.retrieval.baselines.documents import build_documents, load_provisions
 
     settings = Settings(home=home)
     store = SqlStore(settings.sql_url)

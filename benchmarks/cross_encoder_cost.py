@@ -23,8 +23,8 @@ from bifrost.app.facade import Bifrost
 from bifrost.core.bert_encoder import load_bert_encoder
 from bifrost.core.embeddings import resolve_model
 from bifrost.core.settings import Settings
-from eval.questions import load_questions
-from retrieval.baselines.documents import build_documents
+from bifrost.eval.questions import load_questions
+from bifrost.retrieval.baselines.documents import build_documents
 
 
 def main() -> None:

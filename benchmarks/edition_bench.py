@@ -32,8 +32,8 @@ from sqlalchemy import delete
 from bifrost.app.facade import Bifrost
 from bifrost.core.settings import Settings
 from bifrost.core.store import entity_tables
-from graph_builders.entities.checkpoint import ExtractionJournal, journal_table
-from graph_builders.entities.pipeline import build_corpus_entities
+from bifrost.graph_builders.entities.checkpoint import ExtractionJournal, journal_table
+from bifrost.graph_builders.entities.pipeline import build_corpus_entities
 
 EDIT = " The employer shall keep a written record of compliance with this paragraph."
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from bifrost.app.facade import Bifrost
 from bifrost.core.provisions import within_subparts
-from graph_builders.entities.extractors import make_entity_extractor
+from bifrost.graph_builders.entities.extractors import make_entity_extractor
 from bifrost.core.settings import Settings
 
 CORPUS = "osha-1926"
@@ -74,8 +74,8 @@ def bench_build(shared: Path, subparts: Sequence[str] | None, tau: float) -> dic
 
 def bench_tau(shared: Path, subparts: Sequence[str], taus: Sequence[float]) -> dict:
     """(b) Extract the subparts once, then refine the same extractions with each tau."""
-    from graph_builders.entities.build import refine_extractions
-    from graph_builders.entities.refiner import IncrementalEntityRefiner
+    from bifrost.graph_builders.entities.build import refine_extractions
+    from bifrost.graph_builders.entities.refiner import IncrementalEntityRefiner
 
     with tempfile.TemporaryDirectory(prefix="eng_bench_") as home:
         bf, setup = fresh_bifrost(Path(home), shared)

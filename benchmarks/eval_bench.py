@@ -16,7 +16,7 @@ from pathlib import Path
 
 from bifrost.app.facade import Bifrost
 from bifrost.core.settings import Settings
-from eval.runner import run_eval
+from bifrost.eval.runner import run_eval
 
 HEADLINE = ("recall@10", "map@10", "ndcg@10", "mrr", "precision", "recall", "f1", "precision_h", "recall_h", "f1_h", "f1_sec")
 

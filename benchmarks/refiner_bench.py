@@ -21,7 +21,7 @@ import tracemalloc
 
 import numpy as np
 
-from graph_builders.entities.refiner import IncrementalEntityRefiner
+from bifrost.graph_builders.entities.refiner import IncrementalEntityRefiner
 
 DIM = 384
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from bifrost.app.facade import Bifrost
 from bifrost.core.settings import Settings
-from eval.questions import load_questions
-from retrieval.config import RetrievalConfig
+from bifrost.eval.questions import load_questions
+from bifrost.retrieval.config import RetrievalConfig
 
 
 def rss_mb() -> float:
@@ -33,7 +33,7 @@ def percentile(xs: list[float], q: float) -> float:
 
 def rrf_baseline(bf: Bifrost, corpus: str):
     """BM25 and dense fused by RRF over the same loaded indexes (what `bifrost eval`'s rrf does)."""
-    from retrieval.fusion import rrf_fuse
+    from bifrost.retrieval.fusion import rrf_fuse
 
     ch = bf.pipeline.parts(corpus).channels
 

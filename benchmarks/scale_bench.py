@@ -86,7 +86,7 @@ def build_one(shared: Path, size: float, home: Path) -> dict:
     """Ingest, navigator, offline entities and index files of one size in a fresh home (this process)."""
     from bifrost.app.facade import Bifrost
     from bifrost.core.settings import Settings
-    from graph_builders.ingest import ingest_sources
+    from bifrost.graph_builders.ingest import ingest_sources
 
     shutil.rmtree(home, ignore_errors=True)
     source, structure = write_sources(shared, size, home.parent / "sources")

@@ -7,7 +7,7 @@ and store it as a card in the home. Every figure reported is cross-validated.
 - The threshold is chosen inside each training fold: an inner cross-validation gives every training
   question an out-of-fold score, and the threshold is the highest one that falsely refuses at most the
   target share (5%) of the answerable training questions. Test questions are scored by a model and a
-  threshold that never saw them (stable folds by question-id hash, `eval.ltr.dataset.fold_of`).
+  threshold that never saw them (stable folds by question-id hash, `bifrost.eval.ltr.dataset.fold_of`).
 - The stored model is fit on all questions; its threshold comes from the outer out-of-fold scores.
 """
 
@@ -26,14 +26,14 @@ from scipy.optimize import minimize
 
 from bifrost.core.resources import Resources
 from bifrost.core.settings import Settings
-from eval.ltr.dataset import fold_of
-from eval.ltr.train import load_sets
-from eval.questions import Question
-from eval.stats import bootstrap_auroc, bootstrap_ci
-from retrieval.answerability_features import FEATURE_GROUPS, FEATURES, columns_without, vector
-from retrieval.answerability_model import AnswerabilityCard, FeatureReader, retriever_of, save_card
-from retrieval.config import RetrievalConfig
-from retrieval.pipeline import AskPipeline
+from bifrost.eval.ltr.dataset import fold_of
+from bifrost.eval.ltr.train import load_sets
+from bifrost.eval.questions import Question
+from bifrost.eval.stats import bootstrap_auroc, bootstrap_ci
+from bifrost.retrieval.answerability_features import FEATURE_GROUPS, FEATURES, columns_without, vector
+from bifrost.retrieval.answerability_model import AnswerabilityCard, FeatureReader, retriever_of, save_card
+from bifrost.retrieval.config import RetrievalConfig
+from bifrost.retrieval.pipeline import AskPipeline
 
 Say = Callable[[str], None]
 Progress = Callable[[int, int], None]

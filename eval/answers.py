@@ -4,7 +4,7 @@ For every answerable question of the given sets, the question is retrieved once,
 retrieves it, and answered offline by each answer strategy over that same retrieval:
 
 - ``rank``: the earlier answer (each cited provision's closest sentence, in rank order);
-- ``fact``: lead with the sentence holding the asked-for fact (`retrieval.answer_lead`);
+- ``fact``: lead with the sentence holding the asked-for fact (`bifrost.retrieval.answer_lead`);
 - ``fact-reach``: the same, also looking for that fact in the top retrieved items when the cited ones lack it.
 
 ``first_statement_gold`` is the share of answers whose first statement cites a gold provision (a
@@ -26,16 +26,16 @@ from typing import Any
 from bifrost.core.resources import Resources
 from bifrost.core.settings import Settings
 from bifrost.core.types import Answer
-from eval.answerability import load_questions_by_file
-from eval.hierarchy import Related, hierarchy_for
-from eval.ltr.dataset import fold_of
-from eval.questions import Question
-from eval.stats import bootstrap_ci, mcnemar_exact
-from retrieval.answer_lead import open_note
-from retrieval.answerability import detect
-from retrieval.config import RetrievalConfig
-from retrieval.pipeline import AskPipeline
-from retrieval.quotes import verifies
+from bifrost.eval.answerability import load_questions_by_file
+from bifrost.eval.hierarchy import Related, hierarchy_for
+from bifrost.eval.ltr.dataset import fold_of
+from bifrost.eval.questions import Question
+from bifrost.eval.stats import bootstrap_ci, mcnemar_exact
+from bifrost.retrieval.answer_lead import open_note
+from bifrost.retrieval.answerability import detect
+from bifrost.retrieval.config import RetrievalConfig
+from bifrost.retrieval.pipeline import AskPipeline
+from bifrost.retrieval.quotes import verifies
 
 BEFORE = "rank"
 STRATEGIES: dict[str, dict[str, Any]] = {

@@ -1,4 +1,4 @@
-"""Bifrost's systems for `bifrost eval` (over `retrieval.pipeline.AskPipeline`): the paper's algorithm, its ablations, and our hybrid.
+"""Bifrost's systems for `bifrost eval` (over `bifrost.retrieval.pipeline.AskPipeline`): the paper's algorithm, its ablations, and our hybrid.
 
 - ``bifrost``: the BifrostRAG algorithm as built here: entity ∩ triple matches (union when they
   do not intersect), then the navigator graph; no keyword or dense channel.
@@ -24,12 +24,12 @@ from typing import Any
 
 from bifrost.core.resources import Resources
 from bifrost.core.settings import Settings
-from retrieval.base import SystemResult, SystemUnavailable
-from retrieval.citations import cited_items
-from retrieval.config import RetrievalConfig
-from retrieval.ltr.retriever import LtrRetriever
-from retrieval.pipeline import AskPipeline
-from retrieval.refusal import should_refuse
+from bifrost.retrieval.base import SystemResult, SystemUnavailable
+from bifrost.retrieval.citations import cited_items
+from bifrost.retrieval.config import RetrievalConfig
+from bifrost.retrieval.ltr.retriever import LtrRetriever
+from bifrost.retrieval.pipeline import AskPipeline
+from bifrost.retrieval.refusal import should_refuse
 
 
 class BadSystemParameters(ValueError):
@@ -51,7 +51,7 @@ def variant_settings(settings: Settings, corpus: str, tau: float) -> Settings:
         return settings
     if settings.database_url:
         raise SystemUnavailable("tau variants need the default SQLite store (BIFROST_DATABASE_URL is set)")
-    from graph_builders.entities.pipeline import build_corpus_entities
+    from bifrost.graph_builders.entities.pipeline import build_corpus_entities
 
     home = settings.home / "variants" / f"{corpus}-tau{tau:.3f}"
     marker = home / "built"
@@ -139,8 +139,8 @@ class LlmOnlySystem:
 
     def warm_up(self, corpus: str) -> None:
         from bifrost.core.corpora import corpus_spec
-        from graph_builders.citations.cfr import normalize
-        from retrieval.baselines.llm_only import LlmOnly
+        from bifrost.graph_builders.citations.cfr import normalize
+        from bifrost.retrieval.baselines.llm_only import LlmOnly
 
         res = Resources(self.settings)
         model = self.chat_model or res.chat_model

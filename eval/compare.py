@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from bifrost.core.errors import SourceParseError
-from eval.stats import fixed_broken, mcnemar_exact, wilcoxon_p
+from bifrost.eval.stats import fixed_broken, mcnemar_exact, wilcoxon_p
 
 PAIRED_METRICS = ("f1", "f1_h", "recall@10", "map@10", "ndcg@10")
 Rows = Mapping[str, Mapping[str, float]]

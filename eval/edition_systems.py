@@ -15,13 +15,13 @@ from typing import Any
 from bifrost.core.resources import Resources
 from bifrost.core.settings import Settings
 from bifrost.core.types import Edition
-from eval.bifrost_systems import PRESETS, BadSystemParameters
-from eval.registry import SystemRegistry, SystemSpec, UnknownSystemError
-from retrieval.base import System, SystemResult, SystemUnavailable
-from retrieval.citations import cited_items
-from retrieval.config import RetrievalConfig
-from retrieval.edition_retriever import EditionRetriever, edition_note
-from retrieval.refusal import should_refuse
+from bifrost.eval.bifrost_systems import PRESETS, BadSystemParameters
+from bifrost.eval.registry import SystemRegistry, SystemSpec, UnknownSystemError
+from bifrost.retrieval.base import System, SystemResult, SystemUnavailable
+from bifrost.retrieval.citations import cited_items
+from bifrost.retrieval.config import RetrievalConfig
+from bifrost.retrieval.edition_retriever import EditionRetriever, edition_note
+from bifrost.retrieval.refusal import should_refuse
 
 INDEXED = ("bm25", "dense", "rrf")  # baselines that take the edition's provisions
 
@@ -76,7 +76,7 @@ def create_for_edition(registry: SystemRegistry, spec: SystemSpec, settings: Set
 
 def build_edition_systems(registry: SystemRegistry, specs: Sequence[SystemSpec], settings: Settings, corpus: str,
                           edition: Edition) -> tuple[dict[str, System], dict[str, str]]:
-    """Like `eval.runner.build_systems`, for a past edition."""
+    """Like `bifrost.eval.runner.build_systems`, for a past edition."""
     built: dict[str, System] = {}
     skipped: dict[str, str] = {}
     for spec in specs:

@@ -5,9 +5,9 @@ Neo4j beside a ``Document`` node per provision (``include_source=True``); questi
 by `GraphCypherQAChain`, which writes a Cypher query from the graph schema, runs it and phrases an
 answer. The ranked provision ids are recovered from that answer and from the query's results.
 
-It shares the database with Bifrost's own graph but never touches it (`eval.graph_rag_isolation`).
+It shares the database with Bifrost's own graph but never touches it (`bifrost.eval.graph_rag_isolation`).
 Document nodes carry the corpus (``id`` = ``corpus:provision id``) so corpora do not mix; ids are
-recovered from answers by `eval.graph_rag_ids`.
+recovered from answers by `bifrost.eval.graph_rag_ids`.
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ from pydantic import BaseModel
 from bifrost.core.errors import BifrostError, ModelUnavailableError, StoreError
 from bifrost.core.settings import Settings
 from bifrost.core.types import Provision, make_uid
-from eval.graph_rag_ids import ids_in_text, strings_in
-from eval.graph_rag_isolation import BIFROST_LABELS, BIFROST_REL_TYPES, keep_apart, read_only_graph_class
-from retrieval.base import SystemResult, SystemUnavailable
-from retrieval.baselines.documents import build_documents, load_provisions
+from bifrost.eval.graph_rag_ids import ids_in_text, strings_in
+from bifrost.eval.graph_rag_isolation import BIFROST_LABELS, BIFROST_REL_TYPES, keep_apart, read_only_graph_class
+from bifrost.retrieval.base import SystemResult, SystemUnavailable
+from bifrost.retrieval.baselines.documents import build_documents, load_provisions
 
 log = logging.getLogger(__name__)
 
@@ -259,7 +259,7 @@ class GraphRagLangchain:
                            seconds=time.perf_counter() - start)
 
     def ids_in_text(self, text: str) -> list[str]:
-        """Provision ids of this corpus in a text, by position (see `eval.graph_rag_ids.ids_in_text`)."""
+        """Provision ids of this corpus in a text, by position (see `bifrost.eval.graph_rag_ids.ids_in_text`)."""
         return ids_in_text(text, self.corpus, self.known, self.normalize)
 
     def describe(self) -> dict[str, Any]:
@@ -325,7 +325,7 @@ class GraphRagLangchainSystem:
                              f"of corpus {corpus!r}")
         normalize = None
         if jurisdiction == "us-cfr":
-            from graph_builders.citations.cfr import normalize
+            from bifrost.graph_builders.citations.cfr import normalize
         self.rag = GraphRagLangchain(
             model, neo4j_graph(self.settings), lambda: neo4j_graph(self.settings, read_only=True), corpus,
             {p.id for p in provisions}, normalize, self.settings.llm_concurrency, self.top_k,

@@ -21,7 +21,7 @@ SectionOf = Callable[[str], str]
 
 @lru_cache(maxsize=100_000)
 def _cfr(text: str):
-    from graph_builders.citations.cfr import CfrCitation
+    from bifrost.graph_builders.citations.cfr import CfrCitation
 
     try:
         return CfrCitation.parse(text)

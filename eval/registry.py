@@ -13,9 +13,9 @@ from typing import Any
 
 from bifrost.core.errors import BifrostError
 from bifrost.core.settings import Settings
-from retrieval.base import System, SystemUnavailable
-from eval.bifrost_systems import BadSystemParameters, bifrost_factories
-from eval.systems import CiteRule, RankerSystem
+from bifrost.retrieval.base import System, SystemUnavailable
+from bifrost.eval.bifrost_systems import BadSystemParameters, bifrost_factories
+from bifrost.eval.systems import CiteRule, RankerSystem
 
 Factory = Callable[..., System]
 
@@ -109,23 +109,23 @@ def _cite(params: dict[str, Any]) -> CiteRule:
 
 
 def bm25_factory(settings: Settings, corpus: str, **params: Any) -> System:
-    from retrieval.baselines.bm25 import Bm25Ranker
+    from bifrost.retrieval.baselines.bm25 import Bm25Ranker
 
     cite = _cite(params)
     return RankerSystem("bm25", Bm25Ranker(settings, **params), cite)
 
 
 def dense_factory(settings: Settings, corpus: str, **params: Any) -> System:
-    from retrieval.baselines.dense import DenseRanker
+    from bifrost.retrieval.baselines.dense import DenseRanker
 
     cite = _cite(params)
     return RankerSystem("dense", DenseRanker(settings, **params), cite)
 
 
 def rrf_factory(settings: Settings, corpus: str, **params: Any) -> System:
-    from retrieval.baselines.bm25 import Bm25Ranker
-    from retrieval.baselines.dense import DenseRanker
-    from retrieval.baselines.rrf import RrfRanker
+    from bifrost.retrieval.baselines.bm25 import Bm25Ranker
+    from bifrost.retrieval.baselines.dense import DenseRanker
+    from bifrost.retrieval.baselines.rrf import RrfRanker
 
     cite = _cite(params)
     mode, edition = params.pop("mode", "context"), params.pop("edition", None)
@@ -136,7 +136,7 @@ def rrf_factory(settings: Settings, corpus: str, **params: Any) -> System:
 
 def rerank_factory(settings: Settings, corpus: str, **params: Any) -> System:
     from bifrost.core.errors import ModelUnavailableError
-    from retrieval.baselines.rerank import CrossEncoderReranker
+    from bifrost.retrieval.baselines.rerank import CrossEncoderReranker
 
     cite = _cite(params)
     first = rrf_factory(settings, corpus).ranker  # type: ignore[attr-defined]
@@ -157,7 +157,7 @@ def graph_rag_langchain_factory(settings: Settings, corpus: str, **params: Any) 
         raise SystemUnavailable("graph-rag-langchain needs a chat model (set BIFROST_LLM_MODEL); skipped")
     if not settings.neo4j_uri:
         raise SystemUnavailable("graph-rag-langchain needs a Neo4j server (set BIFROST_NEO4J_URI); skipped")
-    from eval.graph_rag_langchain import GraphRagLangchainSystem
+    from bifrost.eval.graph_rag_langchain import GraphRagLangchainSystem
 
     return GraphRagLangchainSystem(settings, **params)
 

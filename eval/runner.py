@@ -19,14 +19,14 @@ from typing import Any
 
 from bifrost.core.settings import Settings
 from bifrost.core.types import Edition
-from eval.compare import paired
-from eval.hierarchy import Related, SectionOf, hierarchy_for
-from eval.questions import Question, QuestionSet, load_questions
-from eval.registry import SystemRegistry, SystemSpec, make_default_registry, parse_systems
-from eval.scoring import Scored, answerability, by_group, score_system, summarize
-from eval.stats import friedman
-from retrieval.base import Preparable, System, SystemResult, SystemUnavailable
-from eval.systems import SystemFailed
+from bifrost.eval.compare import paired
+from bifrost.eval.hierarchy import Related, SectionOf, hierarchy_for
+from bifrost.eval.questions import Question, QuestionSet, load_questions
+from bifrost.eval.registry import SystemRegistry, SystemSpec, make_default_registry, parse_systems
+from bifrost.eval.scoring import Scored, answerability, by_group, score_system, summarize
+from bifrost.eval.stats import friedman
+from bifrost.retrieval.base import Preparable, System, SystemResult, SystemUnavailable
+from bifrost.eval.systems import SystemFailed
 
 __all__ = ["RunResult", "run_eval"]
 DEFAULT_K = (1, 5, 10, 20)
@@ -145,8 +145,8 @@ def run_eval(
 ) -> RunResult:
     """Evaluate systems on a question file over an ingested corpus; write every output to `out_dir`.
 
-    `registry` defaults to a new `eval.registry.make_default_registry()`. ``as_of`` (an ISO date or
-    an edition number) evaluates against the edition valid then (see `eval.edition_systems`).
+    `registry` defaults to a new `bifrost.eval.registry.make_default_registry()`. ``as_of`` (an ISO date or
+    an edition number) evaluates against the edition valid then (see `bifrost.eval.edition_systems`).
     """
     registry = registry or make_default_registry()
     specs = parse_systems(",".join(systems) if not isinstance(systems, str) else systems)
@@ -158,7 +158,7 @@ def run_eval(
     if past is None:
         built, skipped = build_systems(registry, specs, settings, corpus)
     else:
-        from eval.edition_systems import build_edition_systems
+        from bifrost.eval.edition_systems import build_edition_systems
 
         built, skipped = build_edition_systems(registry, specs, settings, corpus, past)
     runs = run_systems(built, corpus, questions, max(k, max(k_values)), progress, skipped)
@@ -166,7 +166,7 @@ def run_eval(
                   for name, results in runs.results.items()}
     meta = run_meta(settings, corpus, jurisdiction, qset, len(questions), limit, k, k_values, runs.meta)
     if past is not None:
-        from retrieval.edition_retriever import edition_note
+        from bifrost.retrieval.edition_retriever import edition_note
 
         meta["edition"] = {**past.model_dump(mode="json"), "note": edition_note(past)}
     doc = metrics_document(meta, per_system, runs.skipped, runs.failed)
@@ -278,7 +278,7 @@ def metrics_document(
 
 def write_outputs(out_dir: Path, doc: dict[str, Any], per_system: dict[str, list[Scored]], keep: int, plots: bool) -> Path:
     """metrics.json, per_question.jsonl, report.md and PNG plots in `out_dir`."""
-    from eval.report import render_report, save_plots
+    from bifrost.eval.report import render_report, save_plots
 
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "metrics.json").write_text(json.dumps(sanitize(doc), indent=2, default=str, allow_nan=False), encoding="utf-8")

@@ -7,11 +7,11 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from eval.hierarchy import Related, SectionOf
-from eval.metrics import answerability_auroc, both_at, hierarchy_prf, ranking_metrics, refusal_rates, section_prf, set_prf
-from eval.questions import Question
-from eval.stats import bootstrap_ci
-from retrieval.base import SystemResult
+from bifrost.eval.hierarchy import Related, SectionOf
+from bifrost.eval.metrics import answerability_auroc, both_at, hierarchy_prf, ranking_metrics, refusal_rates, section_prf, set_prf
+from bifrost.eval.questions import Question
+from bifrost.eval.stats import bootstrap_ci
+from bifrost.retrieval.base import SystemResult
 
 SET_METRICS = ("precision", "recall", "f1", "precision_h", "recall_h", "f1_h", "precision_sec", "recall_sec", "f1_sec")
 HEADLINE = ("f1", "f1_h", "f1_sec", "recall@10", "map@10", "ndcg@10", "mrr")

@@ -1,4 +1,4 @@
-"""Adapting plain rankers to the `System` protocol (retrieval.base) with a cited-set rule.
+"""Adapting plain rankers to the `System` protocol (bifrost.retrieval.base) with a cited-set rule.
 
 A system answers a question with a ranked list of provision ids plus the set it would cite.
 Rankers (retrieval/baselines) only rank; `RankerSystem` adds a documented cited-set rule.
@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from bifrost.core.errors import BifrostError
-from retrieval.base import Preparable, Ranker, SystemResult
+from bifrost.retrieval.base import Preparable, Ranker, SystemResult
 
 
 class SystemFailed(BifrostError):

@@ -3,7 +3,7 @@
     python examples/ablation.py --home .bifrost-demo --corpus osha-1926 \
         --questions ../shared/eval/osha-loi-dev.jsonl --out runs/ablation
 
-Runs two systems through `eval.runner.run_eval` (metrics.json, per_question.jsonl and report.md
+Runs two systems through `bifrost.eval.runner.run_eval` (metrics.json, per_question.jsonl and report.md
 in --out), then prints one table and draws one plot (recall@k of both systems).
 """
 
@@ -18,7 +18,7 @@ matplotlib.use("Agg")  # files only, no display needed
 import matplotlib.pyplot as plt  # noqa: E402
 
 from bifrost.core.settings import Settings  # noqa: E402
-from eval.runner import run_eval  # noqa: E402
+from bifrost.eval.runner import run_eval  # noqa: E402
 
 SYSTEMS = "bifrost-hybrid,bifrost-hybrid:use_dng=false"
 METRICS = ["recall@10", "map@10", "ndcg@10", "f1", "f1_h"]

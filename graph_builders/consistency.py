@@ -17,8 +17,8 @@ from bifrost.core.relations import is_valid_relation
 from bifrost.core.store import entity_tables
 from bifrost.core.store.sql_store import SqlStore
 from bifrost.core.types import Edge, EdgeType
-from graph_builders.entities.build import graph_edges
-from graph_builders.navigator.build import has_edges, refers_to_edges
+from bifrost.graph_builders.entities.build import graph_edges
+from bifrost.graph_builders.navigator.build import has_edges, refers_to_edges
 
 EXAMPLES = 5  # ids shown per difference
 

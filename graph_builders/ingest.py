@@ -24,8 +24,8 @@ from bifrost.core.settings import Settings
 from bifrost.core.store.editions import next_edition, parse_date, record_edition, retire
 from bifrost.core.store.sql_store import SqlStore, sql_error_line
 from bifrost.core.types import Edition, IngestReport, ParsedDocument, Provision, ReviewItem, content_hash
-from graph_builders.scrape.reconcile import review_item
-from graph_builders.scrape.sniff import read_source
+from bifrost.graph_builders.scrape.reconcile import review_item
+from bifrost.graph_builders.scrape.sniff import read_source
 
 log = logging.getLogger(__name__)
 
@@ -178,7 +178,7 @@ def default_sources(settings: Settings, corpus: str) -> list[Path]:
     if paths:
         return paths
     if spec.ecfr_title and spec.ecfr_part:
-        from graph_builders.scrape.ecfr_download import download_part
+        from bifrost.graph_builders.scrape.ecfr_download import download_part
 
         log.info("no local copy of %s; downloading eCFR title %s part %s", corpus, spec.ecfr_title, spec.ecfr_part)
         return [download_part(spec.ecfr_title, spec.ecfr_part, settings.home / "downloads")]

@@ -1,10 +1,10 @@
 """Extractive answers (no chat model): sentences of the cited provisions, the answering one first.
 
 Every statement is a sentence of the regulation itself, cited and quoted (the sentence is its
-own supporting span, checked by `retrieval.quotes` like an LLM's quote); a provision without
+own supporting span, checked by `bifrost.retrieval.quotes` like an LLM's quote); a provision without
 text (a heading only) has nothing to quote and is not stated. With ``lead="fact"`` (the default)
 the answer leads with the sentence that holds the fact the question asks for and says so when the
-cited provisions leave the question open (`retrieval.answer_lead`); ``lead="rank"`` is the earlier
+cited provisions leave the question open (`bifrost.retrieval.answer_lead`); ``lead="rank"`` is the earlier
 answer: each provision's sentence closest to the question, in rank order.
 """
 
@@ -18,9 +18,9 @@ import numpy as np
 
 from bifrost.core.embeddings import Embedder
 from bifrost.core.types import Provision, RetrievedItem, Statement
-from retrieval.answer_lead import Candidate, candidates, open_note, plan
-from retrieval.answerability import Asks, detect
-from retrieval.quotes import DraftStatement, QuoteClaim, check_statements
+from bifrost.retrieval.answer_lead import Candidate, candidates, open_note, plan
+from bifrost.retrieval.answerability import Asks, detect
+from bifrost.retrieval.quotes import DraftStatement, QuoteClaim, check_statements
 
 SENTENCE_END = re.compile(r"(?<=[.;:])\s+(?=[A-Z(])")
 

@@ -1,7 +1,7 @@
 """Which sentence an extractive answer leads with: the one that holds the fact the question asks for.
 
 Rules for any rulebook, no fitted weights. What the question asks for comes from the answerability
-detector (`retrieval.answerability.detect`), and a sentence holds that kind of fact when `has_fact`
+detector (`bifrost.retrieval.answerability.detect`), and a sentence holds that kind of fact when `has_fact`
 says so (a number with a compatible unit, a frequency, a role, ...). For a yes/no question nearly
 every rule sentence has a modal, so a sentence that states a condition ("only", "shall not",
 "except", "unless", "may") is preferred to a bare "shall". Among the sentences that hold the fact, the
@@ -19,7 +19,7 @@ import numpy as np
 
 from bifrost.core.embeddings import Embedder
 from bifrost.core.types import Provision
-from retrieval.answerability import Ask, Asks, has_fact, states_condition
+from bifrost.retrieval.answerability import Ask, Asks, has_fact, states_condition
 
 OPEN_WHAT: dict[Asks, str] = {
     Asks.QUANTITY: "the value asked for",

@@ -3,7 +3,7 @@
 The answer prompt (``prompts/answer``, v2) asks for ``STATEMENT: ... [id]`` lines, each followed
 by ``QUOTE [id]: "exact words"`` lines. Citations are checked against the retrieved set (an id
 that was not retrieved is removed and logged) and quotes against the provision text by
-`retrieval.quotes` (a statement whose quote is not there is dropped). Refusal is a token the
+`bifrost.retrieval.quotes` (a statement whose quote is not there is dropped). Refusal is a token the
 model emits, compared exactly.
 """
 
@@ -19,8 +19,8 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from bifrost.core.prompts import load_prompt
 from bifrost.core.structured import message_text
 from bifrost.core.types import Provision, RetrievedItem, Statement
-from retrieval.citations import CITE_MARK
-from retrieval.quotes import DraftStatement, QuoteClaim, check_statements
+from bifrost.retrieval.citations import CITE_MARK
+from bifrost.retrieval.quotes import DraftStatement, QuoteClaim, check_statements
 
 log = logging.getLogger(__name__)
 

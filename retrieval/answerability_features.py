@@ -9,7 +9,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from retrieval.answerability import Ask, Asks, detect, has_fact, sentences
+from bifrost.retrieval.answerability import Ask, Asks, detect, has_fact, sentences
 
 Tokenize = Callable[[str], list[str]]
 

@@ -25,10 +25,10 @@ import numpy as np
 from bifrost.core.errors import ConfigError
 from bifrost.core.settings import Settings
 from bifrost.core.types import Provision
-from retrieval.answerability_features import FEATURES, Passage, RetrievalSignals, Term, TOP_FACT, features, vector
-from retrieval.hybrid import RetrievalResult
-from retrieval.ltr.evidence import Channels
-from retrieval.ltr.navigator_index import NavigatorIndex
+from bifrost.retrieval.answerability_features import FEATURES, Passage, RetrievalSignals, Term, TOP_FACT, features, vector
+from bifrost.retrieval.hybrid import RetrievalResult
+from bifrost.retrieval.ltr.evidence import Channels
+from bifrost.retrieval.ltr.navigator_index import NavigatorIndex
 
 log = logging.getLogger(__name__)
 CONTEXT_CHARS = 300

@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterable
 from pydantic import BaseModel, ConfigDict
 
 from bifrost.core.types import Provision, ProvisionKind
-from graph_builders.entities.base import EntityExtractor
-from graph_builders.entities.checkpoint import ExtractionJournal
+from bifrost.graph_builders.entities.base import EntityExtractor
+from bifrost.graph_builders.entities.checkpoint import ExtractionJournal
 
 
 class Decomposition(BaseModel):

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from bifrost.core.provisions import container_ids
 from bifrost.core.settings import Settings
 from bifrost.core.types import Edition, Provision, RetrievedItem, Via
-from retrieval.baselines.bm25 import Bm25Ranker
-from retrieval.baselines.dense import DenseRanker
-from retrieval.config import RetrievalConfig
-from retrieval.decompose import Decomposition
-from retrieval.fusion import rrf_fuse
-from retrieval.hybrid import DECAY, RetrievalResult
-from retrieval.ltr.navigator_index import NavigatorIndex
+from bifrost.retrieval.baselines.bm25 import Bm25Ranker
+from bifrost.retrieval.baselines.dense import DenseRanker
+from bifrost.retrieval.config import RetrievalConfig
+from bifrost.retrieval.decompose import Decomposition
+from bifrost.retrieval.fusion import rrf_fuse
+from bifrost.retrieval.hybrid import DECAY, RetrievalResult
+from bifrost.retrieval.ltr.navigator_index import NavigatorIndex
 
 METHOD = "lexical + dense fusion with navigator neighbours"
 

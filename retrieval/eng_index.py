@@ -22,7 +22,7 @@ from bifrost.core.errors import StoreError
 from bifrost.core.store import entity_tables
 from bifrost.core.store.sql_store import SqlStore
 from bifrost.core.types import Triple
-from retrieval.triple_parts import TripleParts
+from bifrost.retrieval.triple_parts import TripleParts
 
 log = logging.getLogger(__name__)
 

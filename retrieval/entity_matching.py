@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bifrost.core.embeddings import Embedder
-from retrieval.config import RetrievalConfig
-from retrieval.eng_index import EngIndex, Match
+from bifrost.retrieval.config import RetrievalConfig
+from bifrost.retrieval.eng_index import EngIndex, Match
 
 
 @dataclass

@@ -20,11 +20,11 @@ from bifrost.core.embeddings import Embedder
 from bifrost.core.graph.base import GraphStore
 from bifrost.core.provisions import is_container
 from bifrost.core.types import RetrievedItem, Via, make_uid, split_uid
-from retrieval.config import RetrievalConfig
-from retrieval.decompose import Decomposition
-from retrieval.eng_index import EngIndex
-from retrieval.entity_matching import MatchMemo, match_entities, match_triples
-from retrieval.fusion import rrf_score
+from bifrost.retrieval.config import RetrievalConfig
+from bifrost.retrieval.decompose import Decomposition
+from bifrost.retrieval.eng_index import EngIndex
+from bifrost.retrieval.entity_matching import MatchMemo, match_entities, match_triples
+from bifrost.retrieval.fusion import rrf_score
 
 Lexical = Callable[[str, int], list[tuple[str, float]]]
 

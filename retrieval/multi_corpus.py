@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from bifrost.core.errors import BifrostError, NotFoundError
 from bifrost.core.types import Answer, AnswerMode, RetrievedItem
-from retrieval.fusion import rrf_fuse
+from bifrost.retrieval.fusion import rrf_fuse
 
 if TYPE_CHECKING:  # pragma: no cover - `bifrost --help` imports this module (input rules) but not numpy
     import numpy as np

@@ -15,15 +15,15 @@ from bifrost.core.graph.base import GraphStore
 from bifrost.core.provisions import container_ids
 from bifrost.core.resources import Resources
 from bifrost.core.types import Answer, AnswerMode, Edition, Provision, Statement, make_uid
-from retrieval.answer_extractive import render
-from retrieval.answerability_model import AnswerabilityJudge, load_judge
-from retrieval.config import RetrievalConfig
-from retrieval.decompose import ExtractorDecomposer
-from retrieval.edition_retriever import EditionRetriever
-from retrieval.eng_index import EngIndex
-from retrieval.hybrid import HybridRetriever, RetrievalResult
-from retrieval.ltr.evidence import Channels
-from retrieval.ltr.navigator_index import NavigatorIndex
+from bifrost.retrieval.answer_extractive import render
+from bifrost.retrieval.answerability_model import AnswerabilityJudge, load_judge
+from bifrost.retrieval.config import RetrievalConfig
+from bifrost.retrieval.decompose import ExtractorDecomposer
+from bifrost.retrieval.edition_retriever import EditionRetriever
+from bifrost.retrieval.eng_index import EngIndex
+from bifrost.retrieval.hybrid import HybridRetriever, RetrievalResult
+from bifrost.retrieval.ltr.evidence import Channels
+from bifrost.retrieval.ltr.navigator_index import NavigatorIndex
 
 REFUSAL_TEXT = "The indexed regulations do not answer this question."
 
@@ -116,9 +116,9 @@ class AskPipeline:
         return self._retrievers[corpus]
 
     def _load(self, corpus: str) -> Retriever:
-        from retrieval.ltr.features import FEATURES
-        from retrieval.ltr.model import load_ranker
-        from retrieval.ltr.retriever import LtrRetriever
+        from bifrost.retrieval.ltr.features import FEATURES
+        from bifrost.retrieval.ltr.model import load_ranker
+        from bifrost.retrieval.ltr.retriever import LtrRetriever
 
         parts = self.parts(corpus)
         if self.config.ranker != "hybrid":
@@ -136,14 +136,14 @@ class AskPipeline:
         return self._parts[corpus]
 
     def _load_parts(self, corpus: str) -> CorpusParts:
-        from graph_builders.entities.extractors import make_entity_extractor
-        from graph_builders.entities.normalize import normalize_name
-        from retrieval.baselines.bm25 import Bm25Ranker
-        from retrieval.baselines.documents import index_folder
-        from retrieval.eng_index import EngIndex
-        from retrieval.ltr.evidence import Channels
-        from retrieval.ltr.model import ranker_encoder
-        from retrieval.ltr.navigator_index import NavigatorIndex
+        from bifrost.graph_builders.entities.extractors import make_entity_extractor
+        from bifrost.graph_builders.entities.normalize import normalize_name
+        from bifrost.retrieval.baselines.bm25 import Bm25Ranker
+        from bifrost.retrieval.baselines.documents import index_folder
+        from bifrost.retrieval.eng_index import EngIndex
+        from bifrost.retrieval.ltr.evidence import Channels
+        from bifrost.retrieval.ltr.model import ranker_encoder
+        from bifrost.retrieval.ltr.navigator_index import NavigatorIndex
 
         res = self.res
         res.require_corpus(corpus)
@@ -174,7 +174,7 @@ class AskPipeline:
         """Embeddings of every provision (cached on disk under $BIFROST_HOME/index), under the embedding
         model or, given ``encoder``, under that adapted encoder folder (loaded with its own embedder)."""
         from bifrost.core.embeddings import SentenceTransformerEmbedder
-        from retrieval.baselines.dense import DenseRanker
+        from bifrost.retrieval.baselines.dense import DenseRanker
 
         if encoder is None:
             dense = DenseRanker(self.res.settings, embedder=self.res.embedder)
@@ -208,7 +208,7 @@ class AskPipeline:
         """Answer a question with cited provisions, or refuse when nothing supports an answer.
 
         ``edition``, when given and not the corpus's current one, answers from that past edition
-        only (its provisions, texts and references; see `retrieval.edition_retriever`).
+        only (its provisions, texts and references; see `bifrost.retrieval.edition_retriever`).
         """
         question = (question or "").strip()
         if not question:
@@ -232,8 +232,8 @@ class AskPipeline:
         """The answer to a question from its retrieval result (extractive offline, else the chat model's), or
         a refusal; ``lookup`` reads the provisions quoted (default: the current edition's), ``judge`` decides
         answerability (None: the cosine rule)."""
-        from retrieval.citations import citations_for
-        from retrieval.refusal import should_refuse
+        from bifrost.retrieval.citations import citations_for
+        from bifrost.retrieval.refusal import should_refuse
 
         t0 = time.perf_counter() if t0 is None else t0
         lookup = lookup or self.lookup(corpus)
@@ -247,7 +247,7 @@ class AskPipeline:
             statements = self._extractive(question, result, cfg, lookup)
             refused = not statements
         elif not refused:
-            from retrieval.answer_llm import LlmAnswerer
+            from bifrost.retrieval.answer_llm import LlmAnswerer
 
             refused, statements, _dropped = LlmAnswerer(chat, self.res.settings.prompts_dir).answer(
                 question, result.items, lookup
@@ -270,9 +270,9 @@ class AskPipeline:
 
     def _extractive(self, question: str, result: RetrievalResult, cfg: RetrievalConfig,
                     lookup: Callable[[str], Provision | None]) -> list[Statement]:
-        """Statements of the offline answer (`retrieval.answer_extractive`) over the cited set."""
-        from retrieval.answer_extractive import extractive_statements
-        from retrieval.citations import cited_items
+        """Statements of the offline answer (`bifrost.retrieval.answer_extractive`) over the cited set."""
+        from bifrost.retrieval.answer_extractive import extractive_statements
+        from bifrost.retrieval.citations import cited_items
 
         cited = cited_items(result.items, result.cited, cfg.cite_ratio, cfg.cite_max)
         reach = result.items[: cfg.answer_reach]

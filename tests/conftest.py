@@ -104,7 +104,7 @@ def osha_ranker_home(osha_home: Path, shared_dir: Path, tmp_path_factory: pytest
     """A copy of `osha_home` with the learned ranker fit on the dev letters (no cross-validation:
     the tests check behaviour, the README's figures come from `bifrost train ranker`)."""
     from bifrost.core.settings import Settings
-    from eval.ltr.train import train_ranker
+    from bifrost.eval.ltr.train import train_ranker
 
     home = tmp_path_factory.mktemp("osha-ranker-home")
     copy_home(osha_home, home)

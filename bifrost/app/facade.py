@@ -28,12 +28,12 @@ from bifrost.core.store.sql_store import SqlStore, raw_engine
 from bifrost.core.types import (
     Answer, Edition, EdgeType, GraphStats, IngestReport, NavigatorSubgraph, Provision, RetrievedItem, ReviewItem, make_uid, split_uid,
 )
-from retrieval.config import RetrievalConfig
-from retrieval.multi_corpus import is_several, merge_answers, parse_corpora
-from retrieval.pipeline import AskPipeline
+from bifrost.retrieval.config import RetrievalConfig
+from bifrost.retrieval.multi_corpus import is_several, merge_answers, parse_corpora
+from bifrost.retrieval.pipeline import AskPipeline
 
 if TYPE_CHECKING:  # pragma: no cover
-    from graph_builders.consistency import CheckReport
+    from bifrost.graph_builders.consistency import CheckReport
 
 log = logging.getLogger(__name__)
 
@@ -111,7 +111,7 @@ class Bifrost:
     # --- ingestion and the navigator graph ---
     def default_sources(self, corpus: str) -> list[Path]:
         """The corpus's files from the shared folder, else eCFR XML downloaded for an online user."""
-        from graph_builders.ingest import default_sources
+        from bifrost.graph_builders.ingest import default_sources
 
         return default_sources(self.settings, corpus)
 
@@ -120,7 +120,7 @@ class Bifrost:
         date: str | None = None, allow_older: bool = False,
     ) -> IngestReport:
         """Parse and store sources (default: the corpus's known sources) as a new edition of the corpus."""
-        from graph_builders.ingest import ingest_sources
+        from bifrost.graph_builders.ingest import ingest_sources
 
         spec = corpus_spec(corpus)
         paths = list(paths) if paths else self.default_sources(corpus)
@@ -136,13 +136,13 @@ class Bifrost:
 
     def reference_extractor(self, corpus: str):
         """The rule-based reference extractor for the corpus's jurisdiction."""
-        from graph_builders.navigator.extractors import reference_extractor_for
+        from bifrost.graph_builders.navigator.extractors import reference_extractor_for
 
         return reference_extractor_for(self.sql.jurisdiction(corpus) or corpus_spec(corpus).jurisdiction, corpus)
 
     def build_navigator(self, corpus: str, progress: Callable[[int], None] | None = None):
         """(Re)build the Document Navigator Graph of a corpus in the configured graph store."""
-        from graph_builders.navigator.build import build_navigator
+        from bifrost.graph_builders.navigator.build import build_navigator
 
         self.require_corpus(corpus)
         with self.sql.writer_lock(corpus):
@@ -258,7 +258,7 @@ class Bifrost:
     ):
         """Extract, refine and store the Entity Network Graph of a corpus (replacing the last one; only
         changed or new provisions are extracted again, and only differences are written)."""
-        from graph_builders.entities.pipeline import build_corpus_entities
+        from bifrost.graph_builders.entities.pipeline import build_corpus_entities
 
         with self.sql.writer_lock(corpus):
             report = build_corpus_entities(self.res, corpus, extractor, tau, progress, subparts, search)
@@ -300,7 +300,7 @@ class Bifrost:
 
     def check(self, corpus: str) -> CheckReport:
         """Compare the SQL store and the graph store for a corpus (`bifrost graph check`)."""
-        from graph_builders.consistency import check_corpus
+        from bifrost.graph_builders.consistency import check_corpus
 
         self.require_corpus(corpus)
         return check_corpus(self.sql, self.graph, corpus)
@@ -313,7 +313,7 @@ class Bifrost:
     def reembed_entities(self, corpus: str) -> dict:
         """Recompute the stored entity, relation and triple embeddings with the configured embedding model
         (after `train encoder`), without extracting again; names and counts are unchanged."""
-        from graph_builders.entities.reembed import reembed_entity_network
+        from bifrost.graph_builders.entities.reembed import reembed_entity_network
 
         self.require_corpus(corpus)
         graph = None if self.settings.store == "embedded" else self.graph  # the embedded store reads SQL
@@ -324,9 +324,9 @@ class Bifrost:
 
     def entity_view(self, corpus: str, name: str) -> dict:
         """An entity (exact normalized name, else the closest by embedding), its provisions and relations."""
-        from graph_builders.entities.normalize import normalize_name
-        from retrieval.baselines.documents import index_folder
-        from retrieval.eng_index import EngIndex
+        from bifrost.graph_builders.entities.normalize import normalize_name
+        from bifrost.retrieval.baselines.documents import index_folder
+        from bifrost.retrieval.eng_index import EngIndex
 
         self.require_corpus(corpus)
         wanted = normalize_name(name, "")
@@ -354,8 +354,8 @@ class Bifrost:
 
     def export_neo4j(self, corpus: str) -> dict:
         """Write both graphs of a corpus to the configured Neo4j server (for analysts)."""
-        from graph_builders.entities.pipeline import write_entity_network
-        from graph_builders.navigator.build import build_navigator
+        from bifrost.graph_builders.entities.pipeline import write_entity_network
+        from bifrost.graph_builders.navigator.build import build_navigator
 
         self.require_corpus(corpus)
         neo = make_graph_store(self.settings.model_copy(update={"store": "neo4j"}), self.sql)
@@ -389,7 +389,7 @@ class Bifrost:
         """Answer a question with cited provisions, or refuse when nothing supports an answer.
 
         ``corpus`` may name several corpora (``osha-1926,adgm``) or ``all``: each answers, and the
-        answers are merged with the corpus on every citation (`retrieval.multi_corpus`).
+        answers are merged with the corpus on every citation (`bifrost.retrieval.multi_corpus`).
         ``as_of`` (an ISO date or an edition number) answers from the edition valid then; a past
         edition is ranked without the entity network (the answer's ``note`` says so).
         """

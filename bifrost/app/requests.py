@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from bifrost.core.errors import BifrostError, NotFoundError
-from retrieval.multi_corpus import is_several, parse_corpora
+from bifrost.retrieval.multi_corpus import is_several, parse_corpora
 
 MAX_QUESTION = 2000
 MAX_RESULTS = 100

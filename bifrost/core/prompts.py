@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from importlib import resources
 from pathlib import Path
 from string import Template
 
@@ -101,12 +102,13 @@ def _placeholders(template: str) -> frozenset[str]:
 
 
 def default_prompts_dir() -> Path:
-    """The ``prompts/`` folder at the repository root (the package is installed editable)."""
-    return Path(__file__).resolve().parents[2] / "prompts"
+    """The prompts installed with the package (`bifrost.prompts`, the repository's ``prompts/``
+    folder), read with `importlib.resources`; ``BIFROST_PROMPTS_DIR`` overrides it."""
+    return Path(str(resources.files("bifrost.prompts")))
 
 
 def resolve_prompts_dir(prompts_dir: str | Path | None = None, settings: Settings | None = None) -> Path:
-    """The explicit folder, else ``settings.prompts_dir`` when set, else the repository's ``prompts/``."""
+    """The explicit folder, else ``settings.prompts_dir`` when set, else the installed prompts."""
     if prompts_dir is None and settings is not None:
         prompts_dir = settings.prompts_dir
     folder = Path(prompts_dir) if prompts_dir is not None else default_prompts_dir()

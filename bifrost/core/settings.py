@@ -109,7 +109,7 @@ class Settings(BaseSettings):
         default_factory=dict, description="USD per 1M tokens per model, e.g. {'gpt-4o': {'input_per_mtok': 2.5, 'output_per_mtok': 10}}"
     )
     llm_cache_path: Path | None = Field(default=None, description="LangChain LLM cache (default $BIFROST_HOME/llm_cache.db)")
-    prompts_dir: Path | None = Field(default=None, description="Folder of agent prompts (default: the project's prompts/)")
+    prompts_dir: Path | None = Field(default=None, description="Folder of agent prompts (default: the prompts installed with the package, bifrost.prompts)")
     llm_max_connection_failures: int = Field(
         default=5, ge=0,
         description="Consecutive connection failures (refused, reset, timed out) after which an LLM entity build stops "
@@ -140,7 +140,7 @@ class Settings(BaseSettings):
 
     retrieval: dict[str, Any] = Field(
         default_factory=dict,
-        description="Overrides of retrieval.config.RetrievalConfig fields, e.g. BIFROST_RETRIEVAL__TOP_N=30 or [retrieval] in bifrost.toml",
+        description="Overrides of bifrost.retrieval.config.RetrievalConfig fields, e.g. BIFROST_RETRIEVAL__TOP_N=30 or [retrieval] in bifrost.toml",
     )
 
     @model_validator(mode="after")

@@ -1,5 +1,5 @@
-"""Run the extraction scorer: ``python -m eval.extraction score --help``."""
+"""Run the extraction scorer: ``python -m bifrost.eval.extraction score --help``."""
 
-from eval.extraction.cli import main
+from bifrost.eval.extraction.cli import main
 
 raise SystemExit(main())

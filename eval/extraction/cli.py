@@ -1,6 +1,6 @@
-"""``python -m eval.extraction score``: an extractor's P/R/F1 on a gold file, as a table or JSON.
+"""``python -m bifrost.eval.extraction score``: an extractor's P/R/F1 on a gold file, as a table or JSON.
 
-    python -m eval.extraction score --gold tests/fixtures/extraction/osha_lmpx_gold.jsonl --extractor offline [--json]
+    python -m bifrost.eval.extraction score --gold tests/fixtures/extraction/osha_lmpx_gold.jsonl --extractor offline [--json]
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from pathlib import Path
 from bifrost.core.errors import BifrostError, NotFoundError, SourceParseError
 from bifrost.core.settings import Settings
 from bifrost.core.types import Extraction, Provision, make_uid
-from eval.extraction.gold import GoldProvision, load_gold
-from eval.extraction.matching import Lemmatizer, identity_lemma
-from eval.extraction.scoring import MEASURES, ExtractionScores, score_extractions
+from bifrost.eval.extraction.gold import GoldProvision, load_gold
+from bifrost.eval.extraction.matching import Lemmatizer, identity_lemma
+from bifrost.eval.extraction.scoring import MEASURES, ExtractionScores, score_extractions
 
 
 def load_provisions(corpus: str, settings: Settings, home: Path | None, sources: Sequence[Path]) -> list[Provision]:
@@ -31,8 +31,8 @@ def load_provisions(corpus: str, settings: Settings, home: Path | None, sources:
         finally:
             store.dispose()
     from bifrost.core.corpora import corpus_spec, structure_file
-    from graph_builders.ingest import default_sources
-    from graph_builders.scrape.sniff import read_source
+    from bifrost.graph_builders.ingest import default_sources
+    from bifrost.graph_builders.scrape.sniff import read_source
 
     paths = list(sources) or default_sources(settings, corpus)
     struct = structure_file(settings.resolve_shared_dir())
@@ -44,7 +44,7 @@ def run_extractor(gold: Sequence[GoldProvision], kind: str, settings: Settings, 
                   sources: Sequence[Path]) -> dict[str, Extraction]:
     """Extractions of the gold provisions by the ``offline`` (or ``llm``) extractor, keyed by uid."""
     from bifrost.core.resources import Resources
-    from graph_builders.entities.extractors import make_entity_extractor
+    from bifrost.graph_builders.entities.extractors import make_entity_extractor
 
     out: dict[str, Extraction] = {}
     for corpus in dict.fromkeys(g.corpus for g in gold):
@@ -82,7 +82,7 @@ def render(s: ExtractionScores) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m eval.extraction", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m bifrost.eval.extraction", description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="command", required=True)
     sc = sub.add_parser("score", help="score an extractor (or saved predictions) against a gold file")
     sc.add_argument("--gold", type=Path, required=True, help="gold JSONL (see tests/fixtures/extraction/README.md)")
@@ -109,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.save_predictions.write_text("".join(ex.model_dump_json() + "\n" for ex in preds.values()))
         lemmatize: Lemmatizer = identity_lemma
         if args.lemmatizer == "spacy":
-            from eval.extraction.lemmas import SpacyVerbLemmatizer
+            from bifrost.eval.extraction.lemmas import SpacyVerbLemmatizer
 
             lemmatize = SpacyVerbLemmatizer(settings.spacy_model)
         scores = score_extractions(gold, preds, lemmatize, extractor=name, details=args.details)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from graph_builders.entities.spacy_model import load_spacy
+from bifrost.graph_builders.entities.spacy_model import load_spacy
 
 
 class SpacyVerbLemmatizer:

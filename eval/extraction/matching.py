@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from graph_builders.entities.normalize import head_index, normalize_name
-from graph_builders.entities.refiner import relation_key
+from bifrost.graph_builders.entities.normalize import head_index, normalize_name
+from bifrost.graph_builders.entities.refiner import relation_key
 
 Lemmatizer = Callable[[str], str]  # one lowercase word -> its lemma
 A = TypeVar("A")

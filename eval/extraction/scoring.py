@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pydantic import BaseModel, Field
 
 from bifrost.core.types import Extraction, make_uid
-from eval.extraction.gold import GoldProvision
-from eval.extraction.matching import (
+from bifrost.eval.extraction.gold import GoldProvision
+from bifrost.eval.extraction.matching import (
     Lemmatizer, entity_key, identity_lemma, max_matching, relaxed_entity_match, relaxed_triple,
     relaxed_triple_match, strict_triple,
 )

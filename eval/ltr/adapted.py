@@ -16,14 +16,14 @@ from dataclasses import replace
 from pathlib import Path
 
 from bifrost.core.types import content_hash
-from eval.ltr.dataset import Group, Progress, collect, fold_of
-from eval.questions import Question
-from retrieval.baselines.bm25 import Bm25Ranker
-from retrieval.baselines.documents import build_documents, index_folder
-from retrieval.config import RetrievalConfig
-from retrieval.encoder.pairs import Pair, question_pairs
-from retrieval.encoder.train import CARD, fit_and_record
-from retrieval.pipeline import AskPipeline
+from bifrost.eval.ltr.dataset import Group, Progress, collect, fold_of
+from bifrost.eval.questions import Question
+from bifrost.retrieval.baselines.bm25 import Bm25Ranker
+from bifrost.retrieval.baselines.documents import build_documents, index_folder
+from bifrost.retrieval.config import RetrievalConfig
+from bifrost.retrieval.encoder.pairs import Pair, question_pairs
+from bifrost.retrieval.encoder.train import CARD, fit_and_record
+from bifrost.retrieval.pipeline import AskPipeline
 
 log = logging.getLogger(__name__)
 Say = Callable[[str], None]

@@ -9,12 +9,12 @@ from typing import Any
 
 import numpy as np
 
-from eval.ltr.dataset import Group, fold_of
-from eval.metrics import both_at, hierarchy_prf, ranking_metrics, set_prf
-from eval.stats import bootstrap_ci
-from retrieval.ltr.features import FEATURE_GROUPS, FEATURES, columns_without
-from retrieval.ltr.model import LGBM_PARAMS, PARAM_GRID, monotone_constraints
-from retrieval.ltr.retriever import cut_cited
+from bifrost.eval.ltr.dataset import Group, fold_of
+from bifrost.eval.metrics import both_at, hierarchy_prf, ranking_metrics, set_prf
+from bifrost.eval.stats import bootstrap_ci
+from bifrost.retrieval.ltr.features import FEATURE_GROUPS, FEATURES, columns_without
+from bifrost.retrieval.ltr.model import LGBM_PARAMS, PARAM_GRID, monotone_constraints
+from bifrost.retrieval.ltr.retriever import cut_cited
 
 Related = Callable[[str, str], bool]
 DELTAS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0)

@@ -10,12 +10,12 @@ from typing import Any
 
 import numpy as np
 
-from eval.questions import Question
-from retrieval.config import RetrievalConfig
-from retrieval.fusion import rrf_fuse
-from retrieval.ltr.candidates import PoolSizes
-from retrieval.ltr.retriever import question_rows
-from retrieval.pipeline import CorpusParts
+from bifrost.eval.questions import Question
+from bifrost.retrieval.config import RetrievalConfig
+from bifrost.retrieval.fusion import rrf_fuse
+from bifrost.retrieval.ltr.candidates import PoolSizes
+from bifrost.retrieval.ltr.retriever import question_rows
+from bifrost.retrieval.pipeline import CorpusParts
 
 Progress = Callable[[int, int], None]
 BASELINE_DEPTH = 100  # as the rrf baseline of `bifrost eval` (RrfRanker depth)

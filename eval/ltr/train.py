@@ -15,17 +15,17 @@ from typing import Any
 from bifrost.core.extras import require_extra
 from bifrost.core.resources import Resources
 from bifrost.core.settings import Settings
-from eval.ltr.adapted import CACHE_KEEP, collect_adapted, encoder_cache, prune_encoders, store_encoder
-from eval.ltr.cv import ABLATIONS, choose_delta, cross_validate, fit, score_run
-from eval.ltr.dataset import Group, collect, describe_pool
-from eval.questions import Question, load_questions
-from eval.runner import corpus_hierarchy
-from eval.stats import wilcoxon_p
-from retrieval.baselines.dense import model_version
-from retrieval.config import RetrievalConfig
-from retrieval.ltr.features import FEATURES, columns_without
-from retrieval.ltr.model import LGBM_PARAMS, ModelCard, RankerModel, encoder_folder
-from retrieval.pipeline import AskPipeline
+from bifrost.eval.ltr.adapted import CACHE_KEEP, collect_adapted, encoder_cache, prune_encoders, store_encoder
+from bifrost.eval.ltr.cv import ABLATIONS, choose_delta, cross_validate, fit, score_run
+from bifrost.eval.ltr.dataset import Group, collect, describe_pool
+from bifrost.eval.questions import Question, load_questions
+from bifrost.eval.runner import corpus_hierarchy
+from bifrost.eval.stats import wilcoxon_p
+from bifrost.retrieval.baselines.dense import model_version
+from bifrost.retrieval.config import RetrievalConfig
+from bifrost.retrieval.ltr.features import FEATURES, columns_without
+from bifrost.retrieval.ltr.model import LGBM_PARAMS, ModelCard, RankerModel, encoder_folder
+from bifrost.retrieval.pipeline import AskPipeline
 
 Say = Callable[[str], None]
 
@@ -75,7 +75,7 @@ def train_ranker(
     """Cross-validate (unless ``cv`` is False), then fit on all questions and save the ranker of
     ``corpus`` in the home (unless ``store`` is False: a study that leaves the served ranker alone).
     ``encoder_files``: question sets to adapt the dense encoder the ranker reads (cross-fitted within
-    the folds, see `eval.ltr.adapted`); stored beside the ranker. ``seed``: LightGBM's sampling seed
+    the folds, see `bifrost.eval.ltr.adapted`); stored beside the ranker. ``seed``: LightGBM's sampling seed
     (run several to see how much of a difference is the seed's)."""
     require_extra("ltr")
     if folds < 2:

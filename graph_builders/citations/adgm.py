@@ -207,7 +207,7 @@ def is_valid(text: str) -> bool:
 
 
 class AdgmGrammar:
-    """The ADGM PassageID grammar behind the :class:`~graph_builders.citations.base.CitationGrammar` protocol."""
+    """The ADGM PassageID grammar behind the :class:`~bifrost.graph_builders.citations.base.CitationGrammar` protocol."""
 
     jurisdiction = "adgm"
 

@@ -18,13 +18,13 @@ from sqlalchemy.orm import Session
 from bifrost.core.errors import ModelUnavailableError
 from bifrost.core.graph.base import GraphStore
 from bifrost.core.types import Entity, Extraction, Provision
-from graph_builders.entities.base import (
+from bifrost.graph_builders.entities.base import (
     EntityBuildAborted, EntityBuildReport, EntityExtractor, EntitySyncReport, ReportsFailures,
 )
-from graph_builders.entities.journaled import JournaledExtractor
-from graph_builders.entities.refiner import IncrementalEntityRefiner
-from graph_builders.entities.sync import WantedNetwork, graph_edges, stored_entities, sync_graph, sync_sql
-from graph_builders.entities.vector_cache import CachedEmbedder
+from bifrost.graph_builders.entities.journaled import JournaledExtractor
+from bifrost.graph_builders.entities.refiner import IncrementalEntityRefiner
+from bifrost.graph_builders.entities.sync import WantedNetwork, graph_edges, stored_entities, sync_graph, sync_sql
+from bifrost.graph_builders.entities.vector_cache import CachedEmbedder
 
 __all__ = ["build_entity_network", "graph_edges", "refine_extractions", "check_failures", "wanted_network"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bifrost.core.errors import BifrostError
 from bifrost.core.resources import Resources
-from graph_builders.entities.base import EntityExtractor
+from bifrost.graph_builders.entities.base import EntityExtractor
 
 EXTRACTOR_KINDS = ("auto", "offline", "llm")
 
@@ -17,10 +17,10 @@ def make_entity_extractor(res: Resources, corpus: str, kind: str = "auto") -> En
     if kind == "llm" or (kind == "auto" and res.chat_model is not None):
         if res.chat_model is None:
             raise BifrostError("extractor 'llm' needs a chat model: set BIFROST_LLM_MODEL and OPENAI_API_KEY")
-        from graph_builders.citations.cfr import normalize
-        from graph_builders.entities.agent_prompts import ExtractionPrompts
-        from graph_builders.entities.checkpoint import ExtractionJournal
-        from graph_builders.entities.llm_agents import LlmExtractor, grammar_ref_validator
+        from bifrost.graph_builders.citations.cfr import normalize
+        from bifrost.graph_builders.entities.agent_prompts import ExtractionPrompts
+        from bifrost.graph_builders.entities.checkpoint import ExtractionJournal
+        from bifrost.graph_builders.entities.llm_agents import LlmExtractor, grammar_ref_validator
 
         known = {p.id for p in res.sql.provisions(corpus)}
         return LlmExtractor(
@@ -32,9 +32,9 @@ def make_entity_extractor(res: Resources, corpus: str, kind: str = "auto") -> En
             callbacks=(res.usage_counter,),
             max_connection_failures=res.settings.llm_max_connection_failures,
         )
-    from graph_builders.entities.checkpoint import ExtractionJournal
-    from graph_builders.entities.journaled import JournaledExtractor
-    from graph_builders.entities.offline_extractor import OfflineExtractor
+    from bifrost.graph_builders.entities.checkpoint import ExtractionJournal
+    from bifrost.graph_builders.entities.journaled import JournaledExtractor
+    from bifrost.graph_builders.entities.offline_extractor import OfflineExtractor
 
     offline = OfflineExtractor(res.settings.spacy_model, process=res.model_process)  # journaled: an unchanged provision is never parsed again
     return JournaledExtractor(offline, ExtractionJournal.at_path(res.settings.home / "extraction_journal.db"), offline.version)

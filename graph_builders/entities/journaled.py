@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from bifrost.core.types import Extraction, Provision, make_uid
-from graph_builders.entities.base import EntityExtractor, ReportsFailures
-from graph_builders.entities.checkpoint import ExtractionJournal
+from bifrost.graph_builders.entities.base import EntityExtractor, ReportsFailures
+from bifrost.graph_builders.entities.checkpoint import ExtractionJournal
 
 
 class JournaledExtractor:

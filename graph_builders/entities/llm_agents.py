@@ -28,15 +28,15 @@ from bifrost.core.llm import connection_errors, fatal_model_errors, model_id, tr
 from bifrost.core.structured import EntityOut, InvalidOutputError, TripleOut, invoke_structured
 from bifrost.core.types import ExtractedEntity, ExtractedTriple, Extraction, Frozen, Provision
 
-from graph_builders.entities.agent_prompts import (
+from bifrost.graph_builders.entities.agent_prompts import (
     EntityExtractionReply,
     EntityValidationReply,
     ExtractionPrompts,
     PruningReply,
     TriplesReply,
 )
-from graph_builders.entities.breaker import CircuitBreaker
-from graph_builders.entities.checkpoint import ExtractionJournal
+from bifrost.graph_builders.entities.breaker import CircuitBreaker
+from bifrost.graph_builders.entities.checkpoint import ExtractionJournal
 
 logger = logging.getLogger(__name__)
 

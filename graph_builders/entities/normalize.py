@@ -162,7 +162,7 @@ class SpacyHeadLemmatizer:
     def __call__(self, word: str) -> str:
         if word not in self._cache:
             if self._nlp is None:
-                from graph_builders.entities.spacy_model import load_spacy
+                from bifrost.graph_builders.entities.spacy_model import load_spacy
 
                 self._nlp = load_spacy(self.nlp_name)
             tok = self._nlp(f"the {word}")[-1]

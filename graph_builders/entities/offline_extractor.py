@@ -19,8 +19,8 @@ from typing import Any
 from bifrost.core.model_process import ModelProcess, Service, call_or_none
 from bifrost.core.types import ExtractedEntity, ExtractedTriple, Extraction, Provision
 
-from graph_builders.entities import parse_rules as rules
-from graph_builders.entities.spacy_model import load_spacy
+from bifrost.graph_builders.entities import parse_rules as rules
+from bifrost.graph_builders.entities.spacy_model import load_spacy
 
 SectionRefResolver = Callable[[Provision], list[str]]
 

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from graph_builders.entities.normalize import PROPER_LABELS, is_acronym
+from bifrost.graph_builders.entities.normalize import PROPER_LABELS, is_acronym
 
 Token = Any  # spacy.tokens.Token
 Doc = Any  # spacy.tokens.Doc

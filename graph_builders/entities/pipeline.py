@@ -12,12 +12,12 @@ from bifrost.core.resources import Resources
 from bifrost.core.store import entity_tables
 from bifrost.core.store.sql_store import SqlStore
 from bifrost.core.types import entity_uid
-from graph_builders.entities.base import EntityBuildReport
-from graph_builders.entities.build import build_entity_network, graph_edges
-from graph_builders.entities.extractors import make_entity_extractor
-from graph_builders.entities.refiner import IncrementalEntityRefiner
-from graph_builders.entities.sync import prune_graph
-from graph_builders.entities.vector_cache import CachedEmbedder
+from bifrost.graph_builders.entities.base import EntityBuildReport
+from bifrost.graph_builders.entities.build import build_entity_network, graph_edges
+from bifrost.graph_builders.entities.extractors import make_entity_extractor
+from bifrost.graph_builders.entities.refiner import IncrementalEntityRefiner
+from bifrost.graph_builders.entities.sync import prune_graph
+from bifrost.graph_builders.entities.vector_cache import CachedEmbedder
 
 
 def build_corpus_entities(

@@ -18,7 +18,7 @@ from bifrost.core.embeddings import Embedder, l2_normalize
 from bifrost.core.graph.base import GraphStore
 from bifrost.core.store import entity_tables
 from bifrost.core.store.sql_store import SqlStore
-from graph_builders.entities.refiner import relation_text
+from bifrost.graph_builders.entities.refiner import relation_text
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +62,7 @@ def reembed_entity_network(sql: SqlStore, corpus: str, embedder: Embedder, graph
             fresh = dict(zip([e.name for e in entities], ent)) | dict(zip([relation_text(r) for r in relations], rel))
             entity_tables.add_text_vectors(s, model, fresh)
     if graph is not None:
-        from graph_builders.entities.pipeline import write_entity_network
+        from bifrost.graph_builders.entities.pipeline import write_entity_network
 
         write_entity_network(sql, graph, corpus)
     seconds = round(time.perf_counter() - started, 1)

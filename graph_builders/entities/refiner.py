@@ -16,8 +16,8 @@ import numpy as np
 
 from bifrost.core.embeddings import Embedder, l2_normalize
 from bifrost.core.types import Entity, Triple
-from graph_builders.entities.neighbours import EntitySearch, SearchMode
-from graph_builders.entities.normalize import normalize_name
+from bifrost.graph_builders.entities.neighbours import EntitySearch, SearchMode
+from bifrost.graph_builders.entities.normalize import normalize_name
 
 Normalizer = Callable[[str, str], str]
 _SNAKE = re.compile(r"[^a-z0-9]+")

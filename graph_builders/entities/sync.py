@@ -21,7 +21,7 @@ from bifrost.core.graph.base import GraphStore
 from bifrost.core.relations import is_valid_relation
 from bifrost.core.store import entity_tables as et
 from bifrost.core.types import Edge, EdgeType, Entity, Triple, entity_uid, make_uid
-from graph_builders.entities.base import EntitySyncReport
+from bifrost.graph_builders.entities.base import EntitySyncReport
 
 ENTITY_LABEL = "Entity"
 

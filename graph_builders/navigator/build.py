@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from bifrost.core.graph.base import GraphStore
 from bifrost.core.store.sql_store import SqlStore
 from bifrost.core.types import Edge, EdgeType, Provision, Reference, make_uid
-from graph_builders.navigator.base import IndexT, ReferenceExtractor
+from bifrost.graph_builders.navigator.base import IndexT, ReferenceExtractor
 
 Progress = Callable[[int], None]
 

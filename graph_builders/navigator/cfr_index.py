@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from bifrost.core.errors import CitationError
 from bifrost.core.types import Provision
-from graph_builders.citations.cfr import CfrCitation
+from bifrost.graph_builders.citations.cfr import CfrCitation
 
 
 def citation_parent(pid: str) -> str | None:
@@ -23,7 +23,7 @@ def citation_parent(pid: str) -> str | None:
 class KnownProvisions:
     """The CFR corpus index: ids, tree parents, citation siblings and parts.
 
-    A :class:`~graph_builders.navigator.base.ProvisionIndex` that also answers what the CFR
+    A :class:`~bifrost.graph_builders.navigator.base.ProvisionIndex` that also answers what the CFR
     extractor asks: a provision's parent ("this subpart"), its siblings (ranges), known parts.
     """
 

@@ -14,22 +14,22 @@ from pathlib import Path
 
 from bifrost.core.errors import SourceParseError
 from bifrost.core.types import ParsedDocument
-from graph_builders.scrape.base import SourceParser
+from bifrost.graph_builders.scrape.base import SourceParser
 
 DEFAULT_MAX_BYTES = 200 * 1024 * 1024
 CHUNK = 1024 * 1024
 
 # extension -> (module, function, content check); parsers are imported on first use
 _PARSERS: dict[str, tuple[str, str, str]] = {
-    ".json": ("graph_builders.scrape.ecfr_json", "parse_ecfr_json", "json"),
-    ".xml": ("graph_builders.scrape.ecfr_xml", "parse_ecfr_xml", "markup"),
-    ".html": ("graph_builders.scrape.html_page", "parse_html", "markup"),
-    ".htm": ("graph_builders.scrape.html_page", "parse_html", "markup"),
-    ".pdf": ("graph_builders.scrape.pdf_document", "parse_pdf", "pdf"),
+    ".json": ("bifrost.graph_builders.scrape.ecfr_json", "parse_ecfr_json", "json"),
+    ".xml": ("bifrost.graph_builders.scrape.ecfr_xml", "parse_ecfr_xml", "markup"),
+    ".html": ("bifrost.graph_builders.scrape.html_page", "parse_html", "markup"),
+    ".htm": ("bifrost.graph_builders.scrape.html_page", "parse_html", "markup"),
+    ".pdf": ("bifrost.graph_builders.scrape.pdf_document", "parse_pdf", "pdf"),
 }
 SUPPORTED = tuple(sorted(_PARSERS))
 # JSON whose top level is a list of {ID, DocumentID, PassageID, Passage} (ADGM passages)
-_ADGM_PARSER = ("graph_builders.scrape.adgm_json", "parse_adgm_json")
+_ADGM_PARSER = ("bifrost.graph_builders.scrape.adgm_json", "parse_adgm_json")
 _ADGM_KEYS = frozenset({"ID", "DocumentID", "PassageID", "Passage"})
 
 

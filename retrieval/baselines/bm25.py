@@ -15,7 +15,7 @@ from typing import Any
 from bifrost.core.atomic_files import atomic_folder
 from bifrost.core.settings import Settings
 from bifrost.core.types import Provision, RetrievedItem, Via, content_hash
-from retrieval.baselines.documents import Documents, build_documents, index_folder, load_provisions
+from bifrost.retrieval.baselines.documents import Documents, build_documents, index_folder, load_provisions
 
 log = logging.getLogger(__name__)
 

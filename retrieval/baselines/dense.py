@@ -23,7 +23,7 @@ from bifrost.core.atomic_files import save_npy, write_json
 from bifrost.core.embeddings import SentenceTransformerEmbedder
 from bifrost.core.settings import Settings
 from bifrost.core.types import Provision, RetrievedItem, Via, content_hash
-from retrieval.baselines.documents import Documents, build_documents, index_folder, load_provisions
+from bifrost.retrieval.baselines.documents import Documents, build_documents, index_folder, load_provisions
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ from typing import Any
 from bifrost.core.errors import ModelUnavailableError
 from bifrost.core.settings import Settings
 from bifrost.core.types import RetrievedItem
-from retrieval.baselines.documents import build_documents, load_provisions
+from bifrost.retrieval.baselines.documents import build_documents, load_provisions
 
 
 class CrossEncoderReranker:

@@ -1,4 +1,4 @@
-"""The RRF baseline: reciprocal rank fusion (`retrieval.fusion`) of several rankers."""
+"""The RRF baseline: reciprocal rank fusion (`bifrost.retrieval.fusion`) of several rankers."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from bifrost.core.types import RetrievedItem
-from retrieval.base import Preparable
-from retrieval.fusion import rrf_fuse
+from bifrost.retrieval.base import Preparable
+from bifrost.retrieval.fusion import rrf_fuse
 
 
 class RrfRanker:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from bifrost.core.embeddings import resolve_model
 from bifrost.core.settings import Settings
-from retrieval.encoder.pairs import Pair, corpus_pairs
+from bifrost.retrieval.encoder.pairs import Pair, corpus_pairs
 
 log = logging.getLogger(__name__)
 

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from bifrost.core.types import Via
-from retrieval.fusion import rrf_score
-from retrieval.ltr.evidence import Evidence
-from retrieval.ltr.navigator_index import NavigatorIndex
+from bifrost.retrieval.fusion import rrf_score
+from bifrost.retrieval.ltr.evidence import Evidence
+from bifrost.retrieval.ltr.navigator_index import NavigatorIndex
 
 
 FUSION_DEPTH = 100  # ranks past this add nothing to the fused seed score (as the rrf baseline's depth)

@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bifrost.core.embeddings import Embedder
-from retrieval.baselines.bm25 import Bm25Ranker
-from retrieval.baselines.dense import DenseRanker
-from retrieval.config import RetrievalConfig
-from retrieval.decompose import Decomposition
-from retrieval.eng_index import EngIndex
-from retrieval.entity_matching import EntityEvidence, MatchMemo, match_entities, match_triples
+from bifrost.retrieval.baselines.bm25 import Bm25Ranker
+from bifrost.retrieval.baselines.dense import DenseRanker
+from bifrost.retrieval.config import RetrievalConfig
+from bifrost.retrieval.decompose import Decomposition
+from bifrost.retrieval.eng_index import EngIndex
+from bifrost.retrieval.entity_matching import EntityEvidence, MatchMemo, match_entities, match_triples
 
 
 @dataclass

@@ -15,8 +15,8 @@ import numpy as np
 
 from bifrost.core.errors import ConfigError
 from bifrost.core.settings import Settings
-from retrieval.baselines.dense import model_version
-from retrieval.ltr.trees import TreeEnsemble
+from bifrost.retrieval.baselines.dense import model_version
+from bifrost.retrieval.ltr.trees import TreeEnsemble
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +33,7 @@ LGBM_PARAMS: dict[str, Any] = {
     "n_jobs": 1,
 }
 """Fixed settings of every ranker (LightGBM's documented ranking setup with leaves kept large
-enough in data for a few hundred questions); the sampling seed is `eval.ltr.cv.fit`'s ``seed``."""
+enough in data for a few hundred questions); the sampling seed is `bifrost.eval.ltr.cv.fit`'s ``seed``."""
 
 PARAM_GRID: tuple[dict[str, Any], ...] = tuple(
     {"num_leaves": leaves, "n_estimators": trees} for leaves in (4, 15) for trees in (100, 300)

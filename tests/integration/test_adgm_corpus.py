@@ -66,7 +66,7 @@ def test_crossref_eval_reaches_measured_floors(shared_dir: Path) -> None:
     sys.modules[spec.name] = ev  # dataclasses resolve their module while the script loads
     spec.loader.exec_module(ev)
     root = shared_dir / "corpora" / "adgm"
-    from graph_builders.scrape.adgm_json import document_id_of, parse_adgm_documents
+    from bifrost.graph_builders.scrape.adgm_json import document_id_of, parse_adgm_documents
 
     provisions = [p for d in parse_adgm_documents(root / "documents") for p in d.provisions]
     sources, all_gold = ev.load_gold(root / "crossrefs-dev.csv")

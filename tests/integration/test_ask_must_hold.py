@@ -8,8 +8,8 @@ import pytest
 from bifrost.app.facade import Bifrost
 from bifrost.core.settings import Settings
 from bifrost.core.types import AnswerMode
-from retrieval.config import RetrievalConfig
-from retrieval.ltr.retriever import LtrRetriever
+from bifrost.retrieval.config import RetrievalConfig
+from bifrost.retrieval.ltr.retriever import LtrRetriever
 
 RAINSTORM = "How to protect excavation work from rainstorm hazard?"
 LEADING_EDGE = (

@@ -9,7 +9,7 @@ import pytest
 
 from bifrost.app.facade import Bifrost
 from bifrost.core.settings import Settings
-from eval.runner import run_eval
+from bifrost.eval.runner import run_eval
 
 
 @pytest.mark.slow

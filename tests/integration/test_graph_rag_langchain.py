@@ -18,9 +18,9 @@ import pytest
 from bifrost.core.settings import Settings
 from bifrost.core.store.sql_store import SqlStore
 from bifrost.core.types import Provision, ProvisionKind
-from eval.registry import graph_rag_langchain_factory
-from retrieval.base import SystemUnavailable
-from eval.graph_rag_langchain import GraphRagLangchainSystem
+from bifrost.eval.registry import graph_rag_langchain_factory
+from bifrost.retrieval.base import SystemUnavailable
+from bifrost.eval.graph_rag_langchain import GraphRagLangchainSystem
 from tests.fake_chat import ScriptedChatModel
 
 pytestmark = pytest.mark.neo4j

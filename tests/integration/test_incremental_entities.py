@@ -18,7 +18,7 @@ from bifrost.app.facade import Bifrost
 from bifrost.core.settings import Settings
 from bifrost.core.store import entity_tables as et
 from bifrost.core.types import EdgeType
-from graph_builders.consistency import check_corpus
+from bifrost.graph_builders.consistency import check_corpus
 from tests.unit.mini_corpus import MINI
 
 C = "incremental-entities-test"  # never a real corpus name: the test clears it on the shared Neo4j

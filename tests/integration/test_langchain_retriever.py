@@ -4,7 +4,7 @@ import pytest
 
 from bifrost.app.facade import Bifrost
 from bifrost.core.settings import Settings
-from retrieval.langchain_retriever import BifrostRetriever
+from bifrost.retrieval.langchain_retriever import BifrostRetriever
 
 
 @pytest.mark.slow

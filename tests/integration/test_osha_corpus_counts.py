@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from bifrost.core.types import ParsedDocument, Provision, ProvisionKind
-from graph_builders.scrape.ecfr_json import parse_ecfr_json
+from bifrost.graph_builders.scrape.ecfr_json import parse_ecfr_json
 
 REPO = Path(__file__).resolve().parents[2]
 TARGETS = {"L": (392, 76), "M": (220, 38), "P": (91, 25), "X": (135, 21)}

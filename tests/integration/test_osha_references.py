@@ -11,8 +11,8 @@ from types import ModuleType
 import pytest
 
 from bifrost.core.types import Provision, Reference
-from graph_builders.navigator.cfr_index import KnownProvisions
-from graph_builders.navigator.references import CfrReferenceExtractor
+from bifrost.graph_builders.navigator.cfr_index import KnownProvisions
+from bifrost.graph_builders.navigator.references import CfrReferenceExtractor
 
 REPO = Path(__file__).resolve().parents[2]
 GOLD = REPO / "tests" / "fixtures" / "references" / "osha_gold_sample.jsonl"
@@ -42,7 +42,7 @@ def provisions() -> dict[str, Provision]:
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(msg)
         pytest.skip(msg)
-    from graph_builders.scrape.ecfr_json import parse_ecfr_json
+    from bifrost.graph_builders.scrape.ecfr_json import parse_ecfr_json
 
     return {p.id: p for p in parse_ecfr_json(path, corpus="osha-1926").provisions}
 

@@ -25,9 +25,9 @@ def model_services(settings: Settings, question: str, corpus: str) -> dict[str, 
     question's parse: decomposing comes first), then the embedding model."""
 
     def extract() -> Service:
-        from graph_builders.entities.checkpoint import ExtractionJournal
-        from graph_builders.entities.offline_extractor import OfflineExtractor, extract_service
-        from retrieval.decompose import parsed_before
+        from bifrost.graph_builders.entities.checkpoint import ExtractionJournal
+        from bifrost.graph_builders.entities.offline_extractor import OfflineExtractor, extract_service
+        from bifrost.retrieval.decompose import parsed_before
 
         corpora = corpus.split(",")
         journal = ExtractionJournal.at_path(settings.home / "extraction_journal.db")

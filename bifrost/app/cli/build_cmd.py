@@ -12,7 +12,7 @@ from bifrost.app.cli.common import CorpusOpt, JsonOpt, emit_json, facade, fail, 
 from bifrost.app.cli.console import err, out
 from bifrost.app.cli.graph_cmd import graph_build
 from bifrost.core.errors import BifrostError
-from graph_builders.entities.base import EntityBuildAborted
+from bifrost.graph_builders.entities.base import EntityBuildAborted
 
 build_app = typer.Typer(help="Build graphs of an ingested corpus.", no_args_is_help=True)
 

@@ -25,7 +25,7 @@ eval_app = typer.Typer(help="Evaluate systems on question sets; compare runs.", 
 
 
 def _emit(data: Any) -> None:
-    from eval.runner import sanitize
+    from bifrost.eval.runner import sanitize
 
     out.print_json(json.dumps(sanitize(data), default=str, ensure_ascii=False))
 
@@ -83,8 +83,8 @@ def run(
         require_extra("eval")
     except BifrostError as e:
         _fail(str(e))
-    from eval.registry import make_default_registry
-    from eval.runner import run_eval
+    from bifrost.eval.registry import make_default_registry
+    from bifrost.eval.runner import run_eval
 
     bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                    console=err, transient=True, disable=not err.is_terminal)
@@ -123,7 +123,7 @@ def compare(
     as_json: JsonOpt = False,
 ) -> None:
     """Paired tests (Wilcoxon, exact McNemar on hit@10, fixed/broken questions) between two runs."""
-    from eval.compare import compare_runs
+    from bifrost.eval.compare import compare_runs
 
     try:
         res = compare_runs(run_a, run_b)
@@ -159,7 +159,7 @@ def answers(
     """Share of answers whose first statement cites a gold provision (first_statement_gold), earlier vs new answer."""
     import sys
 
-    from eval.answers import report_md, run as run_answers
+    from bifrost.eval.answers import report_md, run as run_answers
 
     bar = Progress(TextColumn("[bold]answers"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                    console=err, transient=True, disable=not err.is_terminal)

@@ -76,7 +76,7 @@ def download(
     date: Annotated[str, typer.Option(help="eCFR edition date (YYYY-MM-DD) or 'current'")] = "current",
 ) -> None:
     """Download a CFR part as eCFR XML (needs internet; cached under $BIFROST_HOME/downloads)."""
-    from graph_builders.scrape.ecfr_download import download_part
+    from bifrost.graph_builders.scrape.ecfr_download import download_part
 
     try:
         path = download_part(title, part, settings_of(ctx).home / "downloads", date=date)

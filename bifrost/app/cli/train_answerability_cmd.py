@@ -29,7 +29,7 @@ def train_answerability(
     """Learn when the retrieved provisions do not answer a question (what the question asks for, whether
     the top provisions state a matching fact, retrieval confidence); report k-fold CV figures beside the
     cosine rule, then fit on all questions and store the model in the home, where `ask` refuses by it."""
-    from eval.answerability import train_answerability as train
+    from bifrost.eval.answerability import train_answerability as train
 
     bar = progress_bar()
     task = bar.add_task("questions", total=None)

@@ -44,7 +44,7 @@ def train_ranker_cmd(
 ) -> None:
     """Learn to rank candidates from every channel (LightGBM LambdaRank); report k-fold CV figures
     beside bm25, dense, rrf and the hybrid, then fit on all questions and store the model in the home."""
-    from eval.ltr.train import train_ranker
+    from bifrost.eval.ltr.train import train_ranker
 
     bar = progress_bar()
     task = bar.add_task("candidates", total=None)

@@ -27,7 +27,7 @@ def train_encoder(
     pairs, no labels and no LLM: heading -> text, term -> definition, citing sentence -> cited provision,
     provision -> child, note -> the provision it explains (in-batch negatives, CPU). Then point
     BIFROST_EMBEDDING_MODEL at the printed folder, run `bifrost build entities --reembed` and retrain the ranker."""
-    from retrieval.encoder.train import train_encoder as train
+    from bifrost.retrieval.encoder.train import train_encoder as train
 
     bar = progress_bar()
     task = bar.add_task("steps", total=None)

@@ -33,7 +33,7 @@ from bifrost.app.mcp.uris import Cursor, provision_uri
 from bifrost.app.requests import InvalidRequest, check_as_of, check_corpus, error_details, one_line
 from bifrost.core.errors import NotFoundError
 from bifrost.core.store.edition_diff import EditionDiff
-from retrieval.multi_corpus import is_several, parse_corpora
+from bifrost.retrieval.multi_corpus import is_several, parse_corpora
 from bifrost.core.types import EdgeType, NavigatorSubgraph, Provision, RetrievedItem
 
 R = TypeVar("R", bound=BaseModel)

@@ -8,7 +8,7 @@ from fastapi.responses import HTMLResponse
 from bifrost.app.web.graph_svg import layout
 from bifrost.app.requests import MAX_QUESTION, InvalidQuestion, check_as_of, check_question
 from bifrost.app.web.service import WebState
-from retrieval.multi_corpus import is_several
+from bifrost.retrieval.multi_corpus import is_several
 from bifrost.app.web.views import EXAMPLES, provision_url, sources_of, via_labels
 
 router = APIRouter(include_in_schema=False)

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from bifrost.app.facade import Bifrost
 from bifrost.app.requests import AskOptions, check_as_of, check_corpus, check_question
-from retrieval.multi_corpus import is_several, parse_corpora
+from bifrost.retrieval.multi_corpus import is_several, parse_corpora
 from bifrost.core.errors import BifrostError
 from bifrost.core.types import Answer
 from bifrost.app.web.views import EntityMentions

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from eval.answerability import Example, Logistic, cross_validate, figures, fit_examples, fit_logistic, threshold_for
-from eval.questions import Question
-from retrieval.answerability_features import FEATURES
+from bifrost.eval.answerability import Example, Logistic, cross_validate, figures, fit_examples, fit_logistic, threshold_for
+from bifrost.eval.questions import Question
+from bifrost.retrieval.answerability_features import FEATURES
 
 N = len(FEATURES)
 

@@ -4,10 +4,10 @@ answer's one knob is chosen on the other folds only; spans are re-checked agains
 from __future__ import annotations
 
 from bifrost.core.types import Answer, AnswerMode, Provision, ProvisionKind, Quote, Statement
-from eval.answers import Case, Outcome, cross_validated, outcome, summarize
-from eval.hierarchy import cfr_related
-from eval.ltr.dataset import fold_of
-from eval.questions import Question
+from bifrost.eval.answers import Case, Outcome, cross_validated, outcome, summarize
+from bifrost.eval.hierarchy import cfr_related
+from bifrost.eval.ltr.dataset import fold_of
+from bifrost.eval.questions import Question
 
 TEXT = "Top rails shall be 42 inches high. Midrails shall be installed."
 P = {"1926.502(b)(1)": Provision(corpus="c", id="1926.502(b)(1)", kind=ProvisionKind.PARAGRAPH, text=TEXT)}

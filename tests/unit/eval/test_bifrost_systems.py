@@ -6,8 +6,8 @@ import pytest
 
 from bifrost.app.facade import Bifrost
 from bifrost.core.settings import Settings
-from eval.registry import UnknownSystemError, make_default_registry, parse_systems
-from eval.bifrost_systems import PRESETS, factory_for
+from bifrost.eval.registry import UnknownSystemError, make_default_registry, parse_systems
+from bifrost.eval.bifrost_systems import PRESETS, factory_for
 from tests.unit.mini_corpus import MINI, build_corpus
 
 
@@ -62,7 +62,7 @@ def test_an_unknown_parameter_is_a_one_line_error(settings):
 
 
 def test_llm_only_keeps_the_existing_ids_the_model_names_in_its_order(settings):
-    from eval.bifrost_systems import LlmOnlySystem
+    from bifrost.eval.bifrost_systems import LlmOnlySystem
     from tests.fake_chat import ScriptedChatModel
 
     reply = "§ 1926.502 (b) guardrails.\n1926.501(b)(2)(i) leading edges.\n1910.23(e) stairs.\n1926.502(b) again."
@@ -73,9 +73,9 @@ def test_llm_only_keeps_the_existing_ids_the_model_names_in_its_order(settings):
 
 
 def test_llm_only_refusal_token_and_skip_without_a_model(settings):
-    from retrieval.base import SystemUnavailable
-    from retrieval.baselines.llm_only import NO_ANSWER
-    from eval.bifrost_systems import LlmOnlySystem
+    from bifrost.retrieval.base import SystemUnavailable
+    from bifrost.retrieval.baselines.llm_only import NO_ANSWER
+    from bifrost.eval.bifrost_systems import LlmOnlySystem
     from tests.fake_chat import ScriptedChatModel
 
     system = LlmOnlySystem(settings, chat_model=ScriptedChatModel(respond=lambda messages: NO_ANSWER))

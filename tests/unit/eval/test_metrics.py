@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from eval.hierarchy import ParentMap, cfr_related, cfr_section_of
-from eval.metrics import (
+from bifrost.eval.hierarchy import ParentMap, cfr_related, cfr_section_of
+from bifrost.eval.metrics import (
     answerability_auroc, hierarchy_prf, ranking_metrics, refusal_rates, section_prf, set_prf,
 )
 from bifrost.core.types import Provision, ProvisionKind

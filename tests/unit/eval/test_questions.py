@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from eval.questions import QuestionFileError, file_sha256, load_questions
+from bifrost.eval.questions import QuestionFileError, file_sha256, load_questions
 
 
 def test_jsonl_loads_records_keeps_extra_keys_and_hash(questions_file: Path):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from eval.registry import SystemRegistry, UnknownSystemError, make_default_registry, parse_systems
-from retrieval.base import SystemUnavailable
-from eval.systems import CiteRule
+from bifrost.eval.registry import SystemRegistry, UnknownSystemError, make_default_registry, parse_systems
+from bifrost.retrieval.base import SystemUnavailable
+from bifrost.eval.systems import CiteRule
 
 
 def test_parse_systems_with_parameters():

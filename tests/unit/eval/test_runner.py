@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from eval.compare import compare_runs
-from eval.registry import SystemRegistry, UnknownSystemError, make_default_registry
-from eval.runner import run_eval
-from retrieval.base import SystemResult, SystemUnavailable
+from bifrost.eval.compare import compare_runs
+from bifrost.eval.registry import SystemRegistry, UnknownSystemError, make_default_registry
+from bifrost.eval.runner import run_eval
+from bifrost.retrieval.base import SystemResult, SystemUnavailable
 
 ANSWERS = {  # question -> ranked ids; the "oracle" system answers q1, q3 exactly
     "scaffold guardrails": ["1926.450(a)", "1926.450(b)"],

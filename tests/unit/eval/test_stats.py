@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from eval.stats import bootstrap_ci, fixed_broken, friedman, holm, mcnemar_exact, wilcoxon_p
+from bifrost.eval.stats import bootstrap_ci, fixed_broken, friedman, holm, mcnemar_exact, wilcoxon_p
 
 
 def test_bootstrap_ci_brackets_the_mean_and_collapses_on_constant_data():
@@ -55,8 +55,8 @@ def test_friedman_needs_three_systems_and_detects_a_consistent_ranking():
 
 
 def test_auroc_matches_sklearn_with_ties_and_is_nan_with_one_class():
-    from eval.metrics import answerability_auroc
-    from eval.stats import auroc
+    from bifrost.eval.metrics import answerability_auroc
+    from bifrost.eval.stats import auroc
 
     labels = [True, True, False, False, True, False, True]
     scores = [0.9, 0.5, 0.5, 0.1, 0.7, 0.8, 0.5]
@@ -65,7 +65,7 @@ def test_auroc_matches_sklearn_with_ties_and_is_nan_with_one_class():
 
 
 def test_bootstrap_auroc_brackets_the_point_estimate():
-    from eval.stats import bootstrap_auroc
+    from bifrost.eval.stats import bootstrap_auroc
 
     rng = np.random.default_rng(0)
     labels = rng.random(150) < 0.5

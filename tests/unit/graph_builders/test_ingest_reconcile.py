@@ -4,7 +4,7 @@ from pathlib import Path
 
 from bifrost.core.store.sql_store import SqlStore
 from bifrost.core.types import ParsedDocument, Provision, ProvisionKind, SourceDocument
-from graph_builders.ingest import split_against_stored, store_documents
+from bifrost.graph_builders.ingest import split_against_stored, store_documents
 from bifrost.core.types import IngestReport
 
 

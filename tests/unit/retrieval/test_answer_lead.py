@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from bifrost.core.types import Provision, ProvisionKind, RetrievedItem
-from retrieval.answer_extractive import extractive_statements
-from retrieval.answer_lead import fact_level, open_note
-from retrieval.answerability import Ask, Asks, detect
-from retrieval.quotes import verifies
+from bifrost.retrieval.answer_extractive import extractive_statements
+from bifrost.retrieval.answer_lead import fact_level, open_note
+from bifrost.retrieval.answerability import Ask, Asks, detect
+from bifrost.retrieval.quotes import verifies
 
 C = "t"
 DIM = 256

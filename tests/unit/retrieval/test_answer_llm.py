@@ -7,7 +7,7 @@ from langchain_core.messages import BaseMessage
 
 from bifrost.core.prompts import load_prompt
 from bifrost.core.types import Provision, ProvisionKind, RetrievedItem
-from retrieval.answer_llm import NO_ANSWER, LlmAnswerer, parse_answer
+from bifrost.retrieval.answer_llm import NO_ANSWER, LlmAnswerer, parse_answer
 from tests.fake_chat import ScriptedChatModel
 
 H1 = "Employees shall not work in excavations in which there is accumulated water."

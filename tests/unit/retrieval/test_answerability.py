@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval.answerability import Ask, Asks, detect, has_fact, has_quantity, sentences, states_condition, strip_citations
+from bifrost.retrieval.answerability import Ask, Asks, detect, has_fact, has_quantity, sentences, states_condition, strip_citations
 
 LENGTH = frozenset({"length"})
 WEIGHT = frozenset({"weight", "multiple"})

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from retrieval.answerability import Ask, Asks
-from retrieval.answerability_features import (
+from bifrost.retrieval.answerability import Ask, Asks
+from bifrost.retrieval.answerability_features import (
     FEATURES, Passage, RetrievalSignals, Term, columns_without, coverage, fact_support, features, idf, subject_terms, vector,
 )
 

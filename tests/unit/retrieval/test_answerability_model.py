@@ -13,8 +13,8 @@ import pytest
 
 from bifrost.core.errors import ConfigError
 from bifrost.core.settings import Settings
-from retrieval.answerability_features import FEATURES
-from retrieval.answerability_model import AnswerabilityCard, AnswerabilityJudge, card_path, load_card, save_card
+from bifrost.retrieval.answerability_features import FEATURES
+from bifrost.retrieval.answerability_model import AnswerabilityCard, AnswerabilityJudge, card_path, load_card, save_card
 
 
 def card(corpus: str = "mini", **over) -> AnswerabilityCard:

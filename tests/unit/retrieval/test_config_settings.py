@@ -6,7 +6,7 @@ import pytest
 
 from bifrost.core.errors import ConfigError
 from bifrost.core.settings import Settings
-from retrieval.config import RetrievalConfig
+from bifrost.retrieval.config import RetrievalConfig
 
 
 def test_defaults_when_nothing_is_set(monkeypatch, tmp_path):

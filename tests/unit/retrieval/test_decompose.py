@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from graph_builders.entities.normalize import normalize_name
-from graph_builders.entities.offline_extractor import OfflineExtractor
-from retrieval.decompose import ExtractorDecomposer
+from bifrost.graph_builders.entities.normalize import normalize_name
+from bifrost.graph_builders.entities.offline_extractor import OfflineExtractor
+from bifrost.retrieval.decompose import ExtractorDecomposer
 
 QUESTIONS = [
     "Who must prepare the fall protection plan for leading edge work?",

@@ -3,8 +3,8 @@ question, are used only when complete, and answering never adds to them."""
 
 from __future__ import annotations
 
-from retrieval.config import RetrievalConfig
-from retrieval.entity_matching import MatchMemo, match_entities, match_triples
+from bifrost.retrieval.config import RetrievalConfig
+from bifrost.retrieval.entity_matching import MatchMemo, match_entities, match_triples
 from tests.unit.retrieval.test_hybrid import PLAN, WordsEmbedder, make_index
 
 CFG = RetrievalConfig()

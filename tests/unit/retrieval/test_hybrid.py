@@ -10,10 +10,10 @@ import pytest
 from bifrost.core.graph.embedded import EmbeddedGraphStore
 from bifrost.core.store.sql_store import SqlStore
 from bifrost.core.types import Edge, EdgeType, Provision, ProvisionKind, Triple, Via, make_uid
-from retrieval.config import RetrievalConfig
-from retrieval.decompose import Decomposition, swap
-from retrieval.eng_index import EngIndex
-from retrieval.hybrid import HybridRetriever
+from bifrost.retrieval.config import RetrievalConfig
+from bifrost.retrieval.decompose import Decomposition, swap
+from bifrost.retrieval.eng_index import EngIndex
+from bifrost.retrieval.hybrid import HybridRetriever
 
 C = "t"
 DIM = 64

@@ -7,7 +7,7 @@ import pytest
 
 from bifrost.core.errors import BifrostError, NotFoundError
 from bifrost.core.types import Answer, AnswerMode, Citation, RetrievedItem, Statement
-from retrieval.multi_corpus import is_several, merge_answers, parse_corpora
+from bifrost.retrieval.multi_corpus import is_several, merge_answers, parse_corpora
 
 KNOWN = ["adgm", "osha-1926"]
 

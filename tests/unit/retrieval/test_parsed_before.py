@@ -3,10 +3,10 @@ decomposer has parsed it for every corpus asked, false for a new question or ano
 
 from __future__ import annotations
 
-from graph_builders.entities.checkpoint import ExtractionJournal
-from graph_builders.entities.journaled import JournaledExtractor
-from graph_builders.entities.offline_extractor import OfflineExtractor
-from retrieval.decompose import ExtractorDecomposer, parsed_before
+from bifrost.graph_builders.entities.checkpoint import ExtractionJournal
+from bifrost.graph_builders.entities.journaled import JournaledExtractor
+from bifrost.graph_builders.entities.offline_extractor import OfflineExtractor
+from bifrost.retrieval.decompose import ExtractorDecomposer, parsed_before
 
 QUESTION = "Who must inspect the scaffold before each work shift?"
 

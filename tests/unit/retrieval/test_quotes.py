@@ -9,7 +9,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from bifrost.core.types import Provision, ProvisionKind, Quote
-from retrieval.quotes import DraftStatement, QuoteClaim, check_statements, locate, normalize, verifies
+from bifrost.retrieval.quotes import DraftStatement, QuoteClaim, check_statements, locate, normalize, verifies
 
 TEXT = "Employees shall not work in excavations in which\n  there is accumulated water,\tunless adequate precautions have been taken."
 PROV = Provision(corpus="c", id="1926.651(h)(1)", kind=ProvisionKind.PARAGRAPH, text=TEXT)

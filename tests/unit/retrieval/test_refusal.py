@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from retrieval.refusal import should_refuse
+from bifrost.retrieval.refusal import should_refuse
 
 
 class FakeJudge:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from retrieval.triple_parts import TripleParts
+from bifrost.retrieval.triple_parts import TripleParts
 
 
 def unit(rng, n: int, d: int = 8) -> np.ndarray:

@@ -52,8 +52,8 @@ def test_every_extra_names_modules_that_are_installed_in_the_test_environment():
 def test_the_core_cli_and_offline_pipeline_import_without_any_extra(tmp_path):
     blocked = sorted({m.split(".")[0] for mods in EXTRAS.values() for m in mods} | {"langchain", "langchain_community"})
     code = (
-        "import bifrost.app.cli.app, bifrost.app.facade, retrieval.pipeline, graph_builders.ingest, "
-        "graph_builders.entities.pipeline, graph_builders.navigator.build; print('ok')"
+        "import bifrost.app.cli.app, bifrost.app.facade, bifrost.retrieval.pipeline, bifrost.graph_builders.ingest, "
+        "bifrost.graph_builders.entities.pipeline, bifrost.graph_builders.navigator.build; print('ok')"
     )
     r = run_blocked(tmp_path, blocked, code)
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr[-2000:]

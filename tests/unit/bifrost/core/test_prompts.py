@@ -8,7 +8,7 @@ import pytest
 
 from bifrost.core.errors import PromptError
 from bifrost.core.prompts import available_versions, default_prompts_dir, load_prompt, resolve_prompts_dir
-from graph_builders.entities.agent_prompts import AGENTS, ExtractionPrompts
+from bifrost.graph_builders.entities.agent_prompts import AGENTS, ExtractionPrompts
 
 ALL_PROMPTS = [*AGENTS, "answer", "question_decomposition"]
 

@@ -9,12 +9,12 @@ import pytest
 
 from bifrost.core.errors import SourceParseError
 from bifrost.core.types import ExtractedEntity, ExtractedTriple, Extraction, make_uid
-from eval.extraction.cli import main
-from eval.extraction.gold import GoldProvision, load_gold
-from eval.extraction.matching import (
+from bifrost.eval.extraction.cli import main
+from bifrost.eval.extraction.gold import GoldProvision, load_gold
+from bifrost.eval.extraction.matching import (
     entity_key, max_matching, relaxed_entity_match, relaxed_triple, strict_triple,
 )
-from eval.extraction.scoring import Counts, prf, provision_counts, score_extractions
+from bifrost.eval.extraction.scoring import Counts, prf, provision_counts, score_extractions
 from tests.conftest import FIXTURES
 
 CORPUS = "osha-1926"
@@ -142,7 +142,7 @@ def test_shipped_gold_covers_five_provisions_per_subpart():
 
 
 def test_spacy_verb_lemmatizer_reads_words_as_verbs():
-    from eval.extraction.lemmas import SpacyVerbLemmatizer
+    from bifrost.eval.extraction.lemmas import SpacyVerbLemmatizer
 
     lem = SpacyVerbLemmatizer()
     assert [lem(w) for w in ["installed", "is", "pass", "has", "used"]] == ["install", "be", "pass", "have", "use"]

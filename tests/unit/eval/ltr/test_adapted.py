@@ -6,12 +6,12 @@ import os
 
 import pytest
 
-from eval.ltr import adapted
-from eval.ltr.adapted import cached_encoder, fold_pairs, prune_encoders, question_key
-from eval.ltr.dataset import fold_of
-from eval.questions import Question
-from retrieval.encoder.pairs import Pair
-from retrieval.encoder.train import CARD
+from bifrost.eval.ltr import adapted
+from bifrost.eval.ltr.adapted import cached_encoder, fold_pairs, prune_encoders, question_key
+from bifrost.eval.ltr.dataset import fold_of
+from bifrost.eval.questions import Question
+from bifrost.retrieval.encoder.pairs import Pair
+from bifrost.retrieval.encoder.train import CARD
 
 DOCS = {f"p{i}": f"Provision {i} says something specific about topic {i}." for i in range(12)}
 RANKER = [Question(id=f"q{i}", question=f"What does provision {i} require?", gold=(f"p{i}",)) for i in range(12)]

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from eval.ltr.cv import cross_validate, score_run
-from eval.ltr.dataset import Group, fold_of
-from eval.questions import Question
-from retrieval.ltr.features import FEATURES
+from bifrost.eval.ltr.cv import cross_validate, score_run
+from bifrost.eval.ltr.dataset import Group, fold_of
+from bifrost.eval.questions import Question
+from bifrost.retrieval.ltr.features import FEATURES
 
 
 def group(i: int) -> Group:

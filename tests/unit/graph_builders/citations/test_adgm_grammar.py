@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bifrost.core.errors import CitationError
-from graph_builders.citations.adgm import AdgmCitation, AdgmGrammar, normalize
-from graph_builders.citations.base import CitationGrammar, ParsedCitation
+from bifrost.graph_builders.citations.adgm import AdgmCitation, AdgmGrammar, normalize
+from bifrost.graph_builders.citations.base import CitationGrammar, ParsedCitation
 
 
 @pytest.mark.parametrize(

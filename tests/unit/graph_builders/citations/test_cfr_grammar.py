@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bifrost.core.errors import CitationError
-from graph_builders.citations.base import CitationGrammar, ParsedCitation
-from graph_builders.citations.cfr import (
+from bifrost.graph_builders.citations.base import CitationGrammar, ParsedCitation
+from bifrost.graph_builders.citations.cfr import (
     CfrCitation,
     CfrGrammar,
     expand_range,

@@ -11,10 +11,10 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from bifrost.core.errors import CitationError
-from graph_builders.citations import adgm, cfr
-from graph_builders.citations.adgm import AdgmCitation, AdgmGrammar
-from graph_builders.citations.base import CitationGrammar, ParsedCitation
-from graph_builders.citations.cfr import CfrCitation, CfrGrammar, label_for
+from bifrost.graph_builders.citations import adgm, cfr
+from bifrost.graph_builders.citations.adgm import AdgmCitation, AdgmGrammar
+from bifrost.graph_builders.citations.base import CitationGrammar, ParsedCitation
+from bifrost.graph_builders.citations.cfr import CfrCitation, CfrGrammar, label_for
 
 GRAMMARS = [CfrGrammar(), AdgmGrammar()]
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from graph_builders.entities.normalize import (
+from bifrost.graph_builders.entities.normalize import (
     SpacyHeadLemmatizer,
     head_index,
     is_acronym,

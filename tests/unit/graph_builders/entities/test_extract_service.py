@@ -14,7 +14,7 @@ SCRIPT = textwrap.dedent("""
     import json, sys
     from bifrost.core.model_process import ModelProcess
     from bifrost.core.types import Provision, ProvisionKind
-    from graph_builders.entities.offline_extractor import OfflineExtractor, extract_service
+    from bifrost.graph_builders.entities.offline_extractor import OfflineExtractor, extract_service
     texts = ["How to protect excavation work from rainstorm hazard?",
              "The employer shall ensure that each scaffold is inspected by a competent person before each work shift."]
     probes = [Provision(corpus="osha-1926", id=f"q{i}", kind=ProvisionKind.PARAGRAPH, text=t) for i, t in enumerate(texts)]

@@ -12,9 +12,9 @@ from langchain_core.messages import BaseMessage
 from tests.fake_chat import ScriptedChatModel
 from bifrost.core.llm import configure_llm_cache
 from bifrost.core.types import ExtractedEntity, Extraction, Provision, ProvisionKind
-from graph_builders.entities.agent_prompts import AGENTS, ExtractionPrompts
-from graph_builders.entities.checkpoint import ExtractionJournal
-from graph_builders.entities.llm_agents import LlmExtractor
+from bifrost.graph_builders.entities.agent_prompts import AGENTS, ExtractionPrompts
+from bifrost.graph_builders.entities.checkpoint import ExtractionJournal
+from bifrost.graph_builders.entities.llm_agents import LlmExtractor
 
 CORPUS = "osha-1926"
 

@@ -16,11 +16,11 @@ from bifrost.core.store.sql_store import SqlStore
 from bifrost.core.types import (
     Edge, EdgeType, Entity, ExtractedEntity, ExtractedTriple, Extraction, Provision, ProvisionKind, entity_uid, make_uid,
 )
-from graph_builders.entities.build import build_entity_network
-from graph_builders.entities.checkpoint import ExtractionJournal
-from graph_builders.entities.journaled import JournaledExtractor
-from graph_builders.entities.refiner import IncrementalEntityRefiner
-from graph_builders.entities.vector_cache import CachedEmbedder
+from bifrost.graph_builders.entities.build import build_entity_network
+from bifrost.graph_builders.entities.checkpoint import ExtractionJournal
+from bifrost.graph_builders.entities.journaled import JournaledExtractor
+from bifrost.graph_builders.entities.refiner import IncrementalEntityRefiner
+from bifrost.graph_builders.entities.vector_cache import CachedEmbedder
 from tests.unit.graph_builders.entities.test_refiner import FakeEmbedder, near
 
 C = "osha-1926"

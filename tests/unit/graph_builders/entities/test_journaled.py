@@ -1,9 +1,9 @@
 """The journaled extractor: unchanged provisions are read back, changed ones, a new extractor version
 and provisions the extractor left out are extracted again."""
 
-from graph_builders.entities.checkpoint import ExtractionJournal
-from graph_builders.entities.journaled import JournaledExtractor
-from graph_builders.entities.offline_extractor import OfflineExtractor, offline_version
+from bifrost.graph_builders.entities.checkpoint import ExtractionJournal
+from bifrost.graph_builders.entities.journaled import JournaledExtractor
+from bifrost.graph_builders.entities.offline_extractor import OfflineExtractor, offline_version
 from tests.unit.graph_builders.entities.test_entity_build import SkippingExtractor
 from tests.unit.graph_builders.entities.test_incremental_build import CountingExtractor, prov
 

@@ -17,8 +17,8 @@ from bifrost.core.errors import ModelUnavailableError, ModelUnreachableError
 from tests.fake_chat import ScriptedChatModel
 from bifrost.core.llm import UsageCounter, configure_llm_cache
 from bifrost.core.types import Provision, ProvisionKind
-from graph_builders.entities.agent_prompts import AGENTS, ExtractionPrompts
-from graph_builders.entities.llm_agents import (
+from bifrost.graph_builders.entities.agent_prompts import AGENTS, ExtractionPrompts
+from bifrost.graph_builders.entities.llm_agents import (
     ExtractionFailedError,
     LlmExtractor,
     is_valid_relation,
@@ -411,8 +411,8 @@ def test_version_names_model_and_prompt_fingerprint(prompts):
 
 
 def test_grammar_ref_validator_normalizes_and_checks_the_corpus():
-    from graph_builders.citations import cfr
-    from graph_builders.entities.llm_agents import grammar_ref_validator
+    from bifrost.graph_builders.citations import cfr
+    from bifrost.graph_builders.entities.llm_agents import grammar_ref_validator
 
     check = grammar_ref_validator(cfr.normalize, KNOWN_IDS)
     p = prov("1926.502(d)")

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from graph_builders.entities.neighbours import BandPlan, EntitySearch, SimHashTables, lsh_pays_off, plan_bands
+from bifrost.graph_builders.entities.neighbours import BandPlan, EntitySearch, SimHashTables, lsh_pays_off, plan_bands
 
 DIM = 64
 

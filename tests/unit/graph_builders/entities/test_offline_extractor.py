@@ -3,8 +3,8 @@
 import pytest
 
 from bifrost.core.types import Provision, ProvisionKind
-from graph_builders.entities.base import EntityExtractor
-from graph_builders.entities.offline_extractor import OfflineExtractor, provision_text
+from bifrost.graph_builders.entities.base import EntityExtractor
+from bifrost.graph_builders.entities.offline_extractor import OfflineExtractor, provision_text
 
 
 def para(text: str, pid: str = "1926.651(h)(1)", heading: str = "") -> Provision:

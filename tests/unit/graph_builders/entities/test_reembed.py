@@ -8,7 +8,7 @@ import pytest
 from bifrost.app.facade import Bifrost
 from bifrost.core.settings import Settings
 from bifrost.core.store import entity_tables
-from graph_builders.entities.reembed import reembed_entity_network
+from bifrost.graph_builders.entities.reembed import reembed_entity_network
 from tests.unit.mini_corpus import MINI, build_corpus
 
 

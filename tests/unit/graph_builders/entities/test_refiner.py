@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from bifrost.core.embeddings import Embedder
-from graph_builders.entities.refiner import IncrementalEntityRefiner, relation_key, relation_text
+from bifrost.graph_builders.entities.refiner import IncrementalEntityRefiner, relation_key, relation_text
 
 DIM = 64
 

@@ -9,10 +9,10 @@ import pytest
 
 from bifrost.core.errors import SourceParseError
 from bifrost.core.types import Provision, ProvisionKind
-from graph_builders.navigator.adgm_references import AdgmReferenceExtractor
-from graph_builders.navigator.base import ProvisionIndex, ReferenceExtractor
-from graph_builders.scrape.adgm_json import Passage, document_id_of, parse_adgm_json, passages_to_provisions
-from graph_builders.scrape.sniff import read_source
+from bifrost.graph_builders.navigator.adgm_references import AdgmReferenceExtractor
+from bifrost.graph_builders.navigator.base import ProvisionIndex, ReferenceExtractor
+from bifrost.graph_builders.scrape.adgm_json import Passage, document_id_of, parse_adgm_json, passages_to_provisions
+from bifrost.graph_builders.scrape.sniff import read_source
 
 # DocumentIDs follow the ObliQA map: 3 COBS, 7 GEN, 13 PRU, 17 FSMR, 33 a guidance note
 PASSAGES = [

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from bifrost.core.types import Provision, ProvisionKind, Reference
-from graph_builders.navigator.base import ProvisionIndex, ReferenceExtractor
-from graph_builders.navigator.cfr_index import KnownProvisions
-from graph_builders.navigator.references import CfrReferenceExtractor
+from bifrost.graph_builders.navigator.base import ProvisionIndex, ReferenceExtractor
+from bifrost.graph_builders.navigator.cfr_index import KnownProvisions
+from bifrost.graph_builders.navigator.references import CfrReferenceExtractor
 
 SECTIONS = {"1926.451": "L", "1926.500": "M", "1926.501": "M", "1926.502": "M", "1926.503": "M", "1926.1053": "X"}
 PARAGRAPHS = [

@@ -15,12 +15,12 @@ from hypothesis import strategies as st
 
 from bifrost.core.errors import SourceParseError
 from bifrost.core.types import ParsedDocument, ProvisionKind
-from graph_builders.citations import cfr
-from graph_builders.scrape.adgm_json import adgm_files, parse_adgm_json
-from graph_builders.scrape.ecfr_json import parse_ecfr_json
-from graph_builders.scrape.ecfr_xml import parse_ecfr_xml
-from graph_builders.scrape.html_page import parse_html
-from graph_builders.scrape.sniff import read_source
+from bifrost.graph_builders.citations import cfr
+from bifrost.graph_builders.scrape.adgm_json import adgm_files, parse_adgm_json
+from bifrost.graph_builders.scrape.ecfr_json import parse_ecfr_json
+from bifrost.graph_builders.scrape.ecfr_xml import parse_ecfr_xml
+from bifrost.graph_builders.scrape.html_page import parse_html
+from bifrost.graph_builders.scrape.sniff import read_source
 from tests.conftest import FIXTURES
 
 MINI = json.loads((FIXTURES / "mini" / "part-mini.json").read_text())

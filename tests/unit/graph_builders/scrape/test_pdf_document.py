@@ -8,7 +8,7 @@ import pymupdf
 import pytest
 
 from bifrost.core.errors import SourceParseError
-from graph_builders.scrape.pdf_document import (
+from bifrost.graph_builders.scrape.pdf_document import (
     RawLine,
     extract_lines,
     is_noise,

@@ -7,7 +7,7 @@ import difflib
 import pytest
 
 from bifrost.core.types import ParsedDocument, Provision, ProvisionKind, SourceDocument
-from graph_builders.scrape.reconcile import reconcile
+from bifrost.graph_builders.scrape.reconcile import reconcile
 
 
 def _doc(name: str, texts: dict[str, str], corpus: str = "osha-1926") -> ParsedDocument:

@@ -15,7 +15,7 @@ import pymupdf
 import pytest
 
 from bifrost.core.errors import SourceParseError
-from graph_builders.scrape.sniff import check_utf8, read_source
+from bifrost.graph_builders.scrape.sniff import check_utf8, read_source
 
 MB = 1024 * 1024
 
@@ -24,11 +24,11 @@ MB = 1024 * 1024
 def xml_parser(monkeypatch: pytest.MonkeyPatch) -> None:
     """Use the real eCFR XML parser when it exists; until then a stand-in that only parses."""
     try:
-        importlib.import_module("graph_builders.scrape.ecfr_xml")
+        importlib.import_module("bifrost.graph_builders.scrape.ecfr_xml")
     except ModuleNotFoundError as e:
-        if e.name != "graph_builders.scrape.ecfr_xml":
+        if e.name != "bifrost.graph_builders.scrape.ecfr_xml":
             raise
-        stub = types.ModuleType("graph_builders.scrape.ecfr_xml")
+        stub = types.ModuleType("bifrost.graph_builders.scrape.ecfr_xml")
         stub.parse_ecfr_xml = lambda path, corpus, **_: ElementTree.parse(path)  # type: ignore[attr-defined]
         monkeypatch.setitem(sys.modules, stub.__name__, stub)
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from graph_builders.scrape.sniff import read_source
+from bifrost.graph_builders.scrape.sniff import read_source
 from tests.conftest import FIXTURES
 
 

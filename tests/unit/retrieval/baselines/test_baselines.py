@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from retrieval.baselines.bm25 import Bm25Ranker
-from retrieval.baselines.dense import DenseRanker
-from retrieval.baselines.documents import build_documents
-from retrieval.baselines.rrf import RrfRanker, rrf_fuse
+from bifrost.retrieval.baselines.bm25 import Bm25Ranker
+from bifrost.retrieval.baselines.dense import DenseRanker
+from bifrost.retrieval.baselines.documents import build_documents
+from bifrost.retrieval.baselines.rrf import RrfRanker, rrf_fuse
 from tests.unit.tiny_corpus import tiny_provisions
 
 
@@ -103,7 +103,7 @@ def test_rrf_ranker_fuses_children(settings):
 
 
 def test_embed_reusing_embeds_only_the_texts_it_has_no_vector_for():
-    from retrieval.baselines.dense import embed_reusing
+    from bifrost.retrieval.baselines.dense import embed_reusing
 
     FakeEmbedder.calls = 0
     fake = FakeEmbedder()
@@ -116,13 +116,13 @@ def test_embed_reusing_embeds_only_the_texts_it_has_no_vector_for():
 
 
 def test_a_past_edition_reuses_the_current_vectors_of_unchanged_documents_and_caches_its_own(settings, monkeypatch):
-    from retrieval.baselines import documents
+    from bifrost.retrieval.baselines import documents
 
     current = tiny_provisions()
     changed = [p.model_copy(update={"text": "Ladders shall be painted yellow."}) if p.id == "1926.1053(b)" else p
                for p in current]
     monkeypatch.setattr(documents, "load_provisions", lambda s, c, edition=None: current if edition is None else changed)
-    monkeypatch.setattr("retrieval.baselines.dense.load_provisions", documents.load_provisions)
+    monkeypatch.setattr("bifrost.retrieval.baselines.dense.load_provisions", documents.load_provisions)
     DenseRanker(settings, model="fake-model", embedder=FakeEmbedder()).warm_up("tiny")  # the current matrix, cached
     FakeEmbedder.calls = 0
     past = DenseRanker(settings, model="fake-model", embedder=FakeEmbedder(), edition=1)
@@ -136,8 +136,8 @@ def test_a_past_edition_reuses_the_current_vectors_of_unchanged_documents_and_ca
 
 
 def test_known_vectors_takes_a_cache_of_the_same_documents_in_another_order_but_never_other_texts(tmp_path):
-    from retrieval.baselines.dense import cache_path, cached_matrix, known_vectors
-    from retrieval.baselines.documents import Documents
+    from bifrost.retrieval.baselines.dense import cache_path, cached_matrix, known_vectors
+    from bifrost.retrieval.baselines.documents import Documents
 
     fake = FakeEmbedder()
     saved = Documents(["a", "b"], ["alpha text", "beta text"])

@@ -11,10 +11,10 @@ import pytest
 from bifrost.app.facade import Bifrost
 from bifrost.core.embeddings import DEFAULT_MODEL, SentenceTransformerEmbedder, resolve_model
 from bifrost.core.settings import Settings
-from retrieval.baselines.dense import cache_path, model_version
-from retrieval.baselines.documents import Documents
-from retrieval.encoder.pairs import Pair
-from retrieval.encoder.train import CARD, _batches, encoder_dir, fit_and_record, train_encoder
+from bifrost.retrieval.baselines.dense import cache_path, model_version
+from bifrost.retrieval.baselines.documents import Documents
+from bifrost.retrieval.encoder.pairs import Pair
+from bifrost.retrieval.encoder.train import CARD, _batches, encoder_dir, fit_and_record, train_encoder
 from tests.unit.mini_corpus import MINI, build_corpus
 
 

@@ -11,8 +11,8 @@ import pytest
 
 from bifrost.core.errors import ConfigError
 from bifrost.core.settings import Settings
-from retrieval.ltr.features import FEATURES
-from retrieval.ltr.model import ModelCard, RankerModel, load_ranker, model_paths
+from bifrost.retrieval.ltr.features import FEATURES
+from bifrost.retrieval.ltr.model import ModelCard, RankerModel, load_ranker, model_paths
 
 lightgbm = pytest.importorskip("lightgbm")
 

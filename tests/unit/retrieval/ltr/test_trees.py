@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from retrieval.ltr.trees import TreeEnsemble
+from bifrost.retrieval.ltr.trees import TreeEnsemble
 
 lightgbm = pytest.importorskip("lightgbm")
 

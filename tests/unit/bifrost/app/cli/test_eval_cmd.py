@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from bifrost.app.cli.app import app
-from eval import registry as registry_mod
+from bifrost.eval import registry as registry_mod
 from tests.unit.eval.test_runner import FakeSystem
 
 
@@ -51,7 +51,7 @@ def test_eval_errors_are_one_line(settings, questions_file: Path, tmp_path: Path
 def test_a_failing_system_is_printed_the_others_written_and_the_exit_code_is_one(
     settings, questions_file: Path, tmp_path: Path, fake_registered
 ):
-    from retrieval.base import SystemResult
+    from bifrost.retrieval.base import SystemResult
 
     class Broken(FakeSystem):
         def search(self, question: str, k: int) -> SystemResult:

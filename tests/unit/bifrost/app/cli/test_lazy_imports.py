@@ -9,7 +9,7 @@ import sys
 from tests.conftest import subprocess_env
 
 HEAVY = ("torch", "transformers", "sentence_transformers", "spacy", "bm25s", "lightgbm", "sqlalchemy", "networkx",
-         "numpy", "bifrost.app.facade", "retrieval.pipeline")
+         "numpy", "bifrost.app.facade", "bifrost.retrieval.pipeline")
 
 PROBE = f"""
 import runpy, sys

@@ -17,7 +17,7 @@ from bifrost.app.cli.ask_cmd import ask
 from bifrost.app.cli.train_answerability_cmd import train_answerability
 from bifrost.app.facade import Bifrost
 from bifrost.core.settings import Settings
-from retrieval.answerability_model import card_path
+from bifrost.retrieval.answerability_model import card_path
 from tests.conftest import FIXTURES
 from tests.unit.mini_corpus import MINI, build_corpus
 
@@ -103,7 +103,7 @@ def test_bad_arguments_are_one_line_errors(trained_home):
 
 
 def test_the_eval_systems_refuse_by_the_same_card_and_record_it(trained_home):
-    from eval.bifrost_systems import factory_for
+    from bifrost.eval.bifrost_systems import factory_for
 
     home, report = trained_home
     system = factory_for("bifrost-hybrid")(Settings(home=home), "mini")
