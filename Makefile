@@ -35,8 +35,8 @@ test: install  ## install test needs, start Neo4j and PostgreSQL (when installed
 test-fast: install  ## unit tests only, no services
 	$(PY) -m pytest tests/unit tests/contract -q
 
-lint: install  ## layer contracts: nothing imports upward, no cycles (import-linter)
-	$(VENV)/bin/lint-imports
+lint: install  ## layer contracts: nothing imports upward, no cycles (import-linter, on the built wheel)
+	PYTHON=$(PY) bash scripts/lint-imports.sh
 
 neo4j: install  ## start the dev Neo4j (Bolt 7687, Browser http://127.0.0.1:7474/browser/)
 	PYTHON=$(PY) bash docker/neo4j-launcher/start.sh

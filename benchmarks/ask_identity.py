@@ -29,7 +29,7 @@ home, corpus, questions = sys.argv[1], sys.argv[2], json.loads(open(sys.argv[3])
 settings = Settings(home=home)
 process = None
 try:
-    from bifrost.app.cli.ask_cmd import model_services
+    from bifrost.app.cold_start import model_services
     from bifrost.core.model_process import ModelProcess
     process = ModelProcess.start(model_services(settings, questions[0], corpus))
 except ImportError:
@@ -37,7 +37,7 @@ except ImportError:
 from bifrost.app.facade import Bifrost
 bf = Bifrost(settings)
 if process is not None:
-    bf.res.use_model_process(process)
+    bf.resources.use_model_process(process)
 out = []
 for q in questions:
     a = bf.ask(q, corpus)

@@ -49,7 +49,7 @@ def main() -> None:
     bf = Bifrost(settings)
     try:
         retriever = bf.retriever(args.corpus)
-        docs = build_documents(bf.res.sql.provisions(args.corpus), "context")
+        docs = build_documents(bf.resources.sql.provisions(args.corpus), "context")
         text = dict(zip(docs.ids, docs.texts))
         deeper = bf.retrieval_config.model_copy(update={"top_n": max(tops)})
         retriever.retrieve(questions[0], deeper)  # warm caches and models

@@ -61,7 +61,7 @@ def edit_provisions(bf: Bifrost, corpus: str, share: float, seed: int) -> list[s
 
 def timed_build(bf: Bifrost, corpus: str) -> dict:
     t0 = time.perf_counter()
-    report = build_corpus_entities(bf.res, corpus, "offline")
+    report = build_corpus_entities(bf.resources, corpus, "offline")
     seconds = round(time.perf_counter() - t0, 1)
     return {"seconds": seconds, "entities": report.entities, "triples": report.relations,
             "parsed": report.extracted, "from_journal": report.from_journal,

@@ -40,7 +40,7 @@ def fresh_bifrost(home: Path, shared: Path) -> tuple[Bifrost, dict]:
     bf.ingest(CORPUS, [shared / SOURCE])
     bf.build_navigator(CORPUS)
     t1 = time.perf_counter()
-    make_entity_extractor(bf.res, CORPUS, "offline").warm_up()
+    make_entity_extractor(bf.resources, CORPUS, "offline").warm_up()
     bf.embedder.warm_up()
     t2 = time.perf_counter()
     return bf, {"ingest_navigator_s": round(t1 - t0, 2), "model_load_s": round(t2 - t1, 2)}
@@ -81,7 +81,7 @@ def bench_tau(shared: Path, subparts: Sequence[str], taus: Sequence[float]) -> d
         bf, setup = fresh_bifrost(Path(home), shared)
         todo = [p for p in within_subparts(bf.sql.provisions(CORPUS), subparts) if not p.reserved]
         t0 = time.perf_counter()
-        extractions = list(make_entity_extractor(bf.res, CORPUS, "offline").extract_many(todo))
+        extractions = list(make_entity_extractor(bf.resources, CORPUS, "offline").extract_many(todo))
         extract_s = time.perf_counter() - t0
         rows = []
         for tau in taus:  # the embedder's cache keeps vectors of names seen at an earlier tau

@@ -1,0 +1,54 @@
+"""Bifrost: question answering over regulations with a dual knowledge graph.
+
+The public API, loaded lazily (``import bifrost`` imports nothing heavy, so ``bifrost --help``
+stays fast)::
+
+    from bifrost import Bifrost
+
+    with Bifrost() as bf:                       # state in $BIFROST_HOME (default ~/.bifrost)
+        bf.build("osha-1926")                   # ingest, Document Navigator Graph, Entity Network Graph
+        answer = bf.ask("When is fall protection required on a roof?")
+        print(answer.text)                      # every statement cites provision ids
+
+`Bifrost` also has ``search``, ``show``, ``diff``, ``train_ranker``, ``train_answerability`` and
+``evaluate``; `Settings` configures a home, `RetrievalConfig` the retrieval knobs.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from bifrost.app.facade import Bifrost, BuildReport
+    from bifrost.core.errors import BifrostError
+    from bifrost.core.settings import Settings
+    from bifrost.core.types import Answer, Citation, Provision, RetrievedItem, Statement
+    from bifrost.retrieval.config import RetrievalConfig
+
+_EXPORTS = {
+    "Bifrost": "bifrost.app.facade",
+    "BuildReport": "bifrost.app.facade",
+    "Settings": "bifrost.core.settings",
+    "RetrievalConfig": "bifrost.retrieval.config",
+    "BifrostError": "bifrost.core.errors",
+    "Answer": "bifrost.core.types",
+    "Statement": "bifrost.core.types",
+    "Citation": "bifrost.core.types",
+    "Provision": "bifrost.core.types",
+    "RetrievedItem": "bifrost.core.types",
+}
+"""Public name -> the module that defines it (imported on first use)."""
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'bifrost' has no attribute {name!r}")
+    return getattr(import_module(module), name)
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -7,7 +7,7 @@ and store it as a card in the home. Every figure reported is cross-validated.
 - The threshold is chosen inside each training fold: an inner cross-validation gives every training
   question an out-of-fold score, and the threshold is the highest one that falsely refuses at most the
   target share (5%) of the answerable training questions. Test questions are scored by a model and a
-  threshold that never saw them (stable folds by question-id hash, `bifrost.eval.ltr.dataset.fold_of`).
+  threshold that never saw them (stable folds by question-id hash, `bifrost.eval.splits.fold_of`).
 - The stored model is fit on all questions; its threshold comes from the outer out-of-fold scores.
 """
 
@@ -26,9 +26,9 @@ from scipy.optimize import minimize
 
 from bifrost.core.resources import Resources
 from bifrost.core.settings import Settings
-from bifrost.eval.ltr.dataset import fold_of
-from bifrost.eval.ltr.train import load_sets
-from bifrost.eval.questions import Question
+from bifrost.eval.splits import fold_of
+from bifrost.eval.ltr.train import read_sets
+from bifrost.eval.questions import Question, merge_sets
 from bifrost.eval.stats import bootstrap_auroc, bootstrap_ci
 from bifrost.retrieval.answerability_features import FEATURE_GROUPS, FEATURES, columns_without, vector
 from bifrost.retrieval.answerability_model import AnswerabilityCard, FeatureReader, retriever_of, save_card
@@ -62,17 +62,14 @@ class Example:
         return "" if self.answerable else (str(tags[0]).split(":")[0] if tags else "untagged")
 
 
-def load_questions_by_file(settings: Settings, paths: Sequence[Path]) -> tuple[list[tuple[Question, str]], list[dict[str, str]]]:
-    """Every question with the stem of its file, and the files' hashes; ids must be unique across files."""
-    pairs: list[tuple[Question, str]] = []
-    hashes: list[dict[str, str]] = []
-    for path in paths:
-        qs, h = load_sets(settings, [path])
-        pairs += [(q, Path(path).stem) for q in qs]
-        hashes += h
-    if len({q.id for q, _ in pairs}) != len(pairs):
-        raise ValueError("two question files share question ids; give each set unique ids")
-    return pairs, hashes
+def load_questions_by_file(
+    settings: Settings, paths: Sequence[Path], corpus: str | None = None, say: Say | None = None,
+) -> tuple[list[tuple[Question, str]], list[dict[str, str]]]:
+    """Every question with the stem of its file (a question in several files once, from the first:
+    `merge_sets`), and the files' hashes; with ``corpus``, each file's gold is checked first (`check_gold`)."""
+    sets = read_sets(settings, paths, corpus, say)
+    hashes = [{"path": str(path), "sha256": qset.sha256} for path, qset in zip(paths, sets)]
+    return [(q, Path(qset.path).stem) for q, qset in merge_sets(sets, say)], hashes
 
 
 def collect(
@@ -80,10 +77,10 @@ def collect(
 ) -> tuple[list[Example], str, float]:
     """Feature rows of every question (retrieved as `bifrost ask` retrieves), the retrieval mode behind
     them and the configured cosine threshold."""
-    res = Resources(settings)
+    resources = Resources(settings)
     try:
         cfg = RetrievalConfig.from_settings(settings)
-        pipe = AskPipeline(res, cfg)
+        pipe = AskPipeline(resources, cfg)
         retriever, parts = pipe.retriever(corpus), pipe.parts(corpus)
         reader = FeatureReader(parts.channels, parts.nav, pipe.lookup(corpus))
         examples, modes = [], set()
@@ -95,7 +92,7 @@ def collect(
             if progress:
                 progress(n, len(pairs))
     finally:
-        res.close()
+        resources.close()
     return examples, (modes.pop() if len(modes) == 1 else "hybrid"), cfg.refuse_below
 
 
@@ -257,7 +254,7 @@ def train_answerability(
         raise ValueError(f"--false-refusal must be between 0 and 1, got {target}")
     say = say or (lambda _m: None)
     t0 = time.perf_counter()
-    pairs, hashes = load_questions_by_file(settings, question_files)
+    pairs, hashes = load_questions_by_file(settings, question_files, corpus, say)
     if len({q.answerable for q, _ in pairs}) < 2:
         raise ValueError("the question files need both answerable and unanswerable questions (answerable: false)")
     examples, retriever, refuse_below = collect(settings, corpus, pairs, progress)

@@ -9,7 +9,7 @@ retrieves it, and answered offline by each answer strategy over that same retrie
 
 ``first_statement_gold`` is the share of answers whose first statement cites a gold provision (a
 refusal counts as a miss); ``first_statement_gold_h`` also credits an ancestor or descendant of a gold
-provision. The one knob (reach) is chosen inside k-fold cross-validation (folds by question-id hash):
+provision. The one knob (`fact_search_depth`) is chosen inside k-fold cross-validation (folds by question-id hash):
 each test fold is answered by the strategy that scored best on the other folds, and that figure is
 the one reported for the new answer. Every span of every statement is re-checked against the stored
 text (`spans_verified`).
@@ -28,7 +28,7 @@ from bifrost.core.settings import Settings
 from bifrost.core.types import Answer
 from bifrost.eval.answerability import load_questions_by_file
 from bifrost.eval.hierarchy import Related, hierarchy_for
-from bifrost.eval.ltr.dataset import fold_of
+from bifrost.eval.splits import fold_of
 from bifrost.eval.questions import Question
 from bifrost.eval.stats import bootstrap_ci, mcnemar_exact
 from bifrost.retrieval.answer_lead import open_note
@@ -40,8 +40,8 @@ from bifrost.retrieval.quotes import verifies
 BEFORE = "rank"
 STRATEGIES: dict[str, dict[str, Any]] = {
     "rank": {"answer_lead": "rank"},
-    "fact": {"answer_lead": "fact", "answer_reach": 0},
-    "fact-reach": {"answer_lead": "fact", "answer_reach": 6},
+    "fact": {"answer_lead": "fact", "fact_search_depth": 0},
+    "fact-reach": {"answer_lead": "fact", "fact_search_depth": 6},
 }
 TUNED = ("fact", "fact-reach")
 """The new answer's variants; cross-validation picks one per fold (ties: the first, the simpler)."""
@@ -86,14 +86,14 @@ def outcome(answer: Answer, gold: Sequence[str], related: Related, lookup) -> Ou
 
 def collect(settings: Settings, corpus: str, pairs: Sequence[tuple[Question, str]], progress: Progress | None = None) -> list[Case]:
     """Retrieve each answerable question once and answer it with every strategy."""
-    res = Resources(settings)
+    resources = Resources(settings)
     try:
         base = RetrievalConfig.from_settings(settings)
-        pipe = AskPipeline(res, base)
+        pipe = AskPipeline(resources, base)
         retriever = pipe.retriever(corpus)
         lookup = pipe.lookup(corpus)
-        jur = res.sql.jurisdiction(corpus)
-        related, _ = hierarchy_for(jur, res.sql.provisions(corpus) if jur not in (None, "us-cfr") else [])
+        jur = resources.sql.jurisdiction(corpus)
+        related, _ = hierarchy_for(jur, resources.sql.provisions(corpus) if jur not in (None, "us-cfr") else [])
         configs = {name: base.model_copy(update=upd) for name, upd in STRATEGIES.items()}
         answerable = [(q, s) for q, s in pairs if q.answerable and q.gold]
         pipe.prepare(corpus, [q.question for q, _ in answerable], base)
@@ -106,7 +106,7 @@ def collect(settings: Settings, corpus: str, pairs: Sequence[tuple[Question, str
             if progress:
                 progress(n, len(answerable))
     finally:
-        res.close()
+        resources.close()
     return cases
 
 
@@ -182,7 +182,7 @@ def run(settings: Settings, corpus: str, files: Sequence[Path], folds: int = 5, 
     """Collect, summarize and (with ``out_dir``) write summary.json, report.md and per_question.jsonl."""
     if folds < 2:
         raise ValueError(f"--folds must be at least 2, got {folds}")
-    pairs, hashes = load_questions_by_file(settings, files)
+    pairs, hashes = load_questions_by_file(settings, files, corpus)
     cases = collect(settings, corpus, pairs, progress)
     if not cases:
         raise ValueError("no answerable question with gold provisions in the given files")

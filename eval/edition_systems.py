@@ -34,20 +34,20 @@ class EditionBifrostSystem:
         self._retriever: EditionRetriever | None = None
 
     def warm_up(self, corpus: str) -> None:
-        res = Resources(self.settings)
-        self._retriever = EditionRetriever.load(self.settings, self.edition, res.embedder, self.config)
+        resources = Resources(self.settings)
+        self._retriever = EditionRetriever.load(self.settings, self.edition, resources.embedder, self.config)
 
     def search(self, question: str, k: int) -> SystemResult:
         if self._retriever is None:
             raise RuntimeError("EditionBifrostSystem.search before warm_up")
         start = time.perf_counter()
         cfg = self.config.model_copy(update={"top_n": max(k, self.config.top_n)})
-        res = self._retriever.retrieve(question, cfg)
-        refused = should_refuse(res, cfg.refuse_below, question)
-        cited = [] if refused else [it.id for it in cited_items(res.items, res.cited, cfg.cite_ratio, cfg.cite_max)]
-        return SystemResult(ranked=[(it.id, it.score) for it in res.items], cited=cited,
+        result = self._retriever.retrieve(question, cfg)
+        refused = should_refuse(result, cfg.refuse_below, question)
+        cited = [] if refused else [it.id for it in cited_items(result.items, result.cited, cfg.cite_ratio, cfg.cite_max)]
+        return SystemResult(ranked=[(it.id, it.score) for it in result.items], cited=cited,
                             seconds=time.perf_counter() - start, refused=refused,
-                            info={"mode": res.mode, "relevance": round(res.relevance, 4)})
+                            info={"mode": result.mode, "relevance": round(result.relevance, 4)})
 
     def describe(self) -> dict[str, Any]:
         return {"kind": "bifrost-edition", "edition": self.edition.number, "date": self.edition.date,

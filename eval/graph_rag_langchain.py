@@ -307,14 +307,14 @@ class GraphRagLangchainSystem:
     def warm_up(self, corpus: str) -> None:
         from bifrost.core.resources import Resources
 
-        res = Resources(self.settings)
+        resources = Resources(self.settings)
         try:
-            model = self.chat_model or res.chat_model
+            model = self.chat_model or resources.chat_model
             if model is None:
                 raise SystemUnavailable(f"{NAME} needs a chat model (set BIFROST_LLM_MODEL); skipped")
-            jurisdiction = res.sql.jurisdiction(corpus) or "us-cfr"
+            jurisdiction = resources.sql.jurisdiction(corpus) or "us-cfr"
         finally:
-            res.close()
+            resources.close()
         provisions = load_provisions(self.settings, corpus)
         if not provisions:
             raise ValueError(f"{NAME}: corpus {corpus!r} has no provisions; run `bifrost ingest --corpus {corpus}`")

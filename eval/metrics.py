@@ -100,12 +100,11 @@ def both_at(ranked: Sequence[str], src: Sequence[str], tgt: Sequence[str], k: in
 
 
 def answerability_auroc(answerable: Sequence[bool], top_scores: Sequence[float]) -> float:
-    """AUROC of the top retrieval score as a detector of answerable questions (nan with one class)."""
-    if len(set(answerable)) < 2:
-        return float("nan")
-    from sklearn.metrics import roc_auc_score
+    """AUROC of the top retrieval score as a detector of answerable questions (nan with one class);
+    `bifrost.eval.stats.auroc`, the one implementation (tested against sklearn's)."""
+    from bifrost.eval.stats import auroc  # numpy and scipy, imported when used
 
-    return float(roc_auc_score([int(a) for a in answerable], list(top_scores)))
+    return auroc(answerable, top_scores)
 
 
 def refusal_rates(answerable: Sequence[bool], refused: Sequence[bool]) -> dict[str, float]:

@@ -1,15 +1,17 @@
 """Evaluation question sets: typed `Question` records and loaders for JSONL, ObliQA and ObliQA-MP.
 
 Every loader returns a `QuestionSet` carrying the file's sha256, so a run records exactly which
-questions it answered. Bad input raises `QuestionFileError` naming the file and line (or item).
+questions it answered. Bad input raises `QuestionFileError` naming the file and line (or item):
+`check_gold` refuses a set a corpus cannot score, `merge_sets` joins sets that share questions.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections import defaultdict
-from collections.abc import Iterable
+import logging
+from collections import Counter, defaultdict
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -17,7 +19,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bifrost.core.errors import SourceParseError
 
+log = logging.getLogger(__name__)
 Format = Literal["auto", "jsonl", "obliqa", "obliqa-mp"]
+Say = Callable[[str], None]
 _JSONL_KEYS = {"id", "question", "gold", "cited", "answerable", "subparts"}
 
 
@@ -54,6 +58,11 @@ class QuestionSet(BaseModel):
     format: str
     sha256: str
     questions: list[Question]
+    where: list[str] = Field(default_factory=list, description="Each question's place in the file: 'line N' or 'item N'")
+
+    def place(self, n: int) -> str:
+        """Where question ``n`` is in the file (``item n`` when the loader did not say)."""
+        return self.where[n] if n < len(self.where) else f"item {n}"
 
 
 def file_sha256(path: Path) -> str:
@@ -259,4 +268,59 @@ def load_questions(
         qs = load_obliqa_mp(path, qrels_path)
     else:
         raise QuestionFileError(path, f"unknown format {fmt!r}; use auto, jsonl, obliqa or obliqa-mp")
-    return QuestionSet(path=str(path), format=fmt, sha256=file_sha256(path), questions=qs)
+    return QuestionSet(path=str(path), format=fmt, sha256=file_sha256(path), questions=qs, where=_places(path, fmt, len(qs)))
+
+
+def _places(path: Path, fmt: str, n: int) -> list[str]:
+    """Where each of the ``n`` questions is: its line (JSONL: one question per non-blank line), else its item."""
+    if fmt == "jsonl":
+        return [f"line {i}" for i, line in enumerate(_read_text(path).splitlines(), start=1) if line.strip()]
+    return [f"item {i}" for i in range(n)]
+
+
+def check_gold(
+    questions: QuestionSet, known_ids: Collection[str], corpus: str = "the corpus", say: Say | None = None,
+) -> None:
+    """Refuse, in one line naming the file, the line (or item) and the ids, a set a corpus cannot score:
+    an answerable question without gold, or one none of whose gold ids is a provision of the corpus.
+    Exact ids only: an ancestor or a descendant of a stored provision is not it. A question with part
+    of its gold absent is kept as it is (that gold cannot be retrieved), with a note (``say``, else a warning)."""
+    for n, q in enumerate(questions.questions):
+        where = f"{questions.place(n)}: question {q.id!r}"
+        if q.answerable and not q.gold:
+            raise QuestionFileError(questions.path, f"{where} is answerable but has no gold")
+        absent = ", ".join(repr(g) for g in q.gold if g not in known_ids)
+        if not absent:
+            continue
+        if all(g not in known_ids for g in q.gold):
+            raise QuestionFileError(questions.path, f"{where}: gold {absent} is not a provision of {corpus}; "
+                                                    "correct the id or drop the question")
+        (say or log.warning)(f"{questions.path}: {where}: gold {absent} is not a provision of {corpus}; "
+                             "kept, as gold no system can retrieve")
+
+
+def merge_sets(sets: Sequence[QuestionSet], say: Say | None = None) -> list[tuple[Question, QuestionSet]]:
+    """The questions of several sets, each with its set. A question in two sets (same id and text) counts
+    once, from the first set, and a note (``say``, else the log) names both files and how many; the
+    same id with another text is an error naming both files and the id."""
+    first: dict[str, tuple[Question, QuestionSet]] = {}
+    out: list[tuple[Question, QuestionSet]] = []
+    for qset in sets:
+        again: Counter[str] = Counter()
+        other_gold: Counter[str] = Counter()
+        for n, q in enumerate(qset.questions):
+            if q.id not in first:
+                first[q.id] = (q, qset)
+                out.append((q, qset))
+                continue
+            seen, where = first[q.id]
+            if seen.question != q.question:
+                raise QuestionFileError(qset.path, f"{qset.place(n)}: question id {q.id!r} is also in {where.path} "
+                                                   "with another text; give one of them a new id")
+            again[where.path] += 1
+            other_gold[where.path] += seen.gold != q.gold
+        for path, count in again.items():
+            differ = f" ({other_gold[path]} with other gold there)" if other_gold[path] else ""
+            (say or log.info)(f"{count} question{'s' if count > 1 else ''} of {qset.path} {'are' if count > 1 else 'is'} "
+                              f"also in {path} (same id and text): counted once, from {path}{differ}")
+    return out

@@ -17,11 +17,12 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from bifrost.core.json_safe import sanitize
 from bifrost.core.settings import Settings
 from bifrost.core.types import Edition
 from bifrost.eval.compare import paired
 from bifrost.eval.hierarchy import Related, SectionOf, hierarchy_for
-from bifrost.eval.questions import Question, QuestionSet, load_questions
+from bifrost.eval.questions import Question, QuestionSet, check_gold, load_questions
 from bifrost.eval.registry import SystemRegistry, SystemSpec, make_default_registry, parse_systems
 from bifrost.eval.scoring import Scored, answerability, by_group, score_system, summarize
 from bifrost.eval.stats import friedman
@@ -76,6 +77,17 @@ def corpus_hierarchy(settings: Settings, corpus: str, edition: int | None = None
         store.dispose()
     related, section_of = hierarchy_for(jur, provisions)
     return related, section_of, jur
+
+
+def corpus_ids(settings: Settings, corpus: str, edition: int | None = None) -> set[str]:
+    """The provision ids of the corpus (of edition number ``edition`` when given), for `check_gold`."""
+    from bifrost.core.store.sql_store import SqlStore
+
+    store = SqlStore(settings.sql_url)
+    try:
+        return store.provision_ids(corpus) if edition is None else {p.id for p in store.provisions_at(corpus, edition)}
+    finally:
+        store.dispose()
 
 
 def answer_all(system: System, questions: Sequence[Question], k: int, progress: Progress | None) -> list[SystemResult]:
@@ -153,6 +165,7 @@ def run_eval(
     qset = load_question_set(settings, questions_path, question_format)
     questions = qset.questions[:limit] if limit else qset.questions
     past = past_edition(settings, corpus, as_of)
+    check_gold(qset, corpus_ids(settings, corpus, past.number if past else None), corpus)
     related, section_of, jurisdiction = corpus_hierarchy(settings, corpus, past.number if past else None)
     k_values = sorted(set(k_values) | {k})
     if past is None:
@@ -175,15 +188,14 @@ def run_eval(
 
 
 def past_edition(settings: Settings, corpus: str, as_of: str | None) -> Edition | None:
-    """The edition ``as_of`` names when it is not the corpus's current one, else None."""
+    """The edition to evaluate (the one ``as_of`` names, else the current one, valid today) when the
+    provisions table does not hold it, as after ``ingest --allow-older``; None: the table's."""
+    from bifrost.core.store.editions import edition_spec
     from bifrost.core.store.sql_store import SqlStore
 
-    if as_of is None:
-        return None
     store = SqlStore(settings.sql_url)
     try:
-        number = int(as_of) if as_of.strip().isdigit() else None
-        edition = store.edition(corpus, number, None if number is not None else as_of)
+        edition = store.current_edition(corpus) if as_of is None else store.edition(corpus, *edition_spec(as_of))
         return None if edition.number == store.edition(corpus).number else edition
     finally:
         store.dispose()
@@ -289,14 +301,3 @@ def write_outputs(out_dir: Path, doc: dict[str, Any], per_system: dict[str, list
     pngs = save_plots(out_dir, doc) if plots and per_system else []
     (out_dir / "report.md").write_text(render_report(doc, [p.name for p in pngs]), encoding="utf-8")
     return out_dir
-
-
-def sanitize(o: Any) -> Any:
-    """The document with NaN/inf replaced by None, so metrics.json is strict JSON."""
-    if isinstance(o, float):
-        return o if math.isfinite(o) else None
-    if isinstance(o, dict):
-        return {str(k): sanitize(v) for k, v in o.items()}
-    if isinstance(o, (list, tuple)):
-        return [sanitize(v) for v in o]
-    return o

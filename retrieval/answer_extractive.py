@@ -108,5 +108,8 @@ def _checked(drafts: Sequence[tuple[str, str]], lookup: Callable[[str], Provisio
 
 
 def render(statements: Sequence[Statement]) -> str:
-    """Statements as text, each followed by its citation marks."""
-    return "\n".join(f"{s.text} " + "".join(f"[{c}]" for c in s.citations) for s in statements)
+    """Statements as text, each followed by its citation marks: ``[id]``, or ``[corpus id]`` when the
+    statement names its corpus (an answer over several corpora)."""
+    return "\n".join(
+        f"{s.text} " + "".join(f"[{s.corpus} {c}]" if s.corpus else f"[{c}]" for c in s.citations) for s in statements
+    )

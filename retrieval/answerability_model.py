@@ -26,9 +26,9 @@ from bifrost.core.errors import ConfigError
 from bifrost.core.settings import Settings
 from bifrost.core.types import Provision
 from bifrost.retrieval.answerability_features import FEATURES, Passage, RetrievalSignals, Term, TOP_FACT, features, vector
-from bifrost.retrieval.hybrid import RetrievalResult
-from bifrost.retrieval.ltr.evidence import Channels
-from bifrost.retrieval.ltr.navigator_index import NavigatorIndex
+from bifrost.retrieval.channels import Channels
+from bifrost.retrieval.navigator import NavigatorIndex
+from bifrost.retrieval.result import RetrievalResult
 
 log = logging.getLogger(__name__)
 CONTEXT_CHARS = 300

@@ -1,5 +1,6 @@
-"""What retrieval components share: the `Ranker` protocol, the `System` protocol an evaluated
-or served system meets, and its `SystemResult`. Retrieval implements them; eval consumes them."""
+"""What retrieval components share: the `Retriever` protocol (question in, `RetrievalResult` out),
+the `Ranker` protocol, the `System` protocol an evaluated or served system meets, and its
+`SystemResult`. Retrieval implements them; the ask pipeline, adapters and eval consume them."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ from typing import Any, Protocol, runtime_checkable
 
 from bifrost.core.errors import BifrostError
 from bifrost.core.types import RetrievedItem
+from bifrost.retrieval.config import RetrievalConfig
+from bifrost.retrieval.eng_index import EngIndex
+from bifrost.retrieval.result import RetrievalResult
 
 
 class SystemUnavailable(BifrostError):
@@ -55,3 +59,23 @@ class Ranker(Protocol):
     def search(self, query: str, top_k: int = 10) -> list[RetrievedItem]: ...
 
     def describe(self) -> dict[str, Any]: ...
+
+
+@runtime_checkable
+class Retriever(Protocol):
+    """Ranks the provisions of one corpus for a question, with the evidence behind the ranking
+    (`HybridRetriever`, `LtrRetriever` and `EditionRetriever` meet it).
+
+    ``config`` is what `retrieve` uses when given none."""
+
+    config: RetrievalConfig
+
+    def retrieve(self, question: str, config: RetrievalConfig | None = None) -> RetrievalResult: ...
+
+
+class CorpusRetriever(Retriever, Protocol):
+    """A retriever of a corpus's current edition that reads its entity-network index (`HybridRetriever`
+    and `LtrRetriever`; the ask pipeline loads one per corpus)."""
+
+    @property
+    def index(self) -> EngIndex: ...

@@ -60,7 +60,7 @@ class RetrievalConfig(BaseModel):
         description="Offline answers: fact = lead with the sentence holding the fact the question asks for, the rest in "
         "reading order, and say when the cited provisions leave it open; rank = each cited provision's closest sentence, in rank order",
     )
-    answer_reach: int = Field(
+    fact_search_depth: int = Field(
         default=6, ge=0,
         description="Offline answers: when no cited provision holds the asked-for fact, look for it in this many top retrieved items "
         "(6: chosen over 0 on the dev questions, figure cross-validated: bifrost eval answers)",

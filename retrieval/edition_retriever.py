@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from bifrost.core.provisions import container_ids
 from bifrost.core.settings import Settings
@@ -20,8 +19,8 @@ from bifrost.retrieval.baselines.dense import DenseRanker
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.decompose import Decomposition
 from bifrost.retrieval.fusion import rrf_fuse
-from bifrost.retrieval.hybrid import DECAY, RetrievalResult
-from bifrost.retrieval.ltr.navigator_index import NavigatorIndex
+from bifrost.retrieval.navigator import NavigatorIndex, traverse
+from bifrost.retrieval.result import DECAY, Hit, RetrievalResult
 
 METHOD = "lexical + dense fusion with navigator neighbours"
 
@@ -30,15 +29,7 @@ def edition_note(edition: Edition) -> str:
     """What an answer over a past edition says about how it was ranked."""
     when = f" ({edition.date})" if edition.date else ""
     return (f"as of edition {edition.number}{when}: ranked by {METHOD}; "
-            "the entity network and the learned ranker cover the current edition only")
-
-
-@dataclass
-class _Hit:
-    score: float
-    via: list[Via]
-    why: list[str]
-    path: tuple[str, ...]
+            "the entity network and the learned ranker cover the last ingested edition only")
 
 
 class EditionRetriever:
@@ -83,13 +74,13 @@ class EditionRetriever:
         lexical = [it.id for it in self.bm25.search(question, depth)]
         dense_items = self.dense.search(question, depth)
         dense = [it.id for it in dense_items]
-        hits: dict[str, _Hit] = {}
+        hits: dict[str, Hit] = {}
         lex_rank = {pid: i for i, pid in enumerate(lexical, start=1)}
         dense_rank = {pid: i for i, pid in enumerate(dense, start=1)}
         channels = ((Via.LEXICAL, lex_rank, "keyword match"), (Via.DENSE, dense_rank, "similar meaning"))
         for pid, score in rrf_fuse([lexical, dense], cfg.rrf_k):
             found = [(via, f"{label} (rank {ranks[pid]})") for via, ranks, label in channels if pid in ranks]
-            hits[pid] = _Hit(score, [v for v, _ in found], [w for _, w in found], (pid,))
+            hits[pid] = Hit(score, via=[v for v, _ in found], path=(pid,), why=[w for _, w in found])
         t1 = time.perf_counter()
         seeds = sorted(hits.items(), key=lambda kv: (-kv[1].score, kv[0]))[: cfg.seeds]
         if cfg.use_dng:
@@ -105,32 +96,10 @@ class EditionRetriever:
         return RetrievalResult(items=items, decomposition=Decomposition(), mode="edition", evidence=0.0,
                                relevance=relevance, timings=timings)
 
-    def _expand(self, seeds: list[tuple[str, float]], hits: dict[str, _Hit], cfg: RetrievalConfig) -> None:
-        """Add what the seeds cross-reference (up to ``cfg.depth`` hops), their parents and children."""
-        nav = self.nav
+    def _expand(self, seeds: list[tuple[str, float]], hits: dict[str, Hit], cfg: RetrievalConfig) -> None:
+        """Add what the seeds cross-reference (up to ``cfg.depth`` hops), their parents and children,
+        each with the seed's score decayed per hop (`DECAY`)."""
         for pid, score in seeds:
-            frontier, seen = [(pid,)], {pid}
-            for hop in range(1, cfg.depth + 1):
-                nxt = []
-                for path in frontier:
-                    for target in sorted(nav.refs_out.get(path[-1], ())):
-                        if target not in seen:
-                            seen.add(target)
-                            nxt.append((*path, target))
-                            self._add(hits, target, score * DECAY[Via.REFERS_TO] ** hop, Via.REFERS_TO,
-                                      f"cross-reference from {path[-1]}", (*path, target))
-                frontier = nxt
-            parent = nav.parent.get(pid)
-            if cfg.parents and parent:
-                self._add(hits, parent, score * DECAY[Via.PARENT], Via.PARENT, f"parent of {pid}", (pid, parent))
-            for child in nav.children.get(pid, []) if cfg.children else []:
-                self._add(hits, child, score * DECAY[Via.CHILD], Via.CHILD, f"child of {pid}", (pid, child))
-
-    @staticmethod
-    def _add(hits: dict[str, _Hit], pid: str, score: float, via: Via, why: str, path: tuple[str, ...]) -> None:
-        hit = hits.setdefault(pid, _Hit(0.0, [], [], path))
-        if via not in hit.via:
-            hit.via.append(via)
-            hit.why.append(why)
-        if score > hit.score:
-            hit.score, hit.path = score, path
+            for step in traverse(self.nav, pid, depth=cfg.depth, parents=cfg.parents, children=cfg.children):
+                hit = hits.setdefault(step.id, Hit(path=step.path))
+                hit.add(score * DECAY[step.via] ** step.hops, step.via, step.why, step.path)

@@ -13,8 +13,6 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field
-
 
 from bifrost.core.embeddings import Embedder
 from bifrost.core.graph.base import GraphStore
@@ -25,41 +23,10 @@ from bifrost.retrieval.decompose import Decomposition
 from bifrost.retrieval.eng_index import EngIndex
 from bifrost.retrieval.entity_matching import MatchMemo, match_entities, match_triples
 from bifrost.retrieval.fusion import rrf_score
+from bifrost.retrieval.result import DECAY, RetrievalResult
+from bifrost.retrieval.result import Hit as _Hit
 
 Lexical = Callable[[str, int], list[tuple[str, float]]]
-
-# How much of a seed's score an expansion keeps, per way of reaching it.
-DECAY = {Via.REFERS_TO: 0.7, Via.PARENT: 0.5, Via.CHILD: 0.6, Via.SIBLING: 0.35}
-
-
-@dataclass
-class _Hit:
-    score: float = 0.0
-    via: list[Via] = field(default_factory=list)
-    path: tuple[str, ...] = ()
-    why: list[str] = field(default_factory=list)
-
-    def add(self, score: float, via: Via, why: str, path: tuple[str, ...] = ()) -> None:
-        if via not in self.via:
-            self.via.append(via)
-            self.why.append(why)
-        if score > self.score:
-            self.score = score
-            if path:
-                self.path = path
-
-
-@dataclass
-class RetrievalResult:
-    """Ranked provisions with the evidence behind them."""
-
-    items: list[RetrievedItem]
-    decomposition: Decomposition
-    mode: str
-    evidence: float  # best cosine between a question entity and an entity of the corpus
-    relevance: float  # best cosine between the question and a provision (dense channel), else evidence
-    timings: dict[str, float]
-    cited: list[RetrievedItem] | None = None  # the answer-sized set when the ranker chose one
 
 
 class HybridRetriever:
@@ -132,30 +99,33 @@ class HybridRetriever:
             out[sid] = hit
         return out, mode, evidence
 
+    def _channel(self, question: str, cfg: RetrievalConfig, channel: Lexical | None) -> list[tuple[str, float]]:
+        """A ranked channel's (id, score) list for the question ([] without the channel)."""
+        return channel(question, max(cfg.top_n, cfg.seeds)) if channel is not None else []
+
     def _fuse(
-        self, question: str, hits: dict[str, _Hit], cfg: RetrievalConfig, channel: Lexical | None,
-        weight: float, via: Via, label: str,
-    ) -> list[tuple[str, float]]:
-        """Join a ranked channel (BM25 keywords, dense vectors) to the graph seeds, by scaled score
-        or reciprocal rank fusion; returns the channel's ranking."""
-        if channel is None:
-            return []
-        ranked = channel(question, max(cfg.top_n, cfg.seeds))
-        if weight <= 0 or not ranked:
-            return ranked
+        self, hits: dict[str, _Hit], cfg: RetrievalConfig,
+        channels: Sequence[tuple[list[tuple[str, float]], float, Via, str]],
+    ) -> None:
+        """Join ranked channels (ranking, weight, via, label) to the graph seeds, by scaled score or
+        reciprocal rank fusion. The seeds' scale (their best score, or their RRF ranks) is taken once,
+        before any channel joins, so each channel is fused against the graph seeds alone at its weight."""
+        channels = [c for c in channels if c[0] and c[1] > 0]
+        if not channels:
+            return
         if cfg.fusion == "rrf":
             graph_rank = sorted(hits, key=lambda pid: (-hits[pid].score, pid))
             for i, pid in enumerate(graph_rank, start=1):
                 hits[pid].score = rrf_score(i, cfg.rrf_k)
-        best = max(s for _, s in ranked) or 1.0
         top = max((h.score for h in hits.values()), default=1.0) or 1.0
-        for i, (pid, s) in enumerate(ranked, start=1):
-            hit = hits.setdefault(pid, _Hit())
-            hit.score += weight * rrf_score(i, cfg.rrf_k) if cfg.fusion == "rrf" else weight * top * s / best
-            if via not in hit.via:
-                hit.via.append(via)
-                hit.why.append(f"{label} (rank {i})")
-        return ranked
+        for ranked, weight, via, label in channels:
+            best = max(s for _, s in ranked) or 1.0
+            for i, (pid, s) in enumerate(ranked, start=1):
+                hit = hits.setdefault(pid, _Hit())
+                hit.score += weight * rrf_score(i, cfg.rrf_k) if cfg.fusion == "rrf" else weight * top * s / best
+                if via not in hit.via:
+                    hit.via.append(via)
+                    hit.why.append(f"{label} (rank {i})")
 
     # --- DNG traversal ---
     def _expand(
@@ -233,8 +203,10 @@ class HybridRetriever:
             hits, mode, evidence = self._candidates(question, d, cfg)
         else:
             hits, mode, evidence = {}, "lexical", 0.0
-        dense = self._fuse(question, hits, cfg, self.dense, cfg.dense_weight, Via.DENSE, "similar meaning")
-        self._fuse(question, hits, cfg, self.lexical, cfg.lexical_weight, Via.LEXICAL, "keyword match")
+        dense = self._channel(question, cfg, self.dense)
+        lexical = self._channel(question, cfg, self.lexical)
+        self._fuse(hits, cfg, [(dense, cfg.dense_weight, Via.DENSE, "similar meaning"),
+                               (lexical, cfg.lexical_weight, Via.LEXICAL, "keyword match")])
         relevance = dense[0][1] if dense else evidence
         t2 = time.perf_counter()
         seeds = sorted(hits.items(), key=lambda kv: (-kv[1].score, kv[0]))[: cfg.seeds]

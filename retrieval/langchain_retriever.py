@@ -6,29 +6,41 @@ corpus, official URL, score, how it was reached and its path.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
 
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from pydantic import ConfigDict
+from pydantic import ConfigDict, Field
+
+from bifrost.core.types import Provision
+from bifrost.retrieval.base import Retriever
 
 
 class BifrostRetriever(BaseRetriever):
-    """``BifrostRetriever(bifrost=Bifrost(settings), corpus="osha-1926", k=10)``."""
+    """The ``k`` best provisions of one corpus as documents::
+
+        with Bifrost(settings) as bf:
+            docs = BifrostRetriever(retriever=bf.retriever("osha-1926"), lookup=bf.lookup("osha-1926"), k=10)
+
+    ``retriever`` ranks the corpus (asked for at least ``k`` items, whatever its configured
+    ``top_n``); ``lookup`` reads a provision by id for the document's text (ids it does not know
+    are left out)."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    bifrost: Any
-    corpus: str = "osha-1926"
-    k: int = 10
+    retriever: Retriever
+    lookup: Callable[[str], Provision | None]
+    k: int = Field(default=10, gt=0)
 
     def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
-        result = self.bifrost.retriever(self.corpus).retrieve(query)
-        lookup = self.bifrost.lookup(self.corpus)
+        config = self.retriever.config
+        if config.top_n < self.k:
+            config = config.model_copy(update={"top_n": self.k})
+        result = self.retriever.retrieve(query, config)
         docs = []
         for it in result.items[: self.k]:
-            p = lookup(it.id)
+            p = self.lookup(it.id)
             if p is None:
                 continue
             docs.append(

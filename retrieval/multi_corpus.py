@@ -4,7 +4,10 @@ Each corpus answers with its own retriever, ranker and refusal rule; the answers
 corpora whose answer refused add nothing; the others are ordered by how close their first cited
 provision is to the question (the same embedder for every corpus, so the cosines compare, unlike
 the rankers' scores); retrieved lists are fused by reciprocal rank. Every statement, citation and
-retrieved item carries its corpus. When every corpus refuses, the merged answer refuses.
+retrieved item carries its corpus, and the text marks each citation ``[corpus id]``. When every
+corpus refuses, the merged answer refuses. A past edition answered from (``--as-of``) stays the
+merged answer's ``edition`` when it is the only one (its ``corpus`` says whose); the note names
+each corpus's past edition, as each corpus's own note does.
 """
 
 from __future__ import annotations
@@ -63,10 +66,13 @@ def fused_retrieved(answers: Sequence[Answer], k: int) -> list[RetrievedItem]:
 
 def merge_answers(question: str, answers: Sequence[Answer], embed: Callable[[list[str]], np.ndarray]) -> Answer:
     """One answer from the per-corpus answers (see the module docstring)."""
+    from bifrost.retrieval.answer_extractive import render  # numpy: not at import (see above)
+
     order = sorted(answers, key=lambda a: -closeness(question, a, embed))
     kept = [a for a in order if not a.refused]
     statements = [s.model_copy(update={"corpus": a.corpus}) for a in kept for s in a.statements]
     refusal = next((a.text for a in order if a.refused), "")
+    past = [a.edition for a in answers if a.edition is not None]
     timings: dict[str, float] = {}
     for a in answers:
         for stage, seconds in a.timings.items():
@@ -76,11 +82,12 @@ def merge_answers(question: str, answers: Sequence[Answer], embed: Callable[[lis
         corpus=SEPARATOR.join(a.corpus for a in answers),
         mode=AnswerMode.LLM if any(a.mode is AnswerMode.LLM for a in answers) else AnswerMode.EXTRACTIVE,
         refused=not kept,
-        text=refusal if not kept else "\n".join(a.text for a in kept),
+        text=refusal if not kept else render(statements),
         statements=statements,
         citations=[c for a in kept for c in a.citations],
         retrieved=fused_retrieved(order, max((len(a.retrieved) for a in answers), default=0)),
         unused=[f"{a.corpus}:{u}" for a in order for u in a.unused],
         timings=timings,
+        edition=past[0] if len(past) == 1 else None,
         note="; ".join(f"{a.corpus} {a.note}" for a in answers if a.note) or None,  # past editions, per corpus
     )

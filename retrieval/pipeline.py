@@ -3,11 +3,12 @@ or refuse. The facade, the web app, the MCP server and eval systems all call thi
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TypeVar
 
 from bifrost.core.embeddings import Embedder
 from bifrost.core.errors import BifrostError, NotFoundError
@@ -17,26 +18,20 @@ from bifrost.core.resources import Resources
 from bifrost.core.types import Answer, AnswerMode, Edition, Provision, Statement, make_uid
 from bifrost.retrieval.answer_extractive import render
 from bifrost.retrieval.answerability_model import AnswerabilityJudge, load_judge
+from bifrost.retrieval.base import CorpusRetriever
+from bifrost.retrieval.channels import Channels
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.decompose import ExtractorDecomposer
 from bifrost.retrieval.edition_retriever import EditionRetriever
-from bifrost.retrieval.eng_index import EngIndex
-from bifrost.retrieval.hybrid import HybridRetriever, RetrievalResult
-from bifrost.retrieval.ltr.evidence import Channels
-from bifrost.retrieval.ltr.navigator_index import NavigatorIndex
+from bifrost.retrieval.hybrid import HybridRetriever
+from bifrost.retrieval.navigator import NavigatorIndex
+from bifrost.retrieval.result import RetrievalResult
 
 REFUSAL_TEXT = "The indexed regulations do not answer this question."
+NO_ENTITY_NETWORK = ("The entity network of {corpus} is not built yet: answered by keyword and meaning search over the "
+                     "navigator graph (run `bifrost build entities --corpus {corpus}` for the full ranking).")
 
-
-class Retriever(Protocol):
-    """What the ask pipeline needs of a retriever (`HybridRetriever` and `LtrRetriever` both meet it)."""
-
-    config: RetrievalConfig
-
-    @property
-    def index(self) -> EngIndex: ...
-
-    def retrieve(self, question: str, config: RetrievalConfig | None = None) -> RetrievalResult: ...
+T = TypeVar("T")
 
 
 @dataclass
@@ -50,6 +45,7 @@ class CorpusParts:
     nav: NavigatorIndex
     containers: frozenset[str]
     decomposer: ExtractorDecomposer
+    has_entity_network: bool = True
 
     def prepare(self, questions: list[str], config: RetrievalConfig | None = None) -> None:
         """Parse every question in one extractor pass and encode all their texts in batches, so
@@ -78,51 +74,78 @@ class CorpusParts:
 
 
 class AskPipeline:
-    """Hybrid retrievers per corpus (indexes loaded once) and the answer step over them."""
+    """Hybrid retrievers per corpus (indexes loaded once) and the answer step over them.
 
-    def __init__(self, res: Resources, config: RetrievalConfig | None = None) -> None:
-        self.res = res
+    Safe to share between threads (the web server's): each corpus loads under its own re-entrant
+    lock, so threads asking the first question of a corpus at once load it once, and one corpus
+    loading never holds up questions to another."""
+
+    def __init__(self, resources: Resources, config: RetrievalConfig | None = None) -> None:
+        self.resources = resources
         self.config = config or RetrievalConfig()
-        self._retrievers: dict[str, Retriever] = {}
+        self._retrievers: dict[str, CorpusRetriever] = {}
         self._parts: dict[str, CorpusParts] = {}
         self._judges: dict[str, AnswerabilityJudge | None] = {}
         self._editions: dict[tuple[str, int, str], EditionRetriever] = {}
+        self._locks: dict[str, threading.RLock] = {}  # one per corpus, for every cache above
+        self._locks_guard = threading.Lock()
+
+    def _lock(self, corpus: str) -> threading.RLock:
+        with self._locks_guard:
+            return self._locks.setdefault(corpus, threading.RLock())
+
+    def _once(self, cache: dict, key: object, corpus: str, load: Callable[[], T]) -> T:
+        """``cache[key]``, loaded by ``load()`` the first time under ``corpus``'s lock (a thread that
+        asks meanwhile waits for that load; the thread loading may ask again, e.g. `retriever`
+        reading `parts`)."""
+        try:
+            return cache[key]
+        except KeyError:
+            pass
+        with self._lock(corpus):
+            if key not in cache:
+                cache[key] = load()
+            return cache[key]
 
     def forget(self, corpus: str | None = None) -> None:
         """Drop loaded indexes and rankers (after a rebuild or training) so the next question reloads them."""
-        for cache in (self._retrievers, self._parts, self._judges):
-            if corpus is None:
-                cache.clear()
-            else:
-                cache.pop(corpus, None)
-        for key in [k for k in self._editions if corpus is None or k[0] == corpus]:
-            del self._editions[key]
+        if corpus is None:
+            names = {*self._retrievers, *self._parts, *self._judges, *(key[0] for key in list(self._editions))}
+        else:
+            names = {corpus}
+        for name in names:
+            with self._lock(name):  # not while that corpus loads: the load would land after the drop
+                for cache in (self._retrievers, self._parts, self._judges):
+                    cache.pop(name, None)
+                for key in [k for k in list(self._editions) if k[0] == name]:
+                    del self._editions[key]
 
     def edition_retriever(self, edition: Edition) -> EditionRetriever:
         """The retriever of a past edition (lexical + dense fusion, that edition's navigator), loaded once."""
-        key = (edition.corpus, edition.number, edition.content_hash)
-        if key not in self._editions:
-            self.res.require_corpus(edition.corpus)
-            self._editions[key] = EditionRetriever.load(self.res.settings, edition, self.res.embedder, self.config)
-        return self._editions[key]
+        return self._once(self._editions, (edition.corpus, edition.number, edition.content_hash), edition.corpus,
+                          lambda: self._load_edition(edition))
 
-    def loaded(self, corpus: str) -> Retriever | None:
+    def _load_edition(self, edition: Edition) -> EditionRetriever:
+        self.resources.require_corpus(edition.corpus)
+        return EditionRetriever.load(self.resources.settings, edition, self.resources.embedder, self.config)
+
+    def loaded(self, corpus: str) -> CorpusRetriever | None:
         return self._retrievers.get(corpus)
 
-    def retriever(self, corpus: str) -> Retriever:
+    def retriever(self, corpus: str) -> CorpusRetriever:
         """The retriever of a corpus (learned ranker or hybrid, by `RetrievalConfig.ranker`), loaded once."""
-        if corpus not in self._retrievers:
-            self._retrievers[corpus] = self._load(corpus)
-        return self._retrievers[corpus]
+        return self._once(self._retrievers, corpus, corpus, lambda: self._load(corpus))
 
-    def _load(self, corpus: str) -> Retriever:
+    def _load(self, corpus: str) -> CorpusRetriever:
         from bifrost.retrieval.ltr.features import FEATURES
         from bifrost.retrieval.ltr.model import load_ranker
         from bifrost.retrieval.ltr.retriever import LtrRetriever
 
         parts = self.parts(corpus)
+        if not parts.has_entity_network:  # right after ingest: keywords, meaning and the navigator graph
+            return parts.hybrid(self.config.model_copy(update={"use_eng": False}))
         if self.config.ranker != "hybrid":
-            model = load_ranker(self.res.settings, corpus, FEATURES)
+            model = load_ranker(self.resources.settings, corpus, FEATURES)
             if model is not None:
                 return LtrRetriever(parts.channels, parts.nav, model, self.config)
             if self.config.ranker == "ltr":
@@ -131,9 +154,7 @@ class AskPipeline:
 
     def parts(self, corpus: str) -> CorpusParts:
         """The loaded indexes of a corpus (BM25, dense, entity network, navigator maps), loaded once."""
-        if corpus not in self._parts:
-            self._parts[corpus] = self._load_parts(corpus)
-        return self._parts[corpus]
+        return self._once(self._parts, corpus, corpus, lambda: self._load_parts(corpus))
 
     def _load_parts(self, corpus: str) -> CorpusParts:
         from bifrost.graph_builders.entities.extractors import make_entity_extractor
@@ -141,15 +162,11 @@ class AskPipeline:
         from bifrost.retrieval.baselines.bm25 import Bm25Ranker
         from bifrost.retrieval.baselines.documents import index_folder
         from bifrost.retrieval.eng_index import EngIndex
-        from bifrost.retrieval.ltr.evidence import Channels
         from bifrost.retrieval.ltr.model import ranker_encoder
-        from bifrost.retrieval.ltr.navigator_index import NavigatorIndex
 
-        res = self.res
+        res = self.resources
         res.require_corpus(corpus)
         index = EngIndex.load(res.sql, corpus, index_folder(res.settings.home, corpus))
-        if index.empty:
-            raise NotFoundError(f"corpus {corpus!r} has no entity network yet; run `bifrost build entities --corpus {corpus}`")
         decomposer = ExtractorDecomposer(make_entity_extractor(res, corpus, "auto"), normalize_name)
         provisions = res.sql.provisions(corpus)
         bm25 = Bm25Ranker(res.settings)
@@ -164,6 +181,7 @@ class AskPipeline:
             nav=NavigatorIndex.build(provisions, res.sql.references(corpus, dangling=False)),
             containers=frozenset(container_ids(provisions)),
             decomposer=decomposer,
+            has_entity_network=not index.empty,
         )
 
     def prepare(self, corpus: str, questions: list[str], config: RetrievalConfig | None = None) -> None:
@@ -177,9 +195,9 @@ class AskPipeline:
         from bifrost.retrieval.baselines.dense import DenseRanker
 
         if encoder is None:
-            dense = DenseRanker(self.res.settings, embedder=self.res.embedder)
+            dense = DenseRanker(self.resources.settings, embedder=self.resources.embedder)
         else:
-            s = self.res.settings
+            s = self.resources.settings
             embedder = SentenceTransformerEmbedder(str(encoder), runtime=s.embedding_runtime, num_threads=s.embedding_threads)
             dense = DenseRanker(s, model=str(encoder), embedder=embedder)
         dense.warm_up(corpus, provisions)
@@ -193,13 +211,14 @@ class AskPipeline:
 
     def judge(self, corpus: str) -> AnswerabilityJudge | None:
         """The answerability model of a corpus (None: refuse by the cosine rule), loaded once."""
-        if corpus not in self._judges:
-            parts = self.parts(corpus)
-            self._judges[corpus] = load_judge(self.res.settings, corpus, parts.channels, parts.nav, self.lookup(corpus))
-        return self._judges[corpus]
+        return self._once(self._judges, corpus, corpus, lambda: self._load_judge(corpus))
+
+    def _load_judge(self, corpus: str) -> AnswerabilityJudge | None:
+        parts = self.parts(corpus)
+        return load_judge(self.resources.settings, corpus, parts.channels, parts.nav, self.lookup(corpus))
 
     def lookup(self, corpus: str) -> Callable[[str], Provision | None]:
-        graph = self.res.graph
+        graph = self.resources.graph
         return lambda pid: graph.get_section(make_uid(corpus, pid))
 
     def ask(
@@ -214,7 +233,7 @@ class AskPipeline:
         if not question:
             raise BifrostError("the question is empty")
         t0 = time.perf_counter()
-        if edition is not None and edition.number != self.res.sql.edition(corpus).number:
+        if edition is not None and edition.number != self.resources.sql.edition(corpus).number:
             past = self.edition_retriever(edition)
             cfg = config or past.config
             result = past.retrieve(question, cfg)
@@ -222,6 +241,11 @@ class AskPipeline:
             return answer.model_copy(update={"edition": edition, "note": past.note()})
         retr = self.retriever(corpus)
         cfg = config or retr.config
+        if not self.parts(corpus).has_entity_network:
+            cfg = cfg.model_copy(update={"use_eng": False})
+            result = retr.retrieve(question, cfg)
+            answer = self.answer(question, corpus, result, cfg, t0, lookup=self.lookup(corpus), judge=None)
+            return answer.model_copy(update={"note": NO_ENTITY_NETWORK.format(corpus=corpus)})
         result = retr.retrieve(question, cfg)
         return self.answer(question, corpus, result, cfg, t0, lookup=self.lookup(corpus), judge=self.judge(corpus))
 
@@ -239,7 +263,7 @@ class AskPipeline:
         lookup = lookup or self.lookup(corpus)
         timings = dict(result.timings)
         t1 = time.perf_counter()
-        chat = self.res.chat_model
+        chat = self.resources.chat_model
         mode = AnswerMode.EXTRACTIVE if chat is None else AnswerMode.LLM
         refused = should_refuse(result, cfg.refuse_below, question, judge)
         statements = []
@@ -249,7 +273,7 @@ class AskPipeline:
         elif not refused:
             from bifrost.retrieval.answer_llm import LlmAnswerer
 
-            refused, statements, _dropped = LlmAnswerer(chat, self.res.settings.prompts_dir).answer(
+            refused, statements, _dropped = LlmAnswerer(chat, self.resources.settings.prompts_dir).answer(
                 question, result.items, lookup
             )
         timings["answer"] = time.perf_counter() - t1
@@ -275,8 +299,8 @@ class AskPipeline:
         from bifrost.retrieval.citations import cited_items
 
         cited = cited_items(result.items, result.cited, cfg.cite_ratio, cfg.cite_max)
-        reach = result.items[: cfg.answer_reach]
-        statements = extractive_statements(question, cited, lookup, self.res.embedder, cfg.answer_lead, reach)
+        reach = result.items[: cfg.fact_search_depth]
+        statements = extractive_statements(question, cited, lookup, self.resources.embedder, cfg.answer_lead, reach)
         if not statements:  # the cited provisions hold only headings: quote the best retrieved text
-            statements = extractive_statements(question, result.items[: cfg.cite_max], lookup, self.res.embedder, cfg.answer_lead)
+            statements = extractive_statements(question, result.items[: cfg.cite_max], lookup, self.resources.embedder, cfg.answer_lead)
         return statements

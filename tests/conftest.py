@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 from pathlib import Path
+from types import ModuleType
+from typing import NoReturn
 
 import pytest
 
@@ -33,7 +36,25 @@ def subprocess_env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": path, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 
 
+def skip_or_fail(reason: str) -> NoReturn:
+    """A missing service, file or package: a visible skip on a developer machine, a failure under
+    ``CI=true`` (CI never passes by skipping). Usable in a test, a fixture or at module level."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(reason)
+    pytest.skip(reason, allow_module_level=True)
+
+
+def import_or_skip(name: str, extra: str) -> ModuleType:
+    """``pytest.importorskip`` under the CI guard: the module, else `skip_or_fail` naming the extra."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        skip_or_fail(f"{name} is not installed: pip install 'bifrost-rag[{extra}]'")
+
+
 def find_shared_dir() -> Path | None:
+    """The shared data folder (``$BIFROST_SHARED_DIR``, else ``../shared``), None when absent; the one
+    place tests locate it (tests use the `shared_dir` fixture)."""
     env = os.environ.get("BIFROST_SHARED_DIR")
     for cand in ([Path(env)] if env else []) + [ROOT.parent / "shared"]:
         if (cand / "corpora").is_dir():
@@ -46,9 +67,7 @@ def shared_dir() -> Path:
     """The shared data folder; in CI its absence is a failure, elsewhere a skip."""
     d = find_shared_dir()
     if d is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("shared data folder not found (set BIFROST_SHARED_DIR or put it at ../shared)")
-        pytest.skip("shared data folder not found (set BIFROST_SHARED_DIR)")
+        skip_or_fail("shared data folder not found (set BIFROST_SHARED_DIR or put it at ../shared)")
     return d
 
 

@@ -1,28 +1,31 @@
-"""The `Bifrost` facade: one object over the Python API of every stage, for the edge.
+"""The `Bifrost` facade: one object over the Python API of every stage (`from bifrost import Bifrost`).
 
 The CLI, the web app and the MCP server are thin layers over this class; it only wires
-`Resources` (core) to the stages in `graph_builders`, `retrieval` and the stores, and holds
-no pipeline logic of its own.
+`Resources` (core) to the stages in `graph_builders`, `retrieval`, `eval` and the stores, and
+holds no pipeline logic of its own. Use it as a context manager, so that stores are closed.
+The module is over 400 lines because the public API is one class; every method is a few lines of
+wiring (what each stage does lives in its own module).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
+from bifrost.app.provision_view import ProvisionView, provision_at, provision_view
 from bifrost.core.corpora import corpus_spec, structure_file
 from bifrost.core.errors import NotFoundError
 from bifrost.core.graph.base import GraphStore
 from bifrost.core.graph.subgraph import navigator_subgraph
 from bifrost.core.resources import Resources, make_graph_store
 from bifrost.core.settings import Settings
-from bifrost.core.store import entity_tables, schema
-from bifrost.core.store.edition_diff import EditionDiff, diff_editions, snapshot_entities, word_diff
-from bifrost.core.store.edition_view import neighbourhood_at
+from bifrost.core.store import schema
+from bifrost.core.store.edition_diff import EditionDiff, diff_editions, snapshot_entities
 from bifrost.core.store.schema import SchemaStatus
 from bifrost.core.store.sql_store import SqlStore, raw_engine
 from bifrost.core.types import (
@@ -32,64 +35,71 @@ from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.multi_corpus import is_several, merge_answers, parse_corpora
 from bifrost.retrieval.pipeline import AskPipeline
 
+from bifrost.graph_builders.entities.base import EntityBuildReport
+
 if TYPE_CHECKING:  # pragma: no cover
+    from bifrost.eval.answerability import AnswerabilityReport
+    from bifrost.eval.ltr.train import TrainReport
+    from bifrost.eval.runner import RunResult
     from bifrost.graph_builders.consistency import CheckReport
+    from bifrost.retrieval.encoder.train import EncoderReport
 
 log = logging.getLogger(__name__)
 
 
-class Neighbour(BaseModel):
-    """A provision next to another one in the navigator graph."""
-
-    id: str
-    heading: str = ""
-    text: str | None = None
+BuildProgress = Callable[[str, int, "int | None"], None]
+"""``progress(stage, done, total)`` of `Bifrost.build`: stage ``ingest`` or ``entities``."""
 
 
-class ProvisionView(BaseModel):
-    """A provision with its neighbourhood in both graphs, for `graph show` and the web page."""
+class BuildReport(BaseModel):
+    """What `Bifrost.build` did: the ingest (with its navigator build) and the entity network build."""
 
-    provision: Provision
-    parent: Neighbour | None = None
-    children: list[Neighbour] = Field(default_factory=list)
-    references_out: list[dict] = Field(default_factory=list)
-    references_in: list[dict] = Field(default_factory=list)
-    dangling_references: list[dict] = Field(default_factory=list)
-    edition: Edition | None = Field(default=None, description="The edition shown when it is not the current one")
-    history: list[dict] = Field(default_factory=list, description="Earlier versions: edition range, change, text, word diff")
+    ingest: IngestReport
+    entities: EntityBuildReport | None = None
 
 
 class Bifrost:
-    """Build the dual graph for a corpus and answer questions over it."""
+    """Build the dual graph for a corpus and answer questions over it.
+
+    >>> with Bifrost() as bf:  # doctest: +SKIP
+    ...     bf.build("osha-1926")
+    ...     print(bf.ask("When are guardrails required?").text)
+    """
 
     def __init__(self, settings: Settings | None = None, config: RetrievalConfig | None = None) -> None:
-        self.res = Resources(settings)
-        self.settings = self.res.settings
-        self.pipeline = AskPipeline(self.res, config or RetrievalConfig.from_settings(self.settings))
+        self.resources = Resources(settings)
+        self.settings = self.resources.settings
+        self.pipeline = AskPipeline(self.resources, config or RetrievalConfig.from_settings(self.settings))
+
+    def __enter__(self) -> Bifrost:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
 
     @property
     def sql(self) -> SqlStore:
-        return self.res.sql
+        return self.resources.sql
 
     @property
     def graph(self) -> GraphStore:
-        return self.res.graph
+        return self.resources.graph
 
     @property
     def embedder(self):
-        return self.res.embedder
+        return self.resources.embedder
 
     @property
     def chat_model(self):
         """The configured chat model, or None (offline mode)."""
-        return self.res.chat_model
+        return self.resources.chat_model
 
     @property
     def retrieval_config(self) -> RetrievalConfig:
         return self.pipeline.config
 
     def close(self) -> None:
-        self.res.close()
+        self.resources.close()
 
     # --- the SQL store's schema (without opening the store, which refuses an outdated server schema) ---
     def db_status(self) -> SchemaStatus:
@@ -117,9 +127,11 @@ class Bifrost:
 
     def ingest(
         self, corpus: str, paths: Sequence[Path] | None = None, progress: Callable[[str], None] | None = None,
-        date: str | None = None, allow_older: bool = False,
+        date: str | None = None, allow_older: bool = False, navigator: bool = True,
     ) -> IngestReport:
-        """Parse and store sources (default: the corpus's known sources) as a new edition of the corpus."""
+        """Parse and store sources (default: the corpus's known sources) as a new edition of the corpus,
+        then (unless ``navigator`` is False) bring the Document Navigator Graph up to date with it; the
+        navigator build's report is ``report.navigator``."""
         from bifrost.graph_builders.ingest import ingest_sources
 
         spec = corpus_spec(corpus)
@@ -129,10 +141,37 @@ class Bifrost:
         if struct and spec.jurisdiction == "us-cfr":
             opts["structure_path"] = struct
         with self.sql.writer_lock(corpus):
-            return ingest_sources(
+            report = ingest_sources(
                 self.sql, corpus, paths, jurisdiction=spec.jurisdiction, progress=progress, date=date,
                 allow_older=allow_older, **opts,
             )
+        if navigator and report.files_ok:
+            report.navigator = self.build_navigator(corpus)
+            self.pipeline.forget(corpus)
+        return report
+
+    def build(
+        self, corpus: str = "osha-1926", sources: Sequence[Path] | None = None, *, entities: bool = True,
+        extractor: str = "auto", progress: BuildProgress | None = None, date: str | None = None,
+        allow_older: bool = False,
+    ) -> BuildReport:
+        """The whole build of a corpus: ingest its sources (default: the corpus's known sources), the
+        Document Navigator Graph, then (unless ``entities`` is False) the Entity Network Graph and the index
+        files. ``progress(stage, done, total)`` is told how far each stage got (total None: unknown).
+        `ask` works after the ingest alone (lexical + dense retrieval over the navigator graph)."""
+        tell = progress or (lambda _stage, _done, _total: None)
+        files = [0]
+
+        def ingested(_path: str) -> None:
+            files[0] += 1
+            tell("ingest", files[0], len(sources) if sources else None)
+
+        report = self.ingest(corpus, sources, ingested, date=date, allow_older=allow_older)
+        built = BuildReport(ingest=report)
+        if entities and report.files_ok:
+            tell("entities", 0, None)
+            built.entities = self.build_entities(corpus, extractor, progress=lambda done, total: tell("entities", done, total))
+        return built
 
     def reference_extractor(self, corpus: str):
         """The rule-based reference extractor for the corpus's jurisdiction."""
@@ -150,7 +189,7 @@ class Bifrost:
 
     # --- reading ---
     def require_corpus(self, corpus: str) -> None:
-        self.res.require_corpus(corpus)
+        self.resources.require_corpus(corpus)
 
     def stats(self, corpus: str) -> GraphStats:
         self.require_corpus(corpus)
@@ -169,11 +208,6 @@ class Bifrost:
         """Ids a provision cross-references (REFERS_TO targets)."""
         return [split_uid(t)[1] for t, _ in self.graph.references_out(make_uid(corpus, provision_id))]
 
-    def _neighbour(self, uid: str, with_text: bool = False) -> Neighbour:
-        p = self.graph.get_section(uid)
-        pid = split_uid(uid)[1]
-        return Neighbour(id=pid, heading=p.heading if p else "", text=(p.text if p and with_text else None))
-
     def show(self, corpus: str, provision_id: str, as_of: str | None = None) -> ProvisionView:
         """A provision with parent, children, references out and in, and its earlier versions;
         ``as_of`` (a date or an edition number) shows it as it stood in an earlier edition."""
@@ -181,51 +215,8 @@ class Bifrost:
         if as_of is not None:
             edition = self.edition(corpus, as_of)
             if edition.number != self.sql.edition(corpus).number:
-                return self._show_at(edition, provision_id)
-        uid = make_uid(corpus, provision_id)
-        p = self.graph.get_section(uid)
-        if p is None:
-            retired = [v for v in self.sql.versions_of(corpus, provision_id) if v[2] == "removed"]
-            if retired:
-                gone = self.sql.edition(corpus, retired[0][1])
-                raise NotFoundError(
-                    f"provision {provision_id!r} of {corpus!r} was removed in edition {gone.number} "
-                    f"({gone.date or 'undated'}); show it with --as-of {retired[0][0]} (an earlier edition)"
-                )
-            raise NotFoundError(f"provision {provision_id!r} is not in corpus {corpus!r}")
-        parent = self.graph.parent(uid)
-        dangling = [
-            {"raw": r.raw, "reason": r.reason} for r in self.sql.references(corpus, dangling=True) if r.source_id == provision_id
-        ]
-        return ProvisionView(
-            provision=p,
-            parent=self._neighbour(parent) if parent else None,
-            children=[self._neighbour(c) for c in self.graph.children(uid)],
-            references_out=[{"id": split_uid(t)[1], "text": raw} for t, raw in self.graph.references_out(uid)],
-            references_in=[{"id": split_uid(s)[1], "text": raw} for s, raw in self.graph.references_in(uid)],
-            dangling_references=dangling,
-            history=self._history(corpus, p),
-        )
-
-    def _show_at(self, edition: Edition, provision_id: str) -> ProvisionView:
-        n = neighbourhood_at(self.sql, edition, provision_id)
-        return ProvisionView(
-            provision=n.provision,
-            parent=Neighbour(id=n.parent.id, heading=n.parent.heading) if n.parent else None,
-            children=[Neighbour(id=c.id, heading=c.heading) for c in n.children],
-            references_out=[{"id": t, "text": raw} for t, raw in n.references_out],
-            references_in=[{"id": s, "text": raw} for s, raw in n.references_in],
-            dangling_references=[{"raw": raw, "reason": reason} for raw, reason in n.dangling],
-            edition=edition,
-        )
-
-    def _history(self, corpus: str, current: Provision) -> list[dict]:
-        dates = {e.number: e.date for e in self.sql.editions(corpus)}
-        return [
-            {"valid_from": frm, "valid_to": to, "until": dates.get(to), "change": change, "text": old.text,
-             "heading": old.heading, "diff": word_diff(old.text, current.text)}
-            for frm, to, change, old in self.sql.versions_of(corpus, current.id)
-        ]
+                return provision_at(self.sql, edition, provision_id)
+        return provision_view(self.sql, self.graph, corpus, provision_id)
 
     def provisions_page(self, corpus: str, offset: int = 0, limit: int = 100) -> list[Provision]:
         """A page of a corpus's provisions in document order (for listings such as MCP resources)."""
@@ -249,7 +240,7 @@ class Bifrost:
 
     # --- the entity network ---
     def usage_report(self) -> dict:
-        return self.res.usage_counter.report().model_dump(mode="json")
+        return self.resources.usage_counter.report().model_dump(mode="json")
 
     def build_entities(
         self, corpus: str, extractor: str = "auto", tau: float | None = None,
@@ -261,7 +252,7 @@ class Bifrost:
         from bifrost.graph_builders.entities.pipeline import build_corpus_entities
 
         with self.sql.writer_lock(corpus):
-            report = build_corpus_entities(self.res, corpus, extractor, tau, progress, subparts, search)
+            report = build_corpus_entities(self.resources, corpus, extractor, tau, progress, subparts, search)
             snapshot_entities(self.sql, corpus)
         self.write_indexes(corpus)
         return report
@@ -282,15 +273,21 @@ class Bifrost:
         return self.sql.editions(corpus)
 
     def edition(self, corpus: str, spec: str | int | None = None) -> Edition:
-        """An edition by number or by date (the one valid on it); the current one when spec is None."""
-        self.require_corpus(corpus)
-        if spec is None or isinstance(spec, int) or str(spec).isdigit():
-            return self.sql.edition(corpus, None if spec is None else int(spec))
-        return self.sql.edition(corpus, as_of=str(spec))
+        """An edition by number (``2``) or by date (``2025-01-01`` or ``20250101``: the one valid on it);
+        the current one, valid today, when spec is None."""
+        from bifrost.core.store.editions import edition_spec
 
-    def _as_of(self, corpus: str, as_of: str | None) -> Edition | None:
-        """The edition ``as_of`` names (None: the current one); NotFoundError before the first edition."""
-        return None if as_of is None else self.edition(corpus, as_of)
+        self.require_corpus(corpus)
+        if spec is None:
+            return self.sql.current_edition(corpus)
+        number, when = edition_spec(spec)
+        return self.sql.edition(corpus, number, when)
+
+    def _as_of(self, corpus: str, as_of: str | None) -> Edition:
+        """The edition to answer from: the one ``as_of`` names, else the current one (so that no date and
+        today's date agree). The pipeline reads it from the provisions table when the table holds it, else
+        from the history, as after ``ingest --allow-older``. NotFoundError before the first edition."""
+        return self.sql.current_edition(corpus) if as_of is None else self.edition(corpus, as_of)
 
     def diff(self, corpus: str, old: str | int | None = None, new: str | int | None = None) -> EditionDiff:
         """What changed from one edition to another (default: from the previous edition to the current one)."""
@@ -324,33 +321,11 @@ class Bifrost:
 
     def entity_view(self, corpus: str, name: str) -> dict:
         """An entity (exact normalized name, else the closest by embedding), its provisions and relations."""
-        from bifrost.graph_builders.entities.normalize import normalize_name
-        from bifrost.retrieval.baselines.documents import index_folder
-        from bifrost.retrieval.eng_index import EngIndex
+        from bifrost.app.entity_view import entity_view
 
         self.require_corpus(corpus)
-        wanted = normalize_name(name, "")
-        with self.sql.session() as s:
-            entity = entity_tables.find_entity(s, corpus, wanted)
-        if entity is None:
-            loaded = self.pipeline.loaded(corpus)
-            index = loaded.index if loaded is not None else EngIndex.load(self.sql, corpus, index_folder(self.settings.home, corpus))
-            best = index.match_entities(self.embedder.embed([wanted]), 1, 0.0)[0] if not index.empty else []
-            if not best:
-                raise NotFoundError(f"no entity {name!r} in corpus {corpus!r}")
-            with self.sql.session() as s:
-                entity = entity_tables.find_entity(s, corpus, best[0].key)
-        if entity is None:
-            raise NotFoundError(f"no entity {name!r} in corpus {corpus!r}")
-        with self.sql.session() as s:
-            rels = entity_tables.relations_of(s, corpus, entity.name)
-        return {
-            "name": entity.name,
-            "label": entity.label,
-            "asked": name,
-            "provisions": list(entity.section_ids),
-            "relations": [{"head": t.head, "relation": t.relation, "tail": t.tail, "provisions": list(t.section_ids)} for t in rels],
-        }
+        loaded = self.pipeline.loaded(corpus)
+        return entity_view(self.sql, self.settings, self.embedder, corpus, name, loaded.index if loaded is not None else None)
 
     def export_neo4j(self, corpus: str) -> dict:
         """Write both graphs of a corpus to the configured Neo4j server (for analysts)."""
@@ -367,7 +342,80 @@ class Bifrost:
             neo.close()
         return {"navigator": nav.model_dump(), "entities": ents, "stats": stats.model_dump()}
 
+    # --- training and evaluation (each run opens its own stores; the served models are reloaded after) ---
+    def train_ranker(self, questions: Sequence[Path | str], corpus: str = "osha-1926", **options: Any) -> TrainReport:
+        """Cross-validate the learned ranker on question sets beside the baselines, then fit and store it
+        in the home (options: those of `bifrost.eval.ltr.train.train_ranker`, e.g. ``folds``, ``store``)."""
+        from bifrost.eval.ltr.train import train_ranker
+
+        report = train_ranker(self.settings, corpus, [Path(q) for q in questions], **options)
+        self.pipeline.forget(corpus)
+        return report
+
+    def train_answerability(self, questions: Sequence[Path | str], corpus: str = "osha-1926", **options: Any) -> AnswerabilityReport:
+        """Cross-validate and store the model that decides when to refuse (options: those of
+        `bifrost.eval.answerability.train_answerability`)."""
+        from bifrost.eval.answerability import train_answerability
+
+        report = train_answerability(self.settings, corpus, [Path(q) for q in questions], **options)
+        self.pipeline.forget(corpus)
+        return report
+
+    def train_encoder(self, corpus: str = "osha-1926", **options: Any) -> EncoderReport:
+        """Fine-tune the embedding model on the corpus's own pairs (no labels; options: those of
+        `bifrost.retrieval.encoder.train.train_encoder`)."""
+        from bifrost.retrieval.encoder.train import train_encoder
+
+        return train_encoder(self.settings, corpus, **options)
+
+    def evaluate(
+        self, questions: Path | str, corpus: str = "osha-1926", systems: Sequence[str] | str = "bm25,dense,rrf,bifrost-ltr",
+        out_dir: Path | str | None = None, **options: Any,
+    ) -> RunResult:
+        """Run a question set against systems and score them (metrics, per-question rows, report and plots
+        in ``out_dir``, default a new folder under ``$BIFROST_HOME/runs``; options: those of
+        `bifrost.eval.runner.run_eval`, e.g. ``limit``, ``as_of``)."""
+        from bifrost.core.extras import require_extra
+        from bifrost.eval.registry import make_default_registry
+        from bifrost.eval.runner import run_eval
+
+        require_extra("eval")
+        if out_dir is None:
+            stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
+            out_dir = self.settings.home / "runs" / f"{corpus}-{stamp}"
+        return run_eval(corpus, questions, systems, out_dir, self.settings, registry=make_default_registry(), **options)
+
+    def evaluate_answers(self, questions: Sequence[Path | str], corpus: str = "osha-1926", **options: Any) -> dict[str, Any]:
+        """Score the answers themselves (options: those of `bifrost.eval.answers.run`); ``report`` holds the
+        markdown report."""
+        from bifrost.eval.answers import report_md, run
+
+        summary = run(self.settings, corpus, [Path(q) for q in questions], **options)
+        return {**summary, "report": report_md(summary, options.get("command", ""))}
+
+    @staticmethod
+    def compare_runs(run_a: Path | str, run_b: Path | str) -> dict[str, Any]:
+        """Paired tests (Wilcoxon, exact McNemar) between two `evaluate` output folders."""
+        from bifrost.eval.compare import compare_runs
+
+        return compare_runs(Path(run_a), Path(run_b))
+
+    def download(self, part: str = "1926", title: int = 29, date: str = "current") -> Path:
+        """eCFR XML of a CFR part (needs internet; cached under ``$BIFROST_HOME/downloads``)."""
+        from bifrost.graph_builders.scrape.ecfr_download import download_part
+
+        return download_part(title, part, self.settings.home / "downloads", date=date)
+
     # --- asking ---
+    def corpora_in(self, corpus: str) -> list[str]:
+        """The corpora a corpus option names: one name, ``a,b`` or ``all`` (one-line errors for unknown names)."""
+        return parse_corpora(corpus, self.corpora()) if is_several(corpus) else [corpus]
+
+    def warm_up(self, corpus: str) -> None:
+        """Load the indexes and ranker of a corpus (or of each corpus named) now, not on the first question."""
+        for name in self.corpora_in(corpus):
+            self.retriever(name)
+
     def retriever(self, corpus: str):
         """The hybrid retriever of a corpus, its indexes loaded once."""
         return self.pipeline.retriever(corpus)
@@ -380,8 +428,9 @@ class Bifrost:
 
     def search(self, query: str, corpus: str = "osha-1926", k: int = 10) -> list[RetrievedItem]:
         """The ``k`` best provisions for a query, each with how it was reached (no answer step)."""
-        config = self.retrieval_config.model_copy(update={"top_n": k})
-        return self.retriever(corpus).retrieve(query, config).items[:k]
+        retriever = self.retriever(corpus)
+        config = retriever.config.model_copy(update={"top_n": max(k, retriever.config.top_n)})
+        return retriever.retrieve(query, config).items[:k]
 
     def ask(
         self, question: str, corpus: str = "osha-1926", config: RetrievalConfig | None = None, as_of: str | None = None,

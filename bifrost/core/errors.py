@@ -72,3 +72,17 @@ class MissingExtraError(BifrostError):
         self.package = package
         self.extra = extra
         super().__init__(f"this needs the {package!r} package: pip install 'bifrost-rag[{extra}]'")
+
+
+class EntityBuildAborted(BifrostError):
+    """An entity build that stopped before writing: the stored network is untouched.
+
+    Extractions already journaled (LLM extractor) are kept, so running the build again resumes;
+    ``report`` is the build's `EntityBuildReport` so far, when there is one.
+    """
+
+    def __init__(self, corpus: str, reason: str, report: object | None = None) -> None:
+        self.corpus = corpus
+        self.reason = " ".join(reason.split())
+        self.report = report
+        super().__init__(f"entity build of {corpus!r} stopped, nothing written (the previous entity network is kept): {self.reason}")

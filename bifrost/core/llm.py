@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from langchain_core.caches import BaseCache
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage
@@ -63,12 +64,14 @@ def make_chat_model(
     timeout: float | None = None,
     max_retries: int | None = None,
     requests_per_second: float | None = None,
+    cache: BaseCache | None = None,
 ) -> BaseChatModel | None:
     """A ``ChatOpenAI`` for ``settings.llm_model``, or None when no model is set (offline mode).
 
     ``timeout``/``max_retries``/``requests_per_second`` fall back to the settings fields
-    ``llm_timeout``, ``llm_max_retries`` and ``llm_requests_per_second`` when present. No network
-    call happens here.
+    ``llm_timeout``, ``llm_max_retries`` and ``llm_requests_per_second`` when present. ``cache``
+    (`make_llm_cache`) keeps this model's replies; None leaves it to LangChain's process-wide cache,
+    which Bifrost never sets. No network call happens here.
     """
     if not settings.llm_model:
         return None
@@ -92,6 +95,8 @@ def make_chat_model(
         kwargs["base_url"] = base_url
     if requests_per_second:
         kwargs["rate_limiter"] = make_rate_limiter(requests_per_second)
+    if cache is not None:
+        kwargs["cache"] = cache
     try:
         from langchain_openai import ChatOpenAI
 
@@ -125,34 +130,38 @@ def model_id(chat_model: BaseChatModel) -> str:
     return chat_model._llm_type
 
 
-def configure_llm_cache(path: str | Path | None) -> None:
-    """Install (or, with None, remove) LangChain's global persistent SQLite LLM cache.
+def make_llm_cache(path: str | Path) -> BaseCache:
+    """A persistent SQLite LLM cache at ``path``, for one chat model (``make_chat_model(cache=...)``).
 
     Entries are keyed by the model's parameters and the exact prompt, so rebuilding unchanged
     provisions makes no model calls. Replies found invalid (`forget_invalid_reply`) are not served
-    again, so a build rerun after a server answered garbage asks the model anew. This is the one
-    global the project sets; the CLI calls it.
+    again, so a build rerun after a server answered garbage asks the model anew.
     """
-    from langchain_core.globals import set_llm_cache
-
-    if path is None:
-        set_llm_cache(None)
-        return
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         from langchain_community.cache import SQLiteCache
     except ImportError as e:
         raise ModelUnavailableError("langchain-community is not installed: pip install langchain-community") from e
-    set_llm_cache(_validated_cache_class(SQLiteCache)(database_path=str(path)))
+    cache = _validated_cache_class(SQLiteCache)(database_path=str(path))
     logger.info("LLM cache at %s", path)
+    return cache
 
 
-def forget_invalid_reply(text: str) -> None:
-    """Tell the installed LLM cache that a reply was invalid: lookups that would return it miss."""
+def cache_of(chat_model: BaseChatModel) -> BaseCache | None:
+    """The cache LangChain keeps ``chat_model``'s replies in: its own (``cache=``), else the
+    process-wide one (None when that is unset or the model's ``cache`` is False)."""
     from langchain_core.globals import get_llm_cache
 
-    reject = getattr(get_llm_cache(), "reject_reply", None)
+    if isinstance(chat_model.cache, BaseCache):
+        return chat_model.cache
+    return None if chat_model.cache is False else get_llm_cache()
+
+
+def forget_invalid_reply(cache: BaseCache | None, text: str) -> None:
+    """Tell ``cache`` (a `make_llm_cache` one) that a reply was invalid: lookups that would return it
+    miss. Other caches, and None, are left as they are."""
+    reject = getattr(cache, "reject_reply", None)
     if reject is not None:
         reject(text)
 

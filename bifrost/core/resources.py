@@ -79,12 +79,10 @@ class Resources:
         from bifrost.core.extras import require_extra
 
         require_extra("llm")
-        from bifrost.core.llm import configure_llm_cache, make_chat_model
+        from bifrost.core.llm import make_chat_model, make_llm_cache
 
-        model = make_chat_model(self.settings)
-        if model is not None:
-            configure_llm_cache(self.settings.llm_cache_path or self.settings.home / "llm_cache.db")
-        return model
+        cache = make_llm_cache(self.settings.llm_cache_path or self.settings.home / "llm_cache.db")
+        return make_chat_model(self.settings, cache=cache)  # this home's cache, not a process-wide one
 
     @cached_property
     def usage_counter(self) -> Any:

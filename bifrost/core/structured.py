@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, Generic, NamedTuple, TypeVar
 
+from langchain_core.caches import BaseCache
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import Runnable, RunnableConfig
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -132,11 +133,14 @@ def invoke_structured(
     max_repairs: int = 2,
     check: Callable[[M], None] | None = None,
     config: RunnableConfig | None = None,
+    cache: BaseCache | None = None,
 ) -> Structured[M]:
     """Render ``prompt``, call ``model`` and validate the reply; on invalid output feed the error back.
 
-    ``check`` may raise `InvalidOutputError` for semantic problems (also fed back). Model errors
-    (timeouts, ...) propagate unchanged; retrying them is the caller's ``with_retry`` job.
+    ``check`` may raise `InvalidOutputError` for semantic problems (also fed back). ``cache``: where
+    the model keeps its replies (`bifrost.core.llm.cache_of`); an invalid reply is rejected there, so
+    that a rerun asks the model again. Model errors (timeouts, ...) propagate unchanged; retrying
+    them is the caller's ``with_retry`` job.
     """
     if max_repairs < 0:
         raise ValueError(f"max_repairs must be >= 0, got {max_repairs}")
@@ -153,7 +157,7 @@ def invoke_structured(
             return Structured(value, attempt)
         except InvalidOutputError as e:
             last = e
-            forget_invalid_reply(text)  # a rerun must ask the model again, not replay this reply from the cache
+            forget_invalid_reply(cache, text)  # a rerun must ask the model again, not replay this reply from the cache
             logger.debug("%s: invalid output (attempt %d): %s", prompt.id, attempt + 1, e.reason)
             messages = [*messages, AIMessage(text), HumanMessage(prompt.render_repair(error=e.reason))]
     assert last is not None

@@ -170,6 +170,22 @@ class ReviewItem(Frozen):
     ratio: float
 
 
+class NavigatorReport(BaseModel):
+    """What a navigator build wrote."""
+
+    corpus: str
+    sections: int = 0
+    sections_removed: int = 0
+    edges_removed: int = 0
+    references_added: int = 0
+    references_retired: int = 0
+    has_edges: int = 0
+    refers_to_edges: int = 0
+    dangling: int = 0
+    dangling_by_reason: dict[str, int] = Field(default_factory=dict)
+    seconds: float = 0.0
+
+
 class IngestReport(BaseModel):
     """What one ingest run did, per file and overall."""
 
@@ -184,6 +200,7 @@ class IngestReport(BaseModel):
     oddities: list[str] = Field(default_factory=list)
     removed: list[str] = Field(default_factory=list)
     edition: Edition | None = Field(default=None, description="The edition this ingest recorded; None when nothing changed")
+    navigator: NavigatorReport | None = Field(default=None, description="The navigator build that followed (None: not built)")
 
 
 class GraphStats(BaseModel):

@@ -16,7 +16,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from bifrost.core.types import content_hash
-from bifrost.eval.ltr.dataset import Group, Progress, collect, fold_of
+from bifrost.eval.ltr.dataset import Group, Progress, collect
+from bifrost.eval.splits import fold_of
 from bifrost.eval.questions import Question
 from bifrost.retrieval.baselines.bm25 import Bm25Ranker
 from bifrost.retrieval.baselines.documents import build_documents, index_folder
@@ -54,23 +55,26 @@ def cached_encoder(base_model: str, pairs: Sequence[Pair], cache: Path, say: Say
 def collect_adapted(
     pipeline: AskPipeline, corpus: str, questions: Sequence[Question], encoder_questions: Sequence[Question],
     cfg: RetrievalConfig, folds: int, hybrid: bool = True, say: Say | None = None, progress: Progress | None = None,
+    fold_key: Callable[[Question], str] | None = None,
 ) -> tuple[list[Group], list[Pair]]:
     """Cross-fitted groups of ``questions`` (fold k read by an encoder that never saw fold k's texts),
-    and the pairs of every encoder question (what the stored encoder is trained on)."""
+    and the pairs of every encoder question (what the stored encoder is trained on). ``fold_key`` (a
+    question -> its fold's name, e.g. its question set for leave-one-set-out) replaces the k folds."""
     say = say or (lambda _m: None)
-    res = pipeline.res
+    key = fold_key or (lambda q: f"fold {fold_of(q.id, folds) + 1}/{folds}")
+    resources = pipeline.resources
     parts = pipeline.parts(corpus)
-    provisions = res.sql.provisions(corpus)
+    provisions = resources.sql.provisions(corpus)
     docs = build_documents(provisions, "context")
     documents = dict(zip(docs.ids, docs.texts))
-    cache = encoder_cache(res.settings.home, corpus)
+    cache = encoder_cache(resources.settings.home, corpus)
     cache.mkdir(parents=True, exist_ok=True)
     by_id: dict[str, Group] = {}
     ranked = bm25_ranking(parts.channels.bm25)
-    for k, pairs in fold_pairs(questions, encoder_questions, folds, documents, ranked).items():
-        held = [q for q in questions if fold_of(q.id, folds) == k]
-        say(f"fold {k + 1}/{folds}: dense encoder on {len(pairs)} pairs")
-        folder = cached_encoder(res.settings.embedding_model, pairs, cache, say)
+    for name, pairs in fold_pairs(questions, encoder_questions, key, documents, ranked).items():
+        held = [q for q in questions if key(q) == name]
+        say(f"{name}: dense encoder on {len(pairs)} pairs")
+        folder = cached_encoder(resources.settings.embedding_model, pairs, cache, say)
         fold_parts = replace(parts, channels=parts.channels.with_ranking_dense(pipeline.dense_ranker(corpus, provisions, folder)))
         for g in collect(fold_parts, held, cfg, hybrid=hybrid, progress=progress):
             by_id[g.question.id] = g
@@ -103,21 +107,20 @@ def bm25_ranking(bm25: Bm25Ranker, depth: int = HARD_NEGATIVE_DEPTH) -> Callable
 
 
 def fold_pairs(
-    questions: Sequence[Question], encoder_questions: Sequence[Question], folds: int, documents: dict[str, str],
-    ranked: Callable[[str], Sequence[str]] | None = None,
-) -> dict[int, list[Pair]]:
-    """For each fold holding ranker questions: the pairs of every encoder question whose text is not
-    one of that fold's questions (the encoder that reads fold k never saw a question of fold k).
-    A fold left without pairs is a `ValueError`."""
-    out: dict[int, list[Pair]] = {}
-    for k in range(folds):
-        held = {question_key(q.question) for q in questions if fold_of(q.id, folds) == k}
-        if held:
-            out[k] = question_pairs([(q.question, q.gold) for q in encoder_questions
-                                     if q.answerable and question_key(q.question) not in held], documents, ranked)
-            if not out[k]:
-                raise ValueError(f"no --encoder-questions question outside fold {k + 1} has a gold provision of this "
-                                 "corpus with text; give a question set for this corpus")
+    questions: Sequence[Question], encoder_questions: Sequence[Question], key: Callable[[Question], str],
+    documents: dict[str, str], ranked: Callable[[str], Sequence[str]] | None = None,
+) -> dict[str, list[Pair]]:
+    """For each fold (``key``: a question -> its fold's name) holding ranker questions: the pairs of every
+    encoder question whose text is not one of that fold's questions (the encoder that reads a fold never
+    saw one of its questions). A fold left without pairs is a `ValueError`."""
+    out: dict[str, list[Pair]] = {}
+    for name in dict.fromkeys(key(q) for q in questions):
+        held = {question_key(q.question) for q in questions if key(q) == name}
+        out[name] = question_pairs([(q.question, q.gold) for q in encoder_questions
+                                    if q.answerable and question_key(q.question) not in held], documents, ranked)
+        if not out[name]:
+            raise ValueError(f"no --encoder-questions question outside {name} has a gold provision of this "
+                             "corpus with text; give a question set for this corpus")
     return out
 
 
@@ -125,7 +128,7 @@ def store_encoder(pipeline: AskPipeline, corpus: str, pairs: Sequence[Pair], tar
     """Fine-tune (or reuse) the encoder on all ``pairs``, copy it to ``target`` and embed the corpus with it
     there, so the first question after training finds its index."""
     say = say or (lambda _m: None)
-    settings = pipeline.res.settings
+    settings = pipeline.resources.settings
     folder = cached_encoder(settings.embedding_model, pairs, encoder_cache(settings.home, corpus), say)
     tmp = target.with_name(target.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from bifrost.eval.ltr.dataset import Group, fold_of
+from bifrost.eval.ltr.dataset import Group
+from bifrost.eval.splits import Split, fold_of, k_fold
 from bifrost.eval.metrics import both_at, hierarchy_prf, ranking_metrics, set_prf
 from bifrost.eval.stats import bootstrap_ci
 from bifrost.retrieval.ltr.features import FEATURE_GROUPS, FEATURES, columns_without
@@ -21,10 +22,23 @@ DELTAS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0)
 TOP_N = 20
 
 
+class Fitted(NamedTuple):
+    """A fitted booster and the model size (`PARAM_GRID` entry) it was fitted with."""
+
+    booster: Any
+    size: dict[str, Any]
+
+
 def fit(groups: Sequence[Group], columns: Sequence[int], size: dict[str, Any] | None = None, seed: int = 0) -> Any:
+    """A LambdaRank booster on the trainable groups (see `fit_sized`, which also says the size chosen)."""
+    return fit_sized(groups, columns, size, seed).booster
+
+
+def fit_sized(groups: Sequence[Group], columns: Sequence[int], size: dict[str, Any] | None = None,
+              seed: int = 0) -> Fitted:
     """A LambdaRank booster on the trainable groups, over the given feature columns and model size
-    (default: the size chosen by `select_size` on these groups); ``seed`` draws LightGBM's row and
-    column samples."""
+    (default: the size chosen by `select_size` on these groups), with that size; ``seed`` draws
+    LightGBM's row and column samples."""
     import lightgbm
 
     train = [g for g in groups if g.trainable and len(g.ids) > 1]
@@ -36,9 +50,7 @@ def fit(groups: Sequence[Group], columns: Sequence[int], size: dict[str, Any] | 
     params = {**LGBM_PARAMS, **size, "random_state": seed, "monotone_constraints": monotone_constraints([FEATURES[i] for i in columns])}
     model = lightgbm.LGBMRanker(**params)
     model.fit(x, y, group=[len(g.ids) for g in train])
-    booster = model.booster_
-    booster.chosen_size = size  # recorded on the model card
-    return booster
+    return Fitted(model.booster_, size)
 
 
 def select_size(groups: Sequence[Group], columns: Sequence[int], folds: int = 3, seed: int = 0) -> dict[str, Any]:
@@ -95,16 +107,15 @@ class FoldRun:
 def cross_validate(
     groups: Sequence[Group], folds: int, cite_max: int, drop: set[str] = frozenset(),
     progress: Callable[[str], None] | None = None, fitter: Callable[..., Any] = fit, seed: int = 0,
+    splits: Sequence[Split] | None = None,
 ) -> FoldRun:
-    """Rankings of every question by a model trained on the other folds (optionally without feature
-    groups); ``seed`` is LightGBM's (see `fit`)."""
+    """Rankings of every tested question by a model trained on the rest of its split (optionally without
+    feature groups): ``folds`` k-fold splits by question id, or the given ``splits`` (e.g.
+    leave-one-set-out, `bifrost.eval.splits`); ``seed`` is LightGBM's (see `fit`)."""
     columns = columns_without(set(drop))
     run = FoldRun({}, {})
-    for k in range(folds):
-        test = [g for g in groups if fold_of(g.question.id, folds) == k]
-        train = [g for g in groups if fold_of(g.question.id, folds) != k]
-        if not test:
-            continue
+    for split in splits if splits is not None else k_fold([g.question.id for g in groups], folds):
+        test, train = [groups[i] for i in split.test], [groups[i] for i in split.train]
         booster = fitter(train, columns, seed=seed)
         delta = choose_delta(booster, train, columns, cite_max)
         for g in test:
@@ -112,7 +123,7 @@ def cross_validate(
             run.ranked[g.question.id] = ids[:TOP_N]
             run.cited[g.question.id] = ids[: cut_cited(scores, delta, cite_max)]
         if progress:
-            progress(f"fold {k + 1}/{folds}" + (f" without {'+'.join(sorted(drop))}" if drop else ""))
+            progress(split.name + (f" without {'+'.join(sorted(drop))}" if drop else ""))
     return run
 
 

@@ -3,7 +3,6 @@ labels (1 for a gold provision), plus the baselines' rankings on the same eviden
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +30,7 @@ class Group:
     labels: np.ndarray
     relevance: float
     baselines: dict[str, list[str]] = field(default_factory=dict)
+    source: str = ""  # the question set it came from (leave-one-set-out splits by it)
 
     @property
     def gold(self) -> list[str]:
@@ -40,12 +40,6 @@ class Group:
     def trainable(self) -> bool:
         """A group teaches the ranker only when a gold provision is among its candidates."""
         return bool(self.labels.any())
-
-
-def fold_of(question_id: str, folds: int, salt: str = "") -> int:
-    """A stable fold for a question id (the same split on every machine and run); ``salt`` gives an
-    independent split (inner cross-validation)."""
-    return int(hashlib.sha256((salt + question_id).encode()).hexdigest(), 16) % folds
 
 
 def collect(

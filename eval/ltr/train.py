@@ -1,13 +1,15 @@
-"""`bifrost train ranker`: collect ranking groups from question sets, cross-validate the learned
-ranker beside the baselines (and without each feature group), then fit it on every question and
-store it in the home with its card. The figures reported are the cross-validated ones."""
+"""`bifrost train ranker`: collect ranking groups from question sets, validate the learned ranker beside
+the baselines (k-fold inside the pooled sets, and leave-one-set-out: fit on the other sets, score the
+one left out; optionally without each feature group, and on held-out sets never trained on), then fit
+it on every question and store it in the home with its card. Every figure reported is validated; the
+headline is the worst left-out set, as a ratio to RRF, averaged over LightGBM seeds."""
 
 from __future__ import annotations
 
 import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -15,16 +17,18 @@ from typing import Any
 from bifrost.core.extras import require_extra
 from bifrost.core.resources import Resources
 from bifrost.core.settings import Settings
-from bifrost.eval.ltr.adapted import CACHE_KEEP, collect_adapted, encoder_cache, prune_encoders, store_encoder
-from bifrost.eval.ltr.cv import ABLATIONS, choose_delta, cross_validate, fit, score_run
+from bifrost.eval.ltr.adapted import CACHE_KEEP, collect_adapted, encoder_cache, prune_encoders, question_key, store_encoder
+from bifrost.eval.ltr.cv import ABLATIONS, TOP_N, choose_delta, cross_validate, fit, fit_sized, ranked, score_run
 from bifrost.eval.ltr.dataset import Group, collect, describe_pool
-from bifrost.eval.questions import Question, load_questions
-from bifrost.eval.runner import corpus_hierarchy
+from bifrost.eval.questions import Question, QuestionSet, check_gold, load_questions, merge_sets
+from bifrost.eval.runner import corpus_hierarchy, corpus_ids
+from bifrost.eval.splits import Split, leave_one_set_out
 from bifrost.eval.stats import wilcoxon_p
 from bifrost.retrieval.baselines.dense import model_version
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.ltr.features import FEATURES, columns_without
 from bifrost.retrieval.ltr.model import LGBM_PARAMS, ModelCard, RankerModel, encoder_folder
+from bifrost.retrieval.ltr.retriever import cut_cited
 from bifrost.retrieval.pipeline import AskPipeline
 
 Say = Callable[[str], None]
@@ -44,122 +48,272 @@ class TrainReport:
     cite_delta: float = 0.0
     seconds: dict[str, float] = field(default_factory=dict)
     seed: int = 0
+    left_out: dict[str, dict[str, Any]] = field(default_factory=dict)  # set -> system -> figures, fit on the other sets
+    held_out: dict[str, dict[str, Any]] = field(default_factory=dict)  # set -> system -> figures, fit on every set
+    seeds: list[int] = field(default_factory=list)
+    seed_means: dict[str, dict[str, float]] = field(default_factory=dict)  # evaluation -> {mean, min, max} of ltr R@10
 
     def as_dict(self) -> dict[str, Any]:
         strip = lambda d: {k: {m: v for m, v in s.items() if m != "_per_question"} for k, s in d.items()}  # noqa: E731
         return {"corpus": self.corpus, "folds": self.folds, "pool": self.pool, "systems": strip(self.systems),
                 "ablations": strip(self.ablations), "significance": self.significance, "model_path": self.model_path,
-                "cite_delta": self.cite_delta, "seconds": self.seconds, "seed": self.seed}
+                "cite_delta": self.cite_delta, "seconds": self.seconds, "seed": self.seed,
+                "left_out": {k: strip(v) for k, v in self.left_out.items()},
+                "held_out": {k: strip(v) for k, v in self.held_out.items()},
+                "seeds": self.seeds, "seed_means": self.seed_means, "worst_left_out": self.worst_left_out()}
+
+    def worst_left_out(self) -> dict[str, Any] | None:
+        """The left-out (or held-out) set where the ranker gains least over RRF (R@10 ratio, seed mean)."""
+        ratios = {}
+        for name, systems in {**self.left_out, **self.held_out}.items():
+            rrf = systems.get("rrf", {}).get("recall@10", {}).get("mean")
+            ltr = self.seed_means.get(name, {}).get("mean", systems.get("bifrost-ltr", {}).get("recall@10", {}).get("mean"))
+            if rrf and ltr is not None:
+                ratios[name] = ltr / rrf
+        if not ratios:
+            return None
+        name = min(ratios, key=ratios.get)
+        return {"set": name, "ratio_to_rrf": round(ratios[name], 4), "held_out": name in self.held_out}
 
 
-def load_sets(settings: Settings, paths: Sequence[Path]) -> tuple[list[Question], list[dict[str, str]]]:
-    """Questions of every file (ids prefixed by file when two files share one) and their hashes."""
+def read_sets(
+    settings: Settings, paths: Sequence[Path], corpus: str | None = None, say: Say | None = None,
+) -> list[QuestionSet]:
+    """The question files, each checked against the provision ids of ``corpus`` when given (`check_gold`)."""
     shared = settings.resolve_shared_dir()
-    questions: list[Question] = []
-    hashes = []
+    sets = [load_questions(path, "auto", documents_dir=(shared / "corpora/adgm/documents") if shared else None)
+            for path in paths]
+    if corpus is not None and sets:
+        known = corpus_ids(settings, corpus)
+        for qset in sets:
+            check_gold(qset, known, corpus, say)
+    return sets
+
+
+def load_sets(
+    settings: Settings, paths: Sequence[Path], corpus: str | None = None, say: Say | None = None,
+) -> tuple[list[Question], list[dict[str, str]]]:
+    """Questions of every file, a question in several files once (`merge_sets`), and the files' hashes."""
+    sets = read_sets(settings, paths, corpus, say)
+    hashes = [{"path": str(path), "sha256": qset.sha256} for path, qset in zip(paths, sets)]
+    return [q for q, _ in merge_sets(sets, say)], hashes
+
+
+def set_names(paths: Sequence[Path]) -> list[str]:
+    """A name per question file: its stem (``osha-loi-dev``), made unique with a number when two files share it."""
+    names: list[str] = []
     for path in paths:
-        qs = load_questions(path, "auto", documents_dir=(shared / "corpora/adgm/documents") if shared else None)
-        hashes.append({"path": str(path), "sha256": qs.sha256})
-        questions += qs.questions
-    if len({q.id for q in questions}) != len(questions):
-        raise ValueError("two question files share question ids; give each set unique ids")
-    return questions, hashes
+        stem = Path(path).stem
+        names.append(stem if stem not in names else f"{stem}-{sum(n.startswith(stem) for n in names) + 1}")
+    return names
+
+
+@dataclass
+class Collected:
+    """Ranking groups of the training sets and of the held-out sets, and what the card records."""
+
+    groups: list[Group]
+    held: list[Group]
+    hashes: list[dict[str, str]]
+    encoder_hashes: list[dict[str, str]]
+    encoder: str = ""
 
 
 def train_ranker(
     settings: Settings, corpus: str, question_files: Sequence[Path], folds: int = 5, ablations: bool = True,
     hybrid: bool = True, out_dir: Path | None = None, say: Say | None = None, cv: bool = True,
     progress: Callable[[int, int], None] | None = None, encoder_files: Sequence[Path] = (), seed: int = 0,
-    store: bool = True,
+    store: bool = True, held_out_files: Sequence[Path] = (), seeds: Sequence[int] | None = None,
 ) -> TrainReport:
-    """Cross-validate (unless ``cv`` is False), then fit on all questions and save the ranker of
-    ``corpus`` in the home (unless ``store`` is False: a study that leaves the served ranker alone).
-    ``encoder_files``: question sets to adapt the dense encoder the ranker reads (cross-fitted within
-    the folds, see `bifrost.eval.ltr.adapted`); stored beside the ranker. ``seed``: LightGBM's sampling seed
-    (run several to see how much of a difference is the seed's)."""
+    """Validate (unless ``cv`` is False: k-fold, and leave-one-set-out when several question files are
+    given), then fit on all questions and save the ranker of ``corpus`` in the home (unless ``store`` is
+    False: a study that leaves the served ranker alone). ``held_out_files``: sets never trained on, scored
+    by the model fitted on every training set. ``encoder_files``: question sets to adapt the dense encoder
+    the ranker reads (cross-fitted by fold, or by set when several sets are given; see
+    `bifrost.eval.ltr.adapted`); stored beside the ranker. ``seeds``: LightGBM's sampling seeds (default
+    ``[seed]``); figures are reported for the first and averaged over all."""
     require_extra("ltr")
     if folds < 2:
         raise ValueError(f"--folds must be at least 2, got {folds}")
     if not cv and not store:
         raise ValueError("--no-cv with --no-store leaves nothing to do; drop one of them")
     say = say or (lambda _m: None)
-    questions, hashes = load_sets(settings, question_files)
-    encoder_questions, encoder_hashes = load_sets(settings, encoder_files) if encoder_files else ([], [])
-    res = Resources(settings)
-    encoder = ""
-    try:
-        cfg = RetrievalConfig.from_settings(settings)
-        pipeline = AskPipeline(res, cfg)
-        t0 = time.perf_counter()
-        if encoder_files:
-            groups, pairs = collect_adapted(pipeline, corpus, questions, encoder_questions, cfg, folds, hybrid, say, progress)
-            target = encoder_folder(settings, corpus)
-            if store:
-                store_encoder(pipeline, corpus, pairs, target, say)
-                encoder = str(target.relative_to(settings.home))
-            keep = max(CACHE_KEEP, folds + 1)  # never this run's own encoders
-            if pruned := prune_encoders(encoder_cache(settings.home, corpus), keep):
-                say(f"deleted {len(pruned)} cached encoder(s) not used recently (kept {keep})")
-        else:
-            groups = collect(pipeline.parts(corpus), questions, cfg, hybrid=hybrid, progress=progress)
-        seconds = {"collect": time.perf_counter() - t0}
-    finally:
-        res.close()
+    seeds = list(seeds) if seeds else [seed]
+    t0 = time.perf_counter()
+    data = collect_sets(settings, corpus, question_files, held_out_files, encoder_files, folds, hybrid, store, say, progress)
+    seconds = {"collect": time.perf_counter() - t0}
+    cfg = RetrievalConfig.from_settings(settings)
     related, _section_of, _jur = corpus_hierarchy(settings, corpus)
     if cv:
-        report = cross_validated(groups, corpus, folds, cfg.cite_max, related, ablations, say, seed)
+        report = cross_validated(data.groups, corpus, folds, cfg.cite_max, related, ablations, say, seeds)
     else:
-        report = TrainReport(corpus, 0, describe_pool(groups), {}, seed=seed)
+        report = TrainReport(corpus, 0, describe_pool(data.groups), {}, seed=seeds[0], seeds=seeds)
     report.seconds = {**seconds, "cv": report.seconds.get("cv", 0.0)}
+    if data.held:
+        report.held_out, means = held_out_figures(data.groups, data.held, cfg.cite_max, related, seeds, say)
+        report.seed_means.update(means)
     if store:
         t1 = time.perf_counter()
-        card = ModelCard(corpus=corpus, embedding_model=settings.embedding_model, features=list(FEATURES), questions=hashes,
-                         encoder=encoder, encoder_version=model_version(str(settings.home / encoder)) if encoder else "",
-                         encoder_questions=encoder_hashes)
-        store_ranker(settings, groups, card, report, cfg.cite_max, seed)
+        card = ModelCard(corpus=corpus, embedding_model=settings.embedding_model, features=list(FEATURES), questions=data.hashes,
+                         encoder=data.encoder, encoder_version=model_version(str(settings.home / data.encoder)) if data.encoder else "",
+                         encoder_questions=data.encoder_hashes)
+        store_ranker(settings, data.groups, card, report, cfg.cite_max, seeds[0])
         report.seconds["final_fit"] = time.perf_counter() - t1
     if out_dir is not None:
         write_report(report, out_dir)
     return report
 
 
+def collect_sets(
+    settings: Settings, corpus: str, question_files: Sequence[Path], held_out_files: Sequence[Path],
+    encoder_files: Sequence[Path], folds: int, hybrid: bool, store: bool, say: Say,
+    progress: Callable[[int, int], None] | None,
+) -> Collected:
+    """Ranking groups of every training and held-out question, each labelled with its set's name. With
+    an encoder, a training question is read by an encoder that never saw its fold (its set, when several
+    sets are given); a held-out question by the encoder trained on every encoder question."""
+    sets = read_sets(settings, question_files, corpus, say)
+    names = set_names(question_files)
+    merged = merge_sets(sets, say)
+    name_of = {id(qset): name for qset, name in zip(sets, names)}
+    source = {q.id: name_of[id(qset)] for q, qset in merged}
+    questions = [q for q, _ in merged]
+    held_sets = read_sets(settings, held_out_files, corpus, say)
+    held = [(q, name) for qset, name in zip(held_sets, set_names(held_out_files)) for q in qset.questions]
+    _refuse_overlap(questions, held, encoder_files and load_sets(settings, encoder_files, corpus, say)[0])
+    encoder_questions, encoder_hashes = load_sets(settings, encoder_files, corpus, say) if encoder_files else ([], [])
+    resources = Resources(settings)
+    out = Collected([], [], [{"path": str(p), "sha256": s.sha256} for p, s in zip(question_files, sets)], encoder_hashes)
+    try:
+        cfg = RetrievalConfig.from_settings(settings)
+        pipeline = AskPipeline(resources, cfg)
+        parts = pipeline.parts(corpus)
+        if encoder_files:
+            by_set = (lambda q: source[q.id]) if len(set(names)) > 1 else None
+            out.groups, pairs = collect_adapted(pipeline, corpus, questions, encoder_questions, cfg, folds, hybrid, say,
+                                                progress, fold_key=by_set)
+            target = encoder_folder(settings, corpus)
+            if store or held:
+                store_encoder(pipeline, corpus, pairs, target, say)
+                out.encoder = str(target.relative_to(settings.home)) if store else ""
+                parts = replace(parts, channels=parts.channels.with_ranking_dense(pipeline.dense_ranker(corpus, None, target)))
+            keep = max(CACHE_KEEP, max(folds, len(names)) + 1)  # never this run's own encoders
+            if pruned := prune_encoders(encoder_cache(settings.home, corpus), keep):
+                say(f"deleted {len(pruned)} cached encoder(s) not used recently (kept {keep})")
+        else:
+            out.groups = collect(parts, questions, cfg, hybrid=hybrid, progress=progress)
+        if held:
+            out.held = collect(parts, [q for q, _ in held], cfg, hybrid=hybrid, progress=progress)
+    finally:
+        resources.close()
+    for g in out.groups:
+        g.source = source[g.question.id]
+    held_name = {q.id: name for q, name in held}
+    for g in out.held:
+        g.source = held_name[g.question.id]
+    return out
+
+
+def _refuse_overlap(questions: Sequence[Question], held: Sequence[tuple[Question, str]], encoder: Sequence[Question] | bool) -> None:
+    """A held-out question must never be trained on: not in the ranker's sets, nor in the encoder's."""
+    trained = {question_key(q.question) for q in questions} | {question_key(q.question) for q in (encoder or [])}
+    for q, name in held:
+        if question_key(q.question) in trained:
+            raise ValueError(f"held-out set {name}: question {q.id!r} is also a training question; a held-out set "
+                             "must not be trained on")
+
+
 def store_ranker(settings: Settings, groups: Sequence[Group], card: ModelCard, report: TrainReport, cite_max: int,
                  seed: int) -> None:
     """Fit the ranker on every question, choose its cited-set cut, and save it with ``card`` completed
-    (parameters, cut, cross-validated figures, time) in the home; ``report`` gets the cut and the path."""
+    (parameters, cut, validated figures, time) in the home; ``report`` gets the cut and the path."""
     columns = columns_without(set())
-    booster = fit(groups, columns, seed=seed)
+    booster, size = fit_sized(groups, columns, seed=seed)
     report.cite_delta = choose_delta(booster, groups, columns, cite_max)
-    card.params = {**LGBM_PARAMS, **booster.chosen_size, "random_state": seed}
+    card.params = {**LGBM_PARAMS, **size, "random_state": seed}
     card.cite_delta = report.cite_delta
     card.cv = report.as_dict()["systems"].get("bifrost-ltr", {})
+    card.left_out = {name: s.get("bifrost-ltr", {}) for name, s in report.as_dict()["left_out"].items()}
     card.trained_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     report.model_path = str(RankerModel(booster, card).save(settings))
 
 
+def baseline_figures(groups: Sequence[Group], related) -> dict[str, dict[str, Any]]:
+    """Scores of the baselines recorded with the groups (bm25, dense, rrf, the hybrid)."""
+    return {name: score_run(groups, {g.question.id: g.baselines[name] for g in groups}, None, related)
+            for name in (groups[0].baselines if groups else ())}
+
+
+def _seed_stats(values: Sequence[float]) -> dict[str, float]:
+    return {"mean": float(sum(values) / len(values)), "min": float(min(values)), "max": float(max(values)), "n": len(values)}
+
+
 def cross_validated(
     groups: Sequence[Group], corpus: str, folds: int, cite_max: int, related, ablations: bool, say: Say,
-    seed: int = 0,
+    seeds: Sequence[int] = (0,),
 ) -> TrainReport:
-    """Scores of the baselines and of the ranker (and its ablations) on the same questions."""
+    """Scores of the baselines and of the ranker (and its ablations) on the same questions, k-fold; and,
+    when the groups come from several sets, with each set left out in turn (fit on the others)."""
     t0 = time.perf_counter()
-    systems: dict[str, dict[str, Any]] = {}
-    for name in groups[0].baselines if groups else ():
-        systems[name] = score_run(groups, {g.question.id: g.baselines[name] for g in groups}, None, related)
-    run = cross_validate(groups, folds, cite_max, progress=say, seed=seed)
-    systems["bifrost-ltr"] = score_run(groups, run.ranked, run.cited, related)
-    report = TrainReport(corpus, folds, describe_pool(groups), systems, seed=seed)
+    systems = baseline_figures(groups, related)
+    runs = [cross_validate(groups, folds, cite_max, progress=say, seed=s) for s in seeds]
+    systems["bifrost-ltr"] = score_run(groups, runs[0].ranked, runs[0].cited, related)
+    report = TrainReport(corpus, folds, describe_pool(groups), systems, seed=seeds[0], seeds=list(seeds))
+    report.seed_means["k-fold"] = _seed_stats([score_run(groups, r.ranked, r.cited, related)["recall@10"]["mean"] for r in runs])
     ltr = systems["bifrost-ltr"]["_per_question"]["recall@10"]
     for name in systems:
         if name != "bifrost-ltr":
             report.significance[f"bifrost-ltr vs {name} (R@10, Wilcoxon p)"] = wilcoxon_p(
                 ltr, systems[name]["_per_question"]["recall@10"])
+    splits = leave_one_set_out([g.source for g in groups])
+    if splits:
+        report.left_out, means = left_out_figures(groups, splits, cite_max, related, seeds, say)
+        report.seed_means.update(means)
     if ablations:
         for group in ABLATIONS:
-            drop = cross_validate(groups, folds, cite_max, drop={group}, progress=say, seed=seed)
+            drop = cross_validate(groups, folds, cite_max, drop={group}, progress=say, seed=seeds[0])
             report.ablations[f"without {group}"] = score_run(groups, drop.ranked, drop.cited, related)
     report.seconds["cv"] = time.perf_counter() - t0
     return report
+
+
+def left_out_figures(
+    groups: Sequence[Group], splits: Sequence[Split], cite_max: int, related, seeds: Sequence[int], say: Say,
+) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, float]]]:
+    """Per set left out: the baselines and the ranker fitted on the other sets (first seed), and the
+    ranker's R@10 over every seed."""
+    runs = [cross_validate(groups, 0, cite_max, progress=say, seed=s, splits=splits) for s in seeds]
+    figures: dict[str, dict[str, Any]] = {}
+    means: dict[str, dict[str, float]] = {}
+    for split in splits:
+        test = [groups[i] for i in split.test]
+        figures[split.name] = {**baseline_figures(test, related),
+                               "bifrost-ltr": score_run(test, runs[0].ranked, runs[0].cited, related)}
+        means[split.name] = _seed_stats([score_run(test, r.ranked, r.cited, related)["recall@10"]["mean"] for r in runs])
+    return figures, means
+
+
+def held_out_figures(
+    groups: Sequence[Group], held: Sequence[Group], cite_max: int, related, seeds: Sequence[int], say: Say,
+) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, float]]]:
+    """Per held-out set: the baselines and the ranker fitted on every training question (first seed), and
+    the ranker's R@10 over every seed."""
+    columns = columns_without(set())
+    ranked_by_seed: list[tuple[dict[str, list[str]], dict[str, list[str]]]] = []
+    for s in seeds:
+        booster = fit(groups, columns, seed=s)
+        delta = choose_delta(booster, groups, columns, cite_max)
+        by_q = {g.question.id: ranked(booster, g, columns) for g in held}
+        ranked_by_seed.append(({q: ids[:TOP_N] for q, (ids, _) in by_q.items()},
+                               {q: ids[: cut_cited(sc, delta, cite_max)] for q, (ids, sc) in by_q.items()}))
+        say(f"held-out sets scored (seed {s})")
+    figures: dict[str, dict[str, Any]] = {}
+    means: dict[str, dict[str, float]] = {}
+    for name in dict.fromkeys(g.source for g in held):
+        test = [g for g in held if g.source == name]
+        figures[name] = {**baseline_figures(test, related), "bifrost-ltr": score_run(test, *ranked_by_seed[0], related)}
+        means[name] = _seed_stats([score_run(test, r, c, related)["recall@10"]["mean"] for r, c in ranked_by_seed])
+    return figures, means
 
 
 def markdown(report: TrainReport) -> str:
@@ -176,7 +330,32 @@ def markdown(report: TrainReport) -> str:
             cells = [f"{s[n]['mean']:.3f} [{s[n]['low']:.3f}, {s[n]['high']:.3f}]" if n in s else "–" for n in shown]
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
     lines += ["", *(f"- {k}: {v:.4g}" for k, v in report.significance.items())]
-    return "\n".join(lines) + "\n"
+    return set_markdown(report) + "\n".join(lines) + "\n"
+
+
+def set_markdown(report: TrainReport) -> str:
+    """R@10 per set left out and per held-out set, worst ratio to RRF first ("" when there are none)."""
+    rows = {**{(k, "left out"): v for k, v in report.left_out.items()}, **{(k, "held out"): v for k, v in report.held_out.items()}}
+    if not rows:
+        return ""
+    systems = [s for s in ("bm25", "dense", "rrf", "bifrost-hybrid", "bifrost-ltr") if any(s in v for v in rows.values())]
+
+    def ltr(key: tuple[str, str]) -> float:
+        seeds = report.seed_means.get(key[0])
+        return seeds["mean"] if seeds else rows[key]["bifrost-ltr"]["recall@10"]["mean"]
+
+    def ratio(key: tuple[str, str]) -> float:
+        rrf = rows[key].get("rrf", {}).get("recall@10", {}).get("mean")
+        return ltr(key) / rrf if rrf else float("nan")
+
+    seeds = f" (bifrost-ltr: mean of LightGBM seeds {', '.join(map(str, report.seeds))})" if len(report.seeds) > 1 else ""
+    lines = [f"## {report.corpus}: R@10 with each question set left out{seeds}", "",
+             "| set | | questions | " + " | ".join(systems) + " | ltr / rrf |", "|---|---|---|" + "---|" * (len(systems) + 1)]
+    for key in sorted(rows, key=ratio):
+        cells = [f"{rows[key][s]['recall@10']['mean']:.3f}" if s in rows[key] else "–" for s in systems[:-1]] + [f"{ltr(key):.3f}"]
+        lines.append(f"| {key[0]} | {key[1]} | {rows[key]['bifrost-ltr']['recall@10']['n']} | " + " | ".join(cells)
+                     + f" | {ratio(key):.2f}x |")
+    return "\n".join(lines) + "\n\n"
 
 
 def write_report(report: TrainReport, out_dir: Path) -> None:

@@ -25,12 +25,13 @@ _MAX_NUMBER = 99
 # Numbers are ASCII digits without leading zeros (`\d` would take `١٩٢٦` and `0926`, ids that
 # differ from `1926` yet mean it); ASCII also keeps IGNORECASE from matching `ſ` or the Kelvin sign.
 _NUM = r"([1-9][0-9]{0,3})"
+_SECTION_NUM = r"([1-9][0-9]{0,3}[a-z]?)"  # a section number may carry a letter, as the scrapers read it (`§ 1926.501a`)
 _PART_RE = re.compile(rf"^(?:part\s+)?{_NUM}$", re.IGNORECASE | re.ASCII)
 _SUBPART_RE = re.compile(
     rf"^(?:part\s+)?{_NUM}\s+subpart\s+([A-Z]{{1,2}})(?:\s+appendix\s+([A-Z]{{1,2}}))?$", re.IGNORECASE | re.ASCII
 )
-_SECTION_APPENDIX_RE = re.compile(rf"^{_NUM}\.{_NUM}\s+appendix(?:\s+([A-Z]{{1,2}}))?$", re.IGNORECASE | re.ASCII)
-_SECTION_RE = re.compile(rf"^{_NUM}\.{_NUM}((?:\([^()\[\]]+\))*)(?:\[([^\[\]]+)\])?$", re.ASCII)
+_SECTION_APPENDIX_RE = re.compile(rf"^{_NUM}\.{_SECTION_NUM}\s+appendix(?:\s+([A-Z]{{1,2}}))?$", re.IGNORECASE | re.ASCII)
+_SECTION_RE = re.compile(rf"^{_NUM}\.{_SECTION_NUM}((?:\([^()\[\]]+\))*)(?:\[([^\[\]]+)\])?$", re.ASCII)
 _LABEL_RE = re.compile(r"\(([^()]+)\)")
 _PREFIX_RE = re.compile(r"^(?:(?:\d+\s+)?CFR\s+)?(?:§§?|sections?)?\s*", re.IGNORECASE)
 
@@ -253,7 +254,8 @@ class CfrCitation:
         tail = ((1, self.suffix),) if self.suffix is not None else ()
         if self.appendix is not None:
             tail = ((2, *_letters_key(self.appendix)),)
-        return (int(self.part), 1, int(self.section), *labels, *tail)
+        number = self.section.rstrip("abcdefghijklmnopqrstuvwxyz")  # § 1926.501a sorts right after § 1926.501
+        return (int(self.part), 1, int(number), self.section[len(number):], *labels, *tail)
 
     def __lt__(self, other: object) -> bool:
         if not isinstance(other, CfrCitation):

@@ -11,7 +11,6 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
-from bifrost.core.errors import BifrostError
 from bifrost.core.types import Extraction, Provision
 
 
@@ -33,19 +32,6 @@ class ReportsFailures(Protocol):
     def failure_reasons(self) -> dict[str, str]:
         """``provision id -> reason`` of the provisions the last `extract_many` call left out."""
         ...
-
-
-class EntityBuildAborted(BifrostError):
-    """An entity build that stopped before writing: the stored network is untouched.
-
-    Extractions already journaled (LLM extractor) are kept, so running the build again resumes.
-    """
-
-    def __init__(self, corpus: str, reason: str, report: EntityBuildReport | None = None) -> None:
-        self.corpus = corpus
-        self.reason = " ".join(reason.split())
-        self.report = report
-        super().__init__(f"entity build of {corpus!r} stopped, nothing written (the previous entity network is kept): {self.reason}")
 
 
 class EntitySyncReport(BaseModel):

@@ -15,11 +15,11 @@ from itertools import islice
 
 from sqlalchemy.orm import Session
 
-from bifrost.core.errors import ModelUnavailableError
+from bifrost.core.errors import EntityBuildAborted, ModelUnavailableError
 from bifrost.core.graph.base import GraphStore
 from bifrost.core.types import Entity, Extraction, Provision
 from bifrost.graph_builders.entities.base import (
-    EntityBuildAborted, EntityBuildReport, EntityExtractor, EntitySyncReport, ReportsFailures,
+    EntityBuildReport, EntityExtractor, EntitySyncReport, ReportsFailures,
 )
 from bifrost.graph_builders.entities.journaled import JournaledExtractor
 from bifrost.graph_builders.entities.refiner import IncrementalEntityRefiner

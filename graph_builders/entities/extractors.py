@@ -10,31 +10,32 @@ from bifrost.graph_builders.entities.base import EntityExtractor
 EXTRACTOR_KINDS = ("auto", "offline", "llm")
 
 
-def make_entity_extractor(res: Resources, corpus: str, kind: str = "auto") -> EntityExtractor:
+def make_entity_extractor(resources: Resources, corpus: str, kind: str = "auto") -> EntityExtractor:
     """The extractor of ``kind`` (auto, offline, llm) for ``corpus``; a one-line error otherwise."""
     if kind not in EXTRACTOR_KINDS:
         raise BifrostError(f"unknown extractor {kind!r}: use offline, llm or auto")
-    if kind == "llm" or (kind == "auto" and res.chat_model is not None):
-        if res.chat_model is None:
+    if kind == "llm" or (kind == "auto" and resources.chat_model is not None):
+        if resources.chat_model is None:
             raise BifrostError("extractor 'llm' needs a chat model: set BIFROST_LLM_MODEL and OPENAI_API_KEY")
         from bifrost.graph_builders.citations.cfr import normalize
         from bifrost.graph_builders.entities.agent_prompts import ExtractionPrompts
         from bifrost.graph_builders.entities.checkpoint import ExtractionJournal
         from bifrost.graph_builders.entities.llm_agents import LlmExtractor, grammar_ref_validator
 
-        known = {p.id for p in res.sql.provisions(corpus)}
+        known = {p.id for p in resources.sql.provisions(corpus)}
         return LlmExtractor(
-            res.chat_model,
-            ExtractionPrompts.load(prompts_dir=res.settings.prompts_dir),
+            resources.chat_model,
+            ExtractionPrompts.load(prompts_dir=resources.settings.prompts_dir),
             grammar_ref_validator(normalize, known),
-            res.settings.llm_concurrency,
-            journal=ExtractionJournal.at_path(res.settings.home / "extraction_journal.db"),
-            callbacks=(res.usage_counter,),
-            max_connection_failures=res.settings.llm_max_connection_failures,
+            resources.settings.llm_concurrency,
+            journal=ExtractionJournal.at_path(resources.settings.home / "extraction_journal.db"),
+            callbacks=(resources.usage_counter,),
+            max_connection_failures=resources.settings.llm_max_connection_failures,
         )
     from bifrost.graph_builders.entities.checkpoint import ExtractionJournal
     from bifrost.graph_builders.entities.journaled import JournaledExtractor
     from bifrost.graph_builders.entities.offline_extractor import OfflineExtractor
 
-    offline = OfflineExtractor(res.settings.spacy_model, process=res.model_process)  # journaled: an unchanged provision is never parsed again
-    return JournaledExtractor(offline, ExtractionJournal.at_path(res.settings.home / "extraction_journal.db"), offline.version)
+    # journaled: an unchanged provision is never parsed again
+    offline = OfflineExtractor(resources.settings.spacy_model, process=resources.model_process)
+    return JournaledExtractor(offline, ExtractionJournal.at_path(resources.settings.home / "extraction_journal.db"), offline.version)

@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field
 
 from bifrost.core.relations import is_valid_relation
 from bifrost.core.errors import BifrostError, ModelUnavailableError, PromptError
-from bifrost.core.llm import connection_errors, fatal_model_errors, model_id, transient_errors
+from bifrost.core.llm import cache_of, connection_errors, fatal_model_errors, model_id, transient_errors
 from bifrost.core.structured import EntityOut, InvalidOutputError, TripleOut, invoke_structured
 from bifrost.core.types import ExtractedEntity, ExtractedTriple, Extraction, Frozen, Provision
 
@@ -318,7 +318,8 @@ class LlmExtractor:
             "metadata": {"provision_uid": p.uid, "agent": agent},
         }
         result = invoke_structured(
-            self._model, self.prompts.get(agent), variables, schema, max_repairs=self.max_repairs, config=config
+            self._model, self.prompts.get(agent), variables, schema, max_repairs=self.max_repairs, config=config,
+            cache=cache_of(self.chat_model),
         )
         counts["repairs"] += result.repairs
         return result.value

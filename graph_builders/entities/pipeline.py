@@ -21,7 +21,7 @@ from bifrost.graph_builders.entities.vector_cache import CachedEmbedder
 
 
 def build_corpus_entities(
-    res: Resources, corpus: str, extractor: str = "auto", tau: float | None = None,
+    resources: Resources, corpus: str, extractor: str = "auto", tau: float | None = None,
     progress: Callable[[int, int], None] | None = None, subparts: Sequence[str] | None = None,
     search: str | None = None,
 ) -> EntityBuildReport:
@@ -30,18 +30,18 @@ def build_corpus_entities(
     the vector cache, and the stores end equal to a clean build);
     ``subparts`` (e.g. ["M", "P"]) restricts it to the provisions under those subparts;
     ``search`` (exact, lsh, auto) overrides the refiner's nearest-entity search."""
-    res.require_corpus(corpus)
-    provisions = res.sql.provisions(corpus)
+    resources.require_corpus(corpus)
+    provisions = resources.sql.provisions(corpus)
     if subparts:
         provisions = within_subparts(provisions, subparts)
-    settings = res.settings
-    embedder = CachedEmbedder(res.embedder, settings.embedding_model, res.sql.session)  # known names: no model call
+    settings = resources.settings
+    embedder = CachedEmbedder(resources.embedder, settings.embedding_model, resources.sql.session)  # known names: no model call
     refiner = IncrementalEntityRefiner(
         embedder, tau=settings.tau if tau is None else tau, corpus=corpus,
         search=search or settings.refiner_search, switch_at=settings.refiner_switch_at,
     )
     return build_entity_network(
-        provisions, make_entity_extractor(res, corpus, extractor), refiner, res.graph, res.sql.session,
+        provisions, make_entity_extractor(resources, corpus, extractor), refiner, resources.graph, resources.sql.session,
         corpus, progress=progress, max_failure_share=settings.max_extraction_failure_share,
     )
 

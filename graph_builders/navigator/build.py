@@ -16,30 +16,12 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from pydantic import BaseModel, Field
-
 from bifrost.core.graph.base import GraphStore
 from bifrost.core.store.sql_store import SqlStore
-from bifrost.core.types import Edge, EdgeType, Provision, Reference, make_uid
+from bifrost.core.types import Edge, EdgeType, NavigatorReport, Provision, Reference, make_uid
 from bifrost.graph_builders.navigator.base import IndexT, ReferenceExtractor
 
 Progress = Callable[[int], None]
-
-
-class NavigatorReport(BaseModel):
-    """What a navigator build wrote."""
-
-    corpus: str
-    sections: int = 0
-    sections_removed: int = 0
-    edges_removed: int = 0
-    references_added: int = 0
-    references_retired: int = 0
-    has_edges: int = 0
-    refers_to_edges: int = 0
-    dangling: int = 0
-    dangling_by_reason: dict[str, int] = Field(default_factory=dict)
-    seconds: float = 0.0
 
 
 def has_edges(provisions: Sequence[Provision]) -> list[Edge]:

@@ -69,10 +69,12 @@ class Bm25Ranker:
         self._ids = docs.ids
 
     def index_folder(self, corpus: str, docs: Documents) -> Path:
-        """Where the index of these documents under these settings is saved."""
+        """Where the index of these documents under these settings is saved; keyed on whether the
+        tokens were stemmed (the stemmer `warm_up` loaded), not on the ``stem`` flag asked for."""
         bm25s = _bm25s()
 
-        key = content_hash(docs.fingerprint, self.mode, str(self.k1), str(self.b), str(self.stem), "en", bm25s.__version__)
+        stemmed = str(self._stemmer is not None)
+        key = content_hash(docs.fingerprint, self.mode, str(self.k1), str(self.b), stemmed, "en", bm25s.__version__)
         return index_folder(self.settings.home, corpus) / f"bm25-{self.mode}-{key[:16]}"
 
     def _load(self, folder: Path) -> Any:

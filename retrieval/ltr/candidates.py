@@ -10,8 +10,8 @@ import numpy as np
 
 from bifrost.core.types import Via
 from bifrost.retrieval.fusion import rrf_score
-from bifrost.retrieval.ltr.evidence import Evidence
-from bifrost.retrieval.ltr.navigator_index import NavigatorIndex
+from bifrost.retrieval.channels import Evidence
+from bifrost.retrieval.navigator import NavigatorIndex, traverse
 
 
 FUSION_DEPTH = 100  # ranks past this add nothing to the fused seed score (as the rrf baseline's depth)
@@ -101,27 +101,10 @@ def build_pool(
             s += rrf_score(int(dense_rank[i]))
         base[pid] = s
     seeds = sorted(base, key=lambda p: (-base[p], p))[: sizes.seeds]
-    for seed in seeds:
-        _expand(seed, nav, sizes, add)
+    for seed in seeds:  # what the navigator graph joins to each seed
+        for step in traverse(nav, seed, referrers=True, max_children=sizes.children, siblings=sizes.siblings):
+            add(step.id, step.via, step.why, seed)
     for pid in via:
         base.setdefault(pid, 0.0)
     return Pool(list(via), via, why, base, path, seeds, bm25_rank, dense_rank)
 
-
-def _expand(seed: str, nav: NavigatorIndex, sizes: PoolSizes, add) -> None:
-    """Add what the navigator graph joins to ``seed``."""
-    for t in sorted(nav.refs_out.get(seed, ())):
-        add(t, Via.REFERS_TO, f"cross-reference from {seed}", seed)
-    for s in sorted(nav.refs_in.get(seed, ())):
-        add(s, Via.REFERS_TO, f"cross-reference to {seed}", seed)
-    parent = nav.parent.get(seed)
-    if parent:
-        add(parent, Via.PARENT, f"parent of {seed}", seed)
-        kids = nav.children.get(parent, [])
-        at = kids.index(seed) if seed in kids else 0
-        half = sizes.siblings // 2
-        for c in kids[max(0, at - half): at + half + 1]:
-            if c != seed:
-                add(c, Via.SIBLING, f"sibling of {seed}", seed)
-    for c in nav.children.get(seed, ())[: sizes.children]:
-        add(c, Via.CHILD, f"child of {seed}", seed)

@@ -12,9 +12,9 @@ import math
 import numpy as np
 
 from bifrost.core.types import ProvisionKind
+from bifrost.retrieval.channels import Evidence
 from bifrost.retrieval.ltr.candidates import Pool
-from bifrost.retrieval.ltr.evidence import Evidence
-from bifrost.retrieval.ltr.navigator_index import NavigatorIndex
+from bifrost.retrieval.navigator import NavigatorIndex
 
 FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
     "lexical": ("bm25", "bm25_norm", "bm25_rank_log", "term_coverage", "term_coverage_idf"),

@@ -63,6 +63,7 @@ class ModelCard:
     params: dict[str, Any] = field(default_factory=dict)
     cite_delta: float = 1.0
     cv: dict[str, Any] = field(default_factory=dict)
+    left_out: dict[str, Any] = field(default_factory=dict)  # set -> the ranker's figures fitted on the other sets
     trained_at: str = ""
     encoder: str = ""  # the adapted dense encoder the ranker reads, relative to the home ("" = none)
     encoder_version: str = ""  # `model_version` of that folder when the ranker was trained

@@ -8,14 +8,14 @@ import time
 import numpy as np
 
 from bifrost.core.types import RetrievedItem
+from bifrost.retrieval.channels import Channels, Evidence
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.eng_index import EngIndex
-from bifrost.retrieval.hybrid import RetrievalResult
 from bifrost.retrieval.ltr.candidates import Pool, PoolSizes, build_pool
-from bifrost.retrieval.ltr.evidence import Channels, Evidence
 from bifrost.retrieval.ltr.features import featurize
 from bifrost.retrieval.ltr.model import RankerModel
-from bifrost.retrieval.ltr.navigator_index import NavigatorIndex
+from bifrost.retrieval.navigator import NavigatorIndex
+from bifrost.retrieval.result import RetrievalResult
 
 
 def question_rows(

@@ -109,7 +109,7 @@ def test_the_edition_matrix_is_cached_on_disk_so_a_second_process_does_not_embed
     try:
         calls: list[int] = []
         embed = again.embedder.embed
-        again.res.embedder.embed = lambda texts: calls.append(len(texts)) or embed(texts)  # type: ignore[method-assign]
+        again.resources.embedder.embed = lambda texts: calls.append(len(texts)) or embed(texts)  # type: ignore[method-assign]
         retr = again.pipeline.edition_retriever(again.edition("mini", IN_A))
         assert retr.dense.cache_file == cache and calls == []
     finally:
@@ -172,7 +172,13 @@ def test_eval_as_of_edition_a_ranks_that_editions_provisions_and_skips_current_o
 def test_eval_as_of_the_current_edition_is_a_plain_run(home, tmp_path):
     from bifrost.app.cli.app import app
 
-    r = CliRunner().invoke(app, ["--home", str(home), "eval", "--corpus", "mini", "--questions", str(QUESTIONS),
+    in_b = tmp_path / "questions-b.jsonl"  # the questions whose gold edition B still holds (m1: repealed in B)
+    in_b.write_text("".join(line + "\n" for line in QUESTIONS.read_text().splitlines()
+                            if json.loads(line)["id"] in {"m3", "m5", "m6", "m10"}))
+    r = CliRunner().invoke(app, ["--home", str(home), "eval", "--corpus", "mini", "--questions", str(in_b),
                                  "--systems", "bm25", "--out", str(tmp_path / "now"), "--as-of", "2026-01-01", "--json"])
     assert r.exit_code == 0, r.output
     assert "edition" not in json.loads(r.stdout)["meta"]
+    r = CliRunner().invoke(app, ["--home", str(home), "eval", "--corpus", "mini", "--questions", str(QUESTIONS),
+                                 "--systems", "bm25", "--out", str(tmp_path / "all"), "--json"])
+    assert r.exit_code == 1 and "line 1: question 'm1': gold '1926.502(b)(1)' is not a provision of mini" in r.output

@@ -10,13 +10,14 @@ import pytest
 from bifrost.app.facade import Bifrost
 from bifrost.core.settings import Settings
 from bifrost.eval.runner import run_eval
+from tests.conftest import skip_or_fail
 
 
 @pytest.mark.slow
 def test_bm25_on_first_20_loi_dev_questions(shared_dir: Path, home: Path, tmp_path: Path):
     questions = shared_dir / "eval/osha-loi-dev.jsonl"
     if not questions.is_file():
-        pytest.skip("osha-loi-dev.jsonl not in the shared folder")
+        skip_or_fail(f"osha-loi-dev.jsonl not in the shared folder {shared_dir}")
     settings = Settings(home=home, shared_dir=shared_dir)
     bf = Bifrost(settings)
     try:

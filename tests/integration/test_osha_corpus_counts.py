@@ -18,7 +18,6 @@ definitions L 77, M 38, P 29, X 25):
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections import Counter
 from pathlib import Path
@@ -27,8 +26,8 @@ import pytest
 
 from bifrost.core.types import ParsedDocument, Provision, ProvisionKind
 from bifrost.graph_builders.scrape.ecfr_json import parse_ecfr_json
+from tests.conftest import skip_or_fail
 
-REPO = Path(__file__).resolve().parents[2]
 TARGETS = {"L": (392, 76), "M": (220, 38), "P": (91, 25), "X": (135, 21)}
 SECTIONS = {
     "L": ("450", "451", "452", "453", "454"),
@@ -43,19 +42,11 @@ _INLINE_FIRST_CHILD = re.compile(r"(?:^\(\s?\w{1,7}\s?\)\s*|[.—]\s*)\(\s?(?:1|
 _MEANS = re.compile(r"^[A-Z][^.;:]{0,120}? means\b")
 
 
-def _shared_dir() -> Path:
-    env = os.environ.get("BIFROST_SHARED_DIR")
-    return Path(env) if env else REPO.parent / "shared"
-
-
 @pytest.fixture(scope="module")
-def data_path() -> Path:
-    data = _shared_dir() / "corpora" / "osha-1926" / "part-1926.json"
+def data_path(shared_dir: Path) -> Path:
+    data = shared_dir / "corpora" / "osha-1926" / "part-1926.json"
     if not data.exists():
-        message = f"shared corpus not found at {data} (set BIFROST_SHARED_DIR)"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message)
-        pytest.skip(message)
+        skip_or_fail(f"shared corpus not found at {data} (set BIFROST_SHARED_DIR)")
     return data
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib.util
-import os
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -13,16 +12,12 @@ import pytest
 from bifrost.core.types import Provision, Reference
 from bifrost.graph_builders.navigator.cfr_index import KnownProvisions
 from bifrost.graph_builders.navigator.references import CfrReferenceExtractor
+from tests.conftest import skip_or_fail
 
 REPO = Path(__file__).resolve().parents[2]
 GOLD = REPO / "tests" / "fixtures" / "references" / "osha_gold_sample.jsonl"
 MIN_PRECISION = 0.95
 MIN_RECALL = 0.90
-
-
-def _corpus_path() -> Path:
-    shared = Path(os.environ.get("BIFROST_SHARED_DIR") or REPO.parent / "shared")
-    return shared / "corpora" / "osha-1926" / "part-1926.json"
 
 
 def _benchmark() -> ModuleType:
@@ -35,13 +30,10 @@ def _benchmark() -> ModuleType:
 
 
 @pytest.fixture(scope="module")
-def provisions() -> dict[str, Provision]:
-    path = _corpus_path()
+def provisions(shared_dir: Path) -> dict[str, Provision]:
+    path = shared_dir / "corpora" / "osha-1926" / "part-1926.json"
     if not path.exists():
-        msg = f"shared corpus missing: {path} (set BIFROST_SHARED_DIR)"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(msg)
-        pytest.skip(msg)
+        skip_or_fail(f"shared corpus missing: {path} (set BIFROST_SHARED_DIR)")
     from bifrost.graph_builders.scrape.ecfr_json import parse_ecfr_json
 
     return {p.id: p for p in parse_ecfr_json(path, corpus="osha-1926").provisions}

@@ -37,6 +37,8 @@ def main_options(
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log details")] = False,
 ) -> None:
     """Global options (before the command): state folder, graph store, verbosity."""
+    if isinstance(ctx.obj, fast_exit.FastExit):  # given by the console entry point (`main`)
+        fast_exit.attach(ctx, ctx.obj)
     configure_logging(verbose)
     overrides: dict[str, Any] = {}
     if home:
@@ -72,14 +74,15 @@ app = make_app()
 
 def main() -> None:
     """Entry point of the console script (a finished `ask` ends without interpreter teardown, see `fast_exit`)."""
+    quick = fast_exit.FastExit()
     try:
-        app()
+        app(obj=quick)
     except KeyboardInterrupt:
         err.print("interrupted")
         sys.exit(130)
     except SystemExit as e:
         if isinstance(e.code, int) or e.code is None:
-            fast_exit.exit_if_requested(e.code or 0)
+            quick.exit_if_requested(e.code or 0)
         raise
 
 

@@ -14,36 +14,7 @@ from bifrost.app.cli.console import out
 
 if TYPE_CHECKING:
     from bifrost.app.facade import Bifrost
-    from bifrost.core.model_process import Service
-    from bifrost.core.settings import Settings
     from bifrost.core.types import Answer
-
-
-def model_services(settings: Settings, question: str, corpus: str) -> dict[str, Callable[[], Service]]:
-    """What a cold `ask` loads in a child process, in order: unless a chat model decomposes
-    questions, the spaCy parser (loaded first, and only if the extraction journal lacks this
-    question's parse: decomposing comes first), then the embedding model."""
-
-    def extract() -> Service:
-        from bifrost.graph_builders.entities.checkpoint import ExtractionJournal
-        from bifrost.graph_builders.entities.offline_extractor import OfflineExtractor, extract_service
-        from bifrost.retrieval.decompose import parsed_before
-
-        corpora = corpus.split(",")
-        journal = ExtractionJournal.at_path(settings.home / "extraction_journal.db")
-        try:
-            known = "all" not in corpora and parsed_before(journal, OfflineExtractor(settings.spacy_model).version,
-                                                          question, corpora)
-        finally:
-            journal.close()
-        return extract_service(settings.spacy_model, preload=not known)
-
-    def encode() -> Service:
-        from bifrost.core.embeddings import embedder_for, encode_service
-
-        return encode_service(embedder_for(settings))
-
-    return {"encode": encode} if settings.llm_model else {"extract": extract, "encode": encode}
 
 
 def answer_with_model_process(ctx: typer.Context, question: str, corpus: str,
@@ -51,13 +22,14 @@ def answer_with_model_process(ctx: typer.Context, question: str, corpus: str,
     """Run ``action`` with the models loading in a child process from the start (a cold command
     spends as long importing torch and loading models as loading indexes; see
     `bifrost.core.model_process`); ``BIFROST_MODEL_PROCESS=false`` keeps everything in this process."""
+    from bifrost.app.cold_start import model_services
     from bifrost.core.model_process import ModelProcess
 
     settings = settings_of(ctx)
     process = ModelProcess.start(model_services(settings, question, corpus)) if settings.model_process else None
 
     def run(bf: Bifrost) -> Answer:
-        bf.res.use_model_process(process)
+        bf.resources.use_model_process(process)
         return action(bf)
 
     try:
@@ -80,7 +52,7 @@ def ask(
 ) -> None:
     """Answer a question; every statement cites provision ids, or the answer is a refusal."""
     answer = answer_with_model_process(ctx, question, corpus, lambda bf: bf.ask(question, corpus, as_of=as_of))
-    fast_exit.request()  # stores and model processes are closed: only printing is left
+    fast_exit.of(ctx).request()  # stores and model processes are closed: only printing is left
     if as_json:
         emit_json(answer.model_dump(mode="json"))
         return

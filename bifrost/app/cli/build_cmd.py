@@ -11,8 +11,7 @@ from rich.markup import escape
 from bifrost.app.cli.common import CorpusOpt, JsonOpt, emit_json, facade, fail, fail_message, progress_bar
 from bifrost.app.cli.console import err, out
 from bifrost.app.cli.graph_cmd import graph_build
-from bifrost.core.errors import BifrostError
-from bifrost.graph_builders.entities.base import EntityBuildAborted
+from bifrost.core.errors import BifrostError, EntityBuildAborted
 
 build_app = typer.Typer(help="Build graphs of an ingested corpus.", no_args_is_help=True)
 

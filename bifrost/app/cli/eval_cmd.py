@@ -16,7 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.markup import escape
 from rich.table import Table
 
-from bifrost.app.cli.common import JsonOpt, settings_of
+from bifrost.app.cli.common import JsonOpt, with_bifrost
 from bifrost.app.cli.common import fail_message as _fail
 from bifrost.app.cli.console import err, out
 from bifrost.core.errors import BifrostError
@@ -25,7 +25,7 @@ eval_app = typer.Typer(help="Evaluate systems on question sets; compare runs.", 
 
 
 def _emit(data: Any) -> None:
-    from bifrost.eval.runner import sanitize
+    from bifrost.core.json_safe import sanitize
 
     out.print_json(json.dumps(sanitize(data), default=str, ensure_ascii=False))
 
@@ -77,15 +77,6 @@ def run(
         _fail("bifrost eval needs --corpus, --questions and --out (or a command: compare); see --help")
     if k <= 0 or (limit is not None and limit <= 0):
         _fail(f"--k and --limit must be > 0 (got k={k}, limit={limit})")
-    from bifrost.core.extras import require_extra
-
-    try:
-        require_extra("eval")
-    except BifrostError as e:
-        _fail(str(e))
-    from bifrost.eval.registry import make_default_registry
-    from bifrost.eval.runner import run_eval
-
     bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                    console=err, transient=True, disable=not err.is_terminal)
     tasks: dict[str, Any] = {}
@@ -97,9 +88,8 @@ def run(
 
     try:
         with bar:
-            result = run_eval(corpus, questions, systems, out_dir, settings_of(ctx), k=k, limit=limit,
-                              registry=make_default_registry(), question_format=fmt, progress=progress,  # type: ignore[arg-type]
-                              as_of=as_of)
+            result = with_bifrost(ctx, lambda bf: bf.evaluate(questions, corpus, systems, out_dir, k=k, limit=limit,
+                                                               question_format=fmt, progress=progress, as_of=as_of))
     except (BifrostError, ValueError) as e:
         _fail(str(e))
     if as_json:
@@ -123,10 +113,10 @@ def compare(
     as_json: JsonOpt = False,
 ) -> None:
     """Paired tests (Wilcoxon, exact McNemar on hit@10, fixed/broken questions) between two runs."""
-    from bifrost.eval.compare import compare_runs
+    from bifrost.app.facade import Bifrost
 
     try:
-        res = compare_runs(run_a, run_b)
+        res = Bifrost.compare_runs(run_a, run_b)
     except BifrostError as e:
         _fail(str(e))
     if as_json:
@@ -159,21 +149,20 @@ def answers(
     """Share of answers whose first statement cites a gold provision (first_statement_gold), earlier vs new answer."""
     import sys
 
-    from bifrost.eval.answers import report_md, run as run_answers
-
     bar = Progress(TextColumn("[bold]answers"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                    console=err, transient=True, disable=not err.is_terminal)
     task = bar.add_task("answers", total=None)
     command = "bifrost eval answers " + " ".join(sys.argv[sys.argv.index("answers") + 1:]) if "answers" in sys.argv else ""
     try:
         with bar:
-            summary = run_answers(settings_of(ctx), corpus, questions, folds, out_dir,
-                                  progress=lambda d, t: bar.update(task, completed=d, total=t), command=command)
+            summary = with_bifrost(ctx, lambda bf: bf.evaluate_answers(
+                questions, corpus, folds=folds, out_dir=out_dir, progress=lambda d, t: bar.update(task, completed=d, total=t),
+                command=command))
     except (BifrostError, ValueError, OSError) as e:
         _fail(str(e))
     if as_json:
         _emit(summary)
         return
-    out.print(report_md(summary, command), highlight=False)
+    out.print(summary["report"], highlight=False)
     if out_dir is not None:
         out.print(f"wrote {out_dir}/report.md, summary.json, per_question.jsonl", highlight=False)

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 from rich.markup import escape
 
-from bifrost.app.cli.common import CorpusOpt, JsonOpt, emit_json, facade, fail, progress_bar, settings_of, with_bifrost
+from bifrost.app.cli.common import CorpusOpt, JsonOpt, emit_json, facade, fail, progress_bar, with_bifrost
 from bifrost.app.cli.console import err, out
 from bifrost.core.errors import BifrostError
 
@@ -32,18 +32,18 @@ def ingest(
         with progress_bar() as bar:
             task = bar.add_task("ingest", total=len(paths) if paths else None)
             report = bf.ingest(corpus, paths, progress=lambda _p: bar.advance(task), date=edition_date,
-                               allow_older=allow_older)
+                               allow_older=allow_older, navigator=graph)
         for line in report.errors:
             err.print(f"[red]error:[/red] {escape(line)}", highlight=False, soft_wrap=True)
         if not report.files_ok:
             raise typer.Exit(1)
-        nav = bf.build_navigator(corpus) if graph else None
+        nav = report.navigator
     except BifrostError as e:
         fail(e)
     finally:
         bf.close()
     if as_json:
-        emit_json({"ingest": report.model_dump(), "navigator": nav.model_dump() if nav else None})
+        emit_json({"ingest": report.model_dump(exclude={"navigator"}), "navigator": nav.model_dump() if nav else None})
         return
     out.print(
         f"[green]ingested[/green] {len(report.files_ok)} file(s) into [bold]{corpus}[/bold]: "
@@ -76,10 +76,5 @@ def download(
     date: Annotated[str, typer.Option(help="eCFR edition date (YYYY-MM-DD) or 'current'")] = "current",
 ) -> None:
     """Download a CFR part as eCFR XML (needs internet; cached under $BIFROST_HOME/downloads)."""
-    from bifrost.graph_builders.scrape.ecfr_download import download_part
-
-    try:
-        path = download_part(title, part, settings_of(ctx).home / "downloads", date=date)
-    except BifrostError as e:
-        fail(e)
+    path = with_bifrost(ctx, lambda bf: bf.download(part, title, date))
     out.print(str(path))

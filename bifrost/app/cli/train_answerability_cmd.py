@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from bifrost.app.cli.common import CorpusOpt, JsonOpt, emit_json, fail_message, progress_bar, settings_of
+from bifrost.app.cli.common import CorpusOpt, JsonOpt, emit_json, fail_message, progress_bar, with_bifrost
 from bifrost.app.cli.console import err, out
 from bifrost.core.errors import BifrostError
 
@@ -29,8 +29,6 @@ def train_answerability(
     """Learn when the retrieved provisions do not answer a question (what the question asks for, whether
     the top provisions state a matching fact, retrieval confidence); report k-fold CV figures beside the
     cosine rule, then fit on all questions and store the model in the home, where `ask` refuses by it."""
-    from bifrost.eval.answerability import train_answerability as train
-
     bar = progress_bar()
     task = bar.add_task("questions", total=None)
 
@@ -39,8 +37,9 @@ def train_answerability(
 
     try:
         with bar:
-            report = train(settings_of(ctx), corpus, questions, folds, false_refusal, ablations, out_dir,
-                           say=lambda m: err.print(m, highlight=False), progress=tick)
+            report = with_bifrost(ctx, lambda bf: bf.train_answerability(
+                questions, corpus, folds=folds, target=false_refusal, ablations=ablations, out_dir=out_dir,
+                say=lambda m: err.print(m, highlight=False), progress=tick))
     except (BifrostError, ValueError) as e:
         fail_message(str(e))
     if as_json:

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from bifrost.app.cli.common import CorpusOpt, JsonOpt, emit_json, fail_message, progress_bar, settings_of
+from bifrost.app.cli.common import CorpusOpt, JsonOpt, emit_json, fail_message, progress_bar, with_bifrost
 from bifrost.app.cli.console import err, out
 from bifrost.core.errors import BifrostError
 
@@ -37,15 +37,22 @@ def train_ranker_cmd(
         "--encoder-questions", "-e",
         help="Question file to fine-tune the dense encoder the ranker reads (repeatable; may be a --questions file: "
              "each fold is then read by an encoder that never saw its questions). Adds ~12 min per fold on 2 cores")] = None,
+    held_out: Annotated[Optional[list[Path]], typer.Option(
+        "--held-out", help="Question file never trained on, scored by the model fitted on every --questions set (repeatable)")] = None,
     seed: Annotated[int, typer.Option(help="LightGBM's sampling seed; run a few to see how much of a difference is the seed's")] = 0,
+    seeds: Annotated[Optional[str], typer.Option(
+        help="Several LightGBM seeds, e.g. 0,1,2: figures are averaged over them (the stored model uses the first)")] = None,
     store: Annotated[bool, typer.Option("--store/--no-store", help="Fit on all questions and store the ranker (and encoder) "
                                         "in the home (--no-store: figures only; the served ranker is left alone)")] = True,
     as_json: JsonOpt = False,
 ) -> None:
-    """Learn to rank candidates from every channel (LightGBM LambdaRank); report k-fold CV figures
-    beside bm25, dense, rrf and the hybrid, then fit on all questions and store the model in the home."""
-    from bifrost.eval.ltr.train import train_ranker
-
+    """Learn to rank candidates from every channel (LightGBM LambdaRank); report figures beside bm25, dense,
+    rrf and the hybrid: each question set left out in turn (fit on the others) when several are given,
+    held-out sets, and k-fold CV; then fit on all questions and store the model in the home."""
+    try:
+        seed_list = [int(s) for s in seeds.split(",")] if seeds else [seed]
+    except ValueError:
+        fail_message(f"--seeds: expected integers separated by commas, got {seeds!r}")
     bar = progress_bar()
     task = bar.add_task("candidates", total=None)
 
@@ -54,9 +61,11 @@ def train_ranker_cmd(
 
     try:
         with bar:
-            report = train_ranker(settings_of(ctx), corpus, questions, folds, ablations, hybrid and cv, out_dir,
-                                  say=lambda m: err.print(m, highlight=False), progress=tick, cv=cv,
-                                  encoder_files=encoder_questions or (), seed=seed, store=store)
+            report = with_bifrost(ctx, lambda bf: bf.train_ranker(
+                questions, corpus, folds=folds, ablations=ablations, hybrid=hybrid and cv, out_dir=out_dir,
+                say=lambda m: err.print(m, highlight=False), progress=tick, cv=cv,
+                encoder_files=encoder_questions or (), seed=seed, store=store, held_out_files=held_out or (),
+                seeds=seed_list))
     except (BifrostError, ValueError) as e:
         fail_message(str(e))
     if as_json:
@@ -65,6 +74,17 @@ def train_ranker_cmd(
     if not cv:
         out.print(f"model: {report.model_path} (not cross-validated: no figures)", highlight=False)
         return
+    print_report(report, corpus, folds, store, out_dir)
+
+
+def print_report(report, corpus: str, folds: int, store: bool, out_dir: Path | None) -> None:
+    """The left-out and held-out sets (worst first), the k-fold table, and where the model went."""
+    if report.left_out or report.held_out:
+        out.print(set_table(report))
+        worst = report.worst_left_out()
+        if worst:
+            out.print(f"worst left-out set: {worst['set']}, bifrost-ltr R@10 {worst['ratio_to_rrf']:.2f}x RRF"
+                      + (f" (mean of seeds {','.join(map(str, report.seeds))})" if len(report.seeds) > 1 else ""), highlight=False)
     table = Table(title=f"{corpus}: {report.pool['questions']} questions, {folds}-fold CV (mean [95% CI])")
     names = [n for n in ("recall@10", "map@10", "ndcg@10", "both@10", "f1") if n in report.systems.get("bifrost-ltr", {})]
     table.add_column("system", no_wrap=True)
@@ -78,3 +98,26 @@ def train_ranker_cmd(
     out.print(f"candidate pool holds {report.pool['gold_recall_of_pool']:.3f} of the gold; {stored}", highlight=False)
     if out_dir is not None:
         out.print(f"wrote {out_dir}/cv.md and cv.json", highlight=False)
+
+
+def set_table(report) -> Table:
+    """R@10 per set left out (fit on the other sets) and per held-out set, worst ratio to RRF first."""
+    rows = {**{f"{k} (left out)": v for k, v in report.left_out.items()}, **{f"{k} (held out)": v for k, v in report.held_out.items()}}
+    means = {**{f"{k} (left out)": report.seed_means.get(k) for k in report.left_out},
+             **{f"{k} (held out)": report.seed_means.get(k) for k in report.held_out}}
+    systems = [s for s in ("bm25", "dense", "rrf", "bifrost-hybrid", "bifrost-ltr") if any(s in v for v in rows.values())]
+    table = Table(title="R@10 by question set (leave-one-set-out; held-out sets were never trained on)")
+    for col in ("set", "questions", *systems, "ltr / rrf"):
+        table.add_column(col, justify="left" if col == "set" else "right", no_wrap=col == "set")
+
+    def ratio(name: str) -> float:
+        ltr = (means[name] or {}).get("mean", rows[name]["bifrost-ltr"]["recall@10"]["mean"])
+        rrf = rows[name].get("rrf", {}).get("recall@10", {}).get("mean") or float("nan")
+        return ltr / rrf
+
+    for name in sorted(rows, key=ratio):
+        cells = [f"{rows[name][s]['recall@10']['mean']:.3f}" if s in rows[name] else "–" for s in systems]
+        if means[name] and means[name]["n"] > 1:
+            cells[-1] = f"{means[name]['mean']:.3f} ({means[name]['min']:.3f}-{means[name]['max']:.3f})"
+        table.add_row(name, str(rows[name]["bifrost-ltr"]["recall@10"]["n"]), *cells, f"{ratio(name):.2f}x")
+    return table

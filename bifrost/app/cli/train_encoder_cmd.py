@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from bifrost.app.cli.common import CorpusOpt, JsonOpt, emit_json, fail, fail_message, progress_bar, settings_of
+from bifrost.app.cli.common import CorpusOpt, JsonOpt, emit_json, fail, fail_message, progress_bar, with_bifrost
 from bifrost.app.cli.console import out
 from bifrost.core.errors import BifrostError
 
@@ -27,8 +27,6 @@ def train_encoder(
     pairs, no labels and no LLM: heading -> text, term -> definition, citing sentence -> cited provision,
     provision -> child, note -> the provision it explains (in-batch negatives, CPU). Then point
     BIFROST_EMBEDDING_MODEL at the printed folder, run `bifrost build entities --reembed` and retrain the ranker."""
-    from bifrost.retrieval.encoder.train import train_encoder as train
-
     bar = progress_bar()
     task = bar.add_task("steps", total=None)
 
@@ -37,7 +35,8 @@ def train_encoder(
 
     try:
         with bar:
-            report = train(settings_of(ctx), corpus, max_pairs, epochs, out=out_dir, progress=tick)
+            report = with_bifrost(ctx, lambda bf: bf.train_encoder(corpus, max_pairs=max_pairs, epochs=epochs, out=out_dir,
+                                                                    progress=tick))
     except BifrostError as e:
         fail(e)
     except ValueError as e:

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from bifrost.app.requests import MAX_DEPTH, MAX_QUESTION, MAX_RESULTS, check_question
+from bifrost.app.inputs import MAX_DEPTH, MAX_QUESTION, MAX_RESULTS, check_question
 from bifrost.core.types import Edition, Statement
 
 EdgeKind = Literal["HAS", "REFERS_TO"]

@@ -5,8 +5,7 @@ A `BifrostError` becomes an MCP error (JSON-RPC) with the message the web API gi
 goes on serving. `MCPServer` lists only static resources, all at once, so `ResourcePages`
 (SDK middleware) answers ``resources/list`` a page at a time with the SDK's cursor. On stdio,
 nothing but protocol messages reaches stdout: model loading runs with stdout sent to stderr,
-and `stdio.serve_stdio` (the SDK's transport, its pipes read and written from the event loop)
-diverts stray writes while it serves.
+and `stdio.serve_stdio` (the SDK's public stdio entry point) diverts stray writes while it serves.
 """
 
 from __future__ import annotations
@@ -30,7 +29,7 @@ from bifrost.app.mcp.models import AskResult, EntityResult, ProvisionResult, Sea
 from bifrost.app.mcp.service import McpService
 from bifrost.app.mcp.stdio import serve_stdio
 from bifrost.app.mcp.uris import TEMPLATE
-from bifrost.app.requests import MAX_DEPTH, MAX_QUESTION, MAX_RESULTS, InvalidQuestion, InvalidRequest
+from bifrost.app.inputs import MAX_DEPTH, MAX_QUESTION, MAX_RESULTS, InvalidQuestion, InvalidRequest
 from bifrost.core.errors import BifrostError, ModelUnavailableError, NotFoundError, RetryableError, StoreError
 from bifrost.core.store.edition_diff import EditionDiff
 from bifrost.core.types import NavigatorSubgraph
@@ -100,7 +99,7 @@ class ResourcePages:
         return page | ({"nextCursor": nxt} if nxt else {})
 
 
-class Reads:
+class ReadToolRunner:
     """How the quick read tools (`search`, `provision`, `neighbours`, `entity`: local work, no chat
     model) run: on the event loop when ``inline`` (stdio: one client, a worker-thread handoff and
     the wake-up back cost several ms per call on a busy machine, see `benchmarks/mcp_bench.py`), else
@@ -118,17 +117,17 @@ class Reads:
 def create_server(bifrost: Bifrost, corpora: Sequence[str] | None = None, page_size: int = 100,
                   inline_reads: bool = False) -> tuple[MCPServer, McpService]:
     """The MCP server over an injected facade (``corpora`` limits what is served; default: all ingested);
-    ``inline_reads`` runs the quick read tools on the event loop (see `Reads`; right for stdio)."""
+    ``inline_reads`` runs the quick read tools on the event loop (see `ReadToolRunner`; right for stdio)."""
     service = McpService(bifrost, corpora, page_size)
     server = MCPServer("bifrost", version="0.1.0", instructions=INSTRUCTIONS, log_level="WARNING",
                        middleware=[ResourcePages(service)])
-    read = Reads(inline_reads)
+    read = ReadToolRunner(inline_reads)
     add_question_tools(server, service, read)
     add_graph_tools(server, service, read)
     return server, service
 
 
-def add_question_tools(server: MCPServer, service: McpService, read: Reads) -> None:
+def add_question_tools(server: MCPServer, service: McpService, read: ReadToolRunner) -> None:
     """The `ask` and `search` tools."""
 
     @server.tool(annotations=READ_ONLY)
@@ -153,7 +152,7 @@ def add_question_tools(server: MCPServer, service: McpService, read: Reads) -> N
         return await read(service.search, query, corpus, k)
 
 
-def add_graph_tools(server: MCPServer, service: McpService, read: Reads) -> None:
+def add_graph_tools(server: MCPServer, service: McpService, read: ReadToolRunner) -> None:
     """The `provision`, `neighbours` and `entity` tools, and provisions as resources."""
 
     @server.tool(annotations=READ_ONLY)

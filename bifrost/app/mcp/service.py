@@ -30,10 +30,9 @@ from bifrost.app.mcp.models import (
     SearchResult,
 )
 from bifrost.app.mcp.uris import Cursor, provision_uri
-from bifrost.app.requests import InvalidRequest, check_as_of, check_corpus, error_details, one_line
+from bifrost.app.inputs import InvalidRequest, check_as_of, check_corpus, error_details, one_line
 from bifrost.core.errors import NotFoundError
 from bifrost.core.store.edition_diff import EditionDiff
-from bifrost.retrieval.multi_corpus import is_several, parse_corpora
 from bifrost.core.types import EdgeType, NavigatorSubgraph, Provision, RetrievedItem
 
 R = TypeVar("R", bound=BaseModel)
@@ -91,8 +90,7 @@ class McpService:
 
     def _retriever(self, corpus: str) -> None:
         with self._load_lock:  # indexes load once, even when calls arrive together
-            for name in parse_corpora(corpus, self.corpora()) if is_several(corpus) else [corpus]:
-                self.bifrost.retriever(name)
+            self.bifrost.warm_up(corpus)
 
     def _provision(self, corpus: str, provision_id: str) -> Provision:
         p = self.bifrost.provision(corpus, provision_id)

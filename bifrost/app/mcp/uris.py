@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bifrost.app.requests import InvalidRequest
+from bifrost.app.inputs import InvalidRequest
 
 SCHEME = "bifrost"
 TEMPLATE = f"{SCHEME}://{{corpus}}/{{provision_id}}"

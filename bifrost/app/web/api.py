@@ -8,9 +8,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from bifrost.app.facade import ProvisionView
+from bifrost.app.provision_view import ProvisionView
 from bifrost.core.types import Answer
-from bifrost.app.requests import MAX_QUESTION, AskOptions, check_as_of, check_question
+from bifrost.app.inputs import MAX_QUESTION, AskOptions, check_as_of, check_question
 from bifrost.app.web.errors import new_reference
 from bifrost.app.web.service import WebState
 

@@ -20,7 +20,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from bifrost.app.web import pages
-from bifrost.app.requests import error_details, one_line
+from bifrost.app.inputs import error_details, one_line
 from bifrost.core.errors import BifrostError, ModelUnavailableError, NotFoundError, RetryableError, StoreError
 
 log = logging.getLogger(__name__)

@@ -6,9 +6,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from bifrost.app.web.graph_svg import layout
-from bifrost.app.requests import MAX_QUESTION, InvalidQuestion, check_as_of, check_question
+from bifrost.app.inputs import MAX_QUESTION, InvalidQuestion, check_as_of, check_question
 from bifrost.app.web.service import WebState
-from bifrost.retrieval.multi_corpus import is_several
 from bifrost.app.web.views import EXAMPLES, provision_url, sources_of, via_labels
 
 router = APIRouter(include_in_schema=False)
@@ -46,7 +45,7 @@ def results_page(request: Request, q: str = "", corpus: str | None = None) -> HT
     link = lambda pid: provision_url(corpus, pid)  # noqa: E731
     sources = sources_of(web.bifrost, answer)
     anchors = {s.citation.id: s.anchor for s in sources}
-    graph = None if answer.refused or is_several(corpus) else layout(web.bifrost, answer, lambda pid: f"#{anchors[pid]}" if pid in anchors else link(pid))
+    graph = None if answer.refused or len(web.bifrost.corpora_in(corpus)) > 1 else layout(web.bifrost, answer, lambda pid: f"#{anchors[pid]}" if pid in anchors else link(pid))
     return render(request, "results.html", corpus=corpus, q=question, answer=answer, sources=sources,
                   anchors=anchors, graph=graph, via_labels=via_labels,
                   retrieved={it.id: it for it in answer.retrieved})

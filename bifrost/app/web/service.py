@@ -1,5 +1,5 @@
 """What the pages and the JSON API share: the served corpora and `ask` (the input rules live in
-`bifrost.app.requests`, shared with the MCP server)."""
+`bifrost.app.inputs`, shared with the MCP server)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ import time
 from collections.abc import Sequence
 
 from bifrost.app.facade import Bifrost
-from bifrost.app.requests import AskOptions, check_as_of, check_corpus, check_question
-from bifrost.retrieval.multi_corpus import is_several, parse_corpora
+from bifrost.app.inputs import AskOptions, check_as_of, check_corpus, check_question
 from bifrost.core.errors import BifrostError
 from bifrost.core.types import Answer
 from bifrost.app.web.views import EntityMentions
@@ -63,8 +62,7 @@ class WebState:
         when = check_as_of(as_of)
         self.require_corpus(corpus, several=True)
         with self._retriever_lock:
-            for name in parse_corpora(corpus, self.corpora()) if is_several(corpus) else [corpus]:
-                self.bifrost.retriever(name)
+            self.bifrost.warm_up(corpus)
         config = None
         updates = options.model_dump(exclude_none=True) if options else {}
         if updates:

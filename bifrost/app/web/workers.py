@@ -40,7 +40,7 @@ def threads_per_worker(workers: int, wanted: int | None, cpus: int | None = None
 
 def after_fork(bifrost: Bifrost, workers: int) -> None:
     """In a freshly forked worker: drop connections inherited from the parent and set torch's threads."""
-    bifrost.res.release_connections(close=False)
+    bifrost.resources.release_connections(close=False)
     torch = sys.modules.get("torch")  # only if the parent loaded it: never import torch just for this
     if torch is not None:
         torch.set_num_threads(threads_per_worker(workers, bifrost.settings.embedding_threads))
@@ -66,7 +66,7 @@ def serve_workers(bifrost: Bifrost, host: str = "127.0.0.1", port: int = 8000, w
     app = create_app(bifrost, corpora)
     if warm:
         log.info("warm-up done: %s", app.state.web.warm_up())
-    bifrost.res.release_connections(close=True)  # the parent keeps no connection a worker could inherit
+    bifrost.resources.release_connections(close=True)  # the parent keeps no connection a worker could inherit
     gc.collect()
     gc.freeze()  # loaded objects leave the collector's view, so its passes do not copy their pages in every worker
 

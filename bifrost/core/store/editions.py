@@ -1,9 +1,11 @@
 """Editions of a corpus in the SQL store: record them, keep replaced and retired provisions, read any edition.
 
-The ``provisions`` table holds the current edition (what ask, the web app and eval read); a
-provision an edition changes or removes is copied to ``provision_versions`` with the range of
-editions in which it was valid. References carry the same range (``valid_from``/``valid_to``),
-so an edition's REFERS_TO set can be read back for diffs and point-in-time questions.
+The ``provisions`` table holds the last recorded edition (the stored one); a provision an edition
+changes or removes is copied to ``provision_versions`` with the range of editions in which it was
+valid. References carry the same range (``valid_from``/``valid_to``), so an edition's REFERS_TO set
+can be read back for diffs and point-in-time questions. The current edition is the one valid today
+(`current`): the stored one, unless an older-dated edition was recorded last (``ingest
+--allow-older``); then ask, eval and the web app read the current edition from the history.
 """
 
 from __future__ import annotations
@@ -43,20 +45,21 @@ def editions(s: Session, corpus: str) -> list[Edition]:
     return [_edition(r) for r in rows]
 
 
-def current_number(s: Session, corpus: str) -> int:
-    """The number of the corpus's current edition (0 when none was recorded)."""
+def stored_number(s: Session, corpus: str) -> int:
+    """The number of the edition the ``provisions`` table holds: the last recorded (0 when none was).
+    Not always the current one (see `current`)."""
     return int(s.scalar(select(func.max(EditionRow.number)).where(EditionRow.corpus == corpus)) or UNRECORDED)
 
 
 def next_edition(s: Session, corpus: str, when: str, *, allow_older: bool = False) -> int:
     """The number a new edition dated ``when`` gets; an edition older than the current one is refused."""
-    last = s.scalar(select(EditionRow).where(EditionRow.corpus == corpus).order_by(EditionRow.number.desc()).limit(1))
-    if last is not None and last.date and when < last.date and not allow_older:
+    now = current(s, corpus)
+    if now.date and when < now.date and not allow_older:
         raise ConfigError(
-            f"edition date {when} of {corpus} is older than its current edition {last.number} ({last.date}); "
+            f"edition date {when} of {corpus} is older than its current edition {now.number} ({now.date}); "
             "pass --allow-older to record it anyway"
         )
-    return (last.number if last else UNRECORDED) + 1
+    return stored_number(s, corpus) + 1
 
 
 def record_edition(s: Session, edition: Edition) -> None:
@@ -83,8 +86,38 @@ def retire(s: Session, corpus: str, document: str, keep_ids: set[str], edition: 
     return sorted(r.id for r in gone)
 
 
+def edition_spec(spec: str | int) -> tuple[int | None, str | None]:
+    """An edition named on the command line: ``(number, None)`` for an integer (``2``), ``(None, ISO date)``
+    for a date, ``2025-01-01`` or the compact ``20250101`` (8 digits are always a date, never a number)."""
+    text = str(spec).strip()
+    if isinstance(spec, int) or (text.isdigit() and len(text) != 8):
+        return int(text), None
+    return None, parse_date(text, "--as-of")
+
+
+def _valid_on(known: Sequence[Edition], when: str) -> Edition | None:
+    """The edition valid on ``when``: the latest dated on or before it, ties broken by the higher number;
+    an undated edition counts as valid from the start (before every dated one)."""
+    valid = [e for e in known if (e.date or "") <= when]
+    return max(valid, key=lambda e: (e.date or "", e.number), default=None)
+
+
+def current(s: Session, corpus: str) -> Edition:
+    """The edition valid today (see `_valid_on`), which need not be the stored one; provisions from
+    before editions were recorded when no edition is in force yet, else the first to come into force."""
+    known = editions(s, corpus)
+    found = _valid_on(known, Date.today().isoformat())
+    if found is not None:
+        return found
+    if not known or _has_unrecorded(s, corpus):
+        return Edition(corpus=corpus, number=UNRECORDED)
+    return min(known, key=lambda e: (e.date or "", e.number))
+
+
 def resolve(s: Session, corpus: str, number: int | None = None, as_of: str | None = None) -> Edition:
-    """The edition with a number, or the one valid on a date, or the current one."""
+    """The edition with a number, or the one valid on a date (see `_valid_on`), or the current one."""
+    if number is None and as_of is None:
+        return current(s, corpus)
     known = editions(s, corpus)
     if number is not None:
         if number == UNRECORDED:
@@ -93,16 +126,14 @@ def resolve(s: Session, corpus: str, number: int | None = None, as_of: str | Non
         if not found:
             raise NotFoundError(f"{corpus} has no edition {number} (editions: {', '.join(str(e.number) for e in known) or 'none'})")
         return found[0]
-    if as_of is not None:
-        when = parse_date(as_of, "--as-of")
-        valid = [e for e in known if e.date and e.date <= when]
-        if valid:
-            return max(valid, key=lambda e: (e.date, e.number))
-        if _has_unrecorded(s, corpus):
-            return Edition(corpus=corpus, number=UNRECORDED)
-        first = next((e.date for e in known if e.date), "none")
-        raise NotFoundError(f"{corpus} has no edition valid on {when}: its first edition is dated {first}")
-    return known[-1] if known else Edition(corpus=corpus, number=UNRECORDED)
+    when = parse_date(as_of, "--as-of")
+    valid = _valid_on(known, when)
+    if valid is not None:
+        return valid
+    if _has_unrecorded(s, corpus):
+        return Edition(corpus=corpus, number=UNRECORDED)
+    first = min((e.date for e in known if e.date), default="none")
+    raise NotFoundError(f"{corpus} has no edition valid on {when}: its first edition is dated {first}")
 
 
 def _has_unrecorded(s: Session, corpus: str) -> bool:
@@ -158,10 +189,10 @@ def _key(r: Reference) -> tuple:
 def sync_references(s: Session, corpus: str, refs: Sequence[Reference], extractor: str) -> tuple[int, int]:
     """Make the current references of one extractor equal ``refs``; returns (added, retired).
 
-    A reference no longer found is closed at the current edition (kept for diffs and as-of
+    A reference no longer found is closed at the stored edition (kept for diffs and as-of
     reads), or deleted when it was written in that same edition.
     """
-    edition = current_number(s, corpus)
+    edition = stored_number(s, corpus)
     rows = s.scalars(select(ReferenceRow).where(
         ReferenceRow.corpus == corpus, ReferenceRow.extractor == extractor, ReferenceRow.valid_to.is_(None),
     ).order_by(ReferenceRow.id)).all()

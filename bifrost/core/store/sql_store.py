@@ -20,11 +20,13 @@ from bifrost.core.errors import StoreError
 from bifrost.core.extras import require_extra
 from bifrost.core.store import db_url, schema
 from bifrost.core.store.editions import (
+    current,
     editions,
     keep_version,
     provisions_at,
     references_at,
     resolve,
+    stored_number,
     sync_references,
     versions_of,
 )
@@ -274,6 +276,11 @@ class SqlStore:
         with self.session() as s:
             return len(s.scalars(select(ProvisionRow.uid).where(ProvisionRow.corpus == corpus)).all())
 
+    def provision_ids(self, corpus: str) -> set[str]:
+        """The ids of the corpus's stored provisions, without reading the rows (question gold checks)."""
+        with self.session() as s:
+            return set(s.scalars(select(ProvisionRow.id).where(ProvisionRow.corpus == corpus)))
+
     # --- references ---
     def replace_references(self, corpus: str, refs: Sequence[Reference], extractor: str = "rules") -> tuple[int, int]:
         """Make the current references of one extractor equal ``refs``; returns (added, retired).
@@ -306,9 +313,15 @@ class SqlStore:
             return editions(s, corpus)
 
     def edition(self, corpus: str, number: int | None = None, as_of: str | None = None) -> Edition:
-        """An edition by number, the one valid on a date, or the current one."""
+        """An edition by number, the one valid on a date, or (neither given) the one the ``provisions``
+        table holds: what ask, show and eval compare with to read an edition from the table or the history."""
         with self.session() as s:
-            return resolve(s, corpus, number, as_of)
+            return resolve(s, corpus, stored_number(s, corpus) if number is None and as_of is None else number, as_of)
+
+    def current_edition(self, corpus: str) -> Edition:
+        """The edition valid today (`bifrost.core.store.editions.current`), stored or not."""
+        with self.session() as s:
+            return current(s, corpus)
 
     def provisions_at(self, corpus: str, edition: int) -> list[Provision]:
         """Every provision valid in an edition (the current table plus the history)."""

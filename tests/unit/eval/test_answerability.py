@@ -10,6 +10,7 @@ import pytest
 from bifrost.eval.answerability import Example, Logistic, cross_validate, figures, fit_examples, fit_logistic, threshold_for
 from bifrost.eval.questions import Question
 from bifrost.retrieval.answerability_features import FEATURES
+from tests.conftest import import_or_skip
 
 N = len(FEATURES)
 
@@ -30,7 +31,7 @@ def synthetic(n: int = 120, seed: int = 0) -> list[Example]:
 
 
 def test_the_logistic_fit_matches_sklearn_with_the_same_penalty_and_class_weights():
-    sklearn = pytest.importorskip("sklearn.linear_model")
+    sklearn = import_or_skip("sklearn.linear_model", "eval")
     rng = np.random.default_rng(1)
     x = rng.normal(size=(200, 3)) * [1.0, 5.0, 0.1] + [0.0, 3.0, 1.0]
     y = (x[:, 0] + 0.2 * x[:, 1] + rng.normal(size=200) > 0.8).astype(float)
@@ -100,3 +101,20 @@ def test_an_ablation_drops_its_columns():
     ans = np.array([e.answerable for e in examples])
     gap = lambda s: s[ans].mean() - s[~ans].mean()  # noqa: E731
     assert gap(full.scores) > gap(without.scores) + 0.2 and gap(alone.scores) > gap(without.scores) + 0.2
+
+
+def test_questions_by_file_count_a_question_in_two_files_once_and_check_the_gold(settings, tmp_path):
+    import json
+
+    from bifrost.eval.answerability import load_questions_by_file
+    from bifrost.eval.questions import QuestionFileError
+
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text(json.dumps({"id": "1", "question": "x", "gold": ["1926.450(a)"]}) + "\n")
+    b.write_text(json.dumps({"id": "1", "question": "x", "gold": ["1926.450(a)"]}) + "\n"
+                 + json.dumps({"id": "2", "question": "off topic", "answerable": False}) + "\n")
+    pairs, _ = load_questions_by_file(settings, [a, b], "tiny")
+    assert [(q.id, stem) for q, stem in pairs] == [("1", "a"), ("2", "b")]
+    b.write_text(json.dumps({"id": "3", "question": "y", "gold": ["1926.999"]}) + "\n")
+    with pytest.raises(QuestionFileError, match="b.jsonl: line 1: question '3': gold '1926.999'"):
+        load_questions_by_file(settings, [b], "tiny")

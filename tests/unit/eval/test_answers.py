@@ -6,7 +6,7 @@ from __future__ import annotations
 from bifrost.core.types import Answer, AnswerMode, Provision, ProvisionKind, Quote, Statement
 from bifrost.eval.answers import Case, Outcome, cross_validated, outcome, summarize
 from bifrost.eval.hierarchy import cfr_related
-from bifrost.eval.ltr.dataset import fold_of
+from bifrost.eval.splits import fold_of
 from bifrost.eval.questions import Question
 
 TEXT = "Top rails shall be 42 inches high. Midrails shall be installed."

@@ -84,6 +84,17 @@ def test_a_question_with_no_ranked_ids_scores_zero_and_empty_gold_is_left_out():
     assert m["q"]["recall@10"] == 0.0 and "u" not in m
 
 
+def test_answerability_auroc_is_the_one_auroc_of_stats_and_needs_no_sklearn(monkeypatch):
+    import sys
+
+    from bifrost.eval.stats import auroc
+
+    labels, scores = [True, False, True, False, True], [0.9, 0.5, 0.5, 0.2, 0.4]
+    monkeypatch.setitem(sys.modules, "sklearn", None)  # sklearn not installed: import fails
+    monkeypatch.setitem(sys.modules, "sklearn.metrics", None)
+    assert answerability_auroc(labels, scores) == auroc(labels, scores) == pytest.approx(4.5 / 6)
+
+
 def test_answerability_auroc_and_refusals():
     assert answerability_auroc([True, True, False, False], [0.9, 0.8, 0.1, 0.85]) == pytest.approx(0.75)
     assert math.isnan(answerability_auroc([True, True], [0.1, 0.2]))

@@ -99,3 +99,68 @@ def test_missing_file_and_unknown_shape(tmp_path: Path):
     p.write_text(json.dumps([{"foo": 1}]))
     with pytest.raises(QuestionFileError, match="unknown question format"):
         load_questions(p)
+
+
+KNOWN = {"1926.450", "1926.450(a)", "1926.450(b)"}
+
+
+def write_jsonl(path: Path, *records: dict | None) -> Path:
+    """One record a line; None: a blank line (line numbers count it)."""
+    path.write_text("".join(("" if r is None else json.dumps(r)) + "\n" for r in records))
+    return path
+
+
+def test_a_question_whose_gold_is_not_in_the_corpus_is_refused_in_one_line_naming_file_line_and_id(tmp_path: Path):
+    from bifrost.eval.questions import check_gold
+
+    for gold in ("1926.999", "1926.450(a)(1)"):  # unknown; a descendant of a stored id is not that id
+        p = write_jsonl(tmp_path / "q.jsonl", {"id": "a", "question": "ok", "gold": ["1926.450(a)"]}, None,
+                        {"id": "b", "question": "x", "gold": [gold]})
+        with pytest.raises(QuestionFileError) as ei:
+            check_gold(load_questions(p), KNOWN, "tiny")
+        assert str(ei.value).startswith(f"{p}: line 3: question 'b': gold '{gold}' is not a provision of tiny")
+        assert "\n" not in str(ei.value)
+
+
+def test_an_answerable_question_without_gold_is_refused_naming_its_item():
+    from bifrost.eval.questions import Question, QuestionSet, check_gold
+
+    qset = QuestionSet(path="mp.json", format="obliqa-mp", sha256="0",
+                       questions=[Question(id="x", question="q", gold=("1926.450",)), Question(id="y", question="q")])
+    with pytest.raises(QuestionFileError, match=r"^mp.json: item 1: question 'y' is answerable but has no gold"):
+        check_gold(qset, KNOWN, "tiny")
+
+
+def test_a_question_with_part_of_its_gold_in_the_corpus_is_kept_with_a_note(tmp_path: Path):
+    from bifrost.eval.questions import check_gold
+
+    p = write_jsonl(tmp_path / "q.jsonl", {"id": "a", "question": "x", "gold": ["1926.450(a)", "1926.556"]})
+    notes: list[str] = []
+    check_gold(load_questions(p), KNOWN, "tiny", say=notes.append)
+    assert notes == [f"{p}: line 1: question 'a': gold '1926.556' is not a provision of tiny; "
+                     "kept, as gold no system can retrieve"]
+
+
+def test_an_identical_question_in_two_sets_counts_once_with_a_note(tmp_path: Path):
+    from bifrost.eval.questions import merge_sets
+
+    a = write_jsonl(tmp_path / "a.jsonl", {"id": "1", "question": "x", "gold": ["1926.450"]},
+                    {"id": "2", "question": "y", "gold": ["1926.450"]})
+    b = write_jsonl(tmp_path / "b.jsonl", {"id": "2", "question": "y", "gold": ["1926.450(b)"]},
+                    {"id": "3", "question": "z", "gold": ["1926.450"]})
+    notes: list[str] = []
+    merged = merge_sets([load_questions(a), load_questions(b)], say=notes.append)
+    assert [(q.id, Path(s.path).name) for q, s in merged] == [("1", "a.jsonl"), ("2", "a.jsonl"), ("3", "b.jsonl")]
+    assert merged[1][0].gold == ("1926.450",)
+    assert notes == [f"1 question of {b} is also in {a} (same id and text): counted once, from {a} "
+                     "(1 with other gold there)"]
+
+
+def test_one_id_with_two_texts_in_two_sets_is_an_error_naming_both_files_and_the_id(tmp_path: Path):
+    from bifrost.eval.questions import merge_sets
+
+    a = write_jsonl(tmp_path / "a.jsonl", {"id": "7", "question": "x", "gold": ["1926.450"]})
+    b = write_jsonl(tmp_path / "b.jsonl", {"id": "7", "question": "another x", "gold": ["1926.450"]})
+    with pytest.raises(QuestionFileError) as ei:
+        merge_sets([load_questions(a), load_questions(b)])
+    assert str(ei.value) == f"{b}: line 1: question id '7' is also in {a} with another text; give one of them a new id"

@@ -135,3 +135,28 @@ def test_a_systems_per_question_info_is_kept_in_per_question_rows(settings, ques
     explained = [r for r in rows if r["system"] == "explaining"]
     assert explained and all(r["info"]["cypher"].startswith("MATCH") for r in explained)
     assert all("info" not in r for r in rows if r["system"] == "oracle")  # nothing to say, no field
+
+
+def test_eval_with_no_date_scores_the_edition_valid_today_and_eight_digits_are_a_date(settings):
+    from bifrost.core.store.editions import record_edition
+    from bifrost.core.store.sql_store import SqlStore
+    from bifrost.core.types import Edition
+    from bifrost.eval.runner import past_edition
+
+    store = SqlStore(settings.sql_url)
+    with store.session() as s:  # edition 3: an older edition recorded last (ingest --allow-older)
+        for number, when in ((1, "2024-01-01"), (2, "2025-01-01"), (3, "2024-06-01")):
+            record_edition(s, Edition(corpus="tiny", number=number, date=when))
+    store.dispose()
+    assert past_edition(settings, "tiny", None).number == 2  # the provisions table holds 3
+    assert past_edition(settings, "tiny", "20240301").number == 1
+    assert past_edition(settings, "tiny", "3") is None
+
+
+def test_eval_refuses_a_question_file_whose_gold_the_corpus_lacks(settings, tmp_path: Path):
+    from bifrost.eval.questions import QuestionFileError
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"id": "q9", "question": "scaffold guardrails", "gold": ["1926.450(a)(9)"]}) + "\n")
+    with pytest.raises(QuestionFileError, match=r"line 1: question 'q9': gold '1926.450\(a\)\(9\)' is not a provision of tiny"):
+        run_eval("tiny", bad, "oracle", tmp_path / "run", settings, registry=registry())

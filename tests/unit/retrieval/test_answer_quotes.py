@@ -74,7 +74,7 @@ def test_the_llm_answer_keeps_verified_quotes_and_drops_an_invented_one(bf, monk
             f'QUOTE [{PLAN}]: "The fall protection plan may be prepared by any employee."'
         )
 
-    monkeypatch.setattr(bf.res, "chat_model", ScriptedChatModel(respond=respond))
+    monkeypatch.setattr(bf.resources, "chat_model", ScriptedChatModel(respond=respond))
     answer = bf.ask("Who must prepare the fall protection plan?", "mini")
     assert answer.mode is AnswerMode.LLM and not answer.refused
     assert [s.text for s in answer.statements] == ["A qualified person prepares the plan."]

@@ -22,6 +22,14 @@ def test_environment_overrides_fields_with_nested_names(monkeypatch, tmp_path):
     assert cfg.top_n == 30 and cfg.use_dng is False
 
 
+def test_the_fact_search_depth_is_set_by_its_own_name_and_the_old_name_is_refused(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("BIFROST_RETRIEVAL__FACT_SEARCH_DEPTH", "0")
+    assert RetrievalConfig.from_settings(Settings()).fact_search_depth == 0
+    with pytest.raises(ValueError):
+        RetrievalConfig(answer_reach=6)  # renamed: an unknown field is an error, not silently ignored
+
+
 def test_a_toml_file_sets_fields_and_the_environment_wins_over_it(monkeypatch, tmp_path):
     path = tmp_path / "site.toml"
     path.write_text('home = "/tmp/bifrost-toml-home"\n[retrieval]\nseeds = 7\ncite_max = 3\n')

@@ -147,3 +147,27 @@ def test_evidence_is_the_best_entity_cosine(graph):
     assert res.evidence == pytest.approx(1.0, abs=1e-5)
     none = retriever(graph, Decomposition(entities=("zebra",)), lexical_weight=0).retrieve("q")
     assert none.evidence < 0.5 and none.items == []
+
+
+def channels(graph, decomposition: Decomposition, dense, lexical, **cfg) -> dict[str, float]:
+    """Scores of a retrieval with fake dense and lexical channels (no navigator expansion)."""
+    emb = WordsEmbedder()
+    r = HybridRetriever(make_index(emb), graph, emb, lambda q: decomposition, RetrievalConfig(use_dng=False, **cfg),
+                        lexical=lambda q, k: lexical, dense=lambda q, k: dense)
+    return {it.id: it.score for it in r.retrieve("q").items}
+
+
+def test_each_channel_is_scaled_to_the_graph_seeds_alone_so_the_lexical_weight_is_the_configured_one(graph):
+    graph_only = channels(graph, PLAN, [], [], lexical_weight=0, dense_weight=0)
+    top_id, top = max(graph_only.items(), key=lambda kv: kv[1])
+    assert "1(a)(1)" not in graph_only
+    fused = channels(graph, PLAN, [(top_id, 2.0)], [("1(a)(1)", 4.0)], dense_weight=0.5, lexical_weight=0.3)
+    assert fused[top_id] == pytest.approx(top * 1.5, abs=1e-5)  # its own score + 0.5 x the graph's top
+    assert fused["1(a)(1)"] == pytest.approx(top * 0.3, abs=1e-5)  # 0.3 x the graph's top, not of graph + dense
+
+
+def test_rrf_fuses_each_channel_against_the_graph_ranking_once(graph):
+    fused = channels(graph, Decomposition(), [("2(m)", 2.0), ("1(a)", 1.0)], [("1(a)", 5.0)],
+                     fusion="rrf", dense_weight=0.5, lexical_weight=1.0, rrf_k=60)
+    assert fused["2(m)"] == pytest.approx(0.5 / 61, abs=1e-6)
+    assert fused["1(a)"] == pytest.approx(0.5 / 62 + 1 / 61, abs=1e-6)

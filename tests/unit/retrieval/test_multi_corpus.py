@@ -56,3 +56,24 @@ def test_a_corpus_that_refuses_adds_nothing_and_all_refusing_is_a_refusal():
     assert [c.corpus for c in one.citations] == ["adgm"] and not one.refused
     none = merge_answers("q", [answer("osha-1926", "1926.1", "x", True), answer("adgm", "A.1", "y", True)], embed)
     assert none.refused and none.statements == [] and none.text == "refused"
+
+
+def test_the_merged_text_marks_each_citation_with_its_corpus():
+    merged = merge_answers("q", [answer("osha-1926", "1926.1", "far text"), answer("adgm", "A.1", "close text")], embed)
+    assert merged.text == "close text [adgm A.1]\nfar text [osha-1926 1926.1]"
+
+
+def test_a_past_edition_answered_from_is_kept_and_several_are_named_in_the_note():
+    from bifrost.core.types import Edition
+    from bifrost.retrieval.edition_retriever import edition_note
+
+    def past(a: Answer, number: int) -> Answer:
+        edition = Edition(corpus=a.corpus, number=number, date="2024-01-01")
+        return a.model_copy(update={"edition": edition, "note": edition_note(edition)})
+
+    osha, adgm = answer("osha-1926", "1926.1", "far"), answer("adgm", "A.1", "close")
+    one = merge_answers("q", [past(osha, 1), adgm], embed)
+    assert (one.edition.corpus, one.edition.number) == ("osha-1926", 1)
+    both = merge_answers("q", [past(osha, 1), past(adgm, 2)], embed)
+    assert both.edition is None
+    assert "osha-1926 as of edition 1 (2024-01-01)" in both.note and "adgm as of edition 2 (2024-01-01)" in both.note

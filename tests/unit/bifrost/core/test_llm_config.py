@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from langchain_core.globals import get_llm_cache, set_llm_cache
+from langchain_core.globals import get_llm_cache
 from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, LLMResult
 from langchain_core.rate_limiters import InMemoryRateLimiter
@@ -13,8 +13,9 @@ from tests.fake_chat import ScriptedChatModel
 from bifrost.core.llm import (
     ModelPrice,
     UsageCounter,
-    configure_llm_cache,
+    cache_of,
     make_chat_model,
+    make_llm_cache,
     model_id,
     prices_from_settings,
 )
@@ -67,30 +68,37 @@ def test_make_chat_model_without_api_key_names_the_fix(monkeypatch):
     assert "OPENAI_API_KEY" in str(info.value)
 
 
-def test_configure_llm_cache_installs_and_removes_sqlite_cache(tmp_path):
+def test_make_llm_cache_opens_a_sqlite_cache_and_installs_nothing_process_wide(tmp_path):
     from langchain_community.cache import SQLiteCache
 
-    try:
-        configure_llm_cache(tmp_path / "sub" / "cache.db")
-        assert isinstance(get_llm_cache(), SQLiteCache)
-        assert (tmp_path / "sub" / "cache.db").exists()
-        configure_llm_cache(None)
-        assert get_llm_cache() is None
-    finally:
-        set_llm_cache(None)
+    cache = make_llm_cache(tmp_path / "sub" / "cache.db")
+    assert isinstance(cache, SQLiteCache)
+    assert (tmp_path / "sub" / "cache.db").exists()
+    assert get_llm_cache() is None
+
+
+def test_make_chat_model_keeps_the_cache_it_is_given_on_the_model(openai_env, tmp_path):
+    cache = make_llm_cache(tmp_path / "cache.db")
+    model = make_chat_model(Settings(llm_model="m"), cache=cache)
+    assert model.cache is cache and cache_of(model) is cache
+    assert make_chat_model(Settings(llm_model="m")).cache is None
+
+
+def test_a_model_caches_in_its_own_cache_and_not_in_another_models(tmp_path):
+    a = ScriptedChatModel(respond=lambda m: "one", model_name="same", cache=make_llm_cache(tmp_path / "a.db"))
+    b = ScriptedChatModel(respond=lambda m: "two", model_name="same", cache=make_llm_cache(tmp_path / "b.db"))
+    assert a.invoke("hello").content == "one" and a.invoke("hello").content == "one" and a.calls == 1
+    assert b.invoke("hello").content == "two" and b.calls == 1  # same model and prompt, another cache
 
 
 def test_cache_is_keyed_by_model_and_prompt(tmp_path):
-    try:
-        configure_llm_cache(tmp_path / "cache.db")
-        a = ScriptedChatModel(respond=lambda m: "one", model_name="model-a")
-        assert a.invoke("hello").content == "one"
-        assert a.invoke("hello").content == "one" and a.calls == 1
-        assert a.invoke("other prompt").content == "one" and a.calls == 2
-        b = ScriptedChatModel(respond=lambda m: "two", model_name="model-b")
-        assert b.invoke("hello").content == "two" and b.calls == 1
-    finally:
-        set_llm_cache(None)
+    cache = make_llm_cache(tmp_path / "cache.db")
+    a = ScriptedChatModel(respond=lambda m: "one", model_name="model-a", cache=cache)
+    assert a.invoke("hello").content == "one"
+    assert a.invoke("hello").content == "one" and a.calls == 1
+    assert a.invoke("other prompt").content == "one" and a.calls == 2
+    b = ScriptedChatModel(respond=lambda m: "two", model_name="model-b", cache=cache)
+    assert b.invoke("hello").content == "two" and b.calls == 1
 
 
 def _result(model: str, n_in: int, n_out: int, cached: bool = False) -> LLMResult:
@@ -124,13 +132,9 @@ def test_usage_counter_unknown_model_has_unknown_cost():
 
 def test_usage_counter_counts_cache_hits_as_free(tmp_path):
     counter = UsageCounter({"scripted": ModelPrice(input_per_mtok=1, output_per_mtok=1)})
-    model = ScriptedChatModel(respond=lambda m: "a b c")
-    try:
-        configure_llm_cache(tmp_path / "cache.db")
-        model.invoke("hello there", config={"callbacks": [counter]})
-        model.invoke("hello there", config={"callbacks": [counter]})
-    finally:
-        set_llm_cache(None)
+    model = ScriptedChatModel(respond=lambda m: "a b c", cache=make_llm_cache(tmp_path / "cache.db"))
+    model.invoke("hello there", config={"callbacks": [counter]})
+    model.invoke("hello there", config={"callbacks": [counter]})
     [usage] = counter.report().models
     assert (usage.calls, usage.cached_calls, usage.output_tokens) == (2, 1, 3)
 
@@ -140,22 +144,16 @@ def test_prices_from_settings_defaults_when_field_absent():
 
 
 def test_a_reply_rejected_as_invalid_is_not_served_from_the_cache_again(tmp_path):
-    from langchain_core.globals import get_llm_cache
     from langchain_core.messages import HumanMessage
 
     from bifrost.core.llm import forget_invalid_reply
-    from tests.fake_chat import ScriptedChatModel
 
     replies = iter(["garbage", "{\"ok\": true}"])
-    model = ScriptedChatModel(respond=lambda messages: next(replies))
-    try:
-        configure_llm_cache(tmp_path / "cache.db")
-        assert model.invoke([HumanMessage("q")]).content == "garbage"
-        assert model.invoke([HumanMessage("q")]).content == "garbage" and model.calls == 1  # a cache hit
-        forget_invalid_reply("garbage")
-        assert model.invoke([HumanMessage("q")]).content == "{\"ok\": true}" and model.calls == 2
-        assert model.invoke([HumanMessage("q")]).content == "{\"ok\": true}" and model.calls == 2  # the new reply is cached
-        configure_llm_cache(tmp_path / "cache.db")  # the rejection is persisted
-        assert get_llm_cache() is not None and model.invoke([HumanMessage("q")]).content == "{\"ok\": true}"
-    finally:
-        configure_llm_cache(None)
+    model = ScriptedChatModel(respond=lambda messages: next(replies), cache=make_llm_cache(tmp_path / "cache.db"))
+    assert model.invoke([HumanMessage("q")]).content == "garbage"
+    assert model.invoke([HumanMessage("q")]).content == "garbage" and model.calls == 1  # a cache hit
+    forget_invalid_reply(cache_of(model), "garbage")
+    assert model.invoke([HumanMessage("q")]).content == "{\"ok\": true}" and model.calls == 2
+    assert model.invoke([HumanMessage("q")]).content == "{\"ok\": true}" and model.calls == 2  # the new reply is cached
+    again = ScriptedChatModel(respond=lambda messages: "never asked", cache=make_llm_cache(tmp_path / "cache.db"))
+    assert again.invoke([HumanMessage("q")]).content == "{\"ok\": true}" and again.calls == 0  # the rejection is persisted

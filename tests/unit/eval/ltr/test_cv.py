@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from bifrost.eval.ltr.cv import cross_validate, score_run
-from bifrost.eval.ltr.dataset import Group, fold_of
+from bifrost.eval.ltr.cv import cross_validate, fit_sized, score_run
+from bifrost.eval.ltr.dataset import Group
+from bifrost.eval.splits import fold_of
 from bifrost.eval.questions import Question
 from bifrost.retrieval.ltr.features import FEATURES
+from bifrost.retrieval.ltr.model import PARAM_GRID
+from tests.conftest import import_or_skip
 
 
 def group(i: int) -> Group:
@@ -65,3 +68,13 @@ def test_scores_carry_both_at_10_and_cited_f1_with_intervals():
     s = score_run(groups, ranked, {q: r[:1] for q, r in ranked.items()}, related=lambda a, b: False)
     assert s["recall@10"]["mean"] == 1.0 and s["both@10"]["mean"] == 1.0 and s["f1"]["mean"] == 1.0
     assert s["both@10"]["n"] == 10 and s["f1"]["low"] <= s["f1"]["mean"] <= s["f1"]["high"]
+
+
+def test_fit_sized_returns_the_chosen_size_beside_the_booster_and_leaves_the_booster_as_lightgbm_made_it():
+    import_or_skip("lightgbm", "ltr")
+    columns = list(range(len(FEATURES)))
+    booster, size = fit_sized([group(i) for i in range(4)], columns)  # too few for the inner CV: the first size
+    assert size == PARAM_GRID[0]
+    assert not hasattr(booster, "chosen_size")
+    asked = PARAM_GRID[-1]
+    assert fit_sized([group(i) for i in range(4)], columns, asked).size == asked

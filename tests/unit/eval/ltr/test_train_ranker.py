@@ -14,10 +14,10 @@ from bifrost.core.settings import Settings
 from bifrost.retrieval.hybrid import HybridRetriever
 from bifrost.retrieval.ltr.model import model_paths
 from bifrost.retrieval.ltr.retriever import LtrRetriever
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, import_or_skip
 from tests.unit.mini_corpus import built_mini_home
 
-pytest.importorskip("lightgbm")
+import_or_skip("lightgbm", "ltr")
 QUESTIONS = FIXTURES / "mini" / "questions-mini.jsonl"
 
 

@@ -11,7 +11,8 @@ from bifrost.core.errors import ModelUnavailableError, ModelUnreachableError
 from bifrost.core.graph.base import GraphStore
 from bifrost.core.store import entity_tables as et
 from bifrost.core.types import EdgeType, ExtractedEntity, ExtractedTriple, Extraction, Provision, ProvisionKind
-from bifrost.graph_builders.entities.base import EntityBuildAborted, EntityExtractor, ReportsFailures
+from bifrost.core.errors import EntityBuildAborted
+from bifrost.graph_builders.entities.base import EntityExtractor, ReportsFailures
 from bifrost.graph_builders.entities.build import build_entity_network, graph_edges
 from bifrost.graph_builders.entities.refiner import IncrementalEntityRefiner
 

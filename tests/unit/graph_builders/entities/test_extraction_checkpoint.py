@@ -6,11 +6,10 @@ import json
 import re
 
 import pytest
-from langchain_core.globals import set_llm_cache
 from langchain_core.messages import BaseMessage
 
 from tests.fake_chat import ScriptedChatModel
-from bifrost.core.llm import configure_llm_cache
+from bifrost.core.llm import make_llm_cache
 from bifrost.core.types import ExtractedEntity, Extraction, Provision, ProvisionKind
 from bifrost.graph_builders.entities.agent_prompts import AGENTS, ExtractionPrompts
 from bifrost.graph_builders.entities.checkpoint import ExtractionJournal
@@ -143,13 +142,9 @@ def test_changed_prompt_version_re_extracts(prompts, journal):
 
 def test_rebuild_with_cache_and_without_journal_makes_no_calls(prompts, tmp_path):
     provisions = [prov(f"1926.451(b)({i})") for i in range(1, 4)]
-    try:
-        configure_llm_cache(tmp_path / "cache.db")
-        first = ScriptedChatModel(respond=Responder(prompts))
-        list(LlmExtractor(first, prompts, lambda raw, p: raw).extract_many(provisions))
-        assert first.calls > 0
-        second = ScriptedChatModel(respond=Responder(prompts))
-        list(LlmExtractor(second, prompts, lambda raw, p: raw).extract_many(provisions))
-        assert second.calls == 0
-    finally:
-        set_llm_cache(None)
+    first = ScriptedChatModel(respond=Responder(prompts), cache=make_llm_cache(tmp_path / "cache.db"))
+    list(LlmExtractor(first, prompts, lambda raw, p: raw).extract_many(provisions))
+    assert first.calls > 0
+    second = ScriptedChatModel(respond=Responder(prompts), cache=make_llm_cache(tmp_path / "cache.db"))
+    list(LlmExtractor(second, prompts, lambda raw, p: raw).extract_many(provisions))
+    assert second.calls == 0

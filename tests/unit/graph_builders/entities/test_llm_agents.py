@@ -9,13 +9,12 @@ from collections.abc import Callable
 import httpx
 import openai
 import pytest
-from langchain_core.globals import set_llm_cache
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from bifrost.core.errors import ModelUnavailableError, ModelUnreachableError
 from tests.fake_chat import ScriptedChatModel
-from bifrost.core.llm import UsageCounter, configure_llm_cache
+from bifrost.core.llm import UsageCounter, make_llm_cache
 from bifrost.core.types import Provision, ProvisionKind
 from bifrost.graph_builders.entities.agent_prompts import AGENTS, ExtractionPrompts
 from bifrost.graph_builders.entities.llm_agents import (
@@ -363,24 +362,23 @@ def test_usage_counter_sees_every_agent_call(prompts):
 
 
 def test_persistent_cache_prevents_repeated_calls(prompts, tmp_path):
-    try:
-        configure_llm_cache(tmp_path / "llm-cache.db")
-        first, model1 = make(prompts, Script(prompts))
-        a = list(first.extract_many([prov("p1"), prov("p2")]))
-        assert model1.calls == 10
-        # a new process: new model object, same parameters, same cache file
-        configure_llm_cache(tmp_path / "llm-cache.db")
-        second, model2 = make(prompts, Script(prompts))
-        b = list(second.extract_many([prov("p1"), prov("p2")]))
-        assert model2.calls == 0
-        assert a == b
-        # a changed provision text is a new prompt: only the agents that read it are called again
-        # (pruning and the two validators); the rest see the same pruned text and hit the cache
-        third, model3 = make(prompts, Script(prompts))
-        list(third.extract_many([prov("p1"), prov("p2", text=P1_TEXT + " Changed.")]))
-        assert model3.calls == 3
-    finally:
-        set_llm_cache(None)
+    def cached(cache) -> tuple[LlmExtractor, ScriptedChatModel]:
+        model = ScriptedChatModel(respond=Script(prompts), cache=cache)
+        return LlmExtractor(model, prompts, validator, concurrency=1, retry_wait=False), model
+
+    first, model1 = cached(make_llm_cache(tmp_path / "llm-cache.db"))
+    a = list(first.extract_many([prov("p1"), prov("p2")]))
+    assert model1.calls == 10
+    # a new process: new model object, same parameters, same cache file
+    second, model2 = cached(make_llm_cache(tmp_path / "llm-cache.db"))
+    b = list(second.extract_many([prov("p1"), prov("p2")]))
+    assert model2.calls == 0
+    assert a == b
+    # a changed provision text is a new prompt: only the agents that read it are called again
+    # (pruning and the two validators); the rest see the same pruned text and hit the cache
+    third, model3 = cached(model2.cache)
+    list(third.extract_many([prov("p1"), prov("p2", text=P1_TEXT + " Changed.")]))
+    assert model3.calls == 3
 
 
 def test_prompt_text_is_sent_as_system_and_user_messages(prompts):

@@ -149,6 +149,7 @@ def test_ecfr_xml(folder, content):
 @example(content=HTML.replace("(2) More", "(٢) More"))
 @example(content=HTML.replace("§ 1926.500", "§ 1926.00"))  # section id 1926.00, which the grammar refuses
 @example(content=HTML.replace("§ 1926.501 Duty", "§ 11926.12 - Title"))  # five-digit part 11926
+@example(content=HTML.replace("§ 1926.501 Duty", "§ 1926.501a Duty"))  # a lettered section the grammar refused
 def test_html(content):
     parsed_or_refused(parse_html, content, "osha-1926")
 

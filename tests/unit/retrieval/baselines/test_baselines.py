@@ -40,11 +40,25 @@ def test_bm25_ranks_the_matching_paragraph_first(settings):
 
 
 def test_bm25_stems_when_pystemmer_is_installed(settings):
-    pytest.importorskip("Stemmer")
+    import Stemmer  # noqa: F401  (a core dependency: missing, the test fails instead of skipping)
+
     r = Bm25Ranker(settings)
     r.warm_up("tiny")
     assert r.search("inspecting plank", 3)[0].id == "1926.450(b)"
     assert r.describe()["stemmer"] == "snowball-english"
+
+
+def test_the_bm25_index_is_keyed_on_whether_the_stemmer_was_used_not_on_the_stem_flag(settings, monkeypatch):
+    from bifrost.retrieval.baselines import bm25
+
+    plain = Bm25Ranker(settings, stem=False)
+    plain.warm_up("tiny")
+    monkeypatch.setattr(bm25, "english_stemmer", lambda: None)  # stem asked for, but no stemmer loaded
+    unstemmed = Bm25Ranker(settings, stem=True)
+    unstemmed.warm_up("tiny")
+    docs = build_documents(tiny_provisions(), "context")
+    assert unstemmed.describe()["stemmer"] is None
+    assert unstemmed.index_folder("tiny", docs) == plain.index_folder("tiny", docs)
 
 
 def test_bm25_tokenizes_as_it_indexes_and_counts_documents_per_token(settings):

@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 
 from bifrost.core.types import Provision, ProvisionKind, Reference, Via
+from bifrost.retrieval.channels import Evidence
 from bifrost.retrieval.decompose import Decomposition
 from bifrost.retrieval.ltr.candidates import PoolSizes, build_pool, ranks
 from bifrost.retrieval.entity_matching import EntityEvidence
-from bifrost.retrieval.ltr.evidence import Evidence
 from bifrost.retrieval.ltr.features import FEATURE_GROUPS, FEATURES, columns_without, featurize
-from bifrost.retrieval.ltr.navigator_index import NavigatorIndex
 from bifrost.retrieval.ltr.retriever import cut_cited
+from bifrost.retrieval.navigator import NavigatorIndex
 
 K = ProvisionKind
 

@@ -13,8 +13,9 @@ from bifrost.core.errors import ConfigError
 from bifrost.core.settings import Settings
 from bifrost.retrieval.ltr.features import FEATURES
 from bifrost.retrieval.ltr.model import ModelCard, RankerModel, load_ranker, model_paths
+from tests.conftest import import_or_skip
 
-lightgbm = pytest.importorskip("lightgbm")
+lightgbm = import_or_skip("lightgbm", "ltr")
 
 
 def trained(corpus: str = "mini", model: str = "all-MiniLM-L6-v2") -> RankerModel:

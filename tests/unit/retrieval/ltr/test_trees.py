@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from bifrost.retrieval.ltr.trees import TreeEnsemble
+from tests.conftest import import_or_skip
 
-lightgbm = pytest.importorskip("lightgbm")
+lightgbm = import_or_skip("lightgbm", "ltr")
 
 
 def booster(rng, n_features: int = 8, leaves: int = 15, trees: int = 60, nan_share: float = 0.0):

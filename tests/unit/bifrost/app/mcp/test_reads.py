@@ -1,4 +1,4 @@
-"""`Reads`: over stdio the quick read tools run on the event loop's own thread (no hand-off to a
+"""`ReadToolRunner`: over stdio the quick read tools run on the event loop's own thread (no hand-off to a
 worker thread), over HTTP in a worker thread; a Bifrost error is an MCP error either way."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from bifrost.app.mcp.server import Reads
+from bifrost.app.mcp.server import ReadToolRunner
 from bifrost.core.errors import NotFoundError
 
 
-def thread_of(read: Reads) -> tuple[threading.Thread, threading.Thread]:
+def thread_of(read: ReadToolRunner) -> tuple[threading.Thread, threading.Thread]:
     async def main() -> tuple[threading.Thread, threading.Thread]:
         return threading.current_thread(), await read(threading.current_thread)
 
@@ -21,12 +21,12 @@ def thread_of(read: Reads) -> tuple[threading.Thread, threading.Thread]:
 
 
 def test_inline_reads_run_on_the_event_loop_thread():
-    loop, ran = thread_of(Reads(inline=True))
+    loop, ran = thread_of(ReadToolRunner(inline=True))
     assert ran is loop
 
 
 def test_other_reads_run_in_a_worker_thread():
-    loop, ran = thread_of(Reads(inline=False))
+    loop, ran = thread_of(ReadToolRunner(inline=False))
     assert ran is not loop
 
 
@@ -36,6 +36,6 @@ def test_a_bifrost_error_becomes_an_mcp_error_with_its_message(inline):
         raise NotFoundError(f"provision {pid!r} is not in corpus 'mini'")
 
     with pytest.raises(MCPError) as info:
-        anyio.run(Reads(inline), missing, "1926.999")
+        anyio.run(ReadToolRunner(inline), missing, "1926.999")
     assert info.value.error.message == "provision '1926.999' is not in corpus 'mini'"
     assert info.value.error.data == {"error": "not_found"}

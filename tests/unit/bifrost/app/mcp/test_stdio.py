@@ -1,114 +1,17 @@
-"""The stdio transport's pipe reader and writer, on real pipes, and a real server process: requests
-are read from the event loop line by line, replies are written whole, and stray output of tool
-code never reaches the protocol stream."""
+"""The stdio transport: the SDK's public entry point serves, and in a real server process stray output
+of tool code never reaches the protocol stream."""
 
 from __future__ import annotations
 
 import json
-import os
-import socket
 import subprocess
 import sys
 import textwrap
-import threading
 
 import anyio
 import pytest
 
-from bifrost.app.mcp.stdio import CHUNK, PipeReader, PipeWriter, is_pipe
 from tests.conftest import ROOT, subprocess_env
-
-
-async def read_all(fd: int) -> list[str]:
-    return [line async for line in PipeReader(fd)]
-
-
-def test_the_reader_gives_each_line_across_chunk_boundaries_and_a_last_line_without_newline():
-    r, w = os.pipe()
-    os.write(w, b'{"a": 1}\n{"b":')
-    os.write(w, b' 2}\n{"c": 3}')
-    os.close(w)
-    try:
-        assert anyio.run(read_all, r) == ['{"a": 1}\n', '{"b": 2}\n', '{"c": 3}']
-    finally:
-        os.close(r)
-
-
-def test_a_line_longer_than_a_chunk_comes_back_whole():
-    r, w = os.pipe()
-    line = b'{"q": "' + b"x" * (3 * CHUNK) + b'"}\n'
-
-    def write() -> None:  # a pipe holds 64 KiB: the writer blocks until the reader has taken it
-        os.write(w, line)
-        os.close(w)
-
-    writer = threading.Thread(target=write)
-    writer.start()
-    try:
-        assert anyio.run(read_all, r) == [line.decode()]
-    finally:
-        writer.join()
-        os.close(r)
-
-
-def test_the_reader_waits_on_the_event_loop_so_other_tasks_run_meanwhile():
-    r, w = os.pipe()
-    ran: list[str] = []
-
-    async def main() -> str:
-        async with anyio.create_task_group() as tg:
-            async def other() -> None:
-                await anyio.sleep(0.05)
-                ran.append("other task")
-                os.write(w, b'{"late": true}\n')
-
-            tg.start_soon(other)
-            return await PipeReader(r).__anext__()
-
-    try:
-        assert anyio.run(main) == '{"late": true}\n'
-        assert ran == ["other task"]
-    finally:
-        os.close(r)
-        os.close(w)
-
-
-def test_bytes_that_are_not_utf8_are_replaced_not_fatal():
-    r, w = os.pipe()
-    os.write(w, b'{"q": "\xff"}\n')
-    os.close(w)
-    try:
-        assert anyio.run(read_all, r) == ['{"q": "\ufffd"}\n']
-    finally:
-        os.close(r)
-
-
-def test_the_writer_puts_a_reply_on_the_pipe_at_once():
-    r, w = os.pipe()
-
-    async def main() -> None:
-        with os.fdopen(w, "wb") as wire:
-            out = PipeWriter(wire)
-            await out.write('{"id": 1, "text": "é"}\n')
-            await out.flush()
-            assert os.read(r, CHUNK) == '{"id": 1, "text": "é"}\n'.encode()
-
-    try:
-        anyio.run(main)
-    finally:
-        os.close(r)
-
-
-def test_pipes_and_sockets_are_served_by_the_event_loop_files_are_not(tmp_path):
-    r, w = os.pipe()
-    a, b = socket.socketpair()
-    with open(tmp_path / "requests.jsonl", "w") as f:
-        try:
-            assert is_pipe(r) and is_pipe(a.fileno())
-            assert not is_pipe(f.fileno())
-        finally:
-            os.close(r), os.close(w), a.close(), b.close()
-
 
 NOISY_SERVER = textwrap.dedent("""
     import os, anyio
@@ -152,3 +55,17 @@ def test_stray_output_of_a_tool_goes_to_stderr_and_the_wire_carries_only_protoco
     assert replies[1]["result"]["content"][0]["text"] == "QUIET"
     assert rest == ""
     assert "noise from print" in err and "noise on fd 1" in err
+
+
+def test_serve_stdio_runs_the_server_through_the_sdks_public_stdio_entry_point(monkeypatch):
+    from unittest.mock import AsyncMock, MagicMock
+
+    from mcp.server.mcpserver import MCPServer
+
+    from bifrost.app.mcp import stdio
+
+    monkeypatch.setattr(stdio, "is_pipe", lambda fd: True, raising=False)  # pipes, as an MCP client gives
+    server = MagicMock(spec=MCPServer)  # the public surface only: no `_lowlevel_server`
+    server.run_stdio_async = AsyncMock()
+    anyio.run(stdio.serve_stdio, server)
+    server.run_stdio_async.assert_awaited_once_with()

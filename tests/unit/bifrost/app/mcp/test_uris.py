@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from mcp.shared.uri_template import UriTemplate
 
 from bifrost.app.mcp.uris import TEMPLATE, Cursor, provision_uri
-from bifrost.app.requests import InvalidRequest
+from bifrost.app.inputs import InvalidRequest
 
 IDS = ["1926.501(b)(2)(i)", "1926.500(b)[Leading edge]", "1926 Subpart M", "1926.502(b)(1)[Note 2]",
        "1926.409-1926.415", "0f8c2a5e-6b1d-4c1e-9a57-3a2f1c0d9e11"]

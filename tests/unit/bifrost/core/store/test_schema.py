@@ -18,7 +18,7 @@ from bifrost.app.cli.app import app
 from bifrost.core.errors import StoreError
 from bifrost.core.store import db_url, schema
 from bifrost.core.store.sql_store import SqlStore
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, import_or_skip
 from tests.contract.sample_graph import C, TREE
 from tests.integration.postgres_env import SQL_KINDS, fresh_database, sql_url
 
@@ -136,7 +136,7 @@ def test_an_older_postgres_schema_is_refused_until_bifrost_db_upgrade(tmp_path):
 
 
 def test_a_database_that_cannot_be_reached_is_one_line_naming_its_host_not_its_password(tmp_path):
-    pytest.importorskip("psycopg")
+    import_or_skip("psycopg", "postgres")
     with socket.socket() as s:  # a real port with nothing listening on it
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]

@@ -1,15 +1,17 @@
 """The Document Navigator Graph of one corpus as compact in-memory maps (parent, children,
 REFERS_TO out and in, enclosing section), read once from the SQL store so that graph features of
-hundreds of candidates cost dictionary look-ups, whatever graph store is configured."""
+hundreds of candidates cost dictionary look-ups, whatever graph store is configured; and
+`traverse`, the one walk from a seed through those maps (cross-references, parent, siblings,
+children) that the learned ranker's candidate pool and edition retrieval share."""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from bifrost.core.provisions import CONTAINER_KINDS, ancestors
-from bifrost.core.types import Provision, ProvisionKind, Reference
+from bifrost.core.types import Provision, ProvisionKind, Reference, Via
 
 
 @dataclass
@@ -71,3 +73,58 @@ class NavigatorIndex:
 
     def is_container(self, pid: str) -> bool:
         return self.kind.get(pid) in CONTAINER_KINDS or pid not in self.kind
+
+
+@dataclass(frozen=True)
+class Step:
+    """One provision reached from a seed: how, after how many hops (REFERS_TO edges followed; 1 for a
+    parent, sibling or child), by which path (seed first) and why (the reason shown with a result)."""
+
+    id: str
+    via: Via
+    hops: int
+    path: tuple[str, ...]
+    why: str
+
+
+def traverse(
+    nav: NavigatorIndex, seed: str, *, depth: int = 1, referrers: bool = False, parents: bool = True,
+    children: bool = True, max_children: int | None = None, siblings: int = 0,
+) -> Iterator[Step]:
+    """What the navigator graph joins to ``seed``, in this order:
+
+    1. the provisions it cross-references, breadth first up to ``depth`` hops (each once, at its first
+       shortest path; the targets of one provision in id order);
+    2. with ``referrers``, the provisions cross-referencing it (one hop, id order);
+    3. its parent (with ``parents``);
+    4. up to ``siblings`` of its siblings, the nearest before and after it (document order);
+    5. its children (with ``children``; document order, the first ``max_children`` when given).
+
+    Containers are not skipped: the caller decides what it keeps.
+    """
+    frontier, seen = [(seed,)], {seed}
+    for hop in range(1, depth + 1):
+        nxt = []
+        for path in frontier:
+            for target in sorted(nav.refs_out.get(path[-1], ())):
+                if target not in seen:
+                    seen.add(target)
+                    nxt.append((*path, target))
+                    yield Step(target, Via.REFERS_TO, hop, (*path, target), f"cross-reference from {path[-1]}")
+        frontier = nxt
+    if referrers:
+        for source in sorted(nav.refs_in.get(seed, ())):
+            yield Step(source, Via.REFERS_TO, 1, (seed, source), f"cross-reference to {seed}")
+    parent = nav.parent.get(seed)
+    if parent:
+        if parents:
+            yield Step(parent, Via.PARENT, 1, (seed, parent), f"parent of {seed}")
+        kids = nav.children.get(parent, [])
+        at = kids.index(seed) if seed in kids else 0
+        half = siblings // 2
+        for kid in kids[max(0, at - half): at + half + 1] if siblings else ():
+            if kid != seed:
+                yield Step(kid, Via.SIBLING, 1, (seed, kid), f"sibling of {seed}")
+    if children:
+        for kid in nav.children.get(seed, [])[:max_children]:
+            yield Step(kid, Via.CHILD, 1, (seed, kid), f"child of {seed}")

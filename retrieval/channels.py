@@ -1,6 +1,7 @@
-"""What every channel says about one question: BM25 and dense scores of every provision, entity
-and triple matches in the Entity Network, and the question's decomposition. Gathered once per
-question; candidates and features are read from it."""
+"""The retrieval channels of one corpus (`Channels`: BM25, dense, the Entity Network, the question
+decomposer) and what they say about one question (`Evidence`: BM25 and dense scores of every
+provision, entity and triple matches, the question's decomposition). Gathered once per question;
+the learned ranker's candidates and features and the answerability judge read it."""
 
 from __future__ import annotations
 

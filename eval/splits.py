@@ -1,0 +1,47 @@
+"""How learned components are validated: k folds inside the pooled questions, and leave-one-set-out
+(fit on the other question sets, score the one left out), the figure that shows a shift in question
+style that k folds hide. Splits are over item indices, so the ranker, the answerability model and
+the answer scorer share them."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Split:
+    """One train/test split: a name (``fold 2/5`` or the set left out) and item indices."""
+
+    name: str
+    train: tuple[int, ...]
+    test: tuple[int, ...]
+
+
+def fold_of(item_id: str, folds: int, salt: str = "") -> int:
+    """A stable fold for an id (the same split on every machine and run); ``salt`` gives an independent
+    split (inner cross-validation)."""
+    return int(hashlib.sha256((salt + item_id).encode()).hexdigest(), 16) % folds
+
+
+def k_fold(ids: Sequence[str], folds: int, salt: str = "") -> list[Split]:
+    """``folds`` splits by id hash; empty folds are left out."""
+    if folds < 2:
+        raise ValueError(f"k-fold needs at least 2 folds, got {folds}")
+    of = [fold_of(i, folds, salt) for i in ids]
+    out = []
+    for k in range(folds):
+        test = tuple(i for i, f in enumerate(of) if f == k)
+        if test:
+            out.append(Split(f"fold {k + 1}/{folds}", tuple(i for i, f in enumerate(of) if f != k), test))
+    return out
+
+
+def leave_one_set_out(sources: Sequence[str]) -> list[Split]:
+    """One split per set: train on every other set, test on that one (fewer than two sets: none)."""
+    names = list(dict.fromkeys(sources))
+    if len(names) < 2:
+        return []
+    return [Split(name, tuple(i for i, s in enumerate(sources) if s != name), tuple(i for i, s in enumerate(sources) if s == name))
+            for name in names]
