@@ -13,7 +13,7 @@ and store it as a card in the home. Every figure reported is cross-validated.
 
 from __future__ import annotations
 
-import json
+import shutil
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -26,19 +26,28 @@ from scipy.optimize import minimize
 
 from bifrost.core.resources import Resources
 from bifrost.core.settings import Settings
-from bifrost.eval.splits import fold_of
+from bifrost.core.store.sql_store import SqlStore
+from bifrost.core.types import content_hash
+from bifrost.eval import refusal_validation as rv
+from bifrost.eval.answerability_report import write_report
 from bifrost.eval.ltr.train import read_sets
+from bifrost.eval.splits import fold_of
 from bifrost.eval.questions import Question, merge_sets
 from bifrost.eval.stats import bootstrap_auroc, bootstrap_ci
 from bifrost.retrieval.answerability_features import FEATURE_GROUPS, FEATURES, columns_without, vector
 from bifrost.retrieval.answerability_model import AnswerabilityCard, FeatureReader, retriever_of, save_card
+from bifrost.retrieval.baselines.documents import index_folder
 from bifrost.retrieval.config import RetrievalConfig
+from bifrost.retrieval.encoder.pairs import own_text
 from bifrost.retrieval.pipeline import AskPipeline
+from bifrost.retrieval.support.model import SupportCard, support_folder
 
 Say = Callable[[str], None]
 Progress = Callable[[int, int], None]
 L2 = 1.0
 """Penalty on standardized coefficients (fixed, not tuned: a dozen features, a few hundred questions)."""
+RANKED_KEPT = 10
+"""Retrieved ids kept per question (the support scorer's negatives and inputs come from them)."""
 
 
 @dataclass
@@ -50,6 +59,7 @@ class Example:
     row: np.ndarray
     relevance: float
     empty: bool = False  # nothing retrieved: refused whatever the model says
+    ranked: tuple[str, ...] = ()  # the retrieved provision ids, best first (the support scorer reads the top ones)
 
     @property
     def answerable(self) -> bool:
@@ -88,12 +98,27 @@ def collect(
             result = retriever.retrieve(q.question, cfg)
             modes.add(retriever_of(result))
             row = np.asarray(vector(reader.row(q.question, result)), dtype=np.float64)
-            examples.append(Example(q, source, row, float(result.relevance) if result.items else 0.0, not result.items))
+            examples.append(Example(q, source, row, float(result.relevance) if result.items else 0.0, not result.items,
+                                    tuple(it.id for it in result.items[:RANKED_KEPT])))
             if progress:
                 progress(n, len(pairs))
     finally:
         resources.close()
     return examples, (modes.pop() if len(modes) == 1 else "hybrid"), cfg.refuse_below
+
+
+def provision_texts(settings: Settings, corpus: str) -> dict[str, str]:
+    """Every provision of a corpus as the support scorer reads it (term, heading, text)."""
+    sql = SqlStore(settings.sql_url)
+    try:
+        return {p.id: own_text(p) for p in sql.provisions(corpus)}
+    finally:
+        sql.dispose()
+
+
+def support_cache(home: Path, corpus: str) -> Path:
+    """Where cross-fitted support scorers are cached (one per training question set), so a rerun reuses them."""
+    return index_folder(home, corpus) / "support"
 
 
 # --- the logistic model --------------------------------------------------------------------------
@@ -171,14 +196,18 @@ class CvRun:
     scores: np.ndarray
     refused: np.ndarray
     thresholds: list[float] = field(default_factory=list)
+    outcomes: np.ndarray | None = None  # 0 refused, 1 not stated, 2 answered (with an open target)
 
 
 def cross_validate(examples: Sequence[Example], folds: int, target: float, drop: set[str] = frozenset(),
-                   fitter: Fitter = fit_examples, only: Sequence[str] = ()) -> CvRun:
-    """Outer k folds; in each, the threshold comes from an inner cross-validation of the training folds.
-    ``drop`` leaves feature groups out; ``only`` keeps just the named features."""
+                   fitter: Fitter = fit_examples, only: Sequence[str] = (), open_target: float | None = None) -> CvRun:
+    """Outer k folds; in each, the threshold comes from an inner cross-validation of the training folds
+    (and, with ``open_target``, the "not stated" threshold too). ``drop`` leaves feature groups out;
+    ``only`` keeps just the named features."""
     columns = [FEATURES.index(f) for f in only] if only else columns_without(set(drop))
     run = CvRun(np.full(len(examples), np.nan), np.zeros(len(examples), dtype=bool))
+    if open_target is not None:
+        run.outcomes = np.full(len(examples), 2)
     for k in range(folds):
         test = [i for i, e in enumerate(examples) if fold_of(e.question.id, folds) == k]
         train = [e for e in examples if fold_of(e.question.id, folds) != k]
@@ -191,8 +220,12 @@ def cross_validate(examples: Sequence[Example], folds: int, target: float, drop:
             held = model.probability(np.vstack([e.row[columns] for e in train if e.answerable])).tolist()
         threshold = threshold_for(held, target)
         run.scores[test] = model.probability(np.vstack([examples[i].row[columns] for i in test]))
-        run.refused[test] = (run.scores[test] < threshold) | np.array([examples[i].empty for i in test])
+        empty = np.array([examples[i].empty for i in test])
+        run.refused[test] = (run.scores[test] < threshold) | empty
         run.thresholds.append(threshold)
+        if run.outcomes is not None:
+            th = rv.Thresholds(threshold, max(threshold, threshold_for(held, open_target)))
+            run.outcomes[test] = th.outcomes(run.scores[test], empty)
     return run
 
 
@@ -224,7 +257,8 @@ def figures(examples: Sequence[Example], scores: np.ndarray, refused: np.ndarray
 
 @dataclass
 class AnswerabilityReport:
-    """Cross-validated figures of the model, its ablations and the cosine rule, and the stored card."""
+    """Validated figures of the model (k-fold, each set left out, held-out sets), its ablations and the
+    cosine rule, and the stored card."""
 
     corpus: str
     folds: int
@@ -235,103 +269,138 @@ class AnswerabilityReport:
     ablations: dict[str, dict[str, Any]] = field(default_factory=dict)
     fold_thresholds: list[float] = field(default_factory=list)
     threshold: float = 0.0
+    answer_threshold: float = 0.0
+    open_target: float = 0.10
     coefficients: dict[str, float] = field(default_factory=dict)
     card_path: str = ""
     seconds: dict[str, float] = field(default_factory=dict)
+    left_out: dict[str, dict[str, Any]] = field(default_factory=dict)  # set -> outcome figures, fit on the other sets
+    held_out: dict[str, dict[str, Any]] = field(default_factory=dict)  # set -> outcome figures, fit on every set
+    support: str = ""  # the stored support scorer's folder ("" = none)
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
 
+@dataclass(frozen=True)
+class Targets:
+    """What the thresholds are chosen for: at most ``refuse`` of answerable questions refused, at most
+    ``lost`` refused or "not stated" (on out-of-set scores)."""
+
+    refuse: float = 0.02
+    lost: float = 0.10
+
+    def check(self) -> None:
+        if not 0.0 < self.refuse < 1.0 or not self.refuse <= self.lost < 1.0:
+            raise ValueError(f"--false-refusal ({self.refuse}) and --not-stated-share ({self.lost}) must be shares with "
+                             "false refusal <= not-stated share < 1")
+
+
 def train_answerability(
-    settings: Settings, corpus: str, question_files: Sequence[Path], folds: int = 5, target: float = 0.05,
+    settings: Settings, corpus: str, question_files: Sequence[Path], folds: int = 5, target: float = 0.02,
     ablations: bool = True, out_dir: Path | None = None, say: Say | None = None, progress: Progress | None = None,
+    held_out_files: Sequence[Path] = (), open_target: float = 0.10, support: bool = False, store: bool = True,
 ) -> AnswerabilityReport:
-    """Cross-validate, then fit on all questions and store the answerability card of ``corpus``."""
+    """Validate (k-fold, and each question set left out when several are given, with thresholds chosen
+    on out-of-set scores for at most ``target`` false refusals and ``open_target`` answerable questions
+    refused or "not stated"), then fit on all questions and store the card (and, with ``support``, the
+    support scorer) of ``corpus``; ``held_out_files`` are scored by the stored model, never trained on."""
     if folds < 2:
         raise ValueError(f"--folds must be at least 2, got {folds}")
-    if not 0.0 < target < 1.0:
-        raise ValueError(f"--false-refusal must be between 0 and 1, got {target}")
+    targets = Targets(target, open_target)
+    targets.check()
     say = say or (lambda _m: None)
     t0 = time.perf_counter()
     pairs, hashes = load_questions_by_file(settings, question_files, corpus, say)
+    held_pairs = load_questions_by_file(settings, held_out_files, corpus, say)[0] if held_out_files else []
     if len({q.answerable for q, _ in pairs}) < 2:
         raise ValueError("the question files need both answerable and unanswerable questions (answerable: false)")
-    examples, retriever, refuse_below = collect(settings, corpus, pairs, progress)
+    examples, retriever, refuse_below = collect(settings, corpus, [*pairs, *held_pairs], progress)
+    examples, held = examples[: len(pairs)], examples[len(pairs):]
     t1 = time.perf_counter()
-    run = cross_validate(examples, folds, target)
+    drop = set() if support else {"support"}
+    report = AnswerabilityReport(corpus, folds, target, retriever, {}, {}, open_target=open_target)
+    if support:
+        report.support = add_support(settings, corpus, examples, held, folds, store, say)
+    run = cross_validate(examples, folds, target, drop=drop, open_target=open_target)
     say(f"cross-validated {len(examples)} questions in {folds} folds")
     relevance = np.array([e.relevance for e in examples])
-    report = AnswerabilityReport(
-        corpus, folds, target, retriever, figures(examples, run.scores, run.refused),
-        figures(examples, relevance, relevance < refuse_below) | {"rule": f"best cosine < {refuse_below}"},
-        fold_thresholds=run.thresholds,
-    )
+    report.model = figures(examples, run.scores, run.refused)
+    report.cosine = figures(examples, relevance, relevance < refuse_below) | {"rule": f"best cosine < {refuse_below}"}
+    report.fold_thresholds = run.thresholds
+    columns = columns_without(drop)
+    report.left_out = rv.set_figures(rv.left_out(examples, columns, fit_examples, targets.refuse, targets.lost), examples)
     cosine = cross_validate(examples, folds, target, only=("dense_top",))
     report.ablations["best cosine alone, threshold by CV"] = figures(examples, cosine.scores, cosine.refused)
     if ablations:
         for group in FEATURE_GROUPS:
-            drop = cross_validate(examples, folds, target, drop={group})
-            report.ablations[f"without {group}"] = figures(examples, drop.scores, drop.refused)
-            say(f"cross-validated without {group}")
-    report.seconds = {"collect": t1 - t0, "cv": time.perf_counter() - t1}
-    store(settings, report, examples, run, hashes)
+            if group not in drop:
+                dropped = cross_validate(examples, folds, target, drop=drop | {group})
+                report.ablations[f"without {group}"] = figures(examples, dropped.scores, dropped.refused)
+                say(f"cross-validated without {group}")
+    model, thresholds = fit_final(examples, columns, targets)
+    report.held_out = held_out_figures(held, model, thresholds, columns)
+    report.seconds = {"collect": t1 - t0, "validate": time.perf_counter() - t1}
+    if store:
+        save(settings, report, model, thresholds, [FEATURES[i] for i in columns], hashes)
     if out_dir is not None:
         write_report(report, examples, run, out_dir)
     return report
 
 
-def store(settings: Settings, report: AnswerabilityReport, examples: Sequence[Example], run: CvRun,
-          hashes: list[dict[str, str]]) -> None:
-    """Fit on every question, take the threshold from the out-of-fold scores, save the card."""
-    model = fit_examples(examples, list(range(len(FEATURES))))
-    report.threshold = threshold_for([s for s, e in zip(run.scores, examples) if e.answerable], report.target)
-    report.coefficients = {"intercept": model.intercept, **dict(zip(FEATURES, model.coef.tolist()))}
+def add_support(settings: Settings, corpus: str, examples: Sequence[Example], held: Sequence[Example], folds: int,
+                store: bool, say: Say) -> str:
+    """Fill the support columns: training questions from scorers cross-fitted by set (or fold), held-out
+    questions from the scorer of every training question, which is stored (unless not ``store``)."""
+    documents = provision_texts(settings, corpus)
+    cache = support_cache(settings.home, corpus)
+    base = settings.embedding_model
+    card = lambda: SupportCard(corpus=corpus, base_model=base)  # noqa: E731
+    key = lambda name, members: cache / content_hash(base, name, *sorted(e.question.id for e in members))  # noqa: E731
+    splits = rv.support_splits([e.source for e in examples], [e.question.id for e in examples], folds)
+    folders = {s.name: key(s.name, [examples[i] for i in s.train]) for s in splits}
+    rv.fill_support(examples, splits, documents, base, lambda name: folders[name], card, say)
+    final = rv.fit_scorer(examples, documents, base, key("all", examples), card(), say)
+    rv.score_examples(held, final, documents)
+    if not store:
+        return ""
+    target = support_folder(settings.home, corpus)
+    tmp = target.with_name(target.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(final.folder, tmp)
+    shutil.rmtree(target, ignore_errors=True)
+    tmp.replace(target)
+    return str(target.relative_to(settings.home))
+
+
+def fit_final(examples: Sequence[Example], columns: Sequence[int], targets: Targets) -> tuple[Logistic, rv.Thresholds]:
+    """The model of every question, and its thresholds from out-of-set scores."""
+    return fit_examples(examples, columns), rv.thresholds_on(examples, columns, fit_examples, targets.refuse, targets.lost)
+
+
+def held_out_figures(held: Sequence[Example], model: Logistic, thresholds: rv.Thresholds, columns: Sequence[int]) -> dict[str, Any]:
+    """Outcome figures of each held-out set under the stored model and thresholds."""
+    out = {}
+    for name in dict.fromkeys(e.source for e in held):
+        test = [e for e in held if e.source == name]
+        scores = model.probability(np.vstack([e.row[list(columns)] for e in test]))
+        outcomes = thresholds.outcomes(scores, np.array([e.empty for e in test]))
+        out[name] = rv.outcome_figures(scores, outcomes, np.array([e.answerable for e in test]))
+    return out
+
+
+def save(settings: Settings, report: AnswerabilityReport, model: Logistic, thresholds: rv.Thresholds,
+         names: Sequence[str], hashes: list[dict[str, str]]) -> None:
+    """Save the card of the final model with its two thresholds."""
+    report.threshold, report.answer_threshold = thresholds.refuse, thresholds.answer
+    report.coefficients = {"intercept": model.intercept, **dict(zip(names, model.coef.tolist()))}
     summary = {k: v for k, v in report.model.items() if k not in ("by_source", "by_reason")}
     card = AnswerabilityCard(
         corpus=report.corpus, embedding_model=settings.embedding_model, retriever=report.retriever,
-        features=list(FEATURES), mean=model.mean.tolist(), scale=model.scale.tolist(), coef=model.coef.tolist(),
-        intercept=model.intercept, threshold=report.threshold, target_false_refusal=report.target, questions=hashes,
-        cv=summary, trained_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        features=list(names), mean=model.mean.tolist(), scale=model.scale.tolist(), coef=model.coef.tolist(),
+        intercept=model.intercept, threshold=thresholds.refuse, answer_threshold=thresholds.answer,
+        target_false_refusal=report.target, questions=hashes,
+        cv={**summary, "left_out": {k: {m: v for m, v in f.items() if m != "curve"} for k, f in report.left_out.items()}},
+        trained_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
     )
     report.card_path = str(save_card(settings, card))
-
-
-def _cell(f: dict[str, Any], name: str) -> str:
-    c = f.get(name)
-    return f"{c['mean']:.3f} [{c['low']:.3f}, {c['high']:.3f}]" if c else "–"
-
-
-def markdown(report: AnswerabilityReport) -> str:
-    """The cross-validated tables: systems, then per question file and per reason of unanswerability."""
-    m = report.model
-    lines = [f"## {report.corpus}: answerability, {m['n']} questions ({m['answerable']} answerable), {report.folds}-fold CV", "",
-             f"Threshold chosen in each training fold for at most {report.target:.0%} false refusals "
-             f"(folds: {', '.join(f'{t:.3f}' for t in report.fold_thresholds)}; stored model: {report.threshold:.3f}); "
-             f"retriever: {report.retriever}.", "",
-             "| system | AUROC | refusal (unanswerable) | false refusal (answerable) |", "|---|---|---|---|"]
-    rows = {"answerability model": m, **report.ablations, f"cosine rule ({report.cosine['rule']})": report.cosine}
-    lines += [f"| {name} | {_cell(f, 'auroc')} | {_cell(f, 'refusal_unanswerable')} | {_cell(f, 'false_refusal')} |"
-              for name, f in rows.items()]
-    for title, key in (("question file", "by_source"), ("reason (unanswerable)", "by_reason")):
-        lines += ["", f"| {title} | n | model: refusal | model: false refusal | cosine: refusal | cosine: false refusal |",
-                  "|---|---|---|---|---|---|"]
-        for name, f in m[key].items():
-            c = report.cosine[key][name]
-            lines.append(f"| {name} | {f['n']} | {_cell(f, 'refusal_unanswerable')} | {_cell(f, 'false_refusal')} | "
-                         f"{_cell(c, 'refusal_unanswerable')} | {_cell(c, 'false_refusal')} |")
-    lines += ["", "Coefficients of the stored model (standardized features): "
-              + ", ".join(f"{k} {v:+.2f}" for k, v in report.coefficients.items())]
-    return "\n".join(lines) + "\n"
-
-
-def write_report(report: AnswerabilityReport, examples: Sequence[Example], run: CvRun, out_dir: Path) -> None:
-    """cv.json, cv.md and per_question.jsonl (the out-of-fold score and refusal of every question)."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "cv.json").write_text(json.dumps(report.as_dict(), indent=2))
-    (out_dir / "cv.md").write_text(markdown(report))
-    with (out_dir / "per_question.jsonl").open("w") as f:
-        for e, s, r in zip(examples, run.scores, run.refused):
-            f.write(json.dumps({"id": e.question.id, "source": e.source, "answerable": e.answerable, "reason": e.reason,
-                                "score": round(float(s), 4), "refused": bool(r), "relevance": round(e.relevance, 4),
-                                "features": dict(zip(FEATURES, np.round(e.row, 4).tolist()))}) + "\n")

@@ -1,18 +1,20 @@
-"""`bifrost eval answers`: does an answer lead with a gold provision? (`first_statement_gold`)
+"""`bifrost eval answers`: do answers cite what the question needs, and do they answer it?
 
-For every answerable question of the given sets, the question is retrieved once, as `bifrost ask`
-retrieves it, and answered offline by each answer strategy over that same retrieval:
+Every answerable question of the given sets is retrieved once, as `bifrost ask` retrieves it, and
+judged once by the refusal rule (a refused or "not stated" answer cites nothing: it scores 0). Then:
 
-- ``rank``: the earlier answer (each cited provision's closest sentence, in rank order);
-- ``fact``: lead with the sentence holding the asked-for fact (`bifrost.retrieval.answer_lead`);
-- ``fact-reach``: the same, also looking for that fact in the top retrieved items when the cited ones lack it.
+- each **answer plan policy** (`retrieval.answer_plan`: which relations the plan follows from the cited
+  set) composes an offline answer over that retrieval; its **citations** are every provision its
+  statements cite;
+- two baselines cite without a plan: ``rrf`` (reciprocal-rank fusion of BM25 and dense, its top 3)
+  and ``bifrost-hybrid`` (the hand-set hybrid's cited set).
 
-``first_statement_gold`` is the share of answers whose first statement cites a gold provision (a
-refusal counts as a miss); ``first_statement_gold_h`` also credits an ancestor or descendant of a gold
-provision. The one knob (`fact_search_depth`) is chosen inside k-fold cross-validation (folds by question-id hash):
-each test fold is answered by the strategy that scored best on the other folds, and that figure is
-the one reported for the new answer. Every span of every statement is re-checked against the stored
-text (`spans_verified`).
+Measures per answer: citation precision, recall and F1 against the gold (exact, and with hierarchy
+credit: an ancestor or descendant of a gold provision counts), whether the first statement cites a
+gold provision, and for questions labelled with a verdict (``verdict``: yes, no or depends), whether
+the answer gives one and whether it is right. The policy is the one knob: it is chosen on the other
+question sets for each set left out (k folds when there is one set), and that validated figure is
+the one reported for the plan; every statement's quote is re-checked against the stored text.
 """
 
 from __future__ import annotations
@@ -23,86 +25,109 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from bifrost.core.resources import Resources
 from bifrost.core.settings import Settings
-from bifrost.core.types import Answer
+from bifrost.core.types import Answer, Outcome
 from bifrost.eval.answerability import load_questions_by_file
 from bifrost.eval.hierarchy import Related, hierarchy_for
-from bifrost.eval.splits import fold_of
+from bifrost.eval.metrics import hierarchy_prf, set_prf
 from bifrost.eval.questions import Question
-from bifrost.eval.stats import bootstrap_ci, mcnemar_exact
-from bifrost.retrieval.answer_lead import open_note
-from bifrost.retrieval.answerability import detect
+from bifrost.eval.splits import Split, k_fold, leave_one_set_out
+from bifrost.eval.stats import bootstrap_ci
+from bifrost.retrieval.citations import cited_items
 from bifrost.retrieval.config import RetrievalConfig
+from bifrost.retrieval.fusion import rrf_fuse
 from bifrost.retrieval.pipeline import AskPipeline
 from bifrost.retrieval.quotes import verifies
+from bifrost.retrieval.refusal import outcome_of
 
-BEFORE = "rank"
-STRATEGIES: dict[str, dict[str, Any]] = {
-    "rank": {"answer_lead": "rank"},
-    "fact": {"answer_lead": "fact", "fact_search_depth": 0},
-    "fact-reach": {"answer_lead": "fact", "fact_search_depth": 6},
+POLICIES: dict[str, str] = {
+    "core": "core",
+    "asks": "asks",
+    "graph": "exceptions+procedures+siblings",
+    "asks+graph": "asks+exceptions+procedures+siblings",
+    "asks+graph+definitions": "asks+exceptions+procedures+siblings+definitions",
+    "graph if every": "exceptions+procedures+siblings+every",
+    "asks+graph if every": "asks+exceptions+procedures+siblings+every",
 }
-TUNED = ("fact", "fact-reach")
-"""The new answer's variants; cross-validation picks one per fold (ties: the first, the simpler)."""
-
+"""Answer plan policies compared (name -> `RetrievalConfig.answer_plan`); validation picks one."""
+BASELINES = ("rrf", "bifrost-hybrid")
+RRF_CITED = 3
+"""Provisions the rrf baseline cites (its top ranks: a fixed cut)."""
 Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
-class Outcome:
-    """How one strategy answered one question."""
+class Scored:
+    """How one system answered one question."""
 
-    first: tuple[str, ...]  # citations of the first statement (empty: refused or no statement)
-    hit: bool  # the first statement cites a gold provision
-    hit_h: bool  # ... or an ancestor or descendant of one
-    open: bool  # the answer says the cited provisions leave the question open
-    statements: int
-    cited: tuple[str, ...]  # every provision the answer cites, in order (a gold one among them: the ceiling)
-    spans_ok: bool  # every quote of every statement is the stored text between its offsets
+    cited: tuple[str, ...]  # every provision the answer cites, in order
+    first: tuple[str, ...] = ()  # citations of the first statement (empty: refused or no statement)
+    verdict: str | None = None
+    spans_ok: bool = True  # every quote of every statement is the stored text between its offsets
 
 
 @dataclass(frozen=True)
 class Case:
-    """One answerable question, the file it came from and each strategy's outcome."""
+    """One answerable question, the set it came from, and each system's answer."""
 
     question: Question
     source: str
-    asks: str
-    outcomes: dict[str, Outcome]
+    outcomes: dict[str, Scored]
+
+    @property
+    def multi_hop(self) -> bool:
+        return any(str(t).startswith("multi-hop") for t in self.question.extra.get("tags") or [])
+
+    @property
+    def verdict(self) -> str | None:
+        """The labelled verdict (yes, no, depends), or None."""
+        v = self.question.extra.get("verdict")
+        return v if v in ("yes", "no", "depends") else None
 
 
-def outcome(answer: Answer, gold: Sequence[str], related: Related, lookup) -> Outcome:
-    """Score one answer against the question's gold provisions."""
-    first = answer.statements[0].citations if answer.statements and not answer.refused else ()
-    hit = bool(set(first) & set(gold))
-    hit_h = hit or any(related(c, g) for c in first for g in gold)
-    spans_ok = all((p := lookup(q.provision_id)) is not None and verifies(q, p)
-                   for st in answer.statements for q in st.quotes) and all(st.quotes for st in answer.statements)
-    is_open = bool(answer.statements) and answer.statements[0].text == open_note(detect(answer.question))
-    cited = tuple(dict.fromkeys(c for st in answer.statements for c in st.citations))
-    return Outcome(tuple(first), hit, hit_h, is_open, len(answer.statements), cited, spans_ok)
+def scored(answer: Answer, lookup) -> Scored:
+    """What an answer cites, its first statement's citations, its verdict, and whether its quotes verify."""
+    if answer.refused or answer.outcome is not Outcome.ANSWERED:
+        return Scored(())
+    statements = answer.statements
+    spans_ok = all((p := lookup(q.provision_id)) is not None and verifies(q, p) for st in statements for q in st.quotes) \
+        and all(st.quotes for st in statements)
+    return Scored(tuple(dict.fromkeys(c for st in statements for c in st.citations)),
+                  statements[0].citations if statements else (), answer.verdict.value if answer.verdict else None, spans_ok)
 
 
 def collect(settings: Settings, corpus: str, pairs: Sequence[tuple[Question, str]], progress: Progress | None = None) -> list[Case]:
-    """Retrieve each answerable question once and answer it with every strategy."""
+    """Retrieve and judge each answerable question once; answer it with every policy and baseline."""
     resources = Resources(settings)
     try:
         base = RetrievalConfig.from_settings(settings)
         pipe = AskPipeline(resources, base)
-        retriever = pipe.retriever(corpus)
-        lookup = pipe.lookup(corpus)
-        jur = resources.sql.jurisdiction(corpus)
-        related, _ = hierarchy_for(jur, resources.sql.provisions(corpus) if jur not in (None, "us-cfr") else [])
-        configs = {name: base.model_copy(update=upd) for name, upd in STRATEGIES.items()}
+        retriever, parts, lookup, judge = pipe.retriever(corpus), pipe.parts(corpus), pipe.lookup(corpus), pipe.judge(corpus)
+        hybrid = parts.hybrid(base.model_copy(update={"ranker": "hybrid"}))
         answerable = [(q, s) for q, s in pairs if q.answerable and q.gold]
         pipe.prepare(corpus, [q.question for q, _ in answerable], base)
+        ids = parts.channels.ids
         cases = []
         for n, (q, source) in enumerate(answerable, start=1):
             result = retriever.retrieve(q.question, base)
-            outcomes = {name: outcome(pipe.answer(q.question, corpus, result, cfg, judge=pipe.judge(corpus)), q.gold, related, lookup)
-                        for name, cfg in configs.items()}
-            cases.append(Case(q, source, detect(q.question).kind.value, outcomes))
+            outcomes: dict[str, Scored] = {}
+            if outcome_of(result, base.refuse_below, q.question, judge) is Outcome.ANSWERED:
+                for name, policy in POLICIES.items():
+                    cfg = base.model_copy(update={"answer_plan": policy})
+                    outcomes[name] = scored(pipe.answer(q.question, corpus, result, cfg, judge=None), lookup)
+            else:
+                outcomes = {name: Scored(()) for name in POLICIES}
+            bm25, dense = parts.channels.bm25.score_all(q.question), parts.channels.dense.score_all(q.question)
+            lists = [[ids[i] for i in np.argsort(-s, kind="stable")[:100]] for s in (bm25, dense)]
+            top = tuple(pid for pid, _ in rrf_fuse(lists)[:RRF_CITED])
+            outcomes["rrf"] = Scored(top, top[:1])  # an answer quoting its top provisions first
+            hyb = hybrid.retrieve(q.question)
+            cited = tuple(it.id for it in cited_items(hyb.items, hyb.cited, base.cite_ratio, base.cite_max))
+            outcomes["bifrost-hybrid"] = Scored(cited, cited[:1])
+            cases.append(Case(q, source, outcomes))
             if progress:
                 progress(n, len(answerable))
     finally:
@@ -110,71 +135,89 @@ def collect(settings: Settings, corpus: str, pairs: Sequence[tuple[Question, str
     return cases
 
 
-def cross_validated(cases: Sequence[Case], folds: int) -> tuple[list[bool], list[str]]:
-    """Each question's hit under the strategy chosen on the other folds, and the choice per fold."""
-    hits = [False] * len(cases)
-    chosen = []
-    for k in range(folds):
-        test = [i for i, c in enumerate(cases) if fold_of(c.question.id, folds) == k]
-        train = [c for c in cases if fold_of(c.question.id, folds) != k]
-        best = max(TUNED, key=lambda s: (sum(c.outcomes[s].hit for c in train), -TUNED.index(s)))
-        chosen.append(best)
-        for i in test:
-            hits[i] = cases[i].outcomes[best].hit
-    return hits, chosen
+def f1_of(case: Case, name: str) -> float:
+    return set_prf(case.outcomes[name].cited, case.question.gold).f1
 
 
-def _share(values: Sequence[bool]) -> dict[str, float]:
-    ci = bootstrap_ci([float(v) for v in values])
+def validated(cases: Sequence[Case], folds: int) -> tuple[list[str], dict[str, str]]:
+    """Per question, the policy chosen (best mean citation F1) on the cases outside its split: each set
+    left out in turn, or k folds with one set; and the choice per split."""
+    splits: list[Split] = leave_one_set_out([c.source for c in cases]) or k_fold([c.question.id for c in cases], folds)
+    chosen = [""] * len(cases)
+    by_split: dict[str, str] = {}
+    for split in splits:
+        train = [cases[i] for i in split.train]
+        best = max(POLICIES, key=lambda p: (float(np.mean([f1_of(c, p) for c in train])) if train else 0.0, -list(POLICIES).index(p)))
+        by_split[split.name] = best
+        for i in split.test:
+            chosen[i] = best
+    return chosen, by_split
+
+
+def _mean(values: Sequence[float]) -> dict[str, Any]:
+    ci = bootstrap_ci(list(values))
     return {"mean": ci.mean, "low": ci.low, "high": ci.high, "n": ci.n}
 
 
-def summarize(cases: Sequence[Case], folds: int) -> dict[str, Any]:
-    """Figures of every strategy, the cross-validated new answer, and the paired test against ``rank``."""
-    sets = sorted({c.source for c in cases})
-    out: dict[str, Any] = {"questions": len(cases), "sets": {s: sum(c.source == s for c in cases) for s in sets}, "strategies": {}}
-    for name in STRATEGIES:
-        oc = [c.outcomes[name] for c in cases]
-        out["strategies"][name] = {
-            "first_statement_gold": _share([o.hit for o in oc]),
-            "first_statement_gold_h": _share([o.hit_h for o in oc]),
-            "any_statement_gold": _share([bool(set(o.cited) & set(c.question.gold)) for o, c in zip(oc, cases)])["mean"],
-            "by_set": {s: _share([c.outcomes[name].hit for c in cases if c.source == s])["mean"] for s in sets},
-            "open": sum(o.open for o in oc), "no_answer": sum(o.statements == 0 for o in oc),
-            "spans_verified": all(o.spans_ok for o in oc),
-        }
-    hits, chosen = cross_validated(cases, folds)
-    before = [c.outcomes[BEFORE].hit for c in cases]
-    mc = mcnemar_exact(before, hits)
-    out["cv"] = {
-        "folds": folds, "chosen": chosen, "first_statement_gold": _share(hits),
-        "by_set": {s: _share([h for h, c in zip(hits, cases) if c.source == s])["mean"] for s in sets},
-        "vs_rank": {"only_rank": mc.only_a, "only_new": mc.only_b, "mcnemar_p": mc.pvalue},
+def system_figures(cases: Sequence[Case], picks: Sequence[str], related: Related) -> dict[str, Any]:
+    """Citation P/R/F1 (exact and hierarchy credit), cites per answer, first statement cites gold, and
+    verdicts, for answers picked per case (``picks[i]``: the system answering case i)."""
+    rows = [(c, c.outcomes[p]) for c, p in zip(cases, picks)]
+    exact = [set_prf(o.cited, c.question.gold) for c, o in rows]
+    hier = [hierarchy_prf(o.cited, c.question.gold, related) for c, o in rows]
+    labelled = [(c.verdict, o.verdict) for c, o in rows if c.verdict is not None]
+    given = [(want, got) for want, got in labelled if got is not None]
+    return {
+        "n": len(rows), "cites": float(np.mean([len(o.cited) for _, o in rows])) if rows else 0.0,
+        "precision": _mean([x.precision for x in exact]), "recall": _mean([x.recall for x in exact]),
+        "f1": _mean([x.f1 for x in exact]), "f1_h": _mean([x.f1 for x in hier]),
+        "first_statement_gold": _mean([float(bool(set(o.first) & set(c.question.gold))) for c, o in rows]),
+        "verdicts": {"labelled": len(labelled), "given": len(given),
+                     "coverage": len(given) / len(labelled) if labelled else float("nan"),
+                     "accuracy": float(np.mean([want == got for want, got in given])) if given else float("nan")},
+        "spans_verified": all(o.spans_ok for _, o in rows),
     }
-    out["by_asks"] = {a: {name: _share([c.outcomes[name].hit for c in cases if c.asks == a])["mean"] for name in STRATEGIES}
-                      | {"n": sum(c.asks == a for c in cases)} for a in sorted({c.asks for c in cases})}
+
+
+def summarize(cases: Sequence[Case], folds: int, related: Related) -> dict[str, Any]:
+    """Figures of every policy and baseline, and of the validated plan, over all cases, by set and on multi-hop ones."""
+    chosen, by_split = validated(cases, folds)
+    subsets = {"all": list(range(len(cases))), "multi-hop": [i for i, c in enumerate(cases) if c.multi_hop]}
+    subsets |= {f"set {s}": [i for i, c in enumerate(cases) if c.source == s] for s in sorted({c.source for c in cases})}
+    out: dict[str, Any] = {"questions": len(cases), "policies": POLICIES, "chosen": by_split, "subsets": {}}
+    for label, idx in subsets.items():
+        if not idx:
+            continue
+        sub = [cases[i] for i in idx]
+        systems = {name: system_figures(sub, [name] * len(sub), related) for name in (*BASELINES, *POLICIES)}
+        systems["plan (validated)"] = system_figures(sub, [chosen[i] for i in idx], related)
+        out["subsets"][label] = systems
+    out["chosen_on_all"] = max(POLICIES, key=lambda p: (float(np.mean([f1_of(c, p) for c in cases])), -list(POLICIES).index(p)))
     return out
 
 
+def _cell(f: dict[str, Any], key: str) -> str:
+    v = f[key]["mean"] if isinstance(f[key], dict) else f[key]
+    return "–" if v is None or (isinstance(v, float) and np.isnan(v)) else f"{v:.3f}"
+
+
 def report_md(summary: dict[str, Any], command: str) -> str:
-    """The figures as a short markdown report."""
-    lines = [f"# first_statement_gold ({summary['questions']} answerable questions)", "", f"`{command}`", "",
-             "| answer | first statement cites gold | with hierarchy credit | open | " + " | ".join(summary["sets"]) + " |",
-             "|---|---|---|---|" + "---|" * len(summary["sets"])]
-    for name, s in summary["strategies"].items():
-        f, h = s["first_statement_gold"], s["first_statement_gold_h"]
-        lines.append(f"| {name} | {f['mean']:.3f} [{f['low']:.3f}, {f['high']:.3f}] | {h['mean']:.3f} | {s['open']} | "
-                     + " | ".join(f"{v:.3f}" for v in s["by_set"].values()) + " |")
-    cv = summary["cv"]
-    f = cv["first_statement_gold"]
-    lines.append(f"| **new, {cv['folds']}-fold CV** | **{f['mean']:.3f} [{f['low']:.3f}, {f['high']:.3f}]** | | | "
-                 + " | ".join(f"{v:.3f}" for v in cv["by_set"].values()) + " |")
-    vs = cv["vs_rank"]
-    lines += ["", f"Chosen per fold: {', '.join(cv['chosen'])}. Against `rank`: {vs['only_new']} questions gained, "
-              f"{vs['only_rank']} lost (exact McNemar p = {vs['mcnemar_p']:.4f}).", "",
-              "By what the question asks for: " + "; ".join(
-                  f"{a} ({v['n']}): " + ", ".join(f"{k} {x:.2f}" for k, x in v.items() if k != "n") for a, v in summary["by_asks"].items())]
-    return "\n".join(lines) + "\n"
+    """The figures as markdown: one table per subset (all, multi-hop, each set)."""
+    lines = [f"# Answers: citations and verdicts ({summary['questions']} answerable questions)", "", f"`{command}`", "",
+             "Refused or \"not stated\" answers cite nothing (F1 0). The plan's policy is chosen on the other sets for "
+             f"each set left out ({', '.join(f'{k}: {v}' for k, v in summary['chosen'].items())}); on all sets: "
+             f"{summary['chosen_on_all']}.", ""]
+    for label, systems in summary["subsets"].items():
+        lines += [f"## {label}", "", "| system | cites | P | R | F1 | F1 (hierarchy) | first statement gold | verdict given | "
+                  "verdict right |", "|---|---|---|---|---|---|---|---|---|"]
+        for name, f in systems.items():
+            v = f["verdicts"]
+            verdict = (f"{v['given']}/{v['labelled']}", f"{v['accuracy']:.2f}" if v["given"] else "–") if v["labelled"] else ("–", "–")
+            bold = "**" if name == "plan (validated)" else ""
+            lines.append(f"| {bold}{name}{bold} | {f['cites']:.1f} | {_cell(f, 'precision')} | {_cell(f, 'recall')} | "
+                         f"{bold}{_cell(f, 'f1')}{bold} | {_cell(f, 'f1_h')} | {_cell(f, 'first_statement_gold')} | {verdict[0]} | {verdict[1]} |")
+        lines.append("")
+    return "\n".join(lines)
 
 
 def run(settings: Settings, corpus: str, files: Sequence[Path], folds: int = 5, out_dir: Path | None = None,
@@ -186,13 +229,19 @@ def run(settings: Settings, corpus: str, files: Sequence[Path], folds: int = 5, 
     cases = collect(settings, corpus, pairs, progress)
     if not cases:
         raise ValueError("no answerable question with gold provisions in the given files")
-    summary = summarize(cases, folds) | {"corpus": corpus, "files": hashes}
+    resources = Resources(settings)
+    try:
+        jur = resources.sql.jurisdiction(corpus)
+        related, _ = hierarchy_for(jur, resources.sql.provisions(corpus) if jur not in (None, "us-cfr") else [])
+    finally:
+        resources.close()
+    summary = summarize(cases, folds, related) | {"corpus": corpus, "files": hashes}
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
-        (out_dir / "summary.json").write_text(json.dumps(summary, indent=2))
+        (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
         (out_dir / "report.md").write_text(report_md(summary, command))
         with (out_dir / "per_question.jsonl").open("w") as f:
             for c in cases:
-                f.write(json.dumps({"id": c.question.id, "set": c.source, "asks": c.asks, "gold": c.question.gold,
-                                    **{k: asdict(o) for k, o in c.outcomes.items()}}) + "\n")
+                f.write(json.dumps({"id": c.question.id, "set": c.source, "gold": c.question.gold, "verdict": c.verdict,
+                                    "multi_hop": c.multi_hop, **{k: asdict(o) for k, o in c.outcomes.items()}}) + "\n")
     return summary

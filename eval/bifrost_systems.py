@@ -19,17 +19,17 @@ from __future__ import annotations
 import sqlite3
 import shutil
 import time
-from pathlib import Path
 from typing import Any
 
 from bifrost.core.resources import Resources
+from bifrost.core.types import Outcome
 from bifrost.core.settings import Settings
 from bifrost.retrieval.base import SystemResult, SystemUnavailable
 from bifrost.retrieval.citations import cited_items
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.ltr.retriever import LtrRetriever
 from bifrost.retrieval.pipeline import AskPipeline
-from bifrost.retrieval.refusal import should_refuse
+from bifrost.retrieval.refusal import outcome_of
 
 
 class BadSystemParameters(ValueError):
@@ -105,14 +105,16 @@ class BifrostSystem:
         start = time.perf_counter()
         cfg = self.config.model_copy(update={"top_n": max(k, self.config.top_n)})
         res = self._retriever.retrieve(question, cfg)
-        refused = should_refuse(res, cfg.refuse_below, question, self._judge)
-        cited = [] if refused else [it.id for it in cited_items(res.items, res.cited, cfg.cite_ratio, cfg.cite_max)]
+        outcome = outcome_of(res, cfg.refuse_below, question, self._judge)
+        answered = outcome is Outcome.ANSWERED
+        cited = [it.id for it in cited_items(res.items, res.cited, cfg.cite_ratio, cfg.cite_max)] if answered else []
         return SystemResult(
             ranked=[(it.id, it.score) for it in res.items],
             cited=cited,
             seconds=time.perf_counter() - start,
-            refused=refused,
+            refused=outcome is Outcome.REFUSED,
             info={"mode": res.mode, "relevance": round(res.relevance, 4), "evidence": round(res.evidence, 4)},
+            outcome=outcome.value,
         )
 
     def describe(self) -> dict[str, Any]:

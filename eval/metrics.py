@@ -6,7 +6,6 @@ Set metrics follow the BifrostRAG paper (eq. 4-6). Ranking metrics are trec_eval
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 

@@ -58,6 +58,8 @@ def score_system(
             m |= {f"both@{k}": both_at(runs[q.id], src, tgt, k) for k in k_values}
         m["top_score"] = r.ranked[0][1] if r.ranked else -math.inf
         m["refused"] = float(r.refused or not r.cited)
+        if r.outcome is not None:
+            m["not_stated"] = float(r.outcome == "not_stated")
         m["seconds"] = r.seconds
         out.append(Scored(q, r, m))
     return out
@@ -65,7 +67,7 @@ def score_system(
 
 def summarize(scored: Sequence[Scored], seed: int = 0) -> dict[str, dict[str, float]]:
     """Mean and 95% bootstrap CI of every metric over the questions where it is defined."""
-    names = list(dict.fromkeys(n for s in scored for n in s.metrics if n not in ("top_score", "refused")))
+    names = list(dict.fromkeys(n for s in scored for n in s.metrics if n not in ("top_score", "refused", "not_stated")))
     return {n: bootstrap_ci([s.metrics.get(n, math.nan) for s in scored], seed=seed).as_dict() for n in names}
 
 
@@ -73,8 +75,18 @@ def answerability(scored: Sequence[Scored]) -> dict[str, float]:
     """AUROC of the top score for answerable vs not, and refusal rates."""
     ans = [s.question.answerable for s in scored]
     top = [s.metrics["top_score"] if math.isfinite(s.metrics["top_score"]) else -1e9 for s in scored]
-    return {"auroc_top_score": answerability_auroc(ans, top),
-            **refusal_rates(ans, [bool(s.metrics["refused"]) for s in scored])}
+    out = {"auroc_top_score": answerability_auroc(ans, top),
+           **refusal_rates(ans, [bool(s.metrics["refused"]) for s in scored])}
+    if any("not_stated" in s.metrics for s in scored):  # three outcomes: answered, not stated, refused
+        refused = [bool(s.metrics["refused"]) and not s.metrics.get("not_stated") for s in scored]
+        open_ = [bool(s.metrics.get("not_stated")) for s in scored]
+        for label, keep in (("unanswerable", False), ("answerable", True)):
+            rows = [(r, o) for a, r, o in zip(ans, refused, open_) if a is keep]
+            n = len(rows) or math.nan
+            out[f"refused_{label}"] = sum(r for r, _ in rows) / n
+            out[f"not_stated_{label}"] = sum(o for _, o in rows) / n
+            out[f"refused_or_not_stated_{label}"] = sum(r or o for r, o in rows) / n
+    return out
 
 
 def by_group(scored: Sequence[Scored], metrics: Sequence[str] = HEADLINE) -> dict[str, dict[str, float]]:

@@ -107,9 +107,15 @@ def _checked(drafts: Sequence[tuple[str, str]], lookup: Callable[[str], Provisio
     return check_statements(out, lookup).statements
 
 
+ROLE_LABEL = {"exception": "Exception", "condition": "Another case", "procedure": "Required by reference",
+              "definition": "Definition", "closest": "Closest provision"}
+"""How the text of an answer introduces a statement of each role (a rule, a verdict or an open note: no label)."""
+
+
 def render(statements: Sequence[Statement]) -> str:
-    """Statements as text, each followed by its citation marks: ``[id]``, or ``[corpus id]`` when the
-    statement names its corpus (an answer over several corpora)."""
+    """Statements as text, each introduced by its role's label and followed by its citation marks: ``[id]``,
+    or ``[corpus id]`` when the statement names its corpus (an answer over several corpora)."""
     return "\n".join(
-        f"{s.text} " + "".join(f"[{s.corpus} {c}]" if s.corpus else f"[{c}]" for c in s.citations) for s in statements
+        (f"{ROLE_LABEL[s.role]}: " if s.role in ROLE_LABEL else "") + f"{s.text} "
+        + "".join(f"[{s.corpus} {c}]" if s.corpus else f"[{c}]" for c in s.citations) for s in statements
     )

@@ -1,10 +1,13 @@
-"""Answers written by a chat model from the retrieved provisions, every statement cited and quoted.
+"""Answers written by a chat model from the answer plan, every statement cited and quoted.
 
-The answer prompt (``prompts/answer``, v2) asks for ``STATEMENT: ... [id]`` lines, each followed
-by ``QUOTE [id]: "exact words"`` lines. Citations are checked against the retrieved set (an id
-that was not retrieved is removed and logged) and quotes against the provision text by
-`bifrost.retrieval.quotes` (a statement whose quote is not there is dropped). Refusal is a token the
-model emits, compared exactly.
+The answer prompt (``prompts/answer``, v3) shows the plan (each provision with its role and the
+path that brought it in) and asks for an optional ``VERDICT: yes|no|depends [id]`` line, then
+``STATEMENT: ... [id]`` lines, each followed by ``QUOTE [id]: "exact words"`` lines. Citations are
+checked against the plan (an id outside it is removed and reported) and quotes against the provision
+text by `bifrost.retrieval.quotes` (a statement whose quote is not there is dropped); a verdict
+stands only when a surviving statement quotes the provision it names. Refusal is a token the model
+emits, compared exactly. (`answer`, over a ranked list with the v2 prompt, is kept for the prompt
+versions that take no plan.)
 """
 
 from __future__ import annotations
@@ -12,13 +15,15 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from bifrost.core.prompts import load_prompt
 from bifrost.core.structured import message_text
-from bifrost.core.types import Provision, RetrievedItem, Statement
+from bifrost.core.types import Provision, RetrievedItem, Statement, Verdict
+from bifrost.retrieval.answer_plan import Planned
 from bifrost.retrieval.citations import CITE_MARK
 from bifrost.retrieval.quotes import DraftStatement, QuoteClaim, check_statements
 
@@ -43,6 +48,33 @@ def format_provisions(items: Sequence[RetrievedItem], lookup: Callable[[str], Pr
         head = f"[{p.id}] {p.heading}".strip()
         blocks.append(f"{head}\n{p.text.strip()}" if p.text.strip() else head)
     return "\n\n".join(blocks)
+
+
+VERDICT_LINE = re.compile(rf"^\s*{BULLET}\**\s*verdict\s*\**\s*:\s*\**\s*(?P<value>yes|no|depends)\b\**\s*(?P<rest>.*)$", re.I)
+
+
+def format_plan(planned: Sequence[Planned], lookup: Callable[[str], Provision | None]) -> str:
+    """The plan as the prompt shows it: ``[id] (role; path a > b) heading`` and the text below."""
+    blocks = []
+    for item in planned:
+        p = lookup(item.id)
+        if p is None:
+            continue
+        path = f"; path {' > '.join(item.path)}" if len(item.path) > 1 else ""
+        head = f"[{p.id}] ({item.role.value}{path}) {p.heading}".strip()
+        blocks.append(f"{head}\n{p.text.strip()}" if p.text.strip() else head)
+    return "\n\n".join(blocks)
+
+
+@dataclass(frozen=True)
+class AgentAnswer:
+    """What the answer agent said, after checking: refused, the statements whose quotes were found, the
+    ids it cited outside what it was given (removed), and the verdict when a quoted statement backs it."""
+
+    refused: bool
+    statements: list[Statement]
+    dropped: list[str]
+    verdict: Verdict | None = None
 
 
 def find_citations(text: str, allowed: set[str]) -> tuple[list[str], list[str], str]:
@@ -191,3 +223,36 @@ class LlmAnswerer:
             log.warning("answer cited provisions that were not retrieved (removed): %s", ", ".join(dropped))
         checked = check_statements(drafts, lambda pid: lookup(pid) if pid in allowed else None)
         return (not checked.statements), checked.statements, dropped
+
+    def answer_plan(self, question: str, planned: Sequence[Planned], lookup: Callable[[str], Provision | None]) -> AgentAnswer:
+        """The agent's answer over an answer plan (prompt v3 or later): cited ids outside the plan are
+        removed and reported, statements without a verbatim quote dropped, the verdict kept only when a
+        surviving statement quotes its provision."""
+        allowed = {item.id for item in planned}
+        rendered = self.prompt.render(question=question, provisions=format_plan(planned, lookup), no_answer_token=NO_ANSWER)
+        reply = self.chat_model.invoke([SystemMessage(rendered.system), HumanMessage(rendered.user)])
+        text = message_text(reply).strip()
+        if text == NO_ANSWER:
+            return AgentAnswer(True, [], [])
+        said, body = _verdict_line(text, allowed)
+        drafts, dropped = parse_answer(body, allowed)
+        if dropped:
+            log.warning("answer cited provisions outside the answer plan (removed): %s", ", ".join(dropped))
+        checked = check_statements(drafts, lambda pid: lookup(pid) if pid in allowed else None)
+        verdict = None
+        if said is not None:
+            value, pid = said
+            quote = next((q for st in checked.statements for q in st.quotes if q.provision_id == pid), None)
+            verdict = Verdict(value=value, provision_id=pid, words=quote.text) if quote is not None else None
+        return AgentAnswer(not checked.statements, checked.statements, dropped, verdict)
+
+
+def _verdict_line(text: str, allowed: set[str]) -> tuple[tuple[str, str] | None, str]:
+    """(verdict value and the allowed id it names, or None; the text without the verdict line)."""
+    lines = text.splitlines()
+    for n, line in enumerate(lines):
+        if m := VERDICT_LINE.match(line):
+            cited, _unknown, _ = find_citations(m.group("rest"), allowed)
+            rest = "\n".join(lines[:n] + lines[n + 1:])
+            return ((m.group("value").lower(), cited[0]) if cited else None), rest
+    return None, text

@@ -63,6 +63,7 @@ FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
     "lexical": ("coverage_top1", "coverage_top3", "missing_idf", "unknown_share"),
     "facts": ("fact_top1", "fact_any", "fact_support"),
     "question": ("asks_typed",),
+    "support": ("support_top", "support_mean"),
 }
 """Features in named groups, so that cross-validation can report the model without each group."""
 FEATURES: tuple[str, ...] = tuple(f for group in FEATURE_GROUPS.values() for f in group)
@@ -114,9 +115,10 @@ def fact_support(
 
 def features(
     question: str, passages: Sequence[Passage], terms: Sequence[Term], n_docs: int, signals: RetrievalSignals,
-    tokenize: Tokenize, ask: Ask | None = None,
+    tokenize: Tokenize, ask: Ask | None = None, support_scores: Sequence[float] = (),
 ) -> dict[str, float]:
-    """Every feature in `FEATURES` for one question and its retrieved ``passages`` (best first)."""
+    """Every feature in `FEATURES` for one question and its retrieved ``passages`` (best first); ``support_scores``:
+    the support scorer's scores of the top passages (none: no scorer, both support features 0)."""
     ask = ask or detect(question)
     subject = subject_terms(terms, tokenize)
     weights = [idf(t.df, n_docs) for t in subject]
@@ -140,6 +142,8 @@ def features(
         "fact_any": float(anywhere),
         "fact_support": support,
         "asks_typed": float(ask.kind is not Asks.OTHER),
+        "support_top": max(support_scores, default=0.0),
+        "support_mean": sum(support_scores) / len(support_scores) if support_scores else 0.0,
     }
 
 

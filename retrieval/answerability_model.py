@@ -25,12 +25,16 @@ import numpy as np
 from bifrost.core.errors import ConfigError
 from bifrost.core.settings import Settings
 from bifrost.core.types import Provision
-from bifrost.retrieval.answerability_features import FEATURES, Passage, RetrievalSignals, Term, TOP_FACT, features, vector
+from bifrost.retrieval.answerability_features import FEATURE_GROUPS, FEATURES, Passage, RetrievalSignals, Term, TOP_FACT, features, vector
+from bifrost.retrieval.encoder.pairs import own_text
+from bifrost.retrieval.support.model import TOP as SUPPORT_TOP
+from bifrost.retrieval.support.model import SupportScorer, support_folder
 from bifrost.retrieval.channels import Channels
 from bifrost.retrieval.navigator import NavigatorIndex
 from bifrost.retrieval.result import RetrievalResult
 
 log = logging.getLogger(__name__)
+SUPPORT_FEATURES = FEATURE_GROUPS["support"]
 CONTEXT_CHARS = 300
 """How much of a passage's parent text counts as its context (the subject a list item belongs to)."""
 
@@ -48,6 +52,7 @@ class AnswerabilityCard:
     coef: list[float]
     intercept: float
     threshold: float
+    answer_threshold: float | None = None  # below it (and above `threshold`): "not stated"; None: two outcomes
     target_false_refusal: float = 0.05
     questions: list[dict[str, str]] = field(default_factory=list)  # [{"path", "sha256"}]
     cv: dict[str, Any] = field(default_factory=dict)
@@ -62,6 +67,8 @@ class AnswerabilityCard:
             raise ValueError("a coefficient, mean, scale or threshold is not a finite number")
         if any(s <= 0 for s in self.scale) or not 0.0 <= self.threshold <= 1.0:
             raise ValueError("scales must be positive and the threshold a probability")
+        if self.answer_threshold is not None and not self.threshold <= self.answer_threshold <= 1.0:
+            raise ValueError("the answer threshold must be a probability at or above the refusal threshold")
         if self.retriever not in ("ltr", "hybrid"):
             raise ValueError(f"retriever {self.retriever!r}: use 'ltr' or 'hybrid'")
 
@@ -96,8 +103,9 @@ def check_card(card: AnswerabilityCard, corpus: str, embedding_model: str, featu
     if card.embedding_model != embedding_model:
         raise ConfigError(f"the answerability model of {corpus!r} was trained with embedding model {card.embedding_model!r}, "
                           f"not {embedding_model!r}; {retrain}")
-    if list(card.features) != list(features):
-        raise ConfigError(f"the answerability model of {corpus!r} uses another feature list; {retrain}")
+    unknown = [f for f in card.features if f not in features]
+    if unknown:
+        raise ConfigError(f"the answerability model of {corpus!r} uses feature {unknown[0]!r}, which this version lacks; {retrain}")
 
 
 def card_path_name(corpus: str) -> str:
@@ -128,8 +136,9 @@ class FeatureReader:
     """Reads the answerability features of a question's retrieval result from the corpus's indexes.
     Light to build: it holds references to indexes the pipeline already loaded."""
 
-    def __init__(self, channels: Channels, nav: NavigatorIndex, lookup: Callable[[str], Provision | None]) -> None:
-        self.channels, self.nav, self.lookup = channels, nav, lookup
+    def __init__(self, channels: Channels, nav: NavigatorIndex, lookup: Callable[[str], Provision | None],
+                 support: SupportScorer | None = None) -> None:
+        self.channels, self.nav, self.lookup, self.support = channels, nav, lookup, support
 
     def terms(self, question: str) -> list[Term]:
         bm25 = self.channels.bm25
@@ -160,7 +169,14 @@ class FeatureReader:
         """Every feature of the question behind ``result`` (the retrieved items, best first)."""
         passages = [p for p in (self.passage(it.id) for it in result.items[:TOP_FACT]) if p is not None]
         return features(question, passages, self.terms(question), len(self.channels.ids), self.signals(result),
-                        self.channels.bm25.tokenize)
+                        self.channels.bm25.tokenize, support_scores=self.support_scores(question, [it.id for it in result.items]))
+
+    def support_scores(self, question: str, ranked: Sequence[str]) -> list[float]:
+        """The support scorer's scores of the top `SUPPORT_TOP` provisions ([] without a scorer)."""
+        if self.support is None:
+            return []
+        texts = [own_text(p) for p in (self.lookup(pid) for pid in ranked[:SUPPORT_TOP]) if p is not None]
+        return self.support.score(question, texts).tolist()
 
 
 class AnswerabilityJudge:
@@ -173,6 +189,11 @@ class AnswerabilityJudge:
     @property
     def threshold(self) -> float:
         return self.card.threshold
+
+    @property
+    def answer_threshold(self) -> float:
+        """Below it, "not stated" (the card's threshold when it has no second one: two outcomes)."""
+        return self.card.answer_threshold if self.card.answer_threshold is not None else self.card.threshold
 
     def score(self, question: str, result: RetrievalResult) -> float | None:
         """P(answerable), or None when the model cannot judge this result (made behind another retriever)."""
@@ -192,4 +213,10 @@ def load_judge(settings: Settings, corpus: str, channels: Channels, nav: Navigat
                lookup: Callable[[str], Provision | None]) -> AnswerabilityJudge | None:
     """The judge of a corpus when an answerability model is stored for it, else None."""
     card = load_card(settings, corpus)
-    return AnswerabilityJudge(card, FeatureReader(channels, nav, lookup)) if card is not None else None
+    if card is None:
+        return None
+    support = SupportScorer.load(settings.home, corpus) if any(f in SUPPORT_FEATURES for f in card.features) else None
+    if support is None and any(f in SUPPORT_FEATURES for f in card.features):
+        raise ConfigError(f"the answerability model of {corpus!r} reads the support scorer, which is missing from "
+                          f"{support_folder(settings.home, corpus)}; retrain it with `bifrost train answerability`")
+    return AnswerabilityJudge(card, FeatureReader(channels, nav, lookup, support))

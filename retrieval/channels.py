@@ -32,6 +32,7 @@ class Evidence:
     coverage: np.ndarray | None = None  # share of the question's indexed terms each provision holds
     coverage_idf: np.ndarray | None = None  # the same, IDF-weighted
     cosine: np.ndarray | None = None  # the embedding model's cosines when ``dense`` comes from an adapted encoder
+    terms: tuple[int, int] = (0, 0)  # the question's distinct terms, and how many the corpus holds
 
     @property
     def relevance(self) -> float:
@@ -88,6 +89,7 @@ class Channels:
             ev = Evidence(question, self.bm25.score_all(question), self.ranking_dense.score_all(question),
                           decomposition=d, cosine=cosine)
         ev.coverage, ev.coverage_idf = self.bm25.coverage(question)
+        ev.terms = self.bm25.profile(question)
         if cfg.use_eng:
             ev.entities = match_entities(self.index, self.embedder, question, d.entities, cfg, self.memo)
             ev.triples = match_triples(self.index, self.embedder, triples, cfg, self.memo)

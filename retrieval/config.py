@@ -65,6 +65,16 @@ class RetrievalConfig(BaseModel):
         description="Offline answers: when no cited provision holds the asked-for fact, look for it in this many top retrieved items "
         "(6: chosen over 0 on the dev questions, figure cross-validated: bifrost eval answers)",
     )
+    answer_plan: str = Field(
+        default="asks+exceptions+procedures+siblings",
+        pattern=r"^(?:core|(?:asks|exceptions|procedures|siblings|definitions|every)(?:\+(?:asks|exceptions|procedures|siblings|definitions|every))*)$",
+        description="Relations the answer plan follows from the cited set (joined by +): asks (a provision for each "
+        "question phrase the cited ones do not mention), exceptions, procedures (requirements incorporated by "
+        "reference), siblings (cases split under one parent), definitions; every = follow those graph relations only "
+        "for a question claiming every case (all types of ...); core = the cited set only. Chosen by validation "
+        "(bifrost eval answers)",
+    )
+    plan_most: int = Field(default=8, gt=0, description="Most provisions an answer plan cites")
     refuse_below: float = Field(
         default=0.45, description="Refuse when the question's best cosine with any provision is below this"
     )

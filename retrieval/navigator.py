@@ -26,6 +26,7 @@ class NavigatorIndex:
     refs_in: dict[str, set[str]] = field(default_factory=dict)
     children: dict[str, list[str]] = field(default_factory=dict)
     section: dict[str, str] = field(default_factory=dict)
+    ref_text: dict[tuple[str, str], str] = field(default_factory=dict)  # (source, target) -> the citation as printed
 
     @classmethod
     def build(cls, provisions: Iterable[Provision], references: Iterable[Reference]) -> NavigatorIndex:
@@ -47,6 +48,7 @@ class NavigatorIndex:
             if r.target_id and r.target_id in nav.parent and r.source_id in nav.parent and r.target_id != r.source_id:
                 out[r.source_id].add(r.target_id)
                 into[r.target_id].add(r.source_id)
+                nav.ref_text.setdefault((r.source_id, r.target_id), r.raw)
         nav.refs_out, nav.refs_in = dict(out), dict(into)
         nav.section = {p.id: nav._section_of(p.id) for p in ps}
         return nav

@@ -15,8 +15,7 @@ from bifrost.core.errors import BifrostError, NotFoundError
 from bifrost.core.graph.base import GraphStore
 from bifrost.core.provisions import container_ids
 from bifrost.core.resources import Resources
-from bifrost.core.types import Answer, AnswerMode, Edition, Provision, Statement, make_uid
-from bifrost.retrieval.answer_extractive import render
+from bifrost.core.types import Answer, Edition, Provision, make_uid
 from bifrost.retrieval.answerability_model import AnswerabilityJudge, load_judge
 from bifrost.retrieval.base import CorpusRetriever
 from bifrost.retrieval.channels import Channels
@@ -27,7 +26,6 @@ from bifrost.retrieval.hybrid import HybridRetriever
 from bifrost.retrieval.navigator import NavigatorIndex
 from bifrost.retrieval.result import RetrievalResult
 
-REFUSAL_TEXT = "The indexed regulations do not answer this question."
 NO_ENTITY_NETWORK = ("The entity network of {corpus} is not built yet: answered by keyword and meaning search over the "
                      "navigator graph (run `bifrost build entities --corpus {corpus}` for the full ranking).")
 
@@ -237,7 +235,7 @@ class AskPipeline:
             past = self.edition_retriever(edition)
             cfg = config or past.config
             result = past.retrieve(question, cfg)
-            answer = self.answer(question, corpus, result, cfg, t0, lookup=past.lookup(), judge=None)
+            answer = self.answer(question, corpus, result, cfg, t0, lookup=past.lookup(), judge=None, planned=False)
             return answer.model_copy(update={"edition": edition, "note": past.note()})
         retr = self.retriever(corpus)
         cfg = config or retr.config
@@ -252,55 +250,29 @@ class AskPipeline:
     def answer(
         self, question: str, corpus: str, result: RetrievalResult, cfg: RetrievalConfig, t0: float | None = None,
         *, lookup: Callable[[str], Provision | None] | None = None, judge: AnswerabilityJudge | None = None,
+        planned: bool = True,
     ) -> Answer:
-        """The answer to a question from its retrieval result (extractive offline, else the chat model's), or
-        a refusal; ``lookup`` reads the provisions quoted (default: the current edition's), ``judge`` decides
-        answerability (None: the cosine rule)."""
-        from bifrost.retrieval.citations import citations_for
-        from bifrost.retrieval.refusal import should_refuse
+        """The answer to a question from its retrieval result (`bifrost.retrieval.answer_step`: answered,
+        "not stated" or refused); ``lookup`` reads the provisions quoted (default: the current edition's),
+        ``judge`` decides answerability (None: the cosine rule), ``planned`` follows the navigator graph
+        from the cited set (False: a past edition, whose maps are not loaded)."""
+        from bifrost.retrieval import answer_step
 
-        t0 = time.perf_counter() if t0 is None else t0
-        lookup = lookup or self.lookup(corpus)
-        timings = dict(result.timings)
-        t1 = time.perf_counter()
         chat = self.resources.chat_model
-        mode = AnswerMode.EXTRACTIVE if chat is None else AnswerMode.LLM
-        refused = should_refuse(result, cfg.refuse_below, question, judge)
-        statements = []
-        if not refused and mode is AnswerMode.EXTRACTIVE:
-            statements = self._extractive(question, result, cfg, lookup)
-            refused = not statements
-        elif not refused:
+        llm = None
+        if chat is not None:
             from bifrost.retrieval.answer_llm import LlmAnswerer
 
-            refused, statements, _dropped = LlmAnswerer(chat, self.resources.settings.prompts_dir).answer(
-                question, result.items, lookup
-            )
-        timings["answer"] = time.perf_counter() - t1
-        timings["total"] = time.perf_counter() - t0
-        cited_ids = [c for s in statements for c in s.citations]
-        return Answer(
-            question=question,
-            corpus=corpus,
-            mode=mode,
-            refused=refused,
-            text=REFUSAL_TEXT if refused else render(statements),
-            statements=statements,
-            citations=citations_for(cited_ids, lookup),
-            retrieved=result.items,
-            unused=[it.id for it in result.items if it.id not in set(cited_ids)],
-            timings=timings,
+            llm = LlmAnswerer(chat, self.resources.settings.prompts_dir).answer_plan
+        return answer_step.answer(
+            question, corpus, result, cfg, lookup=lookup or self.lookup(corpus), judge=judge, embedder=self.resources.embedder,
+            planner=self.planner(corpus) if planned else None, llm=llm, t0=t0,
         )
 
-    def _extractive(self, question: str, result: RetrievalResult, cfg: RetrievalConfig,
-                    lookup: Callable[[str], Provision | None]) -> list[Statement]:
-        """Statements of the offline answer (`bifrost.retrieval.answer_extractive`) over the cited set."""
-        from bifrost.retrieval.answer_extractive import extractive_statements
-        from bifrost.retrieval.citations import cited_items
+    def planner(self, corpus: str):
+        """What the answer plan of a corpus reads (its navigator maps and lexical index; loaded with the corpus)."""
+        from bifrost.retrieval.answer_step import Planner
 
-        cited = cited_items(result.items, result.cited, cfg.cite_ratio, cfg.cite_max)
-        reach = result.items[: cfg.fact_search_depth]
-        statements = extractive_statements(question, cited, lookup, self.resources.embedder, cfg.answer_lead, reach)
-        if not statements:  # the cited provisions hold only headings: quote the best retrieved text
-            statements = extractive_statements(question, result.items[: cfg.cite_max], lookup, self.resources.embedder, cfg.answer_lead)
-        return statements
+        parts = self.parts(corpus)
+        bm25 = parts.channels.bm25
+        return Planner(parts.nav, bm25.tokenize, bm25.document_frequency, len(parts.channels.ids))

@@ -39,6 +39,7 @@ class DraftStatement:
     text: str
     citations: tuple[str, ...]
     claims: tuple[QuoteClaim, ...]
+    role: str | None = None  # what the cited provision does in the answer (`Statement.role`)
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,7 @@ def check_statement(draft: DraftStatement, lookup: Lookup) -> Statement | Droppe
     if unquoted:
         log.info("citation(s) without a quote removed from a statement: %s", ", ".join(unquoted))
     citations = tuple(c for c in draft.citations if c in quoted) + tuple(c for c in quoted if c not in draft.citations)
-    return Statement(text=draft.text, citations=citations, quotes=tuple(quotes))
+    return Statement(text=draft.text, citations=citations, quotes=tuple(quotes), role=draft.role)
 
 
 def check_statements(drafts: Sequence[DraftStatement], lookup: Lookup) -> CheckedStatements:

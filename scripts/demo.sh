@@ -7,15 +7,20 @@ echo "== 1/5 ingest 29 CFR 1926 and build the Document Navigator Graph (state in
 "$BIFROST" ingest --corpus osha-1926
 echo "== 2/5 build the Entity Network Graph (offline extractor; a few minutes on 2 cores)"
 "$BIFROST" build entities --corpus osha-1926
-echo "== 3/5 train the ranker on the dev letters (5-fold cross-validated figures first; a few minutes)"
-QUESTIONS="${BIFROST_SHARED_DIR:-../shared}/eval/osha-loi-dev.jsonl"
-if [[ -f "$QUESTIONS" ]]; then
-  "$BIFROST" train ranker --corpus osha-1926 --questions "$QUESTIONS" --no-ablations
-  echo "   ... and when to refuse (near-domain questions whose answer is not in Part 1926; cross-validated)"
-  "$BIFROST" train answerability --corpus osha-1926 --questions eval/questions/osha-near-domain.jsonl \
-    --questions "$QUESTIONS" --questions eval/questions/osha-unanswerable.jsonl
+echo "== 3/5 train the ranker on every question set the project has (each set left out in turn first; a few minutes)"
+SHARED="${BIFROST_SHARED_DIR:-../shared}"
+LETTERS="$SHARED/eval/osha-loi-dev.jsonl"
+SITE="$SHARED/eval/osha-site-questions.jsonl"   # written outside the project: held out, never trained on
+OURS=(eval/questions/osha-near-domain.jsonl eval/questions/osha-natural-train.jsonl eval/questions/osha-natural-dev.jsonl)
+if [[ -f "$LETTERS" ]]; then
+  HELD=(); [[ -f "$SITE" ]] && HELD=(--held-out "$SITE")
+  RANKER_SETS=(-q "$LETTERS"); for f in "${OURS[@]}"; do RANKER_SETS+=(-q "$f"); done
+  "$BIFROST" train ranker --corpus osha-1926 "${RANKER_SETS[@]}" "${HELD[@]}" --no-ablations
+  echo "   ... and when to answer, say \"not stated\" or refuse (each set left out in turn)"
+  "$BIFROST" train answerability --corpus osha-1926 "${RANKER_SETS[@]}" -q eval/questions/osha-unanswerable.jsonl \
+    "${HELD[@]}" --no-ablations
 else
-  echo "no $QUESTIONS: ask uses the hand-set hybrid ranking"
+  echo "no $LETTERS: ask uses the hand-set hybrid ranking"
 fi
 echo "== 4/5 the dual graph"
 "$BIFROST" graph stats --corpus osha-1926

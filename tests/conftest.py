@@ -118,17 +118,21 @@ def osha_home(shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Pat
     return home
 
 
+RANKER_SETS = ("osha-near-domain.jsonl", "osha-natural-train.jsonl", "osha-natural-dev.jsonl")
+"""The project's question sets the ranker learns from (beside the shared dev letters), as in `make demo`."""
+
+
 @pytest.fixture(scope="session")
 def osha_ranker_home(osha_home: Path, shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of `osha_home` with the learned ranker fit on the dev letters (no cross-validation:
-    the tests check behaviour, the README's figures come from `bifrost train ranker`)."""
+    """A copy of `osha_home` with the learned ranker fit on every question set `make demo` trains it on
+    (no validation: the tests check behaviour; the figures come from `bifrost train ranker`)."""
     from bifrost.core.settings import Settings
     from bifrost.eval.ltr.train import train_ranker
 
     home = tmp_path_factory.mktemp("osha-ranker-home")
     copy_home(osha_home, home)
-    train_ranker(Settings(home=home, shared_dir=shared_dir), "osha-1926", [shared_dir / "eval" / "osha-loi-dev.jsonl"],
-                 ablations=False, hybrid=False, cv=False)
+    sets = [shared_dir / "eval" / "osha-loi-dev.jsonl", *(ROOT / "eval" / "questions" / name for name in RANKER_SETS)]
+    train_ranker(Settings(home=home, shared_dir=shared_dir), "osha-1926", sets, ablations=False, hybrid=False, cv=False)
     return home
 
 

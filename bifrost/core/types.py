@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 from enum import Enum
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
 
@@ -338,6 +340,33 @@ class Statement(Frozen):
     citations: tuple[str, ...]
     quotes: tuple[Quote, ...] = Field(default=(), description="Verified spans of the cited provisions' text")
     corpus: str | None = Field(default=None, description="Corpus of the cited provisions, set when an answer spans several")
+    role: str | None = Field(default=None, description="What the cited provision does in the answer: verdict, rule, "
+                                                        "exception, condition, procedure, definition, or open (what none of them says)")
+
+
+class PlannedProvision(Frozen):
+    """A provision the answer plan chose: its role, the provision ids that led to it (itself last), and why."""
+
+    id: str
+    role: str
+    path: tuple[str, ...] = ()
+    reason: str = ""
+
+
+class Verdict(Frozen):
+    """A yes/no answer the cited text decides: the value, the provision that decides it and its words."""
+
+    value: Literal["yes", "no", "depends"]
+    provision_id: str
+    words: str = Field(description="The sentence of the provision that decides it, as stored")
+
+
+class Outcome(str, Enum):
+    """How a question was answered: the text states it; the closest provisions do not state it; out of scope."""
+
+    ANSWERED = "answered"
+    NOT_STATED = "not_stated"
+    REFUSED = "refused"
 
 
 class AnswerMode(str, Enum):
@@ -360,6 +389,10 @@ class Answer(BaseModel):
     timings: dict[str, float] = Field(default_factory=dict, description="Seconds per stage")
     edition: Edition | None = Field(default=None, description="The past edition answered from (None: the current one)")
     note: str | None = Field(default=None, description="How a past edition was ranked (the entity network is current only)")
+    outcome: Outcome = Field(default=Outcome.ANSWERED, description="answered, not_stated (the closest provisions are quoted and "
+                                                                   "none states it) or refused (out of scope)")
+    verdict: Verdict | None = Field(default=None, description="Yes/no/depends, when the cited text decides a yes/no question")
+    plan: list[PlannedProvision] = Field(default_factory=list, description="The cited provisions' roles and the paths that brought them in")
 
 
 class SubgraphNode(Frozen):

@@ -164,6 +164,12 @@ class Bm25Ranker:
             weighted /= np.float32(total) if total > 0 else 1
         return plain, weighted
 
+    def profile(self, query: str) -> tuple[int, int]:
+        """(distinct terms of the query, how many of them the corpus holds): how much of a question's
+        wording the rulebook shares (site words such as "spoil" or "tie off" often are not indexed)."""
+        terms = set(self.tokenize(query))
+        return len(terms), sum(t in self._bm25.vocab_dict for t in terms)
+
     def tokenize(self, text: str) -> list[str]:
         """Tokens of ``text`` as the index sees them (lowercased, stop words removed, stemmed)."""
         bm25s = _bm25s()

@@ -2,12 +2,17 @@
 
 Every feature is defined for any rulebook: channel scores normalized per question, ranks on a log
 scale, entity specificity (IDF over provisions), graph evidence relative to the question's best
-candidates, scores of the enclosing provisions, and the candidate's shape (kind, depth, length).
+candidates, scores of the enclosing provisions, the candidate's shape (kind, depth, length), and the
+question's style (its length, whether it is phrased as a question, the share of its words the
+rulebook does not use, how far the lexical and dense channels agree), the same for every candidate
+of a question, so that the model can weigh the channels per question: a foreman's text message
+leans on meaning, a letter title on the regulation's own words.
 """
 
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -26,7 +31,13 @@ FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
     ),
     "hierarchy": ("parent_bm25_norm", "parent_dense", "section_bm25_norm", "section_dense", "is_section"),
     "shape": ("kind_paragraph", "kind_definition", "kind_note", "kind_section", "kind_appendix", "level", "text_len_log", "empty"),
+    "question": ("q_terms_log", "q_unknown_share", "q_is_question", "q_channel_agreement", "q_dense_top"),
 }
+AGREEMENT_DEPTH = 10
+"""Top lexical and dense hits compared for `q_channel_agreement`."""
+_QUESTION_START = re.compile(
+    r"^\s*(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|may|might|must|shall|should|"
+    r"will|would|has|have)\b|\?\s*$", re.I)
 FEATURES: tuple[str, ...] = tuple(f for group in FEATURE_GROUPS.values() for f in group)
 _KINDS = (ProvisionKind.PARAGRAPH, ProvisionKind.DEFINITION, ProvisionKind.NOTE, ProvisionKind.SECTION, ProvisionKind.APPENDIX)
 
@@ -48,6 +59,7 @@ def featurize(ev: Evidence, pool: Pool, nav: NavigatorIndex, position: dict[str,
     seed_sections = [nav.section.get(s, s) for s in pool.seeds]
     seed_parents = {nav.parent.get(s) for s in pool.seeds}
     n_docs = len(ev.bm25)
+    style = question_style(ev, pool)
     zeros = np.zeros(n_docs, dtype=np.float32)
     coverage = ev.coverage if ev.coverage is not None else zeros
     coverage_idf = ev.coverage_idf if ev.coverage_idf is not None else zeros
@@ -85,6 +97,19 @@ def featurize(ev: Evidence, pool: Pool, nav: NavigatorIndex, position: dict[str,
             float(section == pid),
             *(float(kind == k) for k in _KINDS), float(nav.level.get(pid, 0)),
             math.log2(1 + nav.text_len.get(pid, 0)), float(nav.text_len.get(pid, 0) == 0),
+            *style,
         ])
     matrix = np.asarray(rows, dtype=np.float32).reshape(len(rows), len(FEATURES))
     return matrix
+
+
+def question_style(ev: Evidence, pool: Pool) -> tuple[float, ...]:
+    """The `question` group: log term count, share of terms the corpus lacks, phrased as a question,
+    overlap of the lexical and dense top hits, the best dense cosine."""
+    n_terms, known = ev.terms
+    bm25_top = set(np.flatnonzero((pool.bm25_rank <= AGREEMENT_DEPTH) & (ev.bm25 > 0)).tolist())
+    dense_top = set(np.flatnonzero(pool.dense_rank <= AGREEMENT_DEPTH).tolist())
+    return (
+        math.log2(1 + n_terms), (n_terms - known) / n_terms if n_terms else 0.0, float(bool(_QUESTION_START.search(ev.question))),
+        len(bm25_top & dense_top) / AGREEMENT_DEPTH, float(ev.dense.max()) if len(ev.dense) else 0.0,
+    )

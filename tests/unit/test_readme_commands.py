@@ -1,4 +1,5 @@
-"""Every `bifrost ...` line of the README's bash blocks parses with the real command line (nothing runs).
+"""Every `bifrost ...` line of the bash blocks of README.md and docs/*.md parses with the real command line
+(nothing runs), and the README stays a README (at most 300 lines).
 
 A README line is read as a user would type it: `\\` continuations joined, `# comments` dropped, and
 an optional `[--opt a|b]` written as the plain option with its first value (`--opt a`).
@@ -21,7 +22,10 @@ try:  # Typer 0.2x runs on its own copy of click
 except ImportError:  # pragma: no cover - older Typer runs on click
     from click.exceptions import UsageError
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+DOCS = sorted((ROOT / "docs").glob("*.md"))
+README_MOST_LINES = 300
 _FENCE = re.compile(r"^```bash\n(?P<body>.*?)^```", re.MULTILINE | re.DOTALL)
 _OPTIONAL = re.compile(r"\[(?P<opt>--?[\w-]+)(?:\s+(?P<first>[^\]\s|]+)[^\]]*)?\]")
 
@@ -60,11 +64,22 @@ def parse_without_running(args: list[str]) -> typer.Context:
 
 
 LINES = readme_command_lines(README.read_text(encoding="utf-8"))
+DOC_LINES = [(doc.name, line) for doc in DOCS for line in readme_command_lines(doc.read_text(encoding="utf-8"))]
 
 
 def test_the_readme_has_command_lines_to_check() -> None:
     assert len(LINES) >= 10
     assert any(line.startswith("bifrost eval ") and "--systems" in line for line in LINES)  # a joined continuation
+
+
+def test_the_readme_has_at_most_300_lines() -> None:
+    lines = README.read_text(encoding="utf-8").count("\n")  # as `wc -l` counts them
+    assert lines <= README_MOST_LINES, f"README.md has {lines} lines (at most {README_MOST_LINES}): move detail to docs/"
+
+
+def test_the_docs_have_command_lines_to_check() -> None:
+    assert {"operations.md", "results.md"} <= {doc.name for doc in DOCS}
+    assert len(DOC_LINES) >= 20
 
 
 @pytest.mark.parametrize("line", LINES, ids=LINES)
@@ -73,6 +88,14 @@ def test_readme_command_line_parses(line: str) -> None:
         parse_without_running(command_args(line))
     except UsageError as e:
         pytest.fail(f"README line does not parse: {line}\n  {e.format_message()}")
+
+
+@pytest.mark.parametrize(("doc", "line"), DOC_LINES, ids=[f"{doc}: {line}" for doc, line in DOC_LINES])
+def test_docs_command_line_parses(doc: str, line: str) -> None:
+    try:
+        parse_without_running(command_args(line))
+    except UsageError as e:
+        pytest.fail(f"docs/{doc} line does not parse: {line}\n  {e.format_message()}")
 
 
 def test_optional_brackets_become_the_plain_option_with_its_first_value() -> None:

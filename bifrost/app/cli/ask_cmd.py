@@ -65,17 +65,22 @@ def ask(
         if answer.unused:
             out.print("retrieved but not used: " + ", ".join(answer.unused[:show_retrieved]), highlight=False, markup=False)
         return
-    out.print(f"[bold]A:[/bold] {mode}")
+    label = "[yellow]Not stated[/yellow] " if answer.outcome.value == "not_stated" else ""
+    out.print(f"[bold]A:[/bold] {label}{mode}")
     for st in answer.statements:
         where = f"{st.corpus} " if st.corpus else ""
-        out.print(f"  {escape(st.text)} " + "".join(f"[cyan]{escape('[' + where + c + ']')}[/cyan]" for c in st.citations), highlight=False)
+        role = f"[dim]{st.role}:[/dim] " if st.role and st.role not in ("rule", "verdict", "open") else ""
+        out.print(f"  {role}{escape(st.text)} " + "".join(f"[cyan]{escape('[' + where + c + ']')}[/cyan]" for c in st.citations), highlight=False)
         for q in st.quotes:
             quoted = " ".join(q.text.split())
             out.print(f"    [dim]{escape(f'{q.provision_id} [{q.start}:{q.end}]')}[/dim] \u201c{escape(quoted)}\u201d", highlight=False)
     out.print("\n[bold]Sources[/bold]")
+    roles = {p.id: p for p in answer.plan}
     for c in answer.citations:
         where = f"{c.corpus} " if "," in answer.corpus else ""
-        out.print(f"  [cyan]{escape(where + c.id)}[/cyan] {escape(c.heading)} {c.url or ''}", highlight=False)
+        planned = roles.get(c.id)
+        how = f" [dim]({planned.role}: {escape(planned.reason)})[/dim]" if planned else ""
+        out.print(f"  [cyan]{escape(where + c.id)}[/cyan] {escape(c.heading)}{how} {c.url or ''}", highlight=False)
     out.print("\n[bold]Retrieved[/bold] (score, why)")
     for it in answer.retrieved[:show_retrieved]:
         where = f"{it.corpus} " if "," in answer.corpus else ""

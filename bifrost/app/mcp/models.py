@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from bifrost.app.inputs import MAX_DEPTH, MAX_QUESTION, MAX_RESULTS, check_question
-from bifrost.core.types import Edition, Statement
+from bifrost.core.types import Edition, PlannedProvision, Statement, Verdict
 
 EdgeKind = Literal["HAS", "REFERS_TO"]
 
@@ -105,6 +105,11 @@ class AskResult(BaseModel):
     retrieved: list[Hit] = Field(description="Everything retrieval found, ranked, with why")
     edition: Edition | None = Field(default=None, description="The past edition answered from (as_of); null: the current one")
     note: str | None = Field(default=None, description="How a past edition was ranked")
+    outcome: str = Field(default="answered", description="answered; not_stated (the closest provisions are quoted and none "
+                                                         "states it); refused (out of scope)")
+    verdict: Verdict | None = Field(default=None, description="yes, no or depends, with the provision and words that decide it")
+    plan: list[PlannedProvision] = Field(default_factory=list, description="Each cited provision's role (rule, exception, "
+                                                                            "condition, procedure, definition) and the path that brought it in")
 
 
 class SearchHit(Hit):

@@ -136,8 +136,11 @@ def add_question_tools(server: MCPServer, service: McpService, read: ReadToolRun
         corpus: Corpus,
         as_of: Annotated[str | None, Field(description="Answer from the edition valid on this date (YYYY-MM-DD) or with this number; default: the current edition")] = None,
     ) -> AskResult:
-        """Answer a question from the regulations: every statement cites provision ids and quotes the exact
-        supporting words (offsets into each provision's text), or the answer is a refusal (refused=true)."""
+        """Answer a question from the regulations: a verdict (yes, no, depends) when the cited text decides a
+        yes/no question, then statements by role (rule, exception, condition, procedure, definition), each
+        citing provision ids and quoting the exact supporting words (offsets into each provision's text);
+        outcome "not_stated" quotes the closest provisions and says what none of them states; "refused"
+        (refused=true) when the question is out of scope. ``plan`` gives each cited provision's role and path."""
         with mcp_errors():
             return service.ask(question, corpus, as_of)
 

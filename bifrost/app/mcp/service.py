@@ -111,7 +111,7 @@ class McpService:
             citations=[CitedProvision(id=c.id, heading=c.heading, url=c.url, uri=provision_uri(c.corpus, c.id))
                        for c in answer.citations],
             retrieved=_hits(answer.retrieved),
-            edition=answer.edition, note=answer.note,
+            edition=answer.edition, note=answer.note, outcome=answer.outcome.value, verdict=answer.verdict, plan=answer.plan,
         )
 
     def search(self, query: str, corpus: str, k: int = 10) -> SearchResult:

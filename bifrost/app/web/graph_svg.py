@@ -1,7 +1,9 @@
 """The navigator-graph neighbourhood of an answer, laid out in Python for a server-rendered SVG.
 
-Nodes are the cited provisions, the provisions on their retrieval paths and any parent shared
-by two of them; edges are the REFERS_TO and HAS edges among those nodes. Layout: an arc
+Nodes are the cited provisions (each with its role in the answer: rule, exception, condition,
+procedure, definition), the uncited provisions on the paths that brought them in (the answer plan's
+paths first, then the retrieval paths; drawn lighter) and any parent shared by two of them; edges
+are the REFERS_TO and HAS edges among those nodes. Layout: an arc
 diagram (provisions in document order on one row, shared parents above, cross-references
 drawn as arcs below), which stays readable without any JavaScript.
 """
@@ -31,6 +33,7 @@ class SvgNode(BaseModel):
     y: float
     role: str
     href: str
+    label: str = ""  # the cited provision's role in the answer (rule, exception, ...), "" for the others
 
 
 class SvgEdge(BaseModel):
@@ -57,8 +60,9 @@ def neighbourhood(bifrost: Bifrost, answer: Answer) -> tuple[list[str], dict[str
     cited = [c.id for c in answer.citations]
     roles: dict[str, str] = dict.fromkeys(cited, "cited")
     items = {it.id: it for it in answer.retrieved}
+    planned = {p.id: p.path for p in answer.plan}
     for pid in cited:
-        for step in items[pid].path if pid in items else ():
+        for step in planned.get(pid) or (items[pid].path if pid in items else ()):
             roles.setdefault(step, "path")
     ids = list(roles)[:MAX_NODES]
     parents = Counter()
@@ -109,7 +113,9 @@ def layout(bifrost: Bifrost, answer: Answer, link: Callable[[str], str]) -> SvgG
     below = max((_arc_depth(x, s, t) for s, t in refers), default=0)
     height = row_y + NODE_H / 2 + 16 + below
     width = max(x.values()) + NODE_W / 2 + 10
-    nodes = [SvgNode(id=i, x=x[i], y=y[i], role=roles[i], href=link(i)) for i in row + context]
+    labels = {p.id: p.role for p in answer.plan}
+    nodes = [SvgNode(id=i, x=x[i], y=y[i], role=roles[i], href=link(i), label=labels.get(i, "") if roles[i] == "cited" else "")
+             for i in row + context]
     return SvgGraph(width=width, height=height, nodes=nodes, edges=edges)
 
 

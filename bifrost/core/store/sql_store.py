@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy import Engine, create_engine, delete, event, insert, select, update
+from sqlalchemy import Engine, create_engine, event, insert, select, update
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -46,7 +46,7 @@ from bifrost.core.store.sql_models import (
     ReviewItemRow,
     utcnow,
 )
-from bifrost.core.types import Edition, Provision, ProvisionKind, Reference, ReviewItem, SourceDocument
+from bifrost.core.types import Edition, Provision, Reference, ReviewItem, SourceDocument
 
 
 @dataclass

@@ -1,12 +1,11 @@
-"""first_statement_gold: an answer counts when its first statement cites a gold provision; the new
-answer's one knob is chosen on the other folds only; spans are re-checked against the stored text."""
+"""Scoring answers: what an answer cites, its first statement, its verdict; the plan policy chosen on
+the other question sets only; refused and "not stated" answers cite nothing."""
 
 from __future__ import annotations
 
-from bifrost.core.types import Answer, AnswerMode, Provision, ProvisionKind, Quote, Statement
-from bifrost.eval.answers import Case, Outcome, cross_validated, outcome, summarize
+from bifrost.core.types import Answer, AnswerMode, Outcome, Provision, ProvisionKind, Quote, Statement, Verdict
+from bifrost.eval.answers import POLICIES, Case, Scored, scored, summarize, system_figures, validated
 from bifrost.eval.hierarchy import cfr_related
-from bifrost.eval.splits import fold_of
 from bifrost.eval.questions import Question
 
 TEXT = "Top rails shall be 42 inches high. Midrails shall be installed."
@@ -18,50 +17,52 @@ def stated(*pids: str, start: int = 0, end: int = 34) -> Statement:
                      quotes=tuple(Quote(provision_id=p, start=start, end=end, text=TEXT[start:end]) for p in pids))
 
 
-def ans(*statements: Statement, refused: bool = False) -> Answer:
+def ans(*statements: Statement, refused: bool = False, outcome: Outcome = Outcome.ANSWERED, verdict: str | None = None) -> Answer:
     return Answer(question="How high must top rails be?", corpus="c", mode=AnswerMode.EXTRACTIVE, refused=refused,
-                  text="", statements=list(statements))
+                  outcome=Outcome.REFUSED if refused else outcome, text="", statements=list(statements),
+                  verdict=Verdict(value=verdict, provision_id="1926.502(b)(1)", words=TEXT[:34]) if verdict else None)
 
 
-def test_the_first_statement_must_cite_a_gold_provision():
-    o = outcome(ans(stated("1926.502(b)(1)")), ["1926.502(b)(1)"], cfr_related, P.get)
-    assert o.hit and o.hit_h and o.spans_ok and o.first == ("1926.502(b)(1)",)
-    later = outcome(ans(stated("1926.502(b)"), stated("1926.502(b)(1)")), ["1926.502(b)(1)"], cfr_related, P.get)
-    assert not later.hit and later.hit_h  # a gold provision cited second does not count; its parent earns hierarchy credit
-    assert later.cited == ("1926.502(b)", "1926.502(b)(1)")
+def test_an_answer_cites_every_provision_its_statements_cite_and_keeps_its_verdict():
+    s = scored(ans(stated("1926.502(b)"), stated("1926.502(b)(1)"), verdict="no"), P.get)
+    assert s.cited == ("1926.502(b)", "1926.502(b)(1)") and s.first == ("1926.502(b)",) and s.verdict == "no"
 
 
-def test_a_refusal_is_a_miss():
-    assert not outcome(ans(refused=True), ["1926.502(b)(1)"], cfr_related, P.get).hit
+def test_a_refused_or_not_stated_answer_cites_nothing():
+    assert scored(ans(refused=True), P.get).cited == ()
+    assert scored(ans(stated("1926.502(b)(1)"), outcome=Outcome.NOT_STATED), P.get).cited == ()
 
 
 def test_a_span_that_is_not_the_stored_text_is_reported():
     bad = Statement(text="x", citations=("1926.502(b)(1)",),
                     quotes=(Quote(provision_id="1926.502(b)(1)", start=1, end=35, text=TEXT[0:34]),))
-    assert not outcome(ans(bad), ["1926.502(b)(1)"], cfr_related, P.get).spans_ok
+    assert not scored(ans(bad), P.get).spans_ok
 
 
-def case(qid: str, **hits: bool) -> Case:
-    oc = {name: Outcome((), hit, hit, False, 1, (), True) for name, hit in hits.items()}
-    return Case(Question(id=qid, question="q", gold=("g",)), "set", "quantity", oc)
+def case(qid: str, source: str, gold: tuple[str, ...], answers: dict[str, tuple[str, ...]], verdict: str | None = None) -> Case:
+    extra = {"verdict": verdict} if verdict else {}
+    q = Question(id=qid, question=f"question {qid}", gold=gold, extra=extra)
+    return Case(q, source, {name: Scored(answers.get(name, ()), answers.get(name, ())[:1]) for name in (*POLICIES, "rrf", "bifrost-hybrid")})
 
 
-def test_the_knob_is_chosen_on_the_other_folds_only():
-    # "fact-reach" wins every question but one; that one is answered by the choice made without it
-    cases = [case(f"q{i}", rank=False, fact=False, **{"fact-reach": True}) for i in range(20)]
-    odd = case("odd", rank=True, fact=True, **{"fact-reach": False})
-    hits, chosen = cross_validated([*cases, odd], folds=5)
-    assert chosen == ["fact-reach"] * 5 and hits[-1] is False and all(hits[:-1])
+def test_the_policy_for_a_set_left_out_is_chosen_on_the_other_sets():
+    cases = [case("a1", "A", ("x",), {"core": ("x",)}), case("a2", "A", ("y",), {"core": ("y",)}),
+             case("b1", "B", ("z", "w"), {"asks": ("z", "w"), "core": ("z",)})]
+    chosen, by_split = validated(cases, folds=2)
+    assert by_split == {"A": "asks", "B": "core"}  # A is answered by what won on B, and B by what won on A
+    assert chosen == ["asks", "asks", "core"]
 
 
-def test_ties_go_to_the_simpler_variant():
-    cases = [case(f"q{i}", rank=True, fact=True, **{"fact-reach": True}) for i in range(10)]
-    assert set(cross_validated(cases, folds=2)[1]) == {"fact"}
+def test_figures_count_precision_recall_first_statement_and_verdicts():
+    cases = [case("q1", "A", ("x", "y"), {"core": ("x", "z")}, verdict="no")]
+    f = system_figures(cases, ["core"], cfr_related)
+    assert f["precision"]["mean"] == 0.5 and f["recall"]["mean"] == 0.5 and f["cites"] == 2.0
+    assert f["first_statement_gold"]["mean"] == 1.0
+    assert f["verdicts"] == {"labelled": 1, "given": 0, "coverage": 0.0, "accuracy": f["verdicts"]["accuracy"]}
 
 
-def test_summary_reports_before_and_cross_validated_after():
-    cases = [case(f"q{i}", rank=i % 2 == 0, fact=True, **{"fact-reach": True}) for i in range(10)]
-    s = summarize(cases, folds=2)
-    assert s["strategies"]["rank"]["first_statement_gold"]["mean"] == 0.5
-    assert s["cv"]["first_statement_gold"]["mean"] == 1.0 and s["cv"]["vs_rank"]["only_new"] == 5
-    assert {fold_of(c.question.id, 2) for c in cases} == {0, 1}
+def test_the_summary_has_the_validated_plan_beside_the_baselines():
+    cases = [case("a1", "A", ("x",), {"core": ("x",), "rrf": ("x", "q", "r")}), case("b1", "B", ("z",), {"core": ("z",)})]
+    s = summarize(cases, folds=2, related=cfr_related)
+    assert {"rrf", "bifrost-hybrid", "core", "plan (validated)"} <= set(s["subsets"]["all"])
+    assert s["subsets"]["all"]["plan (validated)"]["f1"]["mean"] == 1.0

@@ -128,8 +128,9 @@ def test_the_prompt_carries_the_question_and_every_retrieved_provision_with_its_
     assert not refused and statements[0].citations == ("1926.651(h)(3)",)
 
 
-def test_the_answer_prompt_keeps_its_first_version():
-    assert load_prompt("answer").version == "v2"
+def test_the_answer_prompt_keeps_its_earlier_versions_and_the_latest_reads_a_plan():
+    assert load_prompt("answer").version == "v3" and "answer plan" in load_prompt("answer").system
+    assert "VERDICT" in load_prompt("answer").system and "VERDICT" not in load_prompt("answer", "v2").system
     assert "QUOTE" not in load_prompt("answer", "v1").system
 
 

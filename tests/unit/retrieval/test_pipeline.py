@@ -12,20 +12,22 @@ import time
 from collections import Counter
 from unittest.mock import MagicMock
 
+import numpy as np
 import pytest
 
 from bifrost.core.embeddings import Embedder
 from bifrost.core.errors import BifrostError
 from bifrost.core.graph.base import GraphStore
 from bifrost.core.resources import Resources
-from bifrost.core.types import Edition, Provision, ProvisionKind, RetrievedItem, Statement, Via, split_uid
+from bifrost.core.types import Edition, Provision, ProvisionKind, RetrievedItem, Via, split_uid
 from bifrost.retrieval.channels import Channels
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.decompose import Decomposition, ExtractorDecomposer
 from bifrost.retrieval.edition_retriever import EditionRetriever
 from bifrost.retrieval.eng_index import EngIndex
 from bifrost.retrieval.navigator import NavigatorIndex
-from bifrost.retrieval.pipeline import REFUSAL_TEXT, AskPipeline, CorpusParts
+from bifrost.retrieval.answer_step import REFUSAL_TEXT
+from bifrost.retrieval.pipeline import AskPipeline, CorpusParts
 from bifrost.retrieval.result import RetrievalResult
 
 PROVISIONS = {
@@ -59,10 +61,22 @@ class FixedRetriever:
         return self.answer
 
 
+class WordEmbedder:
+    """A deterministic stand-in for the embedding model: a bag of hashed words, normalized."""
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), 64), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in text.lower().split():
+                out[row, hash(word) % 64] += 1.0
+        return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
+
+
 def fake_resources() -> MagicMock:
     """Resources of an offline home whose graph store knows `PROVISIONS`."""
     resources = MagicMock(spec=Resources)
     resources.chat_model = None
+    resources.embedder = WordEmbedder()
     resources.graph = MagicMock(spec=GraphStore)
     resources.graph.get_section.side_effect = lambda uid: PROVISIONS.get(split_uid(uid)[1])
     return resources
@@ -80,10 +94,9 @@ class CountingPipeline(AskPipeline):
 
     def __init__(self, answer: RetrievalResult | None = None, delay: float = 0.0) -> None:
         super().__init__(fake_resources(), RetrievalConfig())
-        self.answer_given = answer if answer is not None else result([item("1926.502(b)(1)", 1.0), item("1926.502(b)", 0.5)])
+        self.answer_given = answer if answer is not None else result([item("1926.502(b)(1)", 1.0), item("1926.502(b)", 0.4)])
         self.delay = delay
         self.loads: Counter[tuple[str, str]] = Counter()
-        self.answered: list[str] = []
         self._count_lock = threading.Lock()
 
     def _count(self, what: str, corpus: str) -> None:
@@ -109,27 +122,25 @@ class CountingPipeline(AskPipeline):
         self._count("edition", edition.corpus)
         return MagicMock(spec=EditionRetriever)
 
-    def _extractive(self, question, result, cfg, lookup) -> list[Statement]:
-        self.answered.append(question)
-        first = result.items[0].id
-        return [Statement(text=lookup(first).text, citations=(first,))]
+    def planner(self, corpus: str) -> None:
+        return None  # no navigator maps: the answer cites the cited set (the best item: the other scores under half)
 
 
 # --- answering ----------------------------------------------------------------------------------
 
 
-def test_nothing_retrieved_is_a_refusal_without_calling_the_answer_step():
+def test_nothing_retrieved_is_a_refusal_with_nothing_stated():
     pipeline = CountingPipeline(answer=result([]))
     answer = pipeline.ask("What is the top edge height?", "c")
     assert answer.refused and answer.text == REFUSAL_TEXT
     assert answer.statements == [] and answer.citations == [] and answer.retrieved == []
-    assert pipeline.answered == []
+    assert answer.outcome.value == "refused"
 
 
 def test_retrieval_below_the_relevance_threshold_is_a_refusal():
     pipeline = CountingPipeline(answer=result([item("1926.502(b)(1)", 1.0)], relevance=0.1))
-    assert pipeline.ask("What is the top edge height?", "c").refused
-    assert pipeline.answered == []
+    answer = pipeline.ask("What is the top edge height?", "c")
+    assert answer.refused and answer.statements == [] and answer.outcome.value == "refused"
 
 
 def test_an_answer_cites_what_the_answer_step_cited_and_lists_the_rest_as_unused():

@@ -56,7 +56,7 @@ def test_answer_prompt_renders_the_exact_refusal_token():
         question="q?", provisions="[1] 1926.651(h)(3): text", no_answer_token="<<NO_ANSWER>>"
     )
     assert "exactly <<NO_ANSWER>>" in rendered.system
-    assert "[1926.651(h)(3)]" in rendered.system
+    assert "[1926.501(b)(10)]" in rendered.system and "VERDICT" in rendered.system
 
 
 def test_question_decomposition_asks_for_extraction_schema():

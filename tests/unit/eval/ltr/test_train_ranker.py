@@ -100,3 +100,38 @@ def test_no_cv_with_no_store_is_refused_in_one_line(trained_home):
     r = CliRunner().invoke(app, ["--home", str(home), "train", "ranker", "--corpus", "mini", "-q", str(QUESTIONS),
                                  "--no-cv", "--no-store"])
     assert r.exit_code == 1 and "leaves nothing to do" in r.output
+
+
+def _split_sets(folder):
+    """The mini questions as two named sets, and a held-out set of other questions (new ids and texts)."""
+    lines = QUESTIONS.read_text().splitlines()
+    a, b = folder / "letters.jsonl", folder / "site.jsonl"
+    a.write_text("\n".join(lines[:5]) + "\n")
+    b.write_text("\n".join(lines[5:]) + "\n")
+    held = folder / "held.jsonl"
+    held.write_text(json.dumps({"id": "h1", "question": "Which systems protect an employee at a leading edge?",
+                                "gold": ["1926.501(b)(2)(i)"]}) + "\n")
+    return a, b, held
+
+
+def test_several_sets_are_each_left_out_and_held_out_sets_are_scored_by_the_model_of_all(trained_home, tmp_path):
+    home, _ = trained_home
+    a, b, held = _split_sets(tmp_path)
+    r = CliRunner().invoke(app, ["--home", str(home), "train", "ranker", "--corpus", "mini", "-q", str(a), "-q", str(b),
+                                 "--held-out", str(held), "--folds", "2", "--no-ablations", "--no-store", "--seeds", "0,1",
+                                 "--json"])
+    assert r.exit_code == 0, r.output
+    report = json.loads(r.stdout)
+    assert set(report["left_out"]) == {"letters", "site"} and set(report["held_out"]) == {"held"}
+    assert report["left_out"]["site"]["bifrost-ltr"]["recall@10"]["n"] == 5
+    assert {"bm25", "dense", "rrf"} <= set(report["left_out"]["letters"])
+    assert report["seeds"] == [0, 1] and report["seed_means"]["site"]["n"] == 2
+    assert report["worst_left_out"]["set"] in {"letters", "site", "held"}
+
+
+def test_a_held_out_question_that_is_also_trained_on_is_refused_in_one_line(trained_home, tmp_path):
+    home, _ = trained_home
+    a, b, _ = _split_sets(tmp_path)
+    r = CliRunner().invoke(app, ["--home", str(home), "train", "ranker", "--corpus", "mini", "-q", str(a),
+                                 "--held-out", str(b), "-q", str(b), "--no-store"])
+    assert r.exit_code == 1 and "must not be trained on" in r.output and len(r.output.strip().splitlines()) == 1

@@ -113,3 +113,44 @@ def test_the_eval_systems_refuse_by_the_same_card_and_record_it(trained_home):
     result = system.search(question, 10)
     assert result.refused is (judge.score(question, system._retriever.retrieve(question)) < judge.threshold)
     assert system.describe()["answerability_card"]["threshold"] == report["threshold"]
+
+
+def _mixed_sets(folder):
+    """Two sets that each hold answerable and unanswerable questions, and a held-out third."""
+    ans, unans = ANSWERABLE.read_text().splitlines(), UNANSWERABLE.read_text().splitlines()
+    a, b, held = folder / "letters.jsonl", folder / "site.jsonl", folder / "held.jsonl"
+    a.write_text("\n".join(ans[:5] + unans[:3]) + "\n")
+    b.write_text("\n".join(ans[5:] + unans[3:6]) + "\n")
+    held.write_text("\n".join(unans[6:] + [json.dumps({"id": "h1", "question": "Which systems protect a worker at a leading edge?",
+                                                       "gold": ["1926.501(b)(2)(i)"]})]) + "\n")
+    return a, b, held
+
+
+def test_each_set_left_out_is_judged_with_thresholds_chosen_on_the_others_in_three_outcomes(trained_home, tmp_path):
+    home, _ = trained_home
+    a, b, held = _mixed_sets(tmp_path)
+    r = CliRunner().invoke(cli(), ["--home", str(home), "train", "answerability", "--corpus", "mini", "-q", str(a), "-q", str(b),
+                                   "--held-out", str(held), "--folds", "2", "--no-ablations", "--no-store", "--json"])
+    assert r.exit_code == 0, r.output
+    report = json.loads(r.stdout)
+    assert set(report["left_out"]) == {"letters", "site"} and set(report["held_out"]) == {"held"}
+    site = report["left_out"]["site"]
+    assert site["n"] == 8 and {"refused", "not_stated", "refused_or_not_stated"} <= set(site["answerable"])
+    assert site["thresholds"]["refuse"] <= site["thresholds"]["answer"]
+    assert [p["answerable_lost"] for p in site["curve"]] == sorted(p["answerable_lost"] for p in site["curve"])
+    assert report["card_path"] == "" and report["threshold"] <= report["answer_threshold"]
+
+
+def test_between_the_two_thresholds_ask_says_not_stated_and_quotes_the_closest_provisions(trained_home):
+    home, _ = trained_home
+    path = card_path(Settings(home=home), "mini")
+    saved = path.read_text()
+    try:
+        path.write_text(json.dumps({**json.loads(saved), "threshold": 0.0, "answer_threshold": 1.0}))
+        r = CliRunner().invoke(cli(), ["--home", str(home), "ask", "Who prepares the fall protection plan?", "--corpus", "mini", "--json"])
+        answer = json.loads(r.stdout)
+        assert answer["outcome"] == "not_stated" and not answer["refused"]
+        assert answer["statements"][0]["text"].startswith("The closest provisions do not state it")
+        assert all(st["quotes"] for st in answer["statements"]) and len(answer["statements"]) >= 2
+    finally:
+        path.write_text(saved)

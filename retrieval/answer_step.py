@@ -1,0 +1,138 @@
+"""The answer step of `ask`: from a retrieval result to an `Answer` with one of three outcomes.
+
+- **answered**: the answer plan (`retrieval.answer_plan`: the cited set, the asks, the exceptions,
+  conditions, procedures and definitions the navigator graph joins to it) is composed offline into a
+  verdict and statements by role (`retrieval.answer_compose`), or handed to the chat model's answer
+  agent with the same plan; either way every statement carries a verified quote;
+- **not stated**: the evidence is weak (`retrieval.refusal`): the closest provisions are quoted, after
+  a first statement saying what none of them states;
+- **refused**: clearly out of scope, or nothing retrieved.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from bifrost.core.embeddings import Embedder
+from bifrost.core.types import Answer, AnswerMode, Outcome, PlannedProvision, Provision, Statement, Verdict
+from bifrost.retrieval.answer_compose import compose
+from bifrost.retrieval.answer_extractive import extractive_statements, render
+from bifrost.retrieval.answer_lead import open_note
+from bifrost.retrieval.answer_plan import CORE_ONLY, Planned, PlanPolicy, Role, for_question, plan_answer, question_asks
+from bifrost.retrieval.deontic import read_question
+from bifrost.retrieval.answerability import detect
+from bifrost.retrieval.citations import cited_items, citations_for
+from bifrost.retrieval.config import RetrievalConfig
+from bifrost.retrieval.navigator import NavigatorIndex
+from bifrost.retrieval.quotes import DraftStatement, QuoteClaim, check_statements
+from bifrost.retrieval.refusal import Judge, outcome_of
+from bifrost.retrieval.result import RetrievalResult
+
+if TYPE_CHECKING:  # the chat model's agent needs the llm extra; offline answers do not
+    from bifrost.retrieval.answer_llm import AgentAnswer
+
+REFUSAL_TEXT = "The indexed regulations do not answer this question."
+NOT_STATED_SHOWN = 3
+"""Closest provisions quoted in a "not stated" answer."""
+SPECIFIC_SHARE = 0.05
+"""A question term is specific (it can make an ask) when at most this share of provisions hold it."""
+Lookup = Callable[[str], Provision | None]
+
+
+@dataclass
+class Planner:
+    """What the answer plan reads of a corpus: its navigator maps and its lexical index."""
+
+    nav: NavigatorIndex
+    tokenize: Callable[[str], list[str]]
+    document_frequency: Callable[[str], int]
+    n_docs: int
+
+    def specific(self, term: str) -> bool:
+        return 0 < self.document_frequency(term) <= SPECIFIC_SHARE * self.n_docs
+
+    def asks(self, result: RetrievalResult) -> list[frozenset[str]]:
+        """The question's asks (its phrases' specific terms)."""
+        return question_asks(result.decomposition.entities, self.tokenize, self.specific)
+
+    def plan(self, question: str, result: RetrievalResult, cfg: RetrievalConfig, lookup: Lookup) -> list[Planned]:
+        policy = for_question(policy_of(cfg), read_question(question).every)
+        core = [it.id for it in cited_items(result.items, result.cited, cfg.cite_ratio, cfg.cite_max)]
+        asks = self.asks(result)
+        text = lambda pid: (p.text if (p := lookup(pid)) is not None else "")  # noqa: E731
+        return plan_answer([it.id for it in result.items], core, self.nav, text, asks, self.tokenize, policy,
+                           frozenset(self.tokenize(question)))
+
+
+def policy_of(cfg: RetrievalConfig) -> PlanPolicy:
+    """The plan policy a config names (``answer_plan``: relations joined by ``+``, or ``core``)."""
+    if cfg.answer_plan == "core":
+        return replace(CORE_ONLY, most=cfg.plan_most)
+    on = set(cfg.answer_plan.split("+"))
+    return PlanPolicy(asks="asks" in on, exceptions="exceptions" in on, procedures="procedures" in on,
+                      siblings="siblings" in on, definitions="definitions" in on, every_only="every" in on,
+                      most=cfg.plan_most)
+
+
+def not_stated(question: str, items: Sequence, lookup: Lookup, embedder: Embedder) -> list[Statement]:
+    """What none of the closest provisions states, then each of them quoted (its sentence closest to the question)."""
+    shown = extractive_statements(question, list(items[:NOT_STATED_SHOWN]), lookup, embedder, "rank")
+    if not shown:
+        return []
+    first = shown[0]
+    what = open_note(detect(question)).replace("The cited provisions leave this open: none of them states",
+                                               "The closest provisions do not state it: none of them states")
+    note = DraftStatement(what, first.citations, (QuoteClaim(first.citations[0], first.quotes[0].text),), role="open")
+    return check_statements([note], lookup).statements + [s.model_copy(update={"role": "closest"}) for s in shown]
+
+
+def answer(
+    question: str, corpus: str, result: RetrievalResult, cfg: RetrievalConfig, *, lookup: Lookup, judge: Judge | None,
+    embedder: Embedder, planner: Planner | None = None, llm: Callable[..., AgentAnswer] | None = None,
+    t0: float | None = None,
+) -> Answer:
+    """The answer of one question from its retrieval result (see the module docstring); ``llm``: the chat
+    model's answer agent (None: offline), called with the question, the plan and ``lookup``."""
+    t0 = time.perf_counter() if t0 is None else t0
+    t1 = time.perf_counter()
+    outcome = outcome_of(result, cfg.refuse_below, question, judge)
+    statements: list[Statement] = []
+    verdict: Verdict | None = None
+    planned: list[Planned] = []
+    if outcome is Outcome.ANSWERED:
+        planned = planner.plan(question, result, cfg, lookup) if planner is not None else _core(result, cfg)
+        if llm is None:
+            composed = compose(question, planned, lookup, embedder, asks=planner.asks(result) if planner else (),
+                               tokenize=planner.tokenize if planner else None)
+            statements, verdict = composed.statements, composed.verdict
+            if not statements:  # the plan holds only headings: quote the best retrieved text
+                statements = extractive_statements(question, result.items[: cfg.cite_max], lookup, embedder, cfg.answer_lead)
+        else:
+            said = llm(question, planned, lookup)
+            statements, verdict = said.statements, said.verdict
+        if not statements:
+            outcome = Outcome.REFUSED
+    elif outcome is Outcome.NOT_STATED:
+        statements = not_stated(question, result.items, lookup, embedder)
+        if not statements:
+            outcome = Outcome.REFUSED
+    refused = outcome is Outcome.REFUSED
+    cited_ids = [c for s in statements for c in s.citations]
+    timings = {**result.timings, "answer": time.perf_counter() - t1, "total": time.perf_counter() - t0}
+    return Answer(
+        question=question, corpus=corpus, mode=AnswerMode.EXTRACTIVE if llm is None else AnswerMode.LLM, refused=refused,
+        outcome=outcome, text=REFUSAL_TEXT if refused else render(statements), statements=[] if refused else statements,
+        citations=[] if refused else citations_for(cited_ids, lookup), retrieved=result.items,
+        unused=[it.id for it in result.items if it.id not in set(cited_ids)], timings=timings,
+        verdict=None if refused else verdict,
+        plan=[] if refused else [PlannedProvision(id=p.id, role=p.role.value, path=p.path, reason=p.reason) for p in planned],
+    )
+
+
+def _core(result: RetrievalResult, cfg: RetrievalConfig) -> list[Planned]:
+    """The plan without a navigator (a past edition): the cited set, as rules."""
+    return [Planned(it.id, Role.RULE, (it.id,), f"ranked {n}")
+            for n, it in enumerate(cited_items(result.items, result.cited, cfg.cite_ratio, cfg.cite_max), start=1)]

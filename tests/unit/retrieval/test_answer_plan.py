@@ -1,0 +1,89 @@
+"""The answer plan: the cited set, a provision for each ask no cited one states, and what the navigator
+graph joins to them (the exception a rule names, the cases sent to the same plan, the rest of a short
+list, the definitions of the question's terms), each with its role and path."""
+
+from __future__ import annotations
+
+import re
+
+from bifrost.core.types import Provision, ProvisionKind, Reference
+from bifrost.retrieval.answer_plan import CORE_ONLY, PlanPolicy, Role, citing_sentence, plan_answer, reference_role
+from bifrost.retrieval.navigator import NavigatorIndex
+
+TEXT = {
+    "1926.500(b)[Leading edge]": "Leading edge means the edge of a floor which changes location as sections are placed.",
+    "1926.501(b)(2)(i)": "Each employee who is constructing a leading edge shall be protected by guardrail systems. "
+                         "Exception: When the employer can demonstrate that it is infeasible, the employer shall develop a "
+                         "fall protection plan which meets the requirements of paragraph (k) of § 1926.502.",
+    "1926.501(b)(2)(ii)": "Each employee near a leading edge under construction shall be protected by a guardrail system.",
+    "1926.501(b)(10)": "Each employee engaged in roofing activities on low-slope roofs shall be protected by a warning line "
+                       "system and personal fall arrest system.",
+    "1926.501(b)(12)": "Each employee erecting precast concrete shall be protected by guardrail systems. Exception: when it "
+                       "is infeasible, the employer shall implement a fall protection plan which meets the requirements "
+                       "of paragraph (k) of § 1926.502.",
+    "1926.501(b)(14)": "Each employee in a hoist area shall be protected by guardrail systems.",
+    "1926.502(k)": "The fall protection plan shall be prepared by a qualified person.",
+}
+PARENT = {"1926.501(b)(2)(i)": "1926.501(b)(2)", "1926.501(b)(2)(ii)": "1926.501(b)(2)", "1926.501(b)(2)": "1926.501(b)",
+          "1926.501(b)(10)": "1926.501(b)", "1926.501(b)(12)": "1926.501(b)", "1926.501(b)(14)": "1926.501(b)",
+          "1926.501(b)": "1926.501", "1926.501": "M", "1926.502(k)": "1926.502", "1926.502": "M",
+          "1926.500(b)[Leading edge]": "1926.500(b)", "1926.500(b)": "1926.500", "1926.500": "M", "M": None}
+KIND = {"M": ProvisionKind.SUBPART, "1926.500": ProvisionKind.SECTION, "1926.501": ProvisionKind.SECTION,
+        "1926.502": ProvisionKind.SECTION, "1926.500(b)[Leading edge]": ProvisionKind.DEFINITION}
+
+
+def nav() -> NavigatorIndex:
+    provisions = [Provision(corpus="c", id=pid, parent_id=parent, kind=KIND.get(pid, ProvisionKind.PARAGRAPH),
+                            text=TEXT.get(pid, "")) for pid, parent in PARENT.items()]
+    refs = [Reference(corpus="c", source_id=s, raw="paragraph (k) of § 1926.502", target_id="1926.502(k)")
+            for s in ("1926.501(b)(2)(i)", "1926.501(b)(12)")]
+    return NavigatorIndex.build(provisions, refs)
+
+
+def tokenize(text: str) -> list[str]:
+    return [w.rstrip("s") for w in re.findall(r"[a-z]+", text.lower()) if len(w) > 2]
+
+
+def plan(core, ranked, asks=(), policy=PlanPolicy(), question=""):
+    return plan_answer(ranked, core, nav(), lambda pid: TEXT.get(pid, ""), [frozenset(tokenize(a)) for a in asks], tokenize,
+                       policy, frozenset(tokenize(question)))
+
+
+def test_the_cited_set_is_the_core_of_the_plan_as_rules():
+    got = plan(["1926.501(b)(10)"], ["1926.501(b)(10)"], policy=CORE_ONLY)
+    assert [(p.id, p.role, p.path) for p in got] == [("1926.501(b)(10)", Role.RULE, ("1926.501(b)(10)",))]
+
+
+def test_an_ask_no_cited_provision_states_brings_in_the_best_ranked_provision_that_does():
+    got = {p.id: p for p in plan(["1926.501(b)(10)"], ["1926.501(b)(10)", "1926.501(b)(2)(ii)", "1926.501(b)(2)(i)"],
+                                 asks=["warning line", "leading edge"], policy=PlanPolicy(exceptions=False, procedures=False))}
+    assert got["1926.501(b)(2)(ii)"].role is Role.RULE and "states" in got["1926.501(b)(2)(ii)"].reason
+    assert got["1926.501(b)(2)(i)"].role is Role.CONDITION  # the other case of the same list that states the ask
+
+
+def test_an_exception_a_rule_names_joins_with_its_path_and_the_other_cases_sent_to_it():
+    got = {p.id: p for p in plan(["1926.501(b)(2)(i)"], ["1926.501(b)(2)(i)"])}
+    assert got["1926.502(k)"].role is Role.EXCEPTION and got["1926.502(k)"].path == ("1926.501(b)(2)(i)", "1926.502(k)")
+    assert got["1926.501(b)(12)"].role is Role.CONDITION
+    assert got["1926.501(b)(12)"].path == ("1926.501(b)(2)(i)", "1926.502(k)", "1926.501(b)(12)")
+    assert "1926.501(b)(14)" not in got  # it sends nothing to the plan
+
+
+def test_a_definition_joins_only_for_a_term_the_question_and_a_chosen_provision_use():
+    policy = PlanPolicy(definitions=True)
+    got = [p.id for p in plan(["1926.501(b)(2)(i)"], ["1926.501(b)(2)(i)"], policy=policy, question="Who counts as at a leading edge?")]
+    assert "1926.500(b)[Leading edge]" in got
+    assert "1926.500(b)[Leading edge]" not in [p.id for p in plan(["1926.501(b)(2)(i)"], ["1926.501(b)(2)(i)"], policy=policy,
+                                                                 question="When is a plan needed?")]
+
+
+def test_the_plan_stops_at_its_size():
+    got = plan(["1926.501(b)(2)(i)"], ["1926.501(b)(2)(i)"], policy=PlanPolicy(most=2))
+    assert len(got) == 2
+
+
+def test_the_role_of_a_cited_provision_comes_from_the_sentence_citing_it():
+    text = TEXT["1926.501(b)(2)(i)"]
+    assert reference_role(citing_sentence(text, "paragraph (k) of § 1926.502")) is Role.EXCEPTION
+    assert reference_role("Ladders shall be used in accordance with § 1926.1053.") is Role.PROCEDURE
+    assert reference_role("See § 1926.1053.") is None
