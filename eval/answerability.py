@@ -13,7 +13,6 @@ and store it as a card in the home. Every figure reported is cross-validated.
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -26,8 +25,6 @@ from scipy.optimize import minimize
 
 from bifrost.core.resources import Resources
 from bifrost.core.settings import Settings
-from bifrost.core.store.sql_store import SqlStore
-from bifrost.core.types import content_hash
 from bifrost.eval import refusal_validation as rv
 from bifrost.eval.answerability_report import write_report
 from bifrost.eval.ltr.train import read_sets
@@ -36,11 +33,8 @@ from bifrost.eval.questions import Question, merge_sets
 from bifrost.eval.stats import bootstrap_auroc, bootstrap_ci
 from bifrost.retrieval.answerability_features import FEATURE_GROUPS, FEATURES, columns_without, vector
 from bifrost.retrieval.answerability_model import AnswerabilityCard, FeatureReader, retriever_of, save_card
-from bifrost.retrieval.baselines.documents import index_folder
 from bifrost.retrieval.config import RetrievalConfig
-from bifrost.retrieval.encoder.pairs import own_text
 from bifrost.retrieval.pipeline import AskPipeline
-from bifrost.retrieval.support.model import SupportCard, support_folder
 
 Say = Callable[[str], None]
 Progress = Callable[[int, int], None]
@@ -105,20 +99,6 @@ def collect(
     finally:
         resources.close()
     return examples, (modes.pop() if len(modes) == 1 else "hybrid"), cfg.refuse_below
-
-
-def provision_texts(settings: Settings, corpus: str) -> dict[str, str]:
-    """Every provision of a corpus as the support scorer reads it (term, heading, text)."""
-    sql = SqlStore(settings.sql_url)
-    try:
-        return {p.id: own_text(p) for p in sql.provisions(corpus)}
-    finally:
-        sql.dispose()
-
-
-def support_cache(home: Path, corpus: str) -> Path:
-    """Where cross-fitted support scorers are cached (one per training question set), so a rerun reuses them."""
-    return index_folder(home, corpus) / "support"
 
 
 # --- the logistic model --------------------------------------------------------------------------
@@ -321,7 +301,7 @@ def train_answerability(
     drop = set() if support else {"support"}
     report = AnswerabilityReport(corpus, folds, target, retriever, {}, {}, open_target=open_target)
     if support:
-        report.support = add_support(settings, corpus, examples, held, folds, store, say)
+        report.support = rv.add_support(settings, corpus, examples, held, folds, store, say)
     run = cross_validate(examples, folds, target, drop=drop, open_target=open_target)
     say(f"cross-validated {len(examples)} questions in {folds} folds")
     relevance = np.array([e.relevance for e in examples])
@@ -346,31 +326,6 @@ def train_answerability(
     if out_dir is not None:
         write_report(report, examples, run, out_dir)
     return report
-
-
-def add_support(settings: Settings, corpus: str, examples: Sequence[Example], held: Sequence[Example], folds: int,
-                store: bool, say: Say) -> str:
-    """Fill the support columns: training questions from scorers cross-fitted by set (or fold), held-out
-    questions from the scorer of every training question, which is stored (unless not ``store``)."""
-    documents = provision_texts(settings, corpus)
-    cache = support_cache(settings.home, corpus)
-    base = settings.embedding_model
-    card = lambda: SupportCard(corpus=corpus, base_model=base)  # noqa: E731
-    key = lambda name, members: cache / content_hash(base, name, *sorted(e.question.id for e in members))  # noqa: E731
-    splits = rv.support_splits([e.source for e in examples], [e.question.id for e in examples], folds)
-    folders = {s.name: key(s.name, [examples[i] for i in s.train]) for s in splits}
-    rv.fill_support(examples, splits, documents, base, lambda name: folders[name], card, say)
-    final = rv.fit_scorer(examples, documents, base, key("all", examples), card(), say)
-    rv.score_examples(held, final, documents)
-    if not store:
-        return ""
-    target = support_folder(settings.home, corpus)
-    tmp = target.with_name(target.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    shutil.copytree(final.folder, tmp)
-    shutil.rmtree(target, ignore_errors=True)
-    tmp.replace(target)
-    return str(target.relative_to(settings.home))
 
 
 def fit_final(examples: Sequence[Example], columns: Sequence[int], targets: Targets) -> tuple[Logistic, rv.Thresholds]:

@@ -49,7 +49,6 @@ POLICIES: dict[str, str] = {
     "graph": "exceptions+procedures+siblings",
     "asks+graph": "asks+exceptions+procedures+siblings",
     "asks+graph+definitions": "asks+exceptions+procedures+siblings+definitions",
-    "graph if every": "exceptions+procedures+siblings+every",
     "asks+graph if every": "asks+exceptions+procedures+siblings+every",
 }
 """Answer plan policies compared (name -> `RetrievalConfig.answer_plan`); validation picks one."""

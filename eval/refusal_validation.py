@@ -16,6 +16,7 @@ leave-one-set-out scores, the two thresholds of the three outcomes, and their fi
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,11 +24,16 @@ from typing import Any
 
 import numpy as np
 
+from bifrost.core.settings import Settings
+from bifrost.core.store.sql_store import SqlStore
+from bifrost.core.types import content_hash
 from bifrost.eval.splits import Split, k_fold, leave_one_set_out
 from bifrost.eval.stats import bootstrap_auroc, bootstrap_ci
 from bifrost.retrieval.answerability_features import FEATURES
+from bifrost.retrieval.baselines.documents import index_folder
+from bifrost.retrieval.encoder.pairs import own_text
 from bifrost.retrieval.support.examples import LabelledQuestion, support_examples
-from bifrost.retrieval.support.model import TOP, SupportCard, SupportScorer
+from bifrost.retrieval.support.model import TOP, SupportCard, SupportScorer, support_folder
 from bifrost.retrieval.support.train import fit_support
 
 Say = Callable[[str], None]
@@ -203,3 +209,42 @@ def set_figures(runs: Sequence[SetRun], examples: Sequence[Any]) -> dict[str, di
         out[run.name] = {**outcome_figures(run.scores, run.outcomes, answerable),
                          "thresholds": {"refuse": round(run.thresholds.refuse, 4), "answer": round(run.thresholds.answer, 4)}}
     return out
+
+
+def provision_texts(settings: Settings, corpus: str) -> dict[str, str]:
+    """Every provision of a corpus as the support scorer reads it (term, heading, text)."""
+    sql = SqlStore(settings.sql_url)
+    try:
+        return {p.id: own_text(p) for p in sql.provisions(corpus)}
+    finally:
+        sql.dispose()
+
+
+def support_cache(home: Path, corpus: str) -> Path:
+    """Where cross-fitted support scorers are cached (one per training question set), so a rerun reuses them."""
+    return index_folder(home, corpus) / "support"
+
+
+def add_support(settings: Settings, corpus: str, examples: Sequence[Any], held: Sequence[Any], folds: int,
+                store: bool, say: Say) -> str:
+    """Fill the support columns: training questions from scorers cross-fitted by set (or fold), held-out
+    questions from the scorer of every training question, which is stored (unless not ``store``)."""
+    documents = provision_texts(settings, corpus)
+    cache = support_cache(settings.home, corpus)
+    base = settings.embedding_model
+    card = lambda: SupportCard(corpus=corpus, base_model=base)  # noqa: E731
+    key = lambda name, members: cache / content_hash(base, name, *sorted(e.question.id for e in members))  # noqa: E731
+    splits = support_splits([e.source for e in examples], [e.question.id for e in examples], folds)
+    folders = {s.name: key(s.name, [examples[i] for i in s.train]) for s in splits}
+    fill_support(examples, splits, documents, base, lambda name: folders[name], card, say)
+    final = fit_scorer(examples, documents, base, key("all", examples), card(), say)
+    score_examples(held, final, documents)
+    if not store:
+        return ""
+    target = support_folder(settings.home, corpus)
+    tmp = target.with_name(target.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(final.folder, tmp)
+    shutil.rmtree(target, ignore_errors=True)
+    tmp.replace(target)
+    return str(target.relative_to(settings.home))

@@ -62,7 +62,7 @@ class PlanPolicy:
     siblings: bool = True
     definitions: bool = False
     headings: bool = True  # a cited provision with no text of its own (a heading) is stated by its paragraphs
-    every_only: bool = False  # follow the graph only for a question claiming every case ("all types of ...")
+    every_only: bool = False  # follow the asks and the graph only for a question claiming every case ("all types of ...")
     reach: int = 10  # ranked provisions searched for an ask no core provision mentions
     most: int = 8  # provisions an answer cites at most
 
@@ -73,10 +73,11 @@ class PlanPolicy:
 
 
 def for_question(policy: PlanPolicy, every: bool) -> PlanPolicy:
-    """The policy for one question: with ``every_only``, the graph relations only for a claim over every case."""
+    """The policy for one question: with ``every_only``, the asks and graph relations only for a claim over
+    every case (such a claim is answered by the other cases; other questions by the cited set)."""
     if not policy.every_only or every:
         return policy
-    return replace(policy, exceptions=False, procedures=False, siblings=False, definitions=False)
+    return replace(policy, asks=False, exceptions=False, procedures=False, siblings=False, definitions=False)
 
 
 CORE_ONLY = PlanPolicy(asks=False, exceptions=False, procedures=False, siblings=False, definitions=False)

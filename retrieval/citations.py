@@ -8,6 +8,10 @@ from collections.abc import Callable, Sequence
 from bifrost.core.types import Citation, Provision, RetrievedItem
 
 CITE_MARK = re.compile(r"\[([^\[\]]{1,200})\]")
+SCORE_TIE = 1e-6
+"""Retrieved scores are rounded to six decimals: a score within one unit of that place of the cut is at
+the cut. A parent scored exactly DECAY x its child sits on a 0.5 cut, and float noise in the last place
+must not decide whether it is cited."""
 
 
 def select_cited(items: Sequence[RetrievedItem], ratio: float, most: int) -> list[RetrievedItem]:
@@ -15,7 +19,7 @@ def select_cited(items: Sequence[RetrievedItem], ratio: float, most: int) -> lis
     if not items:
         return []
     best = items[0].score
-    return [it for it in items if it.score >= ratio * best][:most]
+    return [it for it in items if it.score >= ratio * best - SCORE_TIE][:most]
 
 
 def cited_items(items: Sequence[RetrievedItem], chosen: Sequence[RetrievedItem] | None, ratio: float, most: int) -> list[RetrievedItem]:

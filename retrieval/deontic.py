@@ -80,7 +80,8 @@ _OMISSION_Q = re.compile(
     r"forgo|ditch|drop the|take (?:off|down|out)|remove|removing|pull (?:off|out)|bypass|jump(?:ing)?|disable|override)\b",
     re.I,
 )
-_EVERY_Q = re.compile(r"\b(?:all (?:types|kinds|sorts) of|any (?:type|kind) of|every (?:type|kind) of|all\b|any\b|every\b|always)\b", re.I)
+_EVERY_Q = re.compile(r"\b(?:(?:all|any|every)\s+(?:types?|kinds?|sorts?|forms?|cases?|situations?)\s+of|in (?:all|every|any) cases?|"
+                      r"for (?:all|every) (?:\w+[- ])?(?:work|jobs?|tasks?|operations?|activities))\b", re.I)
 
 _PROHIBITION = re.compile(
     r"\b(?:shall not|must not|may not|is prohibited|are prohibited|prohibited|not permitted|not allowed|not be permitted|"

@@ -21,6 +21,7 @@ from pathlib import Path
 from bifrost.core.embeddings import resolve_model
 from bifrost.core.settings import Settings
 from bifrost.retrieval.encoder.pairs import Pair, corpus_pairs
+from bifrost.retrieval.training import optimizer_and_schedule, train_step
 
 log = logging.getLogger(__name__)
 
@@ -72,10 +73,7 @@ def fit_pairs(pairs: Sequence[Pair], base_model: str, out: Path, epochs: int = 1
     model.max_seq_length = max_seq_length
     loss_fn = MultipleNegativesRankingLoss(model)
     batches = _batches(pairs, batch_size, epochs, seed)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
-    warmup = max(1, len(batches) // 10)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: min((s + 1) / warmup, max(0.0, (len(batches) - s) / max(1, len(batches) - warmup))))
+    optimizer, scheduler = optimizer_and_schedule(model.parameters(), len(batches), lr, weight_decay=0.01)
     model.train()
     losses: list[float] = []
     for step, batch in enumerate(batches, 1):
@@ -83,12 +81,7 @@ def fit_pairs(pairs: Sequence[Pair], base_model: str, out: Path, epochs: int = 1
         if all(p.negative for p in batch):  # hard negatives: one more candidate column for every anchor
             features.append(_tokens(model, [p.negative for p in batch]))
         loss = loss_fn(features, torch.empty(0))
-        optimizer.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        scheduler.step()
-        losses.append(float(loss.detach()))
+        losses.append(train_step(loss, optimizer, scheduler, model.parameters()))
         if progress is not None:
             progress(step, len(batches))
     model.eval()

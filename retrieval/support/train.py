@@ -18,6 +18,7 @@ from pathlib import Path
 from bifrost.core.embeddings import resolve_model
 from bifrost.retrieval.support.examples import SupportExample
 from bifrost.retrieval.support.model import MAX_LENGTH, SupportCard
+from bifrost.retrieval.training import optimizer_and_schedule, train_step
 
 
 def fit_support(
@@ -44,10 +45,7 @@ def fit_support(
     pos_weight = torch.tensor([(len(labels) - positives) / positives])
     loss_fn = torch.nn.BCEWithLogitsLoss(pos_weight=pos_weight)
     batches = _batches(examples, batch_size, epochs, seed)
-    optimizer = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=0.01)
-    warmup = max(1, len(batches) // 10)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: min((s + 1) / warmup, max(0.0, (len(batches) - s) / max(1, len(batches) - warmup))))
+    optimizer, scheduler = optimizer_and_schedule(net.parameters(), len(batches), lr)
     net.train()
     losses: list[float] = []
     for step, batch in enumerate(batches, 1):
@@ -55,12 +53,7 @@ def fit_support(
                         max_length=max_length, return_tensors="pt")
         logits = net(**enc).logits.view(-1)
         loss = loss_fn(logits, torch.tensor([e.label for e in batch], dtype=torch.float32))
-        optimizer.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
-        optimizer.step()
-        scheduler.step()
-        losses.append(float(loss.detach()))
+        losses.append(train_step(loss, optimizer, scheduler, net.parameters()))
         if progress is not None:
             progress(step, len(batches))
     net.eval()

@@ -23,6 +23,13 @@ def test_select_cited_keeps_items_scoring_at_least_the_ratio_of_the_best():
     assert ids(select_cited(items, 0.5, 10)) == ["p1", "p2", "p3"]  # 0.5 is exactly half of the best: kept
 
 
+def test_a_score_on_the_cut_after_six_decimal_rounding_is_kept_whatever_the_float_noise():
+    # a parent scored DECAY x its child (6.4594665...) rounds to 3.229733 or 3.229734 by the last bit
+    for parent in (3.229733, 3.229734):
+        assert ids(select_cited(ranked(6.459467, parent), 0.5, 10)) == ["p1", "p2"]
+    assert ids(select_cited(ranked(6.459467, 3.229731), 0.5, 10)) == ["p1"]  # two units below: not at the cut
+
+
 def test_select_cited_stops_at_the_cap():
     items = ranked(1.0, 0.99, 0.98, 0.97)
     assert ids(select_cited(items, 0.5, 2)) == ["p1", "p2"]
