@@ -50,6 +50,8 @@ POLICIES: dict[str, str] = {
     "asks+graph": "asks+exceptions+procedures+siblings",
     "asks+graph+definitions": "asks+exceptions+procedures+siblings+definitions",
     "asks+graph if every": "asks+exceptions+procedures+siblings+every",
+    "lists": "lists",
+    "asks+graph if every, lists": "asks+exceptions+procedures+siblings+every+lists",
 }
 """Answer plan policies compared (name -> `RetrievalConfig.answer_plan`); validation picks one."""
 BASELINES = ("rrf", "bifrost-hybrid")

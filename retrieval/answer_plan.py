@@ -63,12 +63,14 @@ class PlanPolicy:
     definitions: bool = False
     headings: bool = True  # a cited provision with no text of its own (a heading) is stated by its paragraphs
     every_only: bool = False  # follow the asks and the graph only for a question claiming every case ("all types of ...")
+    lists: bool = False  # a short list whose heading and one of whose paragraphs rank among the top ``list_reach``: stated whole
+    list_reach: int = 5
     reach: int = 10  # ranked provisions searched for an ask no core provision mentions
     most: int = 8  # provisions an answer cites at most
 
     @property
     def name(self) -> str:
-        on = [n for n in ("asks", "exceptions", "procedures", "siblings", "definitions") if getattr(self, n)]
+        on = [n for n in ("asks", "exceptions", "procedures", "siblings", "definitions", "lists") if getattr(self, n)]
         return "+".join(on) or "core"
 
 
@@ -156,22 +158,29 @@ def plan_answer(
 
     for rank, pid in enumerate(core, start=1):
         role = Role.DEFINITION if nav.kind.get(pid) is ProvisionKind.DEFINITION else Role.RULE
-        if policy.headings and not nav.text_len.get(pid) and 0 < len(nav.children.get(pid, [])) <= SHORT_LIST:
-            for kid in nav.children[pid]:  # a heading says nothing itself: its paragraphs state the rule
-                plan.add(kid, Role.RULE, (pid, kid), f"a paragraph of {pid} (ranked {rank})")
+        if policy.headings and _is_heading(nav, pid):
+            _state_list(plan, nav, pid, rank)
             continue
         plan.add(pid, role, (pid,), f"ranked {rank}")
+    if policy.lists:  # the ranker rates a list's topic and one of its cases: the list states the rule, its heading nothing
+        top = ranked[: policy.list_reach]
+        for rank, pid in enumerate(top, start=1):
+            if (_is_heading(nav, pid) and nav.kind.get(pid) is not ProvisionKind.SECTION  # a section is a topic, not a list of cases
+                    and any(nav.parent.get(other) == pid for other in top)):
+                _state_list(plan, nav, pid, rank)
     if policy.asks:
         for ask in asks:
-            if any(ask <= terms(pid) for pid in plan.items):
+            covering = next((pid for pid in plan.items if ask <= terms(pid)), None)
+            found = covering or next(
+                (pid for pid in ranked[: policy.reach] if ask <= terms(pid) and not nav.is_container(pid)), None)
+            if found is None:
                 continue
-            found = next((pid for pid in ranked[: policy.reach] if ask <= terms(pid) and not nav.is_container(pid)), None)
-            if found is not None:
+            if covering is None:
                 plan.add(found, Role.RULE, (found,), f"states {' '.join(sorted(ask))}")
-                if policy.siblings:  # the other cases the same list splits the ask into
-                    for sibling in _siblings(nav, found):
-                        if ask <= terms(sibling):
-                            plan.add(sibling, Role.CONDITION, (found, sibling), f"another case of {' '.join(sorted(ask))}")
+            cases = [sibling for sibling in _siblings(nav, found) if ask <= terms(sibling)]
+            if policy.siblings and len(cases) <= MOST_CASES:  # the other cases the list splits the ask into
+                for sibling in cases:
+                    plan.add(sibling, Role.CONDITION, (found, sibling), f"another case of {' '.join(sorted(ask))}")
     for pid in list(plan.items):
         _graph_additions(pid, plan, nav, text, policy)
     if policy.siblings:
@@ -183,6 +192,19 @@ def plan_answer(
 
 SHORT_LIST = 4
 """A list of at most this many paragraphs is stated whole once two of them are in the plan."""
+MOST_CASES = 2
+"""An ask more than this many other paragraphs of a list state is the list's common topic (every case of fall
+protection names fall arrest), not what splits it into cases (leading edges, and the surfaces they are built from)."""
+
+
+def _is_heading(nav: NavigatorIndex, pid: str) -> bool:
+    """A provision with no text of its own over a short list of paragraphs (it names the topic they state)."""
+    return not nav.text_len.get(pid) and 0 < len(nav.children.get(pid, [])) <= SHORT_LIST and not nav.is_container(pid)
+
+
+def _state_list(plan: _Plan, nav: NavigatorIndex, heading: str, rank: int) -> None:
+    for kid in nav.children[heading]:
+        plan.add(kid, Role.RULE, (heading, kid), f"a paragraph of {heading} (ranked {rank})")
 
 
 def _complete_short_lists(plan: _Plan, nav: NavigatorIndex) -> None:

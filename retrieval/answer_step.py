@@ -73,7 +73,7 @@ def policy_of(cfg: RetrievalConfig) -> PlanPolicy:
         return replace(CORE_ONLY, most=cfg.plan_most)
     on = set(cfg.answer_plan.split("+"))
     return PlanPolicy(asks="asks" in on, exceptions="exceptions" in on, procedures="procedures" in on,
-                      siblings="siblings" in on, definitions="definitions" in on, every_only="every" in on,
+                      siblings="siblings" in on, definitions="definitions" in on, every_only="every" in on, lists="lists" in on,
                       most=cfg.plan_most)
 
 

@@ -66,12 +66,13 @@ class RetrievalConfig(BaseModel):
         "(6: chosen over 0 on the dev questions, figure cross-validated: bifrost eval answers)",
     )
     answer_plan: str = Field(
-        default="asks+exceptions+procedures+siblings+every",
-        pattern=r"^(?:core|(?:asks|exceptions|procedures|siblings|definitions|every)(?:\+(?:asks|exceptions|procedures|siblings|definitions|every))*)$",
+        default="asks+exceptions+procedures+siblings+every+lists",
+        pattern=r"^(?:core|(?:asks|exceptions|procedures|siblings|definitions|every|lists)(?:\+(?:asks|exceptions|procedures|siblings|definitions|every|lists))*)$",
         description="Relations the answer plan follows from the cited set (joined by +): asks (a provision for each "
         "question phrase the cited ones do not mention), exceptions, procedures (requirements incorporated by "
         "reference), siblings (cases split under one parent), definitions; every = follow those relations only for a "
-        "question claiming every case (all types of ...), others are answered by the cited set; core = the cited set only. Chosen by validation "
+        "question claiming every case (all types of ...), others are answered by the cited set; lists = a short list whose "
+        "heading and one of its paragraphs rank among the top five is stated whole; core = the cited set only. Chosen by validation "
         "(bifrost eval answers)",
     )
     plan_most: int = Field(default=8, gt=0, description="Most provisions an answer plan cites")

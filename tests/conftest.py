@@ -123,17 +123,37 @@ RANKER_SETS = ("osha-near-domain.jsonl", "osha-natural-train.jsonl", "osha-natur
 
 
 @pytest.fixture(scope="session")
-def osha_ranker_home(osha_home: Path, shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of `osha_home` with the learned ranker fit on every question set `make demo` trains it on
-    (no validation: the tests check behaviour; the figures come from `bifrost train ranker`)."""
+def osha_ranker_candidates(osha_home: Path, shared_dir: Path, tmp_path_factory: pytest.TempPathFactory):
+    """The ranking groups of every question set `make demo` trains the ranker on, collected once over a
+    copy of `osha_home` (as `bifrost train ranker` collects them), and that copy's settings."""
     from bifrost.core.settings import Settings
-    from bifrost.eval.ltr.train import train_ranker
+    from bifrost.eval.ltr.train import collect_sets
 
-    home = tmp_path_factory.mktemp("osha-ranker-home")
+    home = tmp_path_factory.mktemp("osha-ranker-candidates")
     copy_home(osha_home, home)
+    settings = Settings(home=home, shared_dir=shared_dir)
     sets = [shared_dir / "eval" / "osha-loi-dev.jsonl", *(ROOT / "eval" / "questions" / name for name in RANKER_SETS)]
-    train_ranker(Settings(home=home, shared_dir=shared_dir), "osha-1926", sets, ablations=False, hybrid=False, cv=False)
+    return settings, collect_sets(settings, "osha-1926", sets, [], [], 5, False, True, lambda _m: None, None)
+
+
+def ranker_home_at_seed(osha_ranker_candidates, seed: int, home: Path) -> Path:
+    """A copy of the candidates' home with the ranker fit on every collected group at LightGBM ``seed`` (no
+    validation: the tests check behaviour; the figures come from `bifrost train ranker`)."""
+    from bifrost.core.settings import Settings
+    from bifrost.eval.ltr.dataset import describe_pool
+    from bifrost.eval.ltr.train import TrainReport, store_collected
+
+    settings, data = osha_ranker_candidates
+    copy_home(settings.home, home)
+    at = Settings(home=home, shared_dir=settings.shared_dir)
+    store_collected(at, "osha-1926", data, TrainReport("osha-1926", 0, describe_pool(data.groups), {}, seed=seed, seeds=[seed]), seed)
     return home
+
+
+@pytest.fixture(scope="session")
+def osha_ranker_home(osha_ranker_candidates, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of `osha_home` with the learned ranker fit, at seed 0, on every question set `make demo` trains it on."""
+    return ranker_home_at_seed(osha_ranker_candidates, 0, tmp_path_factory.mktemp("osha-ranker-home"))
 
 
 @pytest.fixture(scope="session")

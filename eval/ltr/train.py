@@ -154,10 +154,7 @@ def train_ranker(
         report.seed_means.update(means)
     if store:
         t1 = time.perf_counter()
-        card = ModelCard(corpus=corpus, embedding_model=settings.embedding_model, features=list(FEATURES), questions=data.hashes,
-                         encoder=data.encoder, encoder_version=model_version(str(settings.home / data.encoder)) if data.encoder else "",
-                         encoder_questions=data.encoder_hashes)
-        store_ranker(settings, data.groups, card, report, cfg.cite_max, seeds[0])
+        store_collected(settings, corpus, data, report, seeds[0])
         report.seconds["final_fit"] = time.perf_counter() - t1
     if out_dir is not None:
         write_report(report, out_dir)
@@ -221,6 +218,14 @@ def _refuse_overlap(questions: Sequence[Question], held: Sequence[tuple[Question
         if question_key(q.question) in trained:
             raise ValueError(f"held-out set {name}: question {q.id!r} is also a training question; a held-out set "
                              "must not be trained on")
+
+
+def store_collected(settings: Settings, corpus: str, data: Collected, report: TrainReport, seed: int) -> None:
+    """Fit the ranker of ``corpus`` on every collected training group at LightGBM ``seed`` and save it with its card."""
+    card = ModelCard(corpus=corpus, embedding_model=settings.embedding_model, features=list(FEATURES), questions=data.hashes,
+                     encoder=data.encoder, encoder_version=model_version(str(settings.home / data.encoder)) if data.encoder else "",
+                     encoder_questions=data.encoder_hashes)
+    store_ranker(settings, data.groups, card, report, RetrievalConfig.from_settings(settings).cite_max, seed)
 
 
 def store_ranker(settings: Settings, groups: Sequence[Group], card: ModelCard, report: TrainReport, cite_max: int,

@@ -1,6 +1,7 @@
 """The questions every release must answer (BifrostRAG's case study and introduction example),
 offline, on the embedded store and on Neo4j alike: the answer itself cites every provision the
-question needs (not merely retrieves it), and the leading-edge question gets the verdict "no"."""
+question needs (not merely retrieves it), and the leading-edge question gets the verdict "no", whatever
+the learned ranker's seed."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from bifrost.core.settings import Settings
 from bifrost.core.types import AnswerMode
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.ltr.retriever import LtrRetriever
+from tests.conftest import ranker_home_at_seed
 
 RAINSTORM = "How to protect excavation work from rainstorm hazard?"
 LEADING_EDGE = (
@@ -60,6 +62,21 @@ def test_the_learned_ranker_answer_cites_every_provision_the_question_needs(lear
     assert {p.id for p in answer.plan} >= cited and all(p.path[-1] == p.id for p in answer.plan)
     if question == LEADING_EDGE:
         assert answer.verdict is not None and answer.verdict.value == "no", answer.verdict
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_the_answers_hold_whatever_the_rankers_seed(osha_ranker_candidates, tmp_path, seed):
+    """LightGBM's seed draws the rows and columns each tree samples: a ranker fit at another seed on the same
+    candidates must still give both answers every provision, and the leading-edge answer its "no"."""
+    bf = Bifrost(Settings(home=ranker_home_at_seed(osha_ranker_candidates, seed, tmp_path / "home")), RetrievalConfig(ranker="ltr"))
+    try:
+        for question, wanted in MUST_CITE.items():
+            answer = bf.ask(question)
+            assert wanted <= {c.id for c in answer.citations}, (seed, question, wanted - {c.id for c in answer.citations})
+        assert bf.ask(LEADING_EDGE).verdict.value == "no"
+    finally:
+        bf.close()
 
 
 @pytest.mark.slow

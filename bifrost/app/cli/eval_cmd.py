@@ -142,11 +142,12 @@ def answers(
     ctx: typer.Context,
     corpus: Annotated[str, typer.Option("--corpus", "-c", help="Ingested corpus, e.g. osha-1926")],
     questions: Annotated[list[Path], typer.Option("--questions", "-q", help="Question file(s); only answerable questions with gold are scored")],
-    folds: Annotated[int, typer.Option("--folds", help="k of the cross-validation that picks the answer's one knob (reach)")] = 5,
+    folds: Annotated[int, typer.Option("--folds", help="k of the cross-validation that picks the answer plan policy when one set is given (several sets: each left out in turn)")] = 5,
     out_dir: Annotated[Optional[Path], typer.Option("--out", "-o", help="Folder for summary.json, report.md, per_question.jsonl")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Share of answers whose first statement cites a gold provision (first_statement_gold), earlier vs new answer."""
+    """Score the answers themselves: citation precision, recall and F1 (exact and hierarchy credit), first statement
+    gold and verdicts, for each answer plan policy beside rrf and the hybrid; the policy is chosen on sets left out."""
     import sys
 
     bar = Progress(TextColumn("[bold]answers"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

@@ -5,6 +5,7 @@ list, the definitions of the question's terms), each with its role and path."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from bifrost.core.types import Provision, ProvisionKind, Reference
 from bifrost.retrieval.answer_plan import CORE_ONLY, PlanPolicy, Role, citing_sentence, plan_answer, reference_role
@@ -22,11 +23,12 @@ TEXT = {
                        "is infeasible, the employer shall implement a fall protection plan which meets the requirements "
                        "of paragraph (k) of § 1926.502.",
     "1926.501(b)(14)": "Each employee in a hoist area shall be protected by guardrail systems.",
+    "1926.501(b)(15)": "Each employee on a walking/working surface shall be protected by guardrail systems.",
     "1926.502(k)": "The fall protection plan shall be prepared by a qualified person.",
 }
 PARENT = {"1926.501(b)(2)(i)": "1926.501(b)(2)", "1926.501(b)(2)(ii)": "1926.501(b)(2)", "1926.501(b)(2)": "1926.501(b)",
           "1926.501(b)(10)": "1926.501(b)", "1926.501(b)(12)": "1926.501(b)", "1926.501(b)(14)": "1926.501(b)",
-          "1926.501(b)": "1926.501", "1926.501": "M", "1926.502(k)": "1926.502", "1926.502": "M",
+          "1926.501(b)(15)": "1926.501(b)", "1926.501(b)": "1926.501", "1926.501": "M", "1926.502(k)": "1926.502", "1926.502": "M",
           "1926.500(b)[Leading edge]": "1926.500(b)", "1926.500(b)": "1926.500", "1926.500": "M", "M": None}
 KIND = {"M": ProvisionKind.SUBPART, "1926.500": ProvisionKind.SECTION, "1926.501": ProvisionKind.SECTION,
         "1926.502": ProvisionKind.SECTION, "1926.500(b)[Leading edge]": ProvisionKind.DEFINITION}
@@ -59,6 +61,34 @@ def test_an_ask_no_cited_provision_states_brings_in_the_best_ranked_provision_th
                                  asks=["warning line", "leading edge"], policy=PlanPolicy(exceptions=False, procedures=False))}
     assert got["1926.501(b)(2)(ii)"].role is Role.RULE and "states" in got["1926.501(b)(2)(ii)"].reason
     assert got["1926.501(b)(2)(i)"].role is Role.CONDITION  # the other case of the same list that states the ask
+
+
+def test_an_ask_a_cited_provision_states_still_brings_the_other_case_of_its_list():
+    got = {p.id: p for p in plan(["1926.501(b)(2)(ii)"], ["1926.501(b)(2)(ii)"], asks=["leading edge"],
+                                 policy=PlanPolicy(exceptions=False, procedures=False))}
+    assert got["1926.501(b)(2)(i)"].role is Role.CONDITION and got["1926.501(b)(2)(i)"].path == (
+        "1926.501(b)(2)(ii)", "1926.501(b)(2)(i)")
+
+
+def test_an_ask_most_paragraphs_of_a_list_state_is_the_lists_topic_not_one_of_its_cases():
+    policy = PlanPolicy(exceptions=False, procedures=False)
+    got = [p.id for p in plan(["1926.501(b)(12)"], ["1926.501(b)(12)"], asks=["employee protected"], policy=policy)]
+    assert got == ["1926.501(b)(12)"]  # (b)(10), (b)(14) and (b)(15) all protect employees: three, more than two cases
+    two = [p.id for p in plan(["1926.501(b)(12)"], ["1926.501(b)(12)"], asks=["guardrail"], policy=policy)]
+    assert two == ["1926.501(b)(12)", "1926.501(b)(14)", "1926.501(b)(15)"]
+
+
+def test_a_short_list_whose_heading_and_one_of_its_paragraphs_rank_high_is_stated_whole():
+    policy = PlanPolicy(asks=False, exceptions=False, procedures=False, siblings=False, lists=True)
+    got = {p.id: p for p in plan(["1926.501(b)(10)"], ["1926.501(b)(10)", "1926.501(b)(2)", "1926.501(b)(2)(ii)"], policy=policy)}
+    assert set(got) == {"1926.501(b)(10)", "1926.501(b)(2)(i)", "1926.501(b)(2)(ii)"}
+    assert got["1926.501(b)(2)(i)"].path == ("1926.501(b)(2)", "1926.501(b)(2)(i)") and got["1926.501(b)(2)(i)"].role is Role.RULE
+    alone = plan(["1926.501(b)(10)"], ["1926.501(b)(10)", "1926.501(b)(2)", "1926.501(b)(14)"], policy=policy)
+    assert [p.id for p in alone] == ["1926.501(b)(10)"]  # the heading without any of its paragraphs: not enough
+    assert [p.id for p in plan(["1926.501(b)(10)"], ["1926.501(b)(10)", "1926.501(b)(2)", "1926.501(b)(2)(ii)"],
+                               policy=replace(policy, lists=False))] == ["1926.501(b)(10)"]
+    section = plan(["1926.501(b)(10)"], ["1926.501(b)(10)", "1926.500", "1926.500(b)"], policy=policy)
+    assert [p.id for p in section] == ["1926.501(b)(10)"]  # a section (and its one paragraph) is a topic, not a list of cases
 
 
 def test_an_exception_a_rule_names_joins_with_its_path_and_the_other_cases_sent_to_it():
