@@ -177,8 +177,10 @@ def plan_answer(
                 continue
             if covering is None:
                 plan.add(found, Role.RULE, (found,), f"states {' '.join(sorted(ask))}")
+            if not policy.siblings:
+                continue
             cases = [sibling for sibling in _siblings(nav, found) if ask <= terms(sibling)]
-            if policy.siblings and len(cases) <= MOST_CASES:  # the other cases the list splits the ask into
+            if len(cases) <= MOST_CASES:  # the other cases the list splits the ask into
                 for sibling in cases:
                     plan.add(sibling, Role.CONDITION, (found, sibling), f"another case of {' '.join(sorted(ask))}")
     for pid in list(plan.items):

@@ -81,7 +81,7 @@ _OMISSION_Q = re.compile(
     re.I,
 )
 _EVERY_Q = re.compile(r"\b(?:(?:all|any|every)\s+(?:types?|kinds?|sorts?|forms?|cases?|situations?)\s+of|in (?:all|every|any) cases?|"
-                      r"for (?:all|every) (?:\w+[- ])?(?:work|jobs?|tasks?|operations?|activities))\b", re.I)
+                      r"for (?:all|every) (?:\w+[- ]){0,3}(?:work|jobs?|tasks?|operations?|activities))\b", re.I)
 
 _PROHIBITION = re.compile(
     r"\b(?:shall not|must not|may not|is prohibited|are prohibited|prohibited|not permitted|not allowed|not be permitted|"

@@ -26,6 +26,9 @@ def test_what_a_question_asks(question, asked):
 
 def test_a_claim_over_every_case_and_a_proposed_omission_are_read():
     assert read_question(LEADING_EDGE).every
+    assert read_question("Can we just run a warning line with harnesses for all our leading edge work?").every
+    assert not read_question("Do we need a harness for the work on the roof?").every
+    assert not read_question("Is all of this scaffold work covered by one inspection?").every
     assert read_question("can we skip the tag line on this pick?").omission
 
 
