@@ -64,6 +64,22 @@ def osha_ingested(mini_home: Path, osha_slice: Path, tmp_path_factory: pytest.Te
 
 
 @pytest.fixture(scope="session")
+def osha_part(shared_dir: Path) -> Path:
+    """The whole shared part file of 29 CFR 1926 (721 sections): its ingest writes about 6 MB of
+    write-ahead log over half a second, long enough to be caught mid-write."""
+    return shared_dir / "corpora" / "osha-1926" / "part-1926.json"
+
+
+@pytest.fixture(scope="session")
+def osha_part_ingested(mini_home: Path, osha_part: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Clean: the mini home, then the whole OSHA part ingested (no navigator graph)."""
+    home = tmp_path_factory.mktemp("clean-osha-part-ingested") / "home"
+    shutil.copytree(mini_home, home)
+    ok(run_cli(home, "ingest", str(osha_part), "--corpus", "osha-1926", "--no-graph"))
+    return home
+
+
+@pytest.fixture(scope="session")
 def osha_navigated(osha_ingested: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Clean: `osha_ingested`, then the OSHA slice's navigator graph built."""
     home = tmp_path_factory.mktemp("clean-osha-nav") / "home"
