@@ -110,9 +110,11 @@ def _cite(params: dict[str, Any]) -> CiteRule:
 
 def bm25_factory(settings: Settings, corpus: str, **params: Any) -> System:
     from bifrost.retrieval.baselines.bm25 import Bm25Ranker
+    from bifrost.retrieval.glossary import load_glossary
 
     cite = _cite(params)
-    return RankerSystem("bm25", Bm25Ranker(settings, **params), cite)
+    glossary = load_glossary(params.pop("glossary", ""))
+    return RankerSystem("bm25", Bm25Ranker(settings, glossary=glossary, **params), cite)
 
 
 def dense_factory(settings: Settings, corpus: str, **params: Any) -> System:
@@ -126,11 +128,13 @@ def rrf_factory(settings: Settings, corpus: str, **params: Any) -> System:
     from bifrost.retrieval.baselines.bm25 import Bm25Ranker
     from bifrost.retrieval.baselines.dense import DenseRanker
     from bifrost.retrieval.baselines.rrf import RrfRanker
+    from bifrost.retrieval.glossary import load_glossary
 
     cite = _cite(params)
     mode, edition = params.pop("mode", "context"), params.pop("edition", None)
-    ranker = RrfRanker([Bm25Ranker(settings, mode=mode, edition=edition), DenseRanker(settings, mode=mode, edition=edition)],
-                       **params)
+    glossary = load_glossary(params.pop("glossary", ""))
+    ranker = RrfRanker([Bm25Ranker(settings, mode=mode, edition=edition, glossary=glossary),
+                        DenseRanker(settings, mode=mode, edition=edition)], **params)
     return RankerSystem("rrf", ranker, cite)
 
 

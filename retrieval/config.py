@@ -75,6 +75,12 @@ class RetrievalConfig(BaseModel):
         "heading and one of its paragraphs rank among the top five is stated whole; core = the cited set only. Chosen by validation "
         "(bifrost eval answers)",
     )
+    glossary: str = Field(
+        default="",
+        description="Site words glossary whose rule words join the lexical query ('spoil = excavated materials'): a file of "
+        "'site words = rule words' lines, or 'construction' for the built-in one; empty: none. Not the default: "
+        "docs/results.md, 'A site-words glossary'",
+    )
     plan_most: int = Field(default=8, gt=0, description="Most provisions an answer plan cites")
     refuse_below: float = Field(
         default=0.45, description="Refuse when the question's best cosine with any provision is below this"

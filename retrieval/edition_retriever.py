@@ -17,6 +17,7 @@ from bifrost.core.types import Edition, Provision, RetrievedItem, Via
 from bifrost.retrieval.baselines.bm25 import Bm25Ranker
 from bifrost.retrieval.baselines.dense import DenseRanker
 from bifrost.retrieval.config import RetrievalConfig
+from bifrost.retrieval.glossary import load_glossary
 from bifrost.retrieval.decompose import Decomposition
 from bifrost.retrieval.fusion import rrf_fuse
 from bifrost.retrieval.navigator import NavigatorIndex, traverse
@@ -53,7 +54,7 @@ class EditionRetriever:
             references = store.references_at(edition.corpus, edition.number)
         finally:
             store.dispose()
-        bm25 = Bm25Ranker(settings, edition=edition.number)
+        bm25 = Bm25Ranker(settings, edition=edition.number, glossary=load_glossary(config.glossary))
         bm25.warm_up(edition.corpus)
         dense = DenseRanker(settings, embedder=embedder, edition=edition.number)
         dense.warm_up(edition.corpus)

@@ -3,6 +3,7 @@ or refuse. The facade, the web app, the MCP server and eval systems all call thi
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -30,6 +31,7 @@ NO_ENTITY_NETWORK = ("The entity network of {corpus} is not built yet: answered 
                      "navigator graph (run `bifrost build entities --corpus {corpus}` for the full ranking).")
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -136,7 +138,7 @@ class AskPipeline:
 
     def _load(self, corpus: str) -> CorpusRetriever:
         from bifrost.retrieval.ltr.features import FEATURES
-        from bifrost.retrieval.ltr.model import load_ranker
+        from bifrost.retrieval.ltr.model import glossary_mismatch, load_ranker
         from bifrost.retrieval.ltr.retriever import LtrRetriever
 
         parts = self.parts(corpus)
@@ -145,6 +147,8 @@ class AskPipeline:
         if self.config.ranker != "hybrid":
             model = load_ranker(self.resources.settings, corpus, FEATURES)
             if model is not None:
+                if warning := glossary_mismatch(model.card, self.config.glossary):
+                    log.warning(warning)
                 return LtrRetriever(parts.channels, parts.nav, model, self.config)
             if self.config.ranker == "ltr":
                 raise NotFoundError(f"no trained ranker for corpus {corpus!r}; run `bifrost train ranker --corpus {corpus} --questions FILE`")
@@ -160,6 +164,7 @@ class AskPipeline:
         from bifrost.retrieval.baselines.bm25 import Bm25Ranker
         from bifrost.retrieval.baselines.documents import index_folder
         from bifrost.retrieval.eng_index import EngIndex
+        from bifrost.retrieval.glossary import load_glossary
         from bifrost.retrieval.ltr.model import ranker_encoder
 
         res = self.resources
@@ -167,7 +172,7 @@ class AskPipeline:
         index = EngIndex.load(res.sql, corpus, index_folder(res.settings.home, corpus))
         decomposer = ExtractorDecomposer(make_entity_extractor(res, corpus, "auto"), normalize_name)
         provisions = res.sql.provisions(corpus)
-        bm25 = Bm25Ranker(res.settings)
+        bm25 = Bm25Ranker(res.settings, glossary=load_glossary(self.config.glossary))
         bm25.warm_up(corpus, provisions)
         dense = self.dense_ranker(corpus, provisions)
         encoder = ranker_encoder(res.settings, corpus)

@@ -224,7 +224,7 @@ def store_collected(settings: Settings, corpus: str, data: Collected, report: Tr
     """Fit the ranker of ``corpus`` on every collected training group at LightGBM ``seed`` and save it with its card."""
     card = ModelCard(corpus=corpus, embedding_model=settings.embedding_model, features=list(FEATURES), questions=data.hashes,
                      encoder=data.encoder, encoder_version=model_version(str(settings.home / data.encoder)) if data.encoder else "",
-                     encoder_questions=data.encoder_hashes)
+                     encoder_questions=data.encoder_hashes, glossary=RetrievalConfig.from_settings(settings).glossary)
     store_ranker(settings, data.groups, card, report, RetrievalConfig.from_settings(settings).cite_max, seed)
 
 

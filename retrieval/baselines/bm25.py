@@ -16,6 +16,7 @@ from bifrost.core.atomic_files import atomic_folder
 from bifrost.core.settings import Settings
 from bifrost.core.types import Provision, RetrievedItem, Via, content_hash
 from bifrost.retrieval.baselines.documents import Documents, build_documents, index_folder, load_provisions
+from bifrost.retrieval.glossary import Glossary
 
 log = logging.getLogger(__name__)
 
@@ -43,11 +44,12 @@ class Bm25Ranker:
 
     def __init__(
         self, settings: Settings, mode: str = "context", k1: float = 1.5, b: float = 0.75, stem: bool = True,
-        edition: int | None = None,
+        edition: int | None = None, glossary: Glossary | None = None,
     ) -> None:
-        """``edition``: index the provisions of that edition number instead of the current ones."""
+        """``edition``: index the provisions of that edition number instead of the current ones;
+        ``glossary``: site words whose rule words join every query (`query_tokens`)."""
         self.settings, self.mode, self.k1, self.b, self.stem = settings, mode, k1, b, stem
-        self.edition = edition
+        self.edition, self.glossary = edition, glossary
         self._ids: list[str] = []
         self._bm25: Any = None
         self._stemmer = None
@@ -106,17 +108,15 @@ class Bm25Ranker:
         return bm25
 
     def search(self, query: str, top_k: int = 10) -> list[RetrievedItem]:
-        bm25s = _bm25s()
-
         if self._bm25 is None:
             raise RuntimeError("Bm25Ranker.search before warm_up")
         if top_k <= 0:
             raise ValueError(f"top_k must be > 0, got {top_k}")
-        q = bm25s.tokenize([query], stopwords="en", stemmer=self._stemmer, show_progress=False, return_ids=False)
-        if not q[0]:
+        q = self.query_tokens(query)
+        if not q:
             return []
         k = min(top_k, len(self._ids))
-        idx, scores = self._bm25.retrieve([q[0]], k=k, show_progress=False)
+        idx, scores = self._bm25.retrieve([q], k=k, show_progress=False)
         return [
             RetrievedItem(corpus=self.corpus, id=self._ids[int(i)], score=float(s), via=(Via.LEXICAL,))
             for i, s in zip(idx[0], scores[0]) if s > 0
@@ -129,13 +129,11 @@ class Bm25Ranker:
 
     def score_all(self, query: str):
         """BM25 score of every document for ``query`` (numpy array in `ids` order; zeros when no term is known)."""
-        bm25s = _bm25s()
         import numpy as np
 
         if self._bm25 is None:
             raise RuntimeError("Bm25Ranker.score_all before warm_up")
-        q = bm25s.tokenize([query], stopwords="en", stemmer=self._stemmer, show_progress=False, return_ids=False)
-        known = [t for t in q[0] if t in self._bm25.vocab_dict]
+        known = [t for t in self.query_tokens(query) if t in self._bm25.vocab_dict]
         if not known:
             return np.zeros(len(self._ids), dtype=np.float32)
         return np.asarray(self._bm25.get_scores(known), dtype=np.float32)
@@ -150,7 +148,7 @@ class Bm25Ranker:
 
         n = len(self._ids)
         plain, weighted = np.zeros(n, dtype=np.float32), np.zeros(n, dtype=np.float32)
-        known = list(dict.fromkeys(t for t in self.tokenize(query) if t in self._bm25.vocab_dict))
+        known = list(dict.fromkeys(t for t in self.query_tokens(query) if t in self._bm25.vocab_dict))
         total = 0.0
         for t in known:
             has = np.asarray(self._bm25.get_scores([t])) > 0
@@ -169,6 +167,12 @@ class Bm25Ranker:
         wording the rulebook shares (site words such as "spoil" or "tie off" often are not indexed)."""
         terms = set(self.tokenize(query))
         return len(terms), sum(t in self._bm25.vocab_dict for t in terms)
+
+    def query_tokens(self, query: str) -> list[str]:
+        """The tokens BM25 searches for: the query's, then the rule words the glossary maps its site words to."""
+        tokens = self.tokenize(query)
+        extra = self.glossary.expansion(query) if self.glossary is not None else ""
+        return tokens + self.tokenize(extra) if extra else tokens
 
     def tokenize(self, text: str) -> list[str]:
         """Tokens of ``text`` as the index sees them (lowercased, stop words removed, stemmed)."""
@@ -191,4 +195,5 @@ class Bm25Ranker:
     def describe(self) -> dict[str, Any]:
         return {"kind": "bm25", "library": "bm25s", "mode": self.mode, "k1": self.k1, "b": self.b,
                 "stemmer": "snowball-english" if self._stemmer else None, "stopwords": "en",
+                **({"glossary": self.glossary.source} if self.glossary is not None else {}),
                 **({"edition": self.edition} if self.edition is not None else {})}

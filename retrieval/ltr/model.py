@@ -68,6 +68,15 @@ class ModelCard:
     encoder: str = ""  # the adapted dense encoder the ranker reads, relative to the home ("" = none)
     encoder_version: str = ""  # `model_version` of that folder when the ranker was trained
     encoder_questions: list[dict[str, str]] = field(default_factory=list)  # the question sets it was adapted on
+    glossary: str = ""  # the site-words glossary setting its lexical features were computed with ("" = none)
+
+
+def glossary_mismatch(card: ModelCard, glossary: str) -> str | None:
+    """A one-line warning when the ranker's lexical features were computed with another glossary setting."""
+    if card.glossary == glossary:
+        return None
+    return (f"the ranker of {card.corpus!r} was trained with glossary {card.glossary or 'none'!r}, not {glossary or 'none'!r}: "
+            f"its lexical features differ from training; retrain it with the same BIFROST_RETRIEVAL__GLOSSARY")
 
 
 def model_paths(settings: Settings, corpus: str) -> tuple[Path, Path]:

@@ -80,6 +80,15 @@ def osha_part_ingested(mini_home: Path, osha_part: Path, tmp_path_factory: pytes
 
 
 @pytest.fixture(scope="session")
+def osha_part_navigated(osha_part_ingested: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Clean: `osha_part_ingested`, then the whole part's navigator graph built (about 10 MB of log over 3 s)."""
+    home = tmp_path_factory.mktemp("clean-osha-part-nav") / "home"
+    shutil.copytree(osha_part_ingested, home)
+    ok(run_cli(home, "build", "navigator", "--corpus", "osha-1926"))
+    return home
+
+
+@pytest.fixture(scope="session")
 def osha_navigated(osha_ingested: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Clean: `osha_ingested`, then the OSHA slice's navigator graph built."""
     home = tmp_path_factory.mktemp("clean-osha-nav") / "home"
