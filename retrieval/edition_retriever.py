@@ -17,9 +17,9 @@ from bifrost.core.types import Edition, Provision, RetrievedItem, Via
 from bifrost.retrieval.baselines.bm25 import Bm25Ranker
 from bifrost.retrieval.baselines.dense import DenseRanker
 from bifrost.retrieval.config import RetrievalConfig
-from bifrost.retrieval.glossary import load_glossary
 from bifrost.retrieval.decompose import Decomposition
 from bifrost.retrieval.fusion import rrf_fuse
+from bifrost.retrieval.glossary import load_glossary
 from bifrost.retrieval.navigator import NavigatorIndex, traverse
 from bifrost.retrieval.result import DECAY, Hit, RetrievalResult
 

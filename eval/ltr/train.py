@@ -222,10 +222,11 @@ def _refuse_overlap(questions: Sequence[Question], held: Sequence[tuple[Question
 
 def store_collected(settings: Settings, corpus: str, data: Collected, report: TrainReport, seed: int) -> None:
     """Fit the ranker of ``corpus`` on every collected training group at LightGBM ``seed`` and save it with its card."""
+    cfg = RetrievalConfig.from_settings(settings)
     card = ModelCard(corpus=corpus, embedding_model=settings.embedding_model, features=list(FEATURES), questions=data.hashes,
                      encoder=data.encoder, encoder_version=model_version(str(settings.home / data.encoder)) if data.encoder else "",
-                     encoder_questions=data.encoder_hashes, glossary=RetrievalConfig.from_settings(settings).glossary)
-    store_ranker(settings, data.groups, card, report, RetrievalConfig.from_settings(settings).cite_max, seed)
+                     encoder_questions=data.encoder_hashes, glossary=cfg.glossary)
+    store_ranker(settings, data.groups, card, report, cfg.cite_max, seed)
 
 
 def store_ranker(settings: Settings, groups: Sequence[Group], card: ModelCard, report: TrainReport, cite_max: int,

@@ -26,6 +26,14 @@ LAUNCHER = ROOT / "docker" / "neo4j-launcher"
 SUBPARTS = ("Subpart L—", "Subpart M—")  # scaffolds and fall protection: 800 provisions, ingested in about a second
 
 
+def clean_build(tmp_path_factory: pytest.TempPathFactory, name: str, start: Path, *args: str) -> Path:
+    """A fresh home holding a copy of ``start``, after one real `bifrost <args>` on it."""
+    home = tmp_path_factory.mktemp(name) / "home"
+    shutil.copytree(start, home)
+    ok(run_cli(home, *args))
+    return home
+
+
 @pytest.fixture(scope="session")
 def osha_slice(shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Subparts L and M of 29 CFR 1926 from the shared part file, as an ingestible JSON file."""
@@ -48,19 +56,13 @@ def mini_navigated(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def mini_home(mini_navigated: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Clean build of the mini corpus: ingest, navigator, offline entity network (the CLI, in a fresh home)."""
-    home = tmp_path_factory.mktemp("clean-mini") / "home"
-    shutil.copytree(mini_navigated, home)
-    ok(run_cli(home, "build", "entities", "--corpus", "mini", "--extractor", "offline"))
-    return home
+    return clean_build(tmp_path_factory, "clean-mini", mini_navigated, "build", "entities", "--corpus", "mini", "--extractor", "offline")
 
 
 @pytest.fixture(scope="session")
 def osha_ingested(mini_home: Path, osha_slice: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Clean: the mini home, then the OSHA slice ingested (no navigator graph yet)."""
-    home = tmp_path_factory.mktemp("clean-osha-ingested") / "home"
-    shutil.copytree(mini_home, home)
-    ok(run_cli(home, "ingest", str(osha_slice), "--corpus", "osha-1926", "--no-graph"))
-    return home
+    return clean_build(tmp_path_factory, "clean-osha-ingested", mini_home, "ingest", str(osha_slice), "--corpus", "osha-1926", "--no-graph")
 
 
 @pytest.fixture(scope="session")
@@ -73,28 +75,19 @@ def osha_part(shared_dir: Path) -> Path:
 @pytest.fixture(scope="session")
 def osha_part_ingested(mini_home: Path, osha_part: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Clean: the mini home, then the whole OSHA part ingested (no navigator graph)."""
-    home = tmp_path_factory.mktemp("clean-osha-part-ingested") / "home"
-    shutil.copytree(mini_home, home)
-    ok(run_cli(home, "ingest", str(osha_part), "--corpus", "osha-1926", "--no-graph"))
-    return home
+    return clean_build(tmp_path_factory, "clean-osha-part-ingested", mini_home, "ingest", str(osha_part), "--corpus", "osha-1926", "--no-graph")
 
 
 @pytest.fixture(scope="session")
 def osha_part_navigated(osha_part_ingested: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Clean: `osha_part_ingested`, then the whole part's navigator graph built (about 10 MB of log over 3 s)."""
-    home = tmp_path_factory.mktemp("clean-osha-part-nav") / "home"
-    shutil.copytree(osha_part_ingested, home)
-    ok(run_cli(home, "build", "navigator", "--corpus", "osha-1926"))
-    return home
+    return clean_build(tmp_path_factory, "clean-osha-part-nav", osha_part_ingested, "build", "navigator", "--corpus", "osha-1926")
 
 
 @pytest.fixture(scope="session")
 def osha_navigated(osha_ingested: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Clean: `osha_ingested`, then the OSHA slice's navigator graph built."""
-    home = tmp_path_factory.mktemp("clean-osha-nav") / "home"
-    shutil.copytree(osha_ingested, home)
-    ok(run_cli(home, "build", "navigator", "--corpus", "osha-1926"))
-    return home
+    return clean_build(tmp_path_factory, "clean-osha-nav", osha_ingested, "build", "navigator", "--corpus", "osha-1926")
 
 
 class Neo4jInstance:

@@ -19,49 +19,39 @@ pytestmark = [pytest.mark.faults, pytest.mark.timeout(600)]
 MODEL_LOADED = "loaded embedding model"
 QUESTIONS = MINI.parent / "questions-mini.jsonl"
 
-INGEST_POINTS = [
-    KillPoint("while starting", seconds=0.3),
-    KillPoint("at the first write", wal_bytes=1),
+# Mid-write kills run on the whole part, whose write-ahead log grows for half a second (ingest, ~6 MB)
+# or three (navigator, ~10 MB); the slice's is written in one burst of a few milliseconds, which a poll
+# catches only by luck. Each case: the kill point, the input fixture, the clean build to compare with.
+INGEST_CASES = [
+    pytest.param(KillPoint("while starting", seconds=0.3), "osha_slice", "osha_ingested", id="while starting"),
+    pytest.param(KillPoint("at the first write", wal_bytes=1), "osha_slice", "osha_ingested", id="at the first write"),
+    pytest.param(KillPoint("mid-write", wal_bytes=1_000_000), "osha_part", "osha_part_ingested", id="mid-write"),
 ]
-MID_WRITE = KillPoint("mid-write", wal_bytes=1_000_000)
+NAVIGATOR_CASES = [
+    pytest.param(KillPoint("at the first write", wal_bytes=1), "osha_ingested", "osha_navigated", id="at the first write"),
+    pytest.param(KillPoint("mid-write", wal_bytes=2_000_000), "osha_part_ingested", "osha_part_navigated", id="mid-write"),
+]
 
 
-@pytest.mark.parametrize("point", INGEST_POINTS, ids=str)
-def test_a_killed_ingest_keeps_the_home_and_a_rerun_equals_a_clean_ingest(point, mini_home, osha_ingested, osha_slice, tmp_path):
+@pytest.mark.parametrize(("point", "source", "clean"), INGEST_CASES)
+def test_a_killed_ingest_keeps_the_home_and_a_rerun_equals_a_clean_ingest(point, source, clean, mini_home, request, tmp_path):
+    part, clean_home = request.getfixturevalue(source), request.getfixturevalue(clean)
     home = copy_home(mini_home, tmp_path / "home")
-    kill_at(home, point, "ingest", str(osha_slice), "--corpus", "osha-1926", "--no-graph")
+    kill_at(home, point, "ingest", str(part), "--corpus", "osha-1926", "--no-graph")
     assert graph_stats(home, "mini") == graph_stats(mini_home, "mini")
-    ok(run_cli(home, "ingest", str(osha_slice), "--corpus", "osha-1926", "--no-graph"))
-    assert sql_counts(home) == sql_counts(osha_ingested)
+    ok(run_cli(home, "ingest", str(part), "--corpus", "osha-1926", "--no-graph"))
+    assert sql_counts(home) == sql_counts(clean_home)
 
 
-def test_an_ingest_killed_mid_write_keeps_the_home_and_a_rerun_equals_a_clean_ingest(mini_home, osha_part_ingested, osha_part, tmp_path):
-    # The whole part, killed at 1 MB of its ~6 MB log: the slice's half megabyte is written in one
-    # burst of a few milliseconds, which a poll catches only by luck.
-    home = copy_home(mini_home, tmp_path / "home")
-    kill_at(home, MID_WRITE, "ingest", str(osha_part), "--corpus", "osha-1926", "--no-graph")
-    assert graph_stats(home, "mini") == graph_stats(mini_home, "mini")
-    ok(run_cli(home, "ingest", str(osha_part), "--corpus", "osha-1926", "--no-graph"))
-    assert sql_counts(home) == sql_counts(osha_part_ingested)
-
-
-def test_a_navigator_build_killed_at_its_first_write_keeps_the_home_and_a_rerun_equals_a_clean_build(mini_home, osha_ingested, osha_navigated, tmp_path):
-    home = copy_home(osha_ingested, tmp_path / "home")
-    kill_at(home, KillPoint("at the first write", wal_bytes=1), "build", "navigator", "--corpus", "osha-1926")
+@pytest.mark.parametrize(("point", "source", "clean"), NAVIGATOR_CASES)
+def test_a_killed_navigator_build_keeps_the_home_and_a_rerun_equals_a_clean_build(point, source, clean, mini_home, request, tmp_path):
+    ingested, clean_home = request.getfixturevalue(source), request.getfixturevalue(clean)
+    home = copy_home(ingested, tmp_path / "home")
+    kill_at(home, point, "build", "navigator", "--corpus", "osha-1926")
     assert graph_stats(home, "mini") == graph_stats(mini_home, "mini")
     ok(run_cli(home, "build", "navigator", "--corpus", "osha-1926"))
-    assert sql_counts(home) == sql_counts(osha_navigated)
-    assert graph_stats(home, "osha-1926") == graph_stats(osha_navigated, "osha-1926")
-
-
-def test_a_navigator_build_killed_mid_write_keeps_the_home_and_a_rerun_equals_a_clean_build(mini_home, osha_part_ingested, osha_part_navigated, tmp_path):
-    # The whole part, killed at 2 MB of its ~10 MB log (the slice's graph is written in one burst).
-    home = copy_home(osha_part_ingested, tmp_path / "home")
-    kill_at(home, KillPoint("mid-write", wal_bytes=2_000_000), "build", "navigator", "--corpus", "osha-1926")
-    assert graph_stats(home, "mini") == graph_stats(mini_home, "mini")
-    ok(run_cli(home, "build", "navigator", "--corpus", "osha-1926"))
-    assert sql_counts(home) == sql_counts(osha_part_navigated)
-    assert graph_stats(home, "osha-1926") == graph_stats(osha_part_navigated, "osha-1926")
+    assert sql_counts(home) == sql_counts(clean_home)
+    assert graph_stats(home, "osha-1926") == graph_stats(clean_home, "osha-1926")
 
 
 @pytest.mark.parametrize("point", [KillPoint("model loaded", line=MODEL_LOADED), KillPoint("writing the network", wal_bytes=1)], ids=str)
