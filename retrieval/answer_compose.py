@@ -40,16 +40,23 @@ class Composed:
 
 
 def decide(question: str, planned: Sequence[Planned], lookup: Lookup, asks: Sequence[frozenset[str]] = (),
-           tokenize: Callable[[str], list[str]] | None = None) -> Verdict | None:
-    """The verdict of the first rule sentence (plan order) that decides a yes/no question, or None; a
-    question claiming every case ("all types of") is answered no by a rule that grants it for one case
-    only (`scoped_elsewhere`)."""
+           tokenize: Callable[[str], list[str]] | None = None, chosen: tuple[str, str] | None = None,
+           read: bool = False) -> Verdict | None:
+    """The verdict of a yes/no question, or None: with the reader (``read``), only its best sentence of the
+    rule provisions (``chosen``: provision id, sentence) decides; without it, the first rule sentence in plan
+    order sharing the question's terms. A question claiming every case ("all types of") is answered no by
+    a rule that grants it for one case only (`scoped_elsewhere`)."""
     stance = read_question(question)
     if not stance.is_yes_no:
         return None
     if stance.every and stance.asked is Asked.PERMISSION and tokenize is not None:
         if (found := scoped_elsewhere(planned, lookup, asks, tokenize)) is not None:
             return found
+    if read:
+        if chosen is None:
+            return None
+        value = verdict(stance, read_rule(chosen[1]))
+        return Verdict(value=value.value, provision_id=chosen[0], words=chosen[1]) if value is not None and value.value in SAID else None
     wanted = set().union(*asks) if asks else set()
     for item in planned:
         if item.role not in (Role.RULE, Role.EXCEPTION):
@@ -90,7 +97,8 @@ def scoped_elsewhere(planned: Sequence[Planned], lookup: Lookup, asks: Sequence[
 
 def compose(question: str, planned: Sequence[Planned], lookup: Lookup, embedder: Embedder,
             with_verdict: bool = True, asks: Sequence[frozenset[str]] = (),
-            tokenize: Callable[[str], list[str]] | None = None) -> Composed:
+            tokenize: Callable[[str], list[str]] | None = None, chosen: tuple[str, str] | None = None,
+            read: bool = False) -> Composed:
     """Statements of the plan's provisions with text, by role, the verdict (when decided) first and a
     note on what is left open when the question asks for a kind of fact no cited sentence holds."""
     provisions = [(item, p) for item in planned if (p := lookup(item.id)) is not None and p.text.strip()]
@@ -103,7 +111,7 @@ def compose(question: str, planned: Sequence[Planned], lookup: Lookup, embedder:
     for c in cands:
         by_provision.setdefault(c.provision.id, []).append(c)
     drafts: list[DraftStatement] = []
-    found = decide(question, planned, lookup, asks, tokenize) if with_verdict else None
+    found = decide(question, planned, lookup, asks, tokenize, chosen, read) if with_verdict else None
     if found is not None:
         drafts.append(DraftStatement(f"{found.value.capitalize()}: {found.words}", (found.provision_id,),
                                      (QuoteClaim(found.provision_id, found.words),), role="verdict"))

@@ -28,11 +28,13 @@ from bifrost.retrieval.citations import cited_items, citations_for
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.navigator import NavigatorIndex
 from bifrost.retrieval.quotes import DraftStatement, QuoteClaim, check_statements
+from bifrost.retrieval.reader import apply as reading
 from bifrost.retrieval.refusal import Judge, outcome_of
 from bifrost.retrieval.result import RetrievalResult
 
 if TYPE_CHECKING:  # the chat model's agent needs the llm extra; offline answers do not
     from bifrost.retrieval.answer_llm import AgentAnswer
+    from bifrost.retrieval.reader.model import Reader
 
 REFUSAL_TEXT = "The indexed regulations do not answer this question."
 NOT_STATED_SHOWN = 3
@@ -58,9 +60,12 @@ class Planner:
         """The question's asks (its phrases' specific terms)."""
         return question_asks(result.decomposition.entities, self.tokenize, self.specific)
 
-    def plan(self, question: str, result: RetrievalResult, cfg: RetrievalConfig, lookup: Lookup) -> list[Planned]:
+    def plan(self, question: str, result: RetrievalResult, cfg: RetrievalConfig, lookup: Lookup,
+             core: Sequence[str] | None = None) -> list[Planned]:
+        """The answer plan from the ranker's cited set, or from ``core`` (the reader's)."""
         policy = for_question(policy_of(cfg), read_question(question).every)
-        core = [it.id for it in cited_items(result.items, result.cited, cfg.cite_ratio, cfg.cite_max)]
+        if core is None:
+            core = [it.id for it in cited_items(result.items, result.cited, cfg.cite_ratio, cfg.cite_max)]
         asks = self.asks(result)
         text = lambda pid: (p.text if (p := lookup(pid)) is not None else "")  # noqa: E731
         return plan_answer([it.id for it in result.items], core, self.nav, text, asks, self.tokenize, policy,
@@ -92,21 +97,31 @@ def not_stated(question: str, items: Sequence, lookup: Lookup, embedder: Embedde
 def answer(
     question: str, corpus: str, result: RetrievalResult, cfg: RetrievalConfig, *, lookup: Lookup, judge: Judge | None,
     embedder: Embedder, planner: Planner | None = None, llm: Callable[..., AgentAnswer] | None = None,
-    t0: float | None = None,
+    t0: float | None = None, reader: Reader | None = None,
 ) -> Answer:
     """The answer of one question from its retrieval result (see the module docstring); ``llm``: the chat
-    model's answer agent (None: offline), called with the question, the plan and ``lookup``."""
+    model's answer agent (None: offline), called with the question, the plan and ``lookup``; ``reader``: the
+    trained reader, which decides what is cited, whether it is stated, and the verdict's sentence."""
     t0 = time.perf_counter() if t0 is None else t0
     t1 = time.perf_counter()
     outcome = outcome_of(result, cfg.refuse_below, question, judge)
     statements: list[Statement] = []
     verdict: Verdict | None = None
     planned: list[Planned] = []
+    read = None
+    if outcome is Outcome.ANSWERED and reader is not None:
+        read = reading.read(reader, question, [it.id for it in result.items], lookup)
+        if not reading.stated(read, reader.card.cut.stated):
+            outcome = Outcome.NOT_STATED
     if outcome is Outcome.ANSWERED:
-        planned = planner.plan(question, result, cfg, lookup) if planner is not None else _core(result, cfg)
+        chosen = None
+        if read is not None and reader is not None:
+            planned, chosen = read_plan(question, result, cfg, lookup, planner, reader, read)
+        else:
+            planned = planner.plan(question, result, cfg, lookup) if planner is not None else _core(result, cfg)
         if llm is None:
             composed = compose(question, planned, lookup, embedder, asks=planner.asks(result) if planner else (),
-                               tokenize=planner.tokenize if planner else None)
+                               tokenize=planner.tokenize if planner else None, chosen=chosen, read=read is not None)
             statements, verdict = composed.statements, composed.verdict
             if not statements:  # the plan holds only headings: quote the best retrieved text
                 statements = extractive_statements(question, result.items[: cfg.cite_max], lookup, embedder, cfg.answer_lead)
@@ -130,6 +145,26 @@ def answer(
         verdict=None if refused else verdict,
         plan=[] if refused else [PlannedProvision(id=p.id, role=p.role.value, path=p.path, reason=p.reason) for p in planned],
     )
+
+
+def read_plan(
+    question: str, result: RetrievalResult, cfg: RetrievalConfig, lookup: Lookup, planner: Planner | None,
+    reader: Reader, read: reading.Reading,
+) -> tuple[list[Planned], tuple[str, str] | None]:
+    """The plan from the reader's cited set, keeping a provision the graph joins only when the reader says it
+    states part of the question; and, for a yes/no question, the reader's best sentence of the rule provisions."""
+    cut = reader.card.cut.cite
+    core = reading.cited(read, cut, cfg.cite_max)
+    if planner is None:
+        planned = [Planned(pid, Role.RULE, (pid,), f"read {n}") for n, pid in enumerate(core, start=1)]
+    else:
+        planned = planner.plan(question, result, cfg, lookup, core=core)
+        reading.extend(read, reader, [p.id for p in planned], lookup)
+        planned = [p for p in planned if p.id in core or (read.of(p.id) or 0.0) >= cut]
+    chosen = None
+    if read_question(question).is_yes_no:
+        chosen = reading.deciding_sentence(read, reader, [p.id for p in planned if p.role is Role.RULE], lookup)
+    return planned, chosen
 
 
 def _core(result: RetrievalResult, cfg: RetrievalConfig) -> list[Planned]:

@@ -65,6 +65,10 @@ class RetrievalConfig(BaseModel):
         description="Offline answers: when no cited provision holds the asked-for fact, look for it in this many top retrieved items "
         "(6: chosen over 0 on the dev questions, figure cross-validated: bifrost eval answers)",
     )
+    reader: Literal["auto", "off"] = Field(
+        default="auto", description="auto: the trained reader (bifrost train reader) decides what is cited, \"not stated\" and "
+        "the verdict's sentence when it fits the ranker in use; off: the ranker's cited set and the plan's rules",
+    )
     answer_plan: str = Field(
         default="asks+exceptions+procedures+siblings+every+lists",
         pattern=r"^(?:core|(?:asks|exceptions|procedures|siblings|definitions|every|lists)(?:\+(?:asks|exceptions|procedures|siblings|definitions|every|lists))*)$",

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from bifrost.core.embeddings import Embedder
 from bifrost.core.errors import BifrostError, NotFoundError
@@ -86,6 +86,7 @@ class AskPipeline:
         self._retrievers: dict[str, CorpusRetriever] = {}
         self._parts: dict[str, CorpusParts] = {}
         self._judges: dict[str, AnswerabilityJudge | None] = {}
+        self._readers: dict[str, Any] = {}
         self._editions: dict[tuple[str, int, str], EditionRetriever] = {}
         self._locks: dict[str, threading.RLock] = {}  # one per corpus, for every cache above
         self._locks_guard = threading.Lock()
@@ -115,7 +116,7 @@ class AskPipeline:
             names = {corpus}
         for name in names:
             with self._lock(name):  # not while that corpus loads: the load would land after the drop
-                for cache in (self._retrievers, self._parts, self._judges):
+                for cache in (self._retrievers, self._parts, self._judges, self._readers):
                     cache.pop(name, None)
                 for key in [k for k in list(self._editions) if k[0] == name]:
                     del self._editions[key]
@@ -220,6 +221,22 @@ class AskPipeline:
         parts = self.parts(corpus)
         return load_judge(self.resources.settings, corpus, parts.channels, parts.nav, self.lookup(corpus))
 
+    def reader(self, corpus: str):
+        """The trained reader of a corpus when it fits the ranker in use (`bifrost.retrieval.reader.model`), else
+        None with one warning line; loaded once."""
+        return self._once(self._readers, corpus, corpus, lambda: self._load_reader(corpus))
+
+    def _load_reader(self, corpus: str):
+        from bifrost.retrieval.ltr.model import model_paths
+        from bifrost.retrieval.ltr.retriever import LtrRetriever
+        from bifrost.retrieval.reader.model import file_hash, load_reader, reader_folder
+
+        if self.config.reader == "off":
+            return None
+        settings = self.resources.settings
+        ranker = file_hash(model_paths(settings, corpus)[0]) if isinstance(self.retriever(corpus), LtrRetriever) else ""
+        return load_reader(reader_folder(settings.home, corpus), corpus, settings.embedding_model, ranker)
+
     def lookup(self, corpus: str) -> Callable[[str], Provision | None]:
         graph = self.resources.graph
         return lambda pid: graph.get_section(make_uid(corpus, pid))
@@ -255,12 +272,13 @@ class AskPipeline:
     def answer(
         self, question: str, corpus: str, result: RetrievalResult, cfg: RetrievalConfig, t0: float | None = None,
         *, lookup: Callable[[str], Provision | None] | None = None, judge: AnswerabilityJudge | None = None,
-        planned: bool = True,
+        planned: bool = True, reader: Any = "stored",
     ) -> Answer:
         """The answer to a question from its retrieval result (`bifrost.retrieval.answer_step`: answered,
         "not stated" or refused); ``lookup`` reads the provisions quoted (default: the current edition's),
         ``judge`` decides answerability (None: the cosine rule), ``planned`` follows the navigator graph
-        from the cited set (False: a past edition, whose maps are not loaded)."""
+        from the cited set (False: a past edition, whose maps are not loaded); ``reader``: the corpus's stored
+        reader (default, when ``planned``), None, or another one (a cross-fitted reader under evaluation)."""
         from bifrost.retrieval import answer_step
 
         chat = self.resources.chat_model
@@ -272,6 +290,7 @@ class AskPipeline:
         return answer_step.answer(
             question, corpus, result, cfg, lookup=lookup or self.lookup(corpus), judge=judge, embedder=self.resources.embedder,
             planner=self.planner(corpus) if planned else None, llm=llm, t0=t0,
+            reader=(self.reader(corpus) if planned and result.items else None) if reader == "stored" else reader,
         )
 
     def planner(self, corpus: str):

@@ -361,6 +361,17 @@ class Bifrost:
         self.pipeline.forget(corpus)
         return report
 
+    def train_reader(self, questions: Sequence[Path | str], corpus: str = "osha-1926", **options: Any) -> dict[str, Any]:
+        """Cross-fit the reader by question set, score its answers nested, then store it behind the stored ranker
+        (``epochs``, ``trainable_layers``: how readers train; the rest: those of `bifrost.eval.reader_train.train_reader`)."""
+        from bifrost.eval.reader_cv import Options
+        from bifrost.eval.reader_train import train_reader
+
+        opts = Options(epochs=options.pop("epochs", 2), trainable_layers=options.pop("trainable_layers", 2))
+        report = train_reader(self.settings, corpus, [Path(q) for q in questions], opts=opts, **options)
+        self.pipeline.forget(corpus)
+        return report
+
     def train_encoder(self, corpus: str = "osha-1926", **options: Any) -> EncoderReport:
         """Fine-tune the embedding model on the corpus's own pairs (no labels; options: those of
         `bifrost.retrieval.encoder.train.train_encoder`)."""

@@ -54,7 +54,12 @@ class LtrRetriever:
         cfg = config or self.config
         t0 = time.perf_counter()
         ev, pool, rows = self.candidates(question, cfg)
+        return self.ranked(ev, pool, rows, cfg, t0)
+
+    def ranked(self, ev: Evidence, pool: Pool, rows: np.ndarray, cfg: RetrievalConfig, t0: float | None = None) -> RetrievalResult:
+        """The result of candidates already collected (`candidates`), ranked by this model."""
         t1 = time.perf_counter()
+        t0 = t1 if t0 is None else t0
         scores = self.model.score(rows)
         order = np.argsort(-scores, kind="stable")[: cfg.top_n]
         items = [

@@ -15,11 +15,13 @@ from bifrost.core.errors import BifrostError
 def make_train_app() -> typer.Typer:
     """`bifrost train ranker`, `bifrost train answerability` and `bifrost train encoder`."""
     from bifrost.app.cli.train_answerability_cmd import train_answerability
+    from bifrost.app.cli.train_reader_cmd import train_reader
     from bifrost.app.cli.train_encoder_cmd import train_encoder
 
     app = typer.Typer(help="Train learned components on question sets (cross-validated).", no_args_is_help=True)
     app.command("ranker")(train_ranker_cmd)
     app.command("answerability")(train_answerability)
+    app.command("reader")(train_reader)
     app.command("encoder")(train_encoder)
     return app
 

@@ -2,7 +2,7 @@
 corpus's parts, retriever and judge loaded once (also when threads ask the first question of a corpus
 at once), and `forget` dropping what it names.
 
-The pipeline's loaders (indexes, retriever, judge, past editions) and its offline answer step are
+The pipeline's loaders (indexes, retriever, judge, reader, past editions) and its offline answer step are
 replaced by fakes that count their calls; everything between them is the real pipeline."""
 
 from __future__ import annotations
@@ -118,6 +118,10 @@ class CountingPipeline(AskPipeline):
         self._count("judge", corpus)
         return None  # no answerability model: the cosine rule decides
 
+    def _load_reader(self, corpus: str) -> None:
+        self._count("reader", corpus)
+        return None  # no reader: the ranker's cited set
+
     def _load_edition(self, edition: Edition) -> EditionRetriever:
         self._count("edition", edition.corpus)
         return MagicMock(spec=EditionRetriever)
@@ -164,11 +168,11 @@ def test_an_empty_question_is_refused_before_anything_loads():
 # --- loading once, forgetting -------------------------------------------------------------------
 
 
-def test_parts_retriever_and_judge_are_loaded_once_per_corpus():
+def test_parts_retriever_judge_and_reader_are_loaded_once_per_corpus():
     pipeline = CountingPipeline()
     for _ in range(3):
         pipeline.ask("What is the top edge height?", "c")
-    assert pipeline.loads == Counter({("parts", "c"): 1, ("retriever", "c"): 1, ("judge", "c"): 1})
+    assert pipeline.loads == Counter({("parts", "c"): 1, ("retriever", "c"): 1, ("judge", "c"): 1, ("reader", "c"): 1})
     assert pipeline.loaded("c") is pipeline.retriever("c")
     assert pipeline.loaded("other") is None
 
@@ -238,7 +242,7 @@ def test_threads_asking_the_first_question_of_a_corpus_at_once_load_it_once():
     pipeline = CountingPipeline(delay=0.05)
     answers = run_together(8, lambda i: pipeline.ask("What is the top edge height?", "c"))
     assert all(not a.refused for a in answers)
-    assert pipeline.loads == Counter({("parts", "c"): 1, ("retriever", "c"): 1, ("judge", "c"): 1})
+    assert pipeline.loads == Counter({("parts", "c"): 1, ("retriever", "c"): 1, ("judge", "c"): 1, ("reader", "c"): 1})
 
 
 def test_threads_asking_for_a_retriever_its_parts_and_its_judge_at_once_share_one_load():
