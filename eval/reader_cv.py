@@ -63,7 +63,7 @@ class Options:
 
     base_model: str = "all-MiniLM-L6-v2"
     trainable_layers: int = 2
-    epochs: int = 2
+    epochs: int = 1
     max_length: int = 128
     seed: int = 13
     negatives: Negatives = field(default_factory=Negatives)

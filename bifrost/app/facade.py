@@ -367,7 +367,7 @@ class Bifrost:
         from bifrost.eval.reader_cv import Options
         from bifrost.eval.reader_train import train_reader
 
-        opts = Options(epochs=options.pop("epochs", 2), trainable_layers=options.pop("trainable_layers", 2))
+        opts = Options(epochs=options.pop("epochs", 1), trainable_layers=options.pop("trainable_layers", 2))
         report = train_reader(self.settings, corpus, [Path(q) for q in questions], opts=opts, **options)
         self.pipeline.forget(corpus)
         return report

@@ -55,7 +55,7 @@ class ReaderCard:
     ranker_sha256: str = ""  # the ranker whose candidates gave the hard negatives and whose lists the cuts were read on
     max_length: int = MAX_LENGTH
     trainable_layers: int = 2
-    epochs: int = 2
+    epochs: int = 1
     seed: int = 13
     questions: list[dict[str, str]] = field(default_factory=list)  # [{"path", "sha256"}]
     examples: dict[str, int] = field(default_factory=dict)

@@ -20,7 +20,7 @@ def train_reader(
     corpus: CorpusOpt = "osha-1926",
     questions: Annotated[list[Path], typer.Option("--questions", "-q", help="Question file with gold provisions (answerable "
                                                   "and unanswerable); two or more: each is left out in turn; repeatable")] = ...,  # type: ignore[assignment]
-    epochs: Annotated[int, typer.Option(help="Passes over the training pairs")] = 2,
+    epochs: Annotated[int, typer.Option(help="Passes over the training pairs")] = 1,
     layers: Annotated[int, typer.Option("--layers", help="Top transformer layers trained (the others are frozen)")] = 2,
     curve: Annotated[bool, typer.Option("--curve/--no-curve", help="Also a learning curve: the first set left out, "
                                         "readers on 1k, 2k, 4k pairs and all")] = False,
