@@ -66,8 +66,9 @@ class RetrievalConfig(BaseModel):
         "(6: chosen over 0 on the dev questions, figure cross-validated: bifrost eval answers)",
     )
     reader: Literal["auto", "off"] = Field(
-        default="auto", description="auto: the trained reader (bifrost train reader) decides what is cited, \"not stated\" and "
-        "the verdict's sentence when it fits the ranker in use; off: the ranker's cited set and the plan's rules",
+        default="off", description="auto: the trained reader (bifrost train reader) decides what is cited, \"not stated\" and "
+        "the verdict's sentence when it fits the ranker in use; off (default: the reader measured this round reads at "
+        "chance, docs/results.md): the ranker's cited set and the plan's rules",
     )
     answer_plan: str = Field(
         default="asks+exceptions+procedures+siblings+every+lists",

@@ -19,8 +19,6 @@ if [[ -f "$LETTERS" ]]; then
   echo "   ... and when to answer, say \"not stated\" or refuse (each set left out in turn)"
   "$BIFROST" train answerability --corpus osha-1926 "${RANKER_SETS[@]}" -q eval/questions/osha-unanswerable.jsonl \
     "${HELD[@]}" --no-ablations
-  echo "   ... and the reader, which decides what an answer cites, \"not stated\" and the verdict's sentence (each set left out in turn; reused when cached)"
-  "$BIFROST" train reader --corpus osha-1926 "${RANKER_SETS[@]}" -q eval/questions/osha-unanswerable.jsonl
 else
   echo "no $LETTERS: ask uses the hand-set hybrid ranking"
 fi

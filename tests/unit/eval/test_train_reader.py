@@ -50,7 +50,7 @@ def test_each_set_is_scored_by_a_reader_that_never_saw_it_beside_the_default_and
 
 def test_the_stored_reader_records_the_ranker_it_was_trained_behind_and_ask_reads_with_it(read_home):
     home, report = read_home
-    settings = Settings(home=home)
+    settings = Settings(home=home, retrieval={"reader": "auto"})
     card = ReaderCard.read(reader_folder(home, "mini"))
     assert card.ranker_sha256 == file_hash(model_paths(settings, "mini")[0]) and card.cuts == report["cuts"]
     bf = Bifrost(settings)
@@ -64,7 +64,7 @@ def test_the_stored_reader_records_the_ranker_it_was_trained_behind_and_ask_read
 
 def test_a_ranker_retrained_since_sets_the_reader_aside_with_one_warning(read_home, caplog, tmp_path):
     home, _ = read_home
-    settings = Settings(home=home)
+    settings = Settings(home=home, retrieval={"reader": "auto"})
     model_path = model_paths(settings, "mini")[0]
     saved = model_path.read_text()
     try:
