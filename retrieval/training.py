@@ -1,4 +1,4 @@
-"""What the CPU fine-tuning loops share (the corpus-adapted encoder, the support scorer): AdamW with a
+"""What the CPU fine-tuning loops share (the corpus-adapted encoder, the support scorer, the reader): AdamW with a
 linear warm-up over the first tenth of the steps and a linear decay to zero, and one clipped step."""
 
 from __future__ import annotations
@@ -28,3 +28,15 @@ def train_step(loss: Any, optimizer: Any, scheduler: Any, parameters: Any, max_n
     optimizer.step()
     scheduler.step()
     return float(loss.detach())
+
+
+def shuffled_batches(examples, batch_size: int, epochs: int, seed: int) -> list[list]:
+    """Each epoch's examples shuffled by (seed, epoch) and cut into batches: the same order on every run."""
+    import random
+
+    out: list[list] = []
+    for epoch in range(epochs):
+        order = list(examples)
+        random.Random(f"{seed}:{epoch}").shuffle(order)
+        out += [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
+    return out

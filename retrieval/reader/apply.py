@@ -71,7 +71,9 @@ def cited(reading: Reading, cut: float, most: int, among: int = READ_TOP) -> lis
     at least the best one, at most ``most``."""
     order = sorted(range(min(among, len(reading.ids))), key=lambda i: (-reading.scores[i], i))
     chosen = [reading.ids[i] for i in order if reading.scores[i] >= cut][:most]
-    return chosen or [reading.ids[order[0]]] if order else []
+    if not order:
+        return []
+    return chosen or [reading.ids[order[0]]]
 
 
 def stated(reading: Reading, cut: float) -> bool:

@@ -10,7 +10,6 @@ The whole network is then exported (`export_onnx`) and quantized to int8 weights
 
 from __future__ import annotations
 
-import random
 import shutil
 import time
 from collections.abc import Callable, Sequence
@@ -24,7 +23,7 @@ import numpy as np
 from bifrost.core.embeddings import resolve_model
 from bifrost.retrieval.reader.examples import ReaderExample
 from bifrost.retrieval.reader.model import INPUTS, MODEL, TOKENIZER, ReaderCard
-from bifrost.retrieval.training import optimizer_and_schedule, train_step
+from bifrost.retrieval.training import optimizer_and_schedule, shuffled_batches, train_step
 
 Progress = Callable[[int, int], None]
 
@@ -121,7 +120,7 @@ def fit_reader(
     trainable += list(net.bert.pooler.parameters()) + list(net.classifier.parameters())
     positives = sum(labels)
     loss_fn = torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor([(len(labels) - positives) / positives]))
-    batches = _batches(examples, batch_size, epochs, card.seed)
+    batches = shuffled_batches(examples, batch_size, epochs, card.seed)
     optimizer, scheduler = optimizer_and_schedule(trainable, len(batches), lr)
     net.train()
     losses: list[float] = []
@@ -136,7 +135,7 @@ def fit_reader(
     head, tail = losses[: max(1, len(losses) // 10)], losses[-max(1, len(losses) // 10):]
     card.max_length, card.epochs, card.steps = cache.max_length, epochs, len(batches)
     card.trainable_layers = net.config.num_hidden_layers - frozen
-    kinds = {k for e in examples for k in [e.kind]}
+    kinds = {e.kind for e in examples}
     card.examples = {f"{k}_{s}": sum(1 for e in examples if e.kind == k and (e.label > 0) == (s == "positive"))
                      for k in sorted(kinds) for s in ("positive", "negative")}
     card.seconds = round(time.perf_counter() - t0, 1)
@@ -170,11 +169,3 @@ def export_onnx(model: Any, out: Path) -> Path:
     tmp.replace(out)
     return out
 
-
-def _batches(examples: Sequence[ReaderExample], batch_size: int, epochs: int, seed: int) -> list[list[ReaderExample]]:
-    out: list[list[ReaderExample]] = []
-    for epoch in range(epochs):
-        order = list(examples)
-        random.Random(f"{seed}:{epoch}").shuffle(order)
-        out += [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
-    return out

@@ -9,7 +9,6 @@ its card.
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
@@ -18,7 +17,7 @@ from pathlib import Path
 from bifrost.core.embeddings import resolve_model
 from bifrost.retrieval.support.examples import SupportExample
 from bifrost.retrieval.support.model import MAX_LENGTH, SupportCard
-from bifrost.retrieval.training import optimizer_and_schedule, train_step
+from bifrost.retrieval.training import optimizer_and_schedule, shuffled_batches, train_step
 
 
 def fit_support(
@@ -44,7 +43,7 @@ def fit_support(
     positives = sum(labels)
     pos_weight = torch.tensor([(len(labels) - positives) / positives])
     loss_fn = torch.nn.BCEWithLogitsLoss(pos_weight=pos_weight)
-    batches = _batches(examples, batch_size, epochs, seed)
+    batches = shuffled_batches(examples, batch_size, epochs, seed)
     optimizer, scheduler = optimizer_and_schedule(net.parameters(), len(batches), lr)
     net.train()
     losses: list[float] = []
@@ -69,11 +68,3 @@ def fit_support(
     card.save(out)
     return card
 
-
-def _batches(examples: Sequence[SupportExample], batch_size: int, epochs: int, seed: int) -> list[list[SupportExample]]:
-    out: list[list[SupportExample]] = []
-    for epoch in range(epochs):
-        order = list(examples)
-        random.Random(f"{seed}:{epoch}").shuffle(order)
-        out += [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
-    return out
