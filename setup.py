@@ -6,7 +6,7 @@ setuptools' `package-dir` installs them as `bifrost.graph_builders`, `bifrost.re
 else (metadata, dependencies, package data) is in pyproject.toml.
 """
 
-from setuptools import find_packages, setup
+from setuptools import find_namespace_packages, find_packages, setup
 
 SUBPACKAGES = {"graph_builders": "bifrost.graph_builders", "retrieval": "bifrost.retrieval", "eval": "bifrost.eval",
                "prompts": "bifrost.prompts"}
@@ -18,7 +18,9 @@ def packages() -> list[str]:
     found = find_packages(include=["bifrost", "bifrost.*"])
     for folder, name in SUBPACKAGES.items():
         found += [name + sub[len(folder):] for sub in find_packages(include=[folder, f"{folder}.*"])]
-    return found
+    # the prompt folders hold only text files: packages too (without them setuptools warns once per folder)
+    found += ["bifrost." + sub for sub in find_namespace_packages(include=["prompts.*"], exclude=["*.__pycache__"])]
+    return sorted(set(found))
 
 
 setup(packages=packages(), package_dir={"bifrost": "bifrost", **{name: folder for folder, name in SUBPACKAGES.items()}})

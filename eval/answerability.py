@@ -28,12 +28,13 @@ from bifrost.core.settings import Settings
 from bifrost.eval import refusal_validation as rv
 from bifrost.eval.answerability_report import write_report
 from bifrost.eval.ltr.train import read_sets
-from bifrost.eval.splits import fold_of
+from bifrost.eval.splits import fold_of, refuse_overlap
 from bifrost.eval.questions import Question, merge_sets
 from bifrost.eval.stats import bootstrap_auroc, bootstrap_ci
 from bifrost.retrieval.answerability_features import FEATURE_GROUPS, FEATURES, columns_without, vector
 from bifrost.retrieval.answerability_model import AnswerabilityCard, FeatureReader, retriever_of, save_card
 from bifrost.retrieval.config import RetrievalConfig
+from bifrost.retrieval.ltr.model import ranker_sha256
 from bifrost.retrieval.pipeline import AskPipeline
 
 Say = Callable[[str], None]
@@ -293,6 +294,7 @@ def train_answerability(
     t0 = time.perf_counter()
     pairs, hashes = load_questions_by_file(settings, question_files, corpus, say)
     held_pairs = load_questions_by_file(settings, held_out_files, corpus, say)[0] if held_out_files else []
+    refuse_overlap([q.question for q, _ in pairs], [(name, q.id, q.question) for q, name in held_pairs])
     if len({q.answerable for q, _ in pairs}) < 2:
         raise ValueError("the question files need both answerable and unanswerable questions (answerable: false)")
     examples, retriever, refuse_below = collect(settings, corpus, [*pairs, *held_pairs], progress)
@@ -355,6 +357,8 @@ def save(settings: Settings, report: AnswerabilityReport, model: Logistic, thres
         features=list(names), mean=model.mean.tolist(), scale=model.scale.tolist(), coef=model.coef.tolist(),
         intercept=model.intercept, threshold=thresholds.refuse, answer_threshold=thresholds.answer,
         target_false_refusal=report.target, questions=hashes,
+        ranker_sha256=ranker_sha256(settings, report.corpus) if report.retriever == "ltr" else "",
+        glossary=RetrievalConfig.from_settings(settings).glossary_for(report.corpus),
         cv={**summary, "left_out": {k: {m: v for m, v in f.items() if m != "curve"} for k, f in report.left_out.items()}},
         trained_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
     )

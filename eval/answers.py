@@ -41,7 +41,6 @@ from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.fusion import rrf_fuse
 from bifrost.retrieval.pipeline import AskPipeline
 from bifrost.retrieval.quotes import verifies
-from bifrost.retrieval.refusal import outcome_of
 
 POLICIES: dict[str, str] = {
     "core": "core",
@@ -115,12 +114,9 @@ def collect(settings: Settings, corpus: str, pairs: Sequence[tuple[Question, str
         for n, (q, source) in enumerate(answerable, start=1):
             result = retriever.retrieve(q.question, base)
             outcomes: dict[str, Scored] = {}
-            if outcome_of(result, base.refuse_below, q.question, judge) is Outcome.ANSWERED:
-                for name, policy in POLICIES.items():
-                    cfg = base.model_copy(update={"answer_plan": policy})
-                    outcomes[name] = scored(pipe.answer(q.question, corpus, result, cfg, judge=None), lookup)
-            else:
-                outcomes = {name: Scored(()) for name in POLICIES}
+            for name, policy in POLICIES.items():  # through ask's own answer step: its one refusal gate (the judge or the cosine rule)
+                cfg = base.model_copy(update={"answer_plan": policy})
+                outcomes[name] = scored(pipe.answer(q.question, corpus, result, cfg, judge=judge), lookup)
             bm25, dense = parts.channels.bm25.score_all(q.question), parts.channels.dense.score_all(q.question)
             lists = [[ids[i] for i in np.argsort(-s, kind="stable")[:100]] for s in (bm25, dense)]
             top = tuple(pid for pid, _ in rrf_fuse(lists)[:RRF_CITED])

@@ -33,12 +33,12 @@ from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.encoder.pairs import own_text
 from bifrost.retrieval.fusion import rrf_fuse
 from bifrost.retrieval.ltr.features import columns_without
-from bifrost.retrieval.ltr.model import ModelCard, RankerModel, model_paths
+from bifrost.retrieval.ltr.model import ModelCard, RankerModel
 from bifrost.retrieval.ltr.retriever import LtrRetriever, question_rows
 from bifrost.retrieval.pipeline import AskPipeline
 from bifrost.retrieval.reader import apply
 from bifrost.retrieval.reader.examples import Negatives, ReaderExample, ReadQuestion, reader_examples
-from bifrost.retrieval.reader.model import Reader, ReaderCard, file_hash, reader_folder
+from bifrost.retrieval.reader.model import Reader, ReaderCard, reader_folder
 from bifrost.retrieval.reader.train import FrozenPairs, encode_frozen, fit_reader
 
 Say = Callable[[str], None]
@@ -194,6 +194,3 @@ def provision_texts(resources: Resources, corpus: str) -> tuple[dict[str, str], 
     provisions = resources.sql.provisions(corpus)
     return {p.id: own_text(p) for p in provisions}, {p.id: p.text or "" for p in provisions}
 
-
-def ranker_hash(settings: Settings, corpus: str) -> str:
-    return file_hash(model_paths(settings, corpus)[0])

@@ -17,13 +17,13 @@ from bifrost.core.settings import Settings
 from bifrost.eval.answers import Case, Scored, scored, system_figures
 from bifrost.eval.hierarchy import hierarchy_for
 from bifrost.eval.reader_cv import (
-    CURVE, Item, Options, Trainer, choose_cuts, collect_items, fit_ranker, provision_texts, question_sets, ranker_hash,
+    CURVE, Item, Options, Trainer, choose_cuts, collect_items, fit_ranker, provision_texts, question_sets,
     ranking, splits_of,
 )
 from bifrost.eval.stats import auroc
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.ltr.features import FEATURES
-from bifrost.retrieval.ltr.model import load_ranker
+from bifrost.retrieval.ltr.model import load_ranker, ranker_sha256
 from bifrost.retrieval.ltr.retriever import LtrRetriever
 from bifrost.retrieval.pipeline import AskPipeline
 from bifrost.retrieval.reader import apply
@@ -159,7 +159,7 @@ def store_final(settings: Settings, trainer: Trainer, pipe: AskPipeline, corpus:
         raise ValueError(f"no trained ranker for {corpus!r}: run `bifrost train ranker` first (the reader is trained behind it)")
     ranked_ids = ranking(model, items)
     card = ReaderCard(corpus=corpus, base_model=opts.base_model, embedding_model=settings.embedding_model,
-                      ranker_sha256=ranker_hash(settings, corpus), questions=hashes, epochs=opts.epochs, cuts=cuts,
+                      ranker_sha256=ranker_sha256(settings, corpus), questions=hashes, epochs=opts.epochs, cuts=cuts,
                       figures={k: v for k, v in report.items() if k in ("left_out", "worst_left_out", "curve")})
     target = reader_folder(settings.home, corpus)
     trainer.train("all", trainer.pairs(items, ranked_ids), card, out=target)

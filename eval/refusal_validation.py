@@ -70,7 +70,7 @@ def fit_scorer(examples: Sequence[Any], documents: Mapping[str, str], base_model
         tmp = out.with_name(out.name + ".tmp")
         fit_support(pairs, base_model, tmp, card)
         tmp.replace(out)
-    return SupportScorer(out, threads=2)
+    return SupportScorer(out)
 
 
 def score_examples(examples: Sequence[Any], scorer: SupportScorer, documents: Mapping[str, str]) -> None:

@@ -6,7 +6,8 @@ the answer scorer share them."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 
@@ -17,6 +18,21 @@ class Split:
     name: str
     train: tuple[int, ...]
     test: tuple[int, ...]
+
+
+def question_key(text: str) -> str:
+    """A question's text compared across files (case and spacing ignored)."""
+    return re.sub(r"\s+", " ", text).strip().lower()
+
+
+def refuse_overlap(trained: Iterable[str], held: Iterable[tuple[str, str, str]]) -> None:
+    """A held-out question is never trained on: a one-line error naming the first (set, id) that is also
+    a training question. ``trained``: question texts; ``held``: (set name, question id, text)."""
+    seen = {question_key(t) for t in trained}
+    for name, qid, text in held:
+        if question_key(text) in seen:
+            raise ValueError(f"held-out set {name}: question {qid!r} is also a training question; a held-out set "
+                             "must not be trained on")
 
 
 def fold_of(item_id: str, folds: int, salt: str = "") -> int:

@@ -24,7 +24,8 @@ from bifrost.retrieval.quotes import DraftStatement, QuoteClaim, check_statement
 
 Lookup = Callable[[str], Provision | None]
 MIN_SHARED_TERMS = 3
-"""A sentence decides a verdict only when it holds at least this many of the question's specific terms."""
+"""A sentence decides a verdict only when it holds this many of the question's specific terms (all of them
+when the question has fewer: a short question can get a verdict too)."""
 SAID = ("yes", "no")
 """The verdicts an offline answer gives: "depends" was right on 1 of 19 labelled questions it was given for
 (natural training set), so a rule that makes the answer depend on a condition gives no verdict instead."""
@@ -44,7 +45,8 @@ def decide(question: str, planned: Sequence[Planned], lookup: Lookup, asks: Sequ
            read: bool = False) -> Verdict | None:
     """The verdict of a yes/no question, or None: with the reader (``read``), only its best sentence of the
     rule provisions (``chosen``: provision id, sentence) decides; without it, the first rule sentence in plan
-    order sharing the question's terms. A question claiming every case ("all types of") is answered no by
+    order sharing the question's terms, and none when that sentence makes the answer depend on a condition
+    (an exception further down the plan never turns it into a flat "no"). A question claiming every case ("all types of") is answered no by
     a rule that grants it for one case only (`scoped_elsewhere`)."""
     stance = read_question(question)
     if not stance.is_yes_no:
@@ -58,16 +60,22 @@ def decide(question: str, planned: Sequence[Planned], lookup: Lookup, asks: Sequ
         value = verdict(stance, read_rule(chosen[1]))
         return Verdict(value=value.value, provision_id=chosen[0], words=chosen[1]) if value is not None and value.value in SAID else None
     wanted = set().union(*asks) if asks else set()
+    if tokenize is None or not wanted:
+        return None  # nothing to check a sentence's relevance with (a past edition's answer): no verdict
+    need = min(MIN_SHARED_TERMS, len(wanted))
     for item in planned:
         if item.role not in (Role.RULE, Role.EXCEPTION):
             continue
         p = lookup(item.id)
         for sentence in sentences(p.text) if p is not None else ():
-            if tokenize is not None and len(wanted & set(tokenize(sentence))) < MIN_SHARED_TERMS:
+            if len(wanted & set(tokenize(sentence))) < need:
                 continue  # a sentence about something else decides nothing about this question
             value = verdict(stance, read_rule(sentence))
-            if value is not None and value.value in SAID:
-                return Verdict(value=value.value, provision_id=item.id, words=sentence)
+            if value is None:
+                continue
+            if value.value not in SAID:
+                return None  # the first relevant rule makes it depend on a condition: no later sentence overrules it
+            return Verdict(value=value.value, provision_id=item.id, words=sentence)
     return None
 
 
@@ -76,9 +84,13 @@ def scoped_elsewhere(planned: Sequence[Planned], lookup: Lookup, asks: Sequence[
     """A "no" to a claim over every case: a rule sentence of the plan that states a duty or permission for
     most of what the question asks (two asks or more) but not for one of its asks, which another provision of
     the plan governs ("warning line with fall arrest: roofing work on low-slope roofs"; leading edges are
-    another provision's case)."""
+    another provision's case). None when a sentence of the plan states a duty or permission for every ask
+    together: the claim is then granted, whatever a narrower sentence says."""
     texts = {item.id: (p.text if (p := lookup(item.id)) is not None else "") for item in planned}
     terms = {pid: set(tokenize(t)) for pid, t in texts.items()}
+    if any(all(a <= set(tokenize(s)) for a in asks) and ((r := read_rule(s)).obligation or r.permission) and not r.prohibition
+           for t in texts.values() for s in sentences(t)):
+        return None  # a sentence of the plan grants the whole claim: no "no" from a narrower one
     for item in planned:
         if item.role is not Role.RULE:
             continue

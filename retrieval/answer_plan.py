@@ -85,7 +85,11 @@ def for_question(policy: PlanPolicy, every: bool) -> PlanPolicy:
 CORE_ONLY = PlanPolicy(asks=False, exceptions=False, procedures=False, siblings=False, definitions=False)
 
 _EXCEPTION = re.compile(r"\b(?:except|exception|unless|does not apply|do not apply|shall not apply|in lieu of|instead of|"
-                        r"notwithstanding|other than|need not|is not required)\b", re.I)
+                        r"notwithstanding|other than|need not|is not required)\b"
+                        r"|\bsubject to\s+(?:the\s+)?(?:rules?|sections?|paragraphs?|articles?|regulations?|chapters?|parts?|§|\(|\d)",
+                        re.I)
+"""Words by which a sentence makes the provision it cites an exception to it; "Subject to Rule 6.2.1" is how
+ADGM states one (198 times), and only "subject to" a cited provision counts ("subject to falling" does not)."""
 _PROCEDURE = re.compile(r"\b(?:in accordance with|requirements? of|compl(?:y|ies|ying) with|meets?|meeting|conform(?:s|ing)? to|"
                         r"specified in|set forth in|described in|as provided in|pursuant to|under)\b", re.I)
 _MODIFIES = re.compile(r"\b(?:does not apply|do not apply|shall not apply|in lieu of|instead of|notwithstanding|need not|"
@@ -146,8 +150,10 @@ class _Plan:
 def plan_answer(
     ranked: Sequence[str], core: Sequence[str], nav: NavigatorIndex, text: Text, asks: Sequence[frozenset[str]],
     tokenize: Tokenize, policy: PlanPolicy = PlanPolicy(), question_terms: frozenset[str] = frozenset(),
+    term: Text | None = None,
 ) -> list[Planned]:
-    """The provisions an answer cites, each with its role and path (see the module docstring)."""
+    """The provisions an answer cites, each with its role and path (see the module docstring); ``term``: a
+    definition's defined term (`Provision.term`)."""
     plan = _Plan(policy.most)
     terms_of: dict[str, frozenset[str]] = {}
 
@@ -176,19 +182,19 @@ def plan_answer(
             if found is None:
                 continue
             if covering is None:
-                plan.add(found, Role.RULE, (found,), f"states {' '.join(sorted(ask))}")
+                plan.add(found, Role.RULE, (found,), f"states {as_written(ask, text(found), tokenize)}")
             if not policy.siblings:
                 continue
             cases = [sibling for sibling in _siblings(nav, found) if ask <= terms(sibling)]
             if len(cases) <= MOST_CASES:  # the other cases the list splits the ask into
                 for sibling in cases:
-                    plan.add(sibling, Role.CONDITION, (found, sibling), f"another case of {' '.join(sorted(ask))}")
+                    plan.add(sibling, Role.CONDITION, (found, sibling), f"another case of {as_written(ask, text(found), tokenize)}")
     for pid in list(plan.items):
         _graph_additions(pid, plan, nav, text, policy)
     if policy.siblings:
         _complete_short_lists(plan, nav)
     if policy.definitions:
-        _definitions(plan, nav, text, tokenize, question_terms, terms)
+        _definitions(plan, nav, term or (lambda _pid: ""), tokenize, question_terms, terms)
     return list(plan.items.values())
 
 
@@ -237,7 +243,7 @@ def _graph_additions(pid: str, plan: _Plan, nav: NavigatorIndex, text: Text, pol
             continue
         role = reference_role(citing_sentence(text(pid), nav.ref_text.get((pid, target), "")))
         joined = (role is Role.EXCEPTION and policy.exceptions) or (
-            role is Role.PROCEDURE and policy.procedures and nav.kind.get(target) is not ProvisionKind.SECTION)
+            role is Role.PROCEDURE and policy.procedures and not _whole_section(nav, target))
         if not joined:
             continue
         plan.add(target, role, (*path, target), f"the exception {pid} names" if role is Role.EXCEPTION else f"required by {pid}")
@@ -252,6 +258,23 @@ def _graph_additions(pid: str, plan: _Plan, nav: NavigatorIndex, text: Text, pol
                 plan.add(source, Role.EXCEPTION, (*path, source), f"changes {pid}")
 
 
+def as_written(ask: frozenset[str], text: str, tokenize: Tokenize) -> str:
+    """An ask in the words of the provision that states it ("leading edge", not the index's "edg lead")."""
+    out, seen = [], set()
+    for word in re.findall(r"[\w-]+", text):
+        term = tokenize(word)
+        if term and term[0] in ask and term[0] not in seen:
+            seen.add(term[0])
+            out.append(word)
+    return " ".join(out) if len(seen) == len(ask) else " ".join(sorted(ask))
+
+
+def _whole_section(nav: NavigatorIndex, pid: str) -> bool:
+    """A section with no text of its own (a heading over its paragraphs): "in accordance with § 1926.502" sends
+    to a whole section, too broad to state; a section that is itself a rule (ADGM's "Rule 6.1.1") joins."""
+    return nav.kind.get(pid) is ProvisionKind.SECTION and not nav.text_len.get(pid)
+
+
 def ancestors_of(nav: NavigatorIndex, pid: str) -> list[str]:
     out, node = [], nav.parent.get(pid)
     while node is not None:
@@ -260,16 +283,16 @@ def ancestors_of(nav: NavigatorIndex, pid: str) -> list[str]:
     return out
 
 
-def _definitions(plan: _Plan, nav: NavigatorIndex, text: Text, tokenize: Tokenize, question_terms: frozenset[str],
+def _definitions(plan: _Plan, nav: NavigatorIndex, term_of: Text, tokenize: Tokenize, question_terms: frozenset[str],
                  terms: Callable[[str], frozenset[str]]) -> None:
     """Definitions, in the chosen provisions' parts of the rulebook, of terms the question uses and a
-    chosen provision uses."""
+    chosen provision uses; the term is the provision's own (`Provision.term`), else the CFR id's ``[Term]``."""
     chosen = list(plan.items)
     homes = {_container(nav, pid) for pid in chosen}
     for pid, kind in nav.kind.items():
         if kind is not ProvisionKind.DEFINITION or _container(nav, pid) not in homes:
             continue
-        term = pid[pid.find("[") + 1: -1] if "[" in pid else ""
+        term = term_of(pid) or (pid[pid.find("[") + 1: -1] if "[" in pid else "")
         words = frozenset(tokenize(term))
         user = next((c for c in chosen if words and words <= terms(c)), None)
         if words and words <= question_terms and user is not None:

@@ -68,8 +68,9 @@ class Planner:
             core = [it.id for it in cited_items(result.items, result.cited, cfg.cite_ratio, cfg.cite_max)]
         asks = self.asks(result)
         text = lambda pid: (p.text if (p := lookup(pid)) is not None else "")  # noqa: E731
+        term = lambda pid: ((p.term or "") if (p := lookup(pid)) is not None else "")  # noqa: E731
         return plan_answer([it.id for it in result.items], core, self.nav, text, asks, self.tokenize, policy,
-                           frozenset(self.tokenize(question)))
+                           frozenset(self.tokenize(question)), term)
 
 
 def policy_of(cfg: RetrievalConfig) -> PlanPolicy:
@@ -124,7 +125,7 @@ def answer(
                                tokenize=planner.tokenize if planner else None, chosen=chosen, read=read is not None)
             statements, verdict = composed.statements, composed.verdict
             if not statements:  # the plan holds only headings: quote the best retrieved text
-                statements = extractive_statements(question, result.items[: cfg.cite_max], lookup, embedder, cfg.answer_lead)
+                statements = extractive_statements(question, result.items[: cfg.cite_max], lookup, embedder, "fact")
         else:
             said = llm(question, planned, lookup)
             statements, verdict = said.statements, said.verdict

@@ -66,13 +66,14 @@ UNIT_FAMILIES: dict[str, str] = {
     "speed": r"mph\b|miles per hour|(?:feet|foot|meters?) per (?:second|minute)|fpm\b|mps\b",
     "area": r"square (?:feet|foot|inch(?:es)?|meters?|yards?)|sq\.? ?ft",
     "volume": r"gallons?|liters?|litres?|cubic (?:feet|foot|yards?|meters?|inch(?:es)?|centimeters?)",
-    "money": r"dollars?|cents?",
+    "money": r"dollars?|cents?|dirhams?|aed\b|usd\b|us\$|euros?|eur\b|pounds sterling|gbp\b",
 }
 _RATIO = re.compile(r"\b\d+(?:\s*\d/\d)?\s*(?::|to)\s*\d+\b|\b(?:one|two|three|four|five|six)\s+to\s+(?:one|two)\b", re.I)
-_MONEY_SIGN = re.compile(r"\$\s*\d")
+_MONEY_SIGN = re.compile(r"[$€£]\s*\d|\b(?:aed|usd|eur|gbp)\s*\d", re.I)
 _CITATION = re.compile(
     r"§+\s*[\d.]+[\w()]*|\b\d{4}\.\d{1,4}\b(?:\([\w]+\))*|\((?:[a-z]{1,4}|\d{1,2}|[ivxl]{1,6})\)"
-    r"|\b(?:part|subpart|table|appendix|figure|section|paragraph|form|no\.?)\s+[\w.-]+|\b(?:19|20)\d\d\b"
+    r"|\b(?:part|subpart|table|appendix|figure|section|paragraph|form|no\.?|rules?|chapter|article|regulation)"
+    r"\s+[\w.-]+(?:\([\w]+\))*|\b(?:19|20)\d\d\b"
     r"|\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|"
     r"nov(?:ember)?|dec(?:ember)?)\.?\s+\d{1,2}\b",
     re.I,
@@ -100,7 +101,7 @@ def strip_citations(text: str) -> str:
 def has_quantity(text: str, families: frozenset[str] = frozenset()) -> bool:
     """A number with a unit of one of ``families`` (any unit when empty; a bare number counts then too)."""
     clean = strip_citations(text)
-    if "money" in families and _MONEY_SIGN.search(clean):
+    if "money" in families and _MONEY_SIGN.search(_CITATION.sub(" ", text)):  # "AED 10,000" is no standard's name
         return True
     if "angle" in families and _RATIO.search(clean):
         return True

@@ -55,6 +55,8 @@ class AnswerabilityCard:
     answer_threshold: float | None = None  # below it (and above `threshold`): "not stated"; None: two outcomes
     target_false_refusal: float = 0.05
     questions: list[dict[str, str]] = field(default_factory=list)  # [{"path", "sha256"}]
+    ranker_sha256: str = ""  # the ranker whose scores its features read (retriever "ltr"): another one, another scale
+    glossary: str = ""  # the glossary setting its lexical features were computed with
     cv: dict[str, Any] = field(default_factory=dict)
     trained_at: str = ""
 
@@ -209,11 +211,25 @@ class AnswerabilityJudge:
         return p
 
 
+def stale_reason(card: AnswerabilityCard, ranker: str, glossary: str) -> str | None:
+    """Why a card does not fit the ranker (sha256, "" for the hybrid) and glossary in use, else None."""
+    if card.retriever == "ltr" and ranker and card.ranker_sha256 != ranker:
+        return "the ranker was retrained since (its thresholds were chosen on the old ranker's score scale)"
+    if card.glossary != glossary:
+        return f"it was trained with glossary {card.glossary or 'none'!r}, not {glossary or 'none'!r}"
+    return None
+
+
 def load_judge(settings: Settings, corpus: str, channels: Channels, nav: NavigatorIndex,
-               lookup: Callable[[str], Provision | None]) -> AnswerabilityJudge | None:
-    """The judge of a corpus when an answerability model is stored for it, else None."""
+               lookup: Callable[[str], Provision | None], ranker: str = "", glossary: str = "") -> AnswerabilityJudge | None:
+    """The judge of a corpus when an answerability model is stored for it and fits the ranker (sha256) and
+    glossary in use, else None (a stale one with one warning line: the cosine rule refuses)."""
     card = load_card(settings, corpus)
     if card is None:
+        return None
+    if (why := stale_reason(card, ranker, glossary)) is not None:
+        log.warning("the answerability model of %s is not used: %s; refusing by the cosine rule until "
+                    "`bifrost train answerability --corpus %s`", corpus, why, corpus)
         return None
     support = SupportScorer.load(settings.home, corpus) if any(f in SUPPORT_FEATURES for f in card.features) else None
     if support is None and any(f in SUPPORT_FEATURES for f in card.features):

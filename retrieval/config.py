@@ -10,6 +10,13 @@ from bifrost.core.errors import ConfigError
 from bifrost.core.settings import Settings
 
 
+REMOVED = {
+    "fact_search_depth": "the answer plan decides what is stated; it was read nowhere",
+    "answer_lead": "answers state each cited provision by the sentence holding the asked-for fact; the setting reached only a fallback",
+}
+"""Settings that did nothing and were taken out: a one-line error rather than a silent no-op."""
+
+
 class RetrievalConfig(BaseModel):
     """Knobs of `HybridRetriever`. Defaults follow the BifrostRAG paper where it gives one."""
 
@@ -55,16 +62,6 @@ class RetrievalConfig(BaseModel):
     top_n: int = Field(default=20, gt=0, description="Length of the ranked list returned")
     cite_max: int = Field(default=6, gt=0, description="Most provisions an answer cites")
     cite_ratio: float = Field(default=0.5, ge=0, le=1, description="Cite items scoring at least this share of the best")
-    answer_lead: Literal["fact", "rank"] = Field(
-        default="fact",
-        description="Offline answers: fact = lead with the sentence holding the fact the question asks for, the rest in "
-        "reading order, and say when the cited provisions leave it open; rank = each cited provision's closest sentence, in rank order",
-    )
-    fact_search_depth: int = Field(
-        default=6, ge=0,
-        description="Offline answers: when no cited provision holds the asked-for fact, look for it in this many top retrieved items "
-        "(6: chosen over 0 on the dev questions, figure cross-validated: bifrost eval answers)",
-    )
     reader: Literal["auto", "off"] = Field(
         default="off", description="auto: the trained reader (bifrost train reader) decides what is cited, \"not stated\" and "
         "the verdict's sentence when it fits the ranker in use; off (default: the reader measured this round reads at "
@@ -83,7 +80,8 @@ class RetrievalConfig(BaseModel):
     glossary: str = Field(
         default="",
         description="Site words glossary whose rule words join the lexical query ('spoil = excavated materials'): a file of "
-        "'site words = rule words' lines, or 'construction' for the built-in one; empty: none. Not the default: "
+        "'site words = rule words' lines, or 'construction' for the built-in one, for every corpus; or per corpus, "
+        "'osha-1926=construction,adgm=FILE' (a corpus not named: none); empty: none. Not the default: "
         "docs/results.md, 'A site-words glossary'",
     )
     plan_most: int = Field(default=8, gt=0, description="Most provisions an answer plan cites")
@@ -91,9 +89,22 @@ class RetrievalConfig(BaseModel):
         default=0.45, description="Refuse when the question's best cosine with any provision is below this"
     )
 
+    def glossary_for(self, corpus: str) -> str:
+        """The glossary setting of one corpus: the whole setting, or its ``corpus=`` entry when it names corpora
+        (construction site words are no use to a financial rulebook: "guys" are not its "employees")."""
+        spec = self.glossary.strip()
+        if "=" not in spec:
+            return spec
+        named = dict(part.partition("=")[::2] for part in spec.split(","))
+        return next((v.strip() for k, v in named.items() if k.strip() == corpus), "")
+
     @classmethod
     def from_settings(cls, settings: Settings) -> RetrievalConfig:
         """The config with the overrides of ``settings.retrieval`` (environment, .env or bifrost.toml)."""
+        for name in settings.retrieval:
+            if name in REMOVED:
+                raise ConfigError(f"retrieval setting {name!r} was removed: {REMOVED[name]} (unset BIFROST_RETRIEVAL__{name.upper()} "
+                                  "or its line in [retrieval] of bifrost.toml)")
         try:
             return cls(**settings.retrieval)
         except ValidationError as e:

@@ -92,6 +92,11 @@ _NOT_REQUIRED = re.compile(r"\b(?:is not required|are not required|need not|not 
 _OBLIGATION = re.compile(r"\b(?:shall|must|is required|are required|required to|have to|has to)\b", re.I)
 _PERMISSION = re.compile(r"\b(?:may|is permitted|are permitted|is allowed|are allowed|permissible|acceptable|can be used)\b", re.I)
 _RESTRICTION = re.compile(r"\bonly\b", re.I)
+_AUTHORITY = re.compile(
+    r"\b(?:the\s+)?(?:Regulator|Authority|Registrar|Court|Secretary|Assistant Secretary|Director|Commissioner|Board|"
+    r"Chief Executive|OSHA|FSRA)\s+(?:may|can|is permitted to|is allowed to)\b")
+"""A power of the rulebook's authority ("The Regulator may ...", 681 ADGM sentences): no permission to the
+reader's firm or site, so it never answers "can we ...?"."""
 _EXCEPTION = re.compile(
     r"\b(?:except|exception|unless|does not apply|do not apply|shall not apply|other than|in lieu of|instead of|provided that|"
     r"where\b|when\b|if\b|notwithstanding)\b",
@@ -120,7 +125,7 @@ def read_rule(sentence: str) -> RuleStance:
     s = sentence or ""
     prohibition = bool(_PROHIBITION.search(s))
     not_required = bool(_NOT_REQUIRED.search(s))
-    bare = _PROHIBITION.sub(" ", _NOT_REQUIRED.sub(" ", s))
+    bare = _AUTHORITY.sub(" ", _PROHIBITION.sub(" ", _NOT_REQUIRED.sub(" ", s)))
     return RuleStance(
         obligation=bool(_OBLIGATION.search(bare)),
         prohibition=prohibition,
@@ -136,7 +141,9 @@ def verdict(question: QuestionStance, rule: RuleStance) -> Verdict | None:
 
     - Permission asked: a prohibition says no; a restriction ("only") says no to a claim over every
       case; a duty says no to a proposed omission; a plain permission says yes.
-    - Duty asked: a duty says yes (an exception makes it depend), "need not" says no.
+    - Duty asked: a duty says yes, "need not" says no; a condition or exception in either ("when",
+      "unless", "where") makes it depend: "guardrails need not be provided when ..." is no answer to a
+      question that never said the condition holds.
     - Prohibition asked: a prohibition says yes, a permission says no.
     Anything else, or a rule that both permits and forbids, gives no verdict."""
     if not question.is_yes_no:
@@ -155,7 +162,7 @@ def verdict(question: QuestionStance, rule: RuleStance) -> Verdict | None:
         return None
     if question.asked is Asked.OBLIGATION:
         if rule.not_required:
-            return Verdict.NO
+            return Verdict.DEPENDS if rule.exception else Verdict.NO
         if rule.obligation and not rule.prohibition and not question.omission:
             return Verdict.DEPENDS if rule.exception else Verdict.YES
         return None

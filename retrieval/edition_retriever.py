@@ -54,7 +54,7 @@ class EditionRetriever:
             references = store.references_at(edition.corpus, edition.number)
         finally:
             store.dispose()
-        bm25 = Bm25Ranker(settings, edition=edition.number, glossary=load_glossary(config.glossary))
+        bm25 = Bm25Ranker(settings, edition=edition.number, glossary=load_glossary(config.glossary_for(edition.corpus)))
         bm25.warm_up(edition.corpus)
         dense = DenseRanker(settings, embedder=embedder, edition=edition.number)
         dense.warm_up(edition.corpus)

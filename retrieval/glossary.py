@@ -32,8 +32,17 @@ class Glossary:
     source: str
 
     def matches(self, question: str) -> list[Entry]:
-        """The entries whose site words the question uses (whole words, any case, a plural s/es too)."""
-        return [e for e in self.entries if e.pattern.search(question)]
+        """The entries whose site words the question uses (whole words, any case, a plural s/es too); where
+        phrases overlap the longest wins ("cherry picker" is an aerial lift, not a "picker" crane)."""
+        spans = sorted(((m.start(), m.end(), i) for i, e in enumerate(self.entries) for m in e.pattern.finditer(question)),
+                       key=lambda s: (s[0] - s[1], s[0]))
+        taken: list[tuple[int, int]] = []
+        kept: set[int] = set()
+        for start, end, i in spans:
+            if all(end <= a or start >= b for a, b in taken):
+                taken.append((start, end))
+                kept.add(i)
+        return [e for i, e in enumerate(self.entries) if i in kept]
 
     def expansion(self, question: str) -> str:
         """The rule words of every entry the question uses, once each ("" when none)."""

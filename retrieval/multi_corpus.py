@@ -3,7 +3,10 @@
 Each corpus answers with its own retriever, ranker and refusal rule; the answers are then merged:
 corpora whose answer refused add nothing; the others are ordered by how close their first cited
 provision is to the question (the same embedder for every corpus, so the cosines compare, unlike
-the rankers' scores); retrieved lists are fused by reciprocal rank. Every statement, citation and
+the rankers' scores). A corpus that answers comes before one whose closest provisions do not state
+it, and the merged outcome is the best of them: when one corpus answers, the others' "not stated"
+adds nothing; the verdict is kept when the corpora that give one agree, and the answer plan keeps
+every answering corpus's provisions (ids ``corpus:id``). Retrieved lists are fused by reciprocal rank. Every statement, citation and
 retrieved item carries its corpus, and the text marks each citation ``[corpus id]``. When every
 corpus refuses, the merged answer refuses. A past edition answered from (``--as-of``) stays the
 merged answer's ``edition`` when it is the only one (its ``corpus`` says whose); the note names
@@ -16,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from bifrost.core.errors import BifrostError, NotFoundError
-from bifrost.core.types import Answer, AnswerMode, RetrievedItem
+from bifrost.core.types import Answer, AnswerMode, Outcome, RetrievedItem, Verdict
 from bifrost.retrieval.fusion import rrf_fuse
 
 if TYPE_CHECKING:  # pragma: no cover - `bifrost --help` imports this module (input rules) but not numpy
@@ -64,12 +67,17 @@ def fused_retrieved(answers: Sequence[Answer], k: int) -> list[RetrievedItem]:
     return [items[key].model_copy(update={"score": round(score, 6)}) for key, score in rrf_fuse(ranked)[:k]]
 
 
+RANK = {Outcome.ANSWERED: 0, Outcome.NOT_STATED: 1, Outcome.REFUSED: 2}
+"""Merged order: corpora that answer, then those whose closest provisions do not state it, then refusals."""
+
+
 def merge_answers(question: str, answers: Sequence[Answer], embed: Callable[[list[str]], np.ndarray]) -> Answer:
     """One answer from the per-corpus answers (see the module docstring)."""
     from bifrost.retrieval.answer_extractive import render  # numpy: not at import (see above)
 
-    order = sorted(answers, key=lambda a: -closeness(question, a, embed))
-    kept = [a for a in order if not a.refused]
+    order = sorted(answers, key=lambda a: (RANK[a.outcome], -closeness(question, a, embed)))
+    outcome = order[0].outcome if order else Outcome.REFUSED
+    kept = [a for a in order if a.outcome is outcome and not a.refused]
     statements = [s.model_copy(update={"corpus": a.corpus}) for a in kept for s in a.statements]
     refusal = next((a.text for a in order if a.refused), "")
     past = [a.edition for a in answers if a.edition is not None]
@@ -82,12 +90,25 @@ def merge_answers(question: str, answers: Sequence[Answer], embed: Callable[[lis
         corpus=SEPARATOR.join(a.corpus for a in answers),
         mode=AnswerMode.LLM if any(a.mode is AnswerMode.LLM for a in answers) else AnswerMode.EXTRACTIVE,
         refused=not kept,
+        outcome=outcome,
         text=refusal if not kept else render(statements),
         statements=statements,
         citations=[c for a in kept for c in a.citations],
         retrieved=fused_retrieved(order, max((len(a.retrieved) for a in answers), default=0)),
         unused=[f"{a.corpus}:{u}" for a in order for u in a.unused],
         timings=timings,
+        verdict=merged_verdict(kept),
+        plan=[p.model_copy(update={"id": f"{a.corpus}:{p.id}", "path": tuple(f"{a.corpus}:{x}" for x in p.path)})
+              for a in kept for p in a.plan],
         edition=past[0] if len(past) == 1 else None,
         note="; ".join(f"{a.corpus} {a.note}" for a in answers if a.note) or None,  # past editions, per corpus
     )
+
+
+def merged_verdict(kept: Sequence[Answer]) -> Verdict | None:
+    """The corpora's verdict when those that give one agree (its provision corpus-qualified), else none."""
+    given = [(a.corpus, a.verdict) for a in kept if a.verdict is not None]
+    if not given or len({v.value for _, v in given}) > 1:
+        return None
+    corpus, v = given[0]
+    return v.model_copy(update={"provision_id": f"{corpus}:{v.provision_id}"})

@@ -148,7 +148,7 @@ class AskPipeline:
         if self.config.ranker != "hybrid":
             model = load_ranker(self.resources.settings, corpus, FEATURES)
             if model is not None:
-                if warning := glossary_mismatch(model.card, self.config.glossary):
+                if warning := glossary_mismatch(model.card, self.config.glossary_for(corpus)):
                     log.warning(warning)
                 return LtrRetriever(parts.channels, parts.nav, model, self.config)
             if self.config.ranker == "ltr":
@@ -173,7 +173,7 @@ class AskPipeline:
         index = EngIndex.load(res.sql, corpus, index_folder(res.settings.home, corpus))
         decomposer = ExtractorDecomposer(make_entity_extractor(res, corpus, "auto"), normalize_name)
         provisions = res.sql.provisions(corpus)
-        bm25 = Bm25Ranker(res.settings, glossary=load_glossary(self.config.glossary))
+        bm25 = Bm25Ranker(res.settings, glossary=load_glossary(self.config.glossary_for(corpus)))
         bm25.warm_up(corpus, provisions)
         dense = self.dense_ranker(corpus, provisions)
         encoder = ranker_encoder(res.settings, corpus)
@@ -219,7 +219,16 @@ class AskPipeline:
 
     def _load_judge(self, corpus: str) -> AnswerabilityJudge | None:
         parts = self.parts(corpus)
-        return load_judge(self.resources.settings, corpus, parts.channels, parts.nav, self.lookup(corpus))
+        return load_judge(self.resources.settings, corpus, parts.channels, parts.nav, self.lookup(corpus),
+                          ranker=self.ranker_in_use(corpus), glossary=self.config.glossary_for(corpus))
+
+    def ranker_in_use(self, corpus: str) -> str:
+        """sha256 of the stored ranker when it is the corpus's retriever ("" for the hybrid): the models
+        trained behind a ranker (the answerability model, the reader) are set aside when it differs."""
+        from bifrost.retrieval.ltr.model import ranker_sha256
+        from bifrost.retrieval.ltr.retriever import LtrRetriever
+
+        return ranker_sha256(self.resources.settings, corpus) if isinstance(self.retriever(corpus), LtrRetriever) else ""
 
     def reader(self, corpus: str):
         """The trained reader of a corpus when it fits the ranker in use (`bifrost.retrieval.reader.model`), else
@@ -227,15 +236,12 @@ class AskPipeline:
         return self._once(self._readers, corpus, corpus, lambda: self._load_reader(corpus))
 
     def _load_reader(self, corpus: str):
-        from bifrost.retrieval.ltr.model import model_paths
-        from bifrost.retrieval.ltr.retriever import LtrRetriever
-        from bifrost.retrieval.reader.model import file_hash, load_reader, reader_folder
+        from bifrost.retrieval.reader.model import load_reader, reader_folder
 
         if self.config.reader == "off":
             return None
         settings = self.resources.settings
-        ranker = file_hash(model_paths(settings, corpus)[0]) if isinstance(self.retriever(corpus), LtrRetriever) else ""
-        return load_reader(reader_folder(settings.home, corpus), corpus, settings.embedding_model, ranker)
+        return load_reader(reader_folder(settings.home, corpus), corpus, settings.embedding_model, self.ranker_in_use(corpus))
 
     def lookup(self, corpus: str) -> Callable[[str], Provision | None]:
         graph = self.resources.graph

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from bifrost.app.provision_view import ProvisionView, provision_at, provision_view
 from bifrost.core.corpora import corpus_spec, structure_file
-from bifrost.core.errors import NotFoundError
+from bifrost.core.errors import BifrostError, NotFoundError
 from bifrost.core.graph.base import GraphStore
 from bifrost.core.graph.subgraph import navigator_subgraph
 from bifrost.core.resources import Resources, make_graph_store
@@ -437,22 +437,36 @@ class Bifrost:
     def lookup(self, corpus: str) -> Callable[[str], Provision | None]:
         return self.pipeline.lookup(corpus)
 
-    def search(self, query: str, corpus: str = "osha-1926", k: int = 10) -> list[RetrievedItem]:
-        """The ``k`` best provisions for a query, each with how it was reached (no answer step)."""
-        retriever = self.retriever(corpus)
+    def default_corpus(self, corpus: str | None) -> str:
+        """``corpus``, or the home's only corpus when none is named (a one-line error when there are none or several)."""
+        if corpus:
+            return corpus
+        known = self.corpora()
+        if len(known) == 1:
+            return known[0]
+        if not known:
+            raise BifrostError("no corpus ingested yet; run `bifrost ingest --corpus NAME`")
+        raise BifrostError(f"this home holds several corpora ({', '.join(known)}): name one, several as 'a,b', or 'all'")
+
+    def search(self, query: str, corpus: str | None = None, k: int = 10) -> list[RetrievedItem]:
+        """The ``k`` best provisions for a query, each with how it was reached (no answer step); ``corpus``:
+        default the home's only corpus."""
+        retriever = self.retriever(self.default_corpus(corpus))
         config = retriever.config.model_copy(update={"top_n": max(k, retriever.config.top_n)})
         return retriever.retrieve(query, config).items[:k]
 
     def ask(
-        self, question: str, corpus: str = "osha-1926", config: RetrievalConfig | None = None, as_of: str | None = None,
+        self, question: str, corpus: str | None = None, config: RetrievalConfig | None = None, as_of: str | None = None,
     ) -> Answer:
         """Answer a question with cited provisions, or refuse when nothing supports an answer.
 
         ``corpus`` may name several corpora (``osha-1926,adgm``) or ``all``: each answers, and the
         answers are merged with the corpus on every citation (`bifrost.retrieval.multi_corpus`).
         ``as_of`` (an ISO date or an edition number) answers from the edition valid then; a past
-        edition is ranked without the entity network (the answer's ``note`` says so).
+        edition is ranked without the entity network (the answer's ``note`` says so). No ``corpus``: the
+        home's only corpus.
         """
+        corpus = self.default_corpus(corpus)
         if not is_several(corpus):
             return self.pipeline.ask(question, corpus, config, self._as_of(corpus, as_of))
         corpora = parse_corpora(corpus, self.corpora())

@@ -9,7 +9,6 @@ from __future__ import annotations
 import functools
 import logging
 import os
-import re
 import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -17,7 +16,7 @@ from pathlib import Path
 
 from bifrost.core.types import content_hash
 from bifrost.eval.ltr.dataset import Group, Progress, collect
-from bifrost.eval.splits import fold_of
+from bifrost.eval.splits import fold_of, question_key
 from bifrost.eval.questions import Question
 from bifrost.retrieval.baselines.bm25 import Bm25Ranker
 from bifrost.retrieval.baselines.documents import build_documents, index_folder
@@ -30,11 +29,6 @@ log = logging.getLogger(__name__)
 Say = Callable[[str], None]
 HARD_NEGATIVE_DEPTH = 20  # BM25 hits searched for a question's hard negative
 CACHE_KEEP = 12  # cached encoders kept per corpus: two 5-fold runs and their stored encoders (~90 MB each)
-
-
-def question_key(text: str) -> str:
-    """A question's text compared across files (case and spacing ignored)."""
-    return re.sub(r"\s+", " ", text).strip().lower()
 
 
 def cached_encoder(base_model: str, pairs: Sequence[Pair], cache: Path, say: Say) -> Path:

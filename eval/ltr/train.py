@@ -17,12 +17,12 @@ from typing import Any
 from bifrost.core.extras import require_extra
 from bifrost.core.resources import Resources
 from bifrost.core.settings import Settings
-from bifrost.eval.ltr.adapted import CACHE_KEEP, collect_adapted, encoder_cache, prune_encoders, question_key, store_encoder
+from bifrost.eval.ltr.adapted import CACHE_KEEP, collect_adapted, encoder_cache, prune_encoders, store_encoder
 from bifrost.eval.ltr.cv import ABLATIONS, TOP_N, choose_delta, cross_validate, fit, fit_sized, ranked, score_run
 from bifrost.eval.ltr.dataset import Group, collect, describe_pool
 from bifrost.eval.questions import Question, QuestionSet, check_gold, load_questions, merge_sets
 from bifrost.eval.runner import corpus_hierarchy, corpus_ids
-from bifrost.eval.splits import Split, leave_one_set_out
+from bifrost.eval.splits import Split, leave_one_set_out, refuse_overlap
 from bifrost.eval.stats import wilcoxon_p
 from bifrost.retrieval.baselines.dense import model_version
 from bifrost.retrieval.config import RetrievalConfig
@@ -213,11 +213,7 @@ def collect_sets(
 
 def _refuse_overlap(questions: Sequence[Question], held: Sequence[tuple[Question, str]], encoder: Sequence[Question] | bool) -> None:
     """A held-out question must never be trained on: not in the ranker's sets, nor in the encoder's."""
-    trained = {question_key(q.question) for q in questions} | {question_key(q.question) for q in (encoder or [])}
-    for q, name in held:
-        if question_key(q.question) in trained:
-            raise ValueError(f"held-out set {name}: question {q.id!r} is also a training question; a held-out set "
-                             "must not be trained on")
+    refuse_overlap([q.question for q in [*questions, *(encoder or [])]], [(name, q.id, q.question) for q, name in held])
 
 
 def store_collected(settings: Settings, corpus: str, data: Collected, report: TrainReport, seed: int) -> None:
@@ -225,7 +221,7 @@ def store_collected(settings: Settings, corpus: str, data: Collected, report: Tr
     cfg = RetrievalConfig.from_settings(settings)
     card = ModelCard(corpus=corpus, embedding_model=settings.embedding_model, features=list(FEATURES), questions=data.hashes,
                      encoder=data.encoder, encoder_version=model_version(str(settings.home / data.encoder)) if data.encoder else "",
-                     encoder_questions=data.encoder_hashes, glossary=cfg.glossary)
+                     encoder_questions=data.encoder_hashes, glossary=cfg.glossary_for(corpus))
     store_ranker(settings, data.groups, card, report, cfg.cite_max, seed)
 
 

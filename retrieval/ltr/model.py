@@ -4,6 +4,7 @@ cross-validated figures). Loading checks the card, so a model is never used wher
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import re
@@ -84,6 +85,13 @@ def model_paths(settings: Settings, corpus: str) -> tuple[Path, Path]:
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", corpus)
     folder = settings.home / "models"
     return folder / f"ranker-{safe}.lgb.txt", folder / f"ranker-{safe}.json"
+
+
+def ranker_sha256(settings: Settings, corpus: str) -> str:
+    """sha256 of the corpus's stored ranker ("" without one): what the cards of the models trained behind it
+    (the reader, the answerability model) record, so that a retrained ranker sets them aside."""
+    path = model_paths(settings, corpus)[0]
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
 
 
 class RankerModel:

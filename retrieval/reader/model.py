@@ -5,7 +5,6 @@ torch); one `InferenceSession` per reader, single-threaded unless told otherwise
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import re
@@ -30,11 +29,6 @@ INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 def reader_folder(home: Path, corpus: str) -> Path:
     """``$BIFROST_HOME/models/reader-<corpus>/``."""
     return Path(home) / "models" / f"reader-{re.sub(r'[^A-Za-z0-9._-]+', '_', corpus)}"
-
-
-def file_hash(path: Path) -> str:
-    """sha256 of a file ("" when it is absent): what the card records of the ranker it was trained behind."""
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
 
 
 @dataclass

@@ -61,23 +61,24 @@ class SupportCard:
 
 
 class SupportScorer:
-    """The cross-encoder of one folder, loaded on first use (safe to share between threads)."""
+    """The cross-encoder of one folder, loaded on first use (safe to share between threads). It runs on the
+    process's torch threads: loading it never changes them (torch's thread count is process-wide; the
+    application edge, e.g. the web workers, sets it once)."""
 
-    def __init__(self, folder: Path, threads: int | None = 1) -> None:
+    def __init__(self, folder: Path) -> None:
         self.folder = Path(folder)
-        self.threads = threads
         self.card = SupportCard.read(self.folder)
         self._model: Any = None
         self._lock = threading.Lock()
 
     @classmethod
-    def load(cls, home: Path, corpus: str, threads: int | None = 1) -> SupportScorer | None:
+    def load(cls, home: Path, corpus: str) -> SupportScorer | None:
         """The corpus's stored scorer, or None when none is trained (or its card cannot be read)."""
         folder = support_folder(home, corpus)
         if not (folder / CARD).is_file():
             return None
         try:
-            return cls(folder, threads)
+            return cls(folder)
         except (OSError, ValueError, TypeError) as e:
             log.warning("support scorer in %s not used: %s", folder, e)
             return None
@@ -85,11 +86,8 @@ class SupportScorer:
     def _loaded(self) -> Any:
         with self._lock:
             if self._model is None:
-                import torch
                 from sentence_transformers import CrossEncoder
 
-                if self.threads:
-                    torch.set_num_threads(self.threads)
                 self._model = CrossEncoder(str(self.folder), max_length=self.card.max_length, device="cpu")
             return self._model
 

@@ -118,3 +118,16 @@ def test_questions_by_file_count_a_question_in_two_files_once_and_check_the_gold
     b.write_text(json.dumps({"id": "3", "question": "y", "gold": ["1926.999"]}) + "\n")
     with pytest.raises(QuestionFileError, match="b.jsonl: line 1: question '3': gold '1926.999'"):
         load_questions_by_file(settings, [b], "tiny")
+
+
+def test_a_held_out_question_that_is_also_a_training_question_is_refused_before_anything_is_trained(settings, tmp_path):
+    import json
+
+    from bifrost.eval.answerability import train_answerability
+
+    train, held = tmp_path / "train.jsonl", tmp_path / "held.jsonl"
+    train.write_text(json.dumps({"id": "1", "question": "Who inspects the trench?", "gold": ["1926.450(a)"]}) + "\n"
+                     + json.dumps({"id": "2", "question": "off topic", "answerable": False}) + "\n")
+    held.write_text(json.dumps({"id": "h7", "question": "who inspects  the TRENCH?", "gold": ["1926.450(a)"]}) + "\n")
+    with pytest.raises(ValueError, match="held-out set held: question 'h7' is also a training question"):
+        train_answerability(settings, "tiny", [train], held_out_files=[held], store=False)

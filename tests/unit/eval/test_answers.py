@@ -66,3 +66,36 @@ def test_the_summary_has_the_validated_plan_beside_the_baselines():
     s = summarize(cases, folds=2, related=cfr_related)
     assert {"rrf", "bifrost-hybrid", "core", "plan (validated)"} <= set(s["subsets"]["all"])
     assert s["subsets"]["all"]["plan (validated)"]["f1"]["mean"] == 1.0
+
+
+def test_eval_answers_scores_what_ask_answers_through_its_one_refusal_gate(tmp_path, monkeypatch):
+    """With a judge that answers everything, the cosine rule (set to refuse everything) is never applied too."""
+    from bifrost.app.facade import Bifrost
+    from bifrost.core.settings import Settings
+    from bifrost.eval.answers import collect
+    from bifrost.eval.questions import load_jsonl
+    from bifrost.retrieval.config import RetrievalConfig
+    from bifrost.retrieval.pipeline import AskPipeline
+    from tests.conftest import FIXTURES
+    from tests.unit.mini_corpus import built_mini_home
+
+    class AnswerAll:
+        threshold, answer_threshold = 0.1, 0.2
+
+        def score(self, question, result):
+            return 0.9
+
+    home = built_mini_home(tmp_path)
+    monkeypatch.setattr(AskPipeline, "judge", lambda self, corpus: AnswerAll())
+    settings = Settings(home=home, retrieval={"refuse_below": 0.999})
+    questions = [q for q in load_jsonl(FIXTURES / "mini" / "questions-mini.jsonl") if q.answerable and q.gold][:3]
+    cases = collect(settings, "mini", [(q, "mini") for q in questions])
+    bf = Bifrost(settings)
+    try:
+        asked = [bf.ask(q.question, corpus="mini") for q in questions]
+    finally:
+        bf.close()
+    default = next(name for name, policy in POLICIES.items() if policy == RetrievalConfig.from_settings(settings).answer_plan)
+    assert all(a.outcome is Outcome.ANSWERED for a in asked)
+    assert [c.outcomes[default].cited for c in cases] == [tuple(dict.fromkeys(x for s in a.statements for x in s.citations))
+                                                           for a in asked]

@@ -37,3 +37,11 @@ def test_leave_one_set_out_tests_each_set_on_a_model_of_the_others():
 
 def test_one_set_cannot_be_left_out():
     assert leave_one_set_out(["only", "only"]) == []
+
+
+def test_a_held_out_question_in_the_training_questions_is_refused_whatever_its_case_and_spacing():
+    from bifrost.eval.splits import refuse_overlap
+
+    refuse_overlap(["Who inspects the trench?"], [("site", "s1", "Who signs the permit?")])
+    with pytest.raises(ValueError, match="held-out set site: question 's2' is also a training question"):
+        refuse_overlap(["Who inspects the trench?"], [("site", "s2", "who  inspects the TRENCH? ")])

@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 from bifrost.app.cli.app import app
 from bifrost.app.facade import Bifrost
 from bifrost.core.settings import Settings
-from bifrost.retrieval.ltr.model import model_paths
-from bifrost.retrieval.reader.model import ReaderCard, file_hash, reader_folder
+from bifrost.retrieval.ltr.model import model_paths, ranker_sha256
+from bifrost.retrieval.reader.model import ReaderCard, reader_folder
 from tests.conftest import FIXTURES, import_or_skip
 from tests.unit.mini_corpus import built_mini_home
 
@@ -52,7 +52,7 @@ def test_the_stored_reader_records_the_ranker_it_was_trained_behind_and_ask_read
     home, report = read_home
     settings = Settings(home=home, retrieval={"reader": "auto"})
     card = ReaderCard.read(reader_folder(home, "mini"))
-    assert card.ranker_sha256 == file_hash(model_paths(settings, "mini")[0]) and card.cuts == report["cuts"]
+    assert card.ranker_sha256 == ranker_sha256(settings, "mini") and card.cuts == report["cuts"]
     bf = Bifrost(settings)
     try:
         assert bf.pipeline.reader("mini") is not None

@@ -20,6 +20,9 @@ TEXT = {
           "or personal fall arrest systems.",
     "k": "The fall protection plan shall be prepared by a qualified person.",
     "ban": "Wood platforms shall not be covered with opaque finishes.",
+    "duty": "Each employee on a walking surface with an unprotected edge shall be protected by guardrail systems "
+            "unless the employer demonstrates that another means protects them.",
+    "access": "Guardrail systems need not be provided at the point of access to an unprotected edge of a walking surface.",
 }
 P = {pid: Provision(corpus="c", id=pid, kind=ProvisionKind.PARAGRAPH, text=t) for pid, t in TEXT.items()}
 
@@ -50,10 +53,38 @@ def test_a_rule_that_grants_a_claim_for_one_case_only_answers_no_to_every_case()
     assert got is not None and got.value == "no" and got.provision_id == "r10" and got.words == TEXT["r10"]
 
 
+def test_no_no_over_every_case_when_another_sentence_of_the_plan_grants_the_whole_claim():
+    whole = Provision(corpus="c", id="all", kind=ProvisionKind.PARAGRAPH,
+                      text="A warning line system and personal fall arrest system may be used for leading edge work.")
+    lookup = {**P, "all": whole}.get
+    got = decide(LEADING, planned(("r10", Role.RULE), ("r2", Role.RULE), ("all", Role.RULE)), lookup, ASKS, tokenize)
+    assert got is not None and (got.value, got.provision_id) == ("yes", "all")
+
+
 def test_a_prohibition_about_the_question_answers_no():
     q = "ok to cover our wood platforms with opaque orange paint?"
     got = decide(q, planned(("ban", Role.RULE)), P.get, [frozenset(tokenize("wood platforms opaque paint"))], tokenize)
     assert got is not None and got.value == "no"
+
+
+GUARDRAIL_ASKS = [frozenset(tokenize("guardrail")), frozenset(tokenize("unprotected edge"))]
+
+
+def test_an_exception_never_overrules_a_rule_that_makes_the_answer_depend():
+    q = "do we need guardrails at the unprotected edge here?"
+    plan = planned(("duty", Role.RULE), ("access", Role.EXCEPTION))
+    assert decide(q, plan, P.get, GUARDRAIL_ASKS, tokenize) is None
+    got = decide(q, planned(("access", Role.EXCEPTION)), P.get, GUARDRAIL_ASKS, tokenize)
+    assert got is not None and got.value == "no"  # the exception alone, unconditional, does answer
+
+
+def test_a_short_question_can_get_a_verdict_and_none_comes_without_a_relevance_check():
+    q = "ok to use opaque finishes?"
+    short = [frozenset(tokenize("opaque finishes"))]  # two specific terms: a sentence must hold both
+    got = decide(q, planned(("ban", Role.RULE)), P.get, short, tokenize)
+    assert got is not None and got.value == "no"
+    assert decide(q, planned(("ban", Role.RULE)), P.get, short, None) is None
+    assert decide(q, planned(("ban", Role.RULE)), P.get, (), tokenize) is None
 
 
 def test_a_sentence_about_something_else_decides_nothing():

@@ -59,7 +59,7 @@ def test_the_cited_set_is_the_core_of_the_plan_as_rules():
 def test_an_ask_no_cited_provision_states_brings_in_the_best_ranked_provision_that_does():
     got = {p.id: p for p in plan(["1926.501(b)(10)"], ["1926.501(b)(10)", "1926.501(b)(2)(ii)", "1926.501(b)(2)(i)"],
                                  asks=["warning line", "leading edge"], policy=PlanPolicy(exceptions=False, procedures=False))}
-    assert got["1926.501(b)(2)(ii)"].role is Role.RULE and "states" in got["1926.501(b)(2)(ii)"].reason
+    assert got["1926.501(b)(2)(ii)"].role is Role.RULE and got["1926.501(b)(2)(ii)"].reason == "states leading edge"
     assert got["1926.501(b)(2)(i)"].role is Role.CONDITION  # the other case of the same list that states the ask
 
 
@@ -117,3 +117,47 @@ def test_the_role_of_a_cited_provision_comes_from_the_sentence_citing_it():
     assert reference_role(citing_sentence(text, "paragraph (k) of § 1926.502")) is Role.EXCEPTION
     assert reference_role("Ladders shall be used in accordance with § 1926.1053.") is Role.PROCEDURE
     assert reference_role("See § 1926.1053.") is None
+
+
+# An ADGM-shaped rulebook: rules are sections with their own text, exceptions say "Subject to Rule ...",
+# and a definition's id carries no "[Term]": its term is the provision's own.
+ADGM_TEXT = {
+    "6.1.1": "Subject to Rule 6.2.1, an Authorised Person must notify the Regulator of a breach.",
+    "6.1.2": "An Authorised Person must keep records of each notification in accordance with Rule 6.3.1 and Section 7.1.",
+    "7.1(a)": "A record names the breach.",
+    "6.2.1": "Rule 6.1.1 does not apply to a breach that is remedied within one business day.",
+    "6.3.1": "Records must be kept for six years.",
+    "GLO.1": "A Client is a Person to whom an Authorised Person provides a service.",
+    "6.4.1": "A notification to a Client must be made in accordance with Rule 6.1.1 and Rule 6.3.1.",
+}
+ADGM_KIND = {"COB": ProvisionKind.PART, "GLO.1": ProvisionKind.DEFINITION, "7.1(a)": ProvisionKind.PARAGRAPH}
+
+
+def adgm_plan(core, question="", policy=PlanPolicy(definitions=True)):
+    parent = {"6.1.1": "COB", "6.1.2": "COB", "6.2.1": "COB", "6.3.1": "COB", "6.4.1": "COB", "GLO.1": "COB", "7.1": "COB",
+              "7.1(a)": "7.1", "COB": None}
+    provisions = [Provision(corpus="adgm", id=pid, parent_id=up, kind=ADGM_KIND.get(pid, ProvisionKind.SECTION),
+                            text=ADGM_TEXT.get(pid, ""), term="Client" if pid == "GLO.1" else None) for pid, up in parent.items()]
+    refs = [Reference(corpus="adgm", source_id=s, raw=f"Rule {t}", target_id=t)
+            for s, t in (("6.1.1", "6.2.1"), ("6.1.2", "6.3.1"), ("6.1.2", "7.1"))]
+    terms = {p.id: p.term or "" for p in provisions}
+    return plan_answer(core, core, NavigatorIndex.build(provisions, refs), lambda pid: ADGM_TEXT.get(pid, ""), [], tokenize,
+                       policy, frozenset(tokenize(question)), lambda pid: terms.get(pid, ""))
+
+
+def test_subject_to_a_rule_makes_it_an_exception_and_subject_to_a_hazard_does_not():
+    assert reference_role("Subject to Rule 6.2.1, an Authorised Person must notify the Regulator.") is Role.EXCEPTION
+    assert reference_role("Each employee subject to falling shall be protected in accordance with § 1926.502.") is Role.PROCEDURE
+    got = {p.id: p.role for p in adgm_plan(["6.1.1"])}
+    assert got == {"6.1.1": Role.RULE, "6.2.1": Role.EXCEPTION}
+
+
+def test_a_procedure_joins_a_section_that_is_itself_a_rule_but_not_a_section_of_paragraphs():
+    got = {p.id: p.role for p in adgm_plan(["6.1.2"])}
+    assert got == {"6.1.2": Role.RULE, "6.3.1": Role.PROCEDURE}  # Section 7.1 has no text of its own: not stated whole
+
+
+def test_a_definition_is_found_by_its_own_term_in_any_rulebook():
+    got = {p.id: p.role for p in adgm_plan(["6.4.1"], question="Do we have to tell the client?")}
+    assert got.get("GLO.1") is Role.DEFINITION
+    assert "GLO.1" not in {p.id for p in adgm_plan(["6.4.1"], question="Do we have to tell them?")}

@@ -76,6 +76,9 @@ def test_a_property_question_names_the_property():
     ("Comply with paragraph (b)(1) of § 1926.502.", frozenset(), False),  # citations are not numbers
     ("Helmets shall meet ANSI Z89.1-2009.", frozenset(), False),  # nor are standard names
     ("Effective January 1, 1998, belts are not acceptable.", frozenset(), False),  # nor years
+    ("The fine is AED 10,000 per breach.", frozenset({"money"}), True),  # money in any currency
+    ("The firm shall pay 5,000 dirhams.", frozenset({"money"}), True),
+    ("Subject to Rule 6.1.1 and Chapter 3, the firm must notify the Regulator.", frozenset(), False),  # ADGM citations
 ])
 def test_quantity_facts_need_a_number_with_a_compatible_unit(text, families, expected):
     assert has_quantity(text, families) is expected

@@ -92,3 +92,23 @@ def test_the_judge_scores_with_the_card_and_declines_results_from_another_retrie
     with caplog.at_level(logging.WARNING):
         assert judge.score("q", SimpleNamespace(mode="boost", items=[1], relevance=0.9)) is None
     assert "cosine rule" in caplog.text
+
+
+def test_a_card_trained_behind_another_ranker_or_glossary_is_set_aside_with_one_warning(tmp_path, caplog):
+    from bifrost.retrieval.answerability_model import SUPPORT_FEATURES, load_judge
+
+    settings = Settings(home=tmp_path)
+    names = [f for f in FEATURES if f not in SUPPORT_FEATURES]
+    n = len(names)
+    save_card(settings, card(retriever="ltr", ranker_sha256="a" * 64, glossary="", features=names, mean=[0.0] * n,
+                             scale=[1.0] * n, coef=[1.0] * n))
+    with caplog.at_level(logging.WARNING):
+        assert load_judge(settings, "mini", None, None, lambda pid: None, ranker="b" * 64) is None
+    assert [r.getMessage() for r in caplog.records if "answerability" in r.getMessage()] == [
+        "the answerability model of mini is not used: the ranker was retrained since (its thresholds were chosen on "
+        "the old ranker's score scale); refusing by the cosine rule until `bifrost train answerability --corpus mini`"]
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        assert load_judge(settings, "mini", None, None, lambda pid: None, ranker="a" * 64, glossary="site-words") is None
+    assert "glossary 'none', not 'site-words'" in caplog.text
+    assert load_judge(settings, "mini", None, None, lambda pid: None, ranker="a" * 64) is not None

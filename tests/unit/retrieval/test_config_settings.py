@@ -22,12 +22,16 @@ def test_environment_overrides_fields_with_nested_names(monkeypatch, tmp_path):
     assert cfg.top_n == 30 and cfg.use_dng is False
 
 
-def test_the_fact_search_depth_is_set_by_its_own_name_and_the_old_name_is_refused(monkeypatch, tmp_path):
+def test_a_removed_setting_is_a_one_line_error_naming_it_and_an_unknown_field_is_refused(monkeypatch, tmp_path):
+    from bifrost.core.errors import ConfigError
+
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("BIFROST_RETRIEVAL__FACT_SEARCH_DEPTH", "0")
-    assert RetrievalConfig.from_settings(Settings()).fact_search_depth == 0
+    with pytest.raises(ConfigError, match="'fact_search_depth' was removed: .*unset BIFROST_RETRIEVAL__FACT_SEARCH_DEPTH") as e:
+        RetrievalConfig.from_settings(Settings())
+    assert "\n" not in str(e.value)
     with pytest.raises(ValueError):
-        RetrievalConfig(answer_reach=6)  # renamed: an unknown field is an error, not silently ignored
+        RetrievalConfig(answer_reach=6)  # an unknown field is an error, not silently ignored
 
 
 def test_a_toml_file_sets_fields_and_the_environment_wins_over_it(monkeypatch, tmp_path):
@@ -54,3 +58,10 @@ def test_an_unknown_field_is_refused(monkeypatch, tmp_path):
     monkeypatch.setenv("BIFROST_RETRIEVAL__DEPHT", "1")
     with pytest.raises(ConfigError, match="depht"):
         RetrievalConfig.from_settings(Settings())
+
+
+def test_a_glossary_applies_to_every_corpus_or_only_to_the_corpora_it_names():
+    assert RetrievalConfig(glossary="construction").glossary_for("adgm") == "construction"
+    per = RetrievalConfig(glossary="osha-1926=construction, adgm = /site/finance.txt")
+    assert per.glossary_for("osha-1926") == "construction" and per.glossary_for("adgm") == "/site/finance.txt"
+    assert per.glossary_for("other") == "" and RetrievalConfig().glossary_for("osha-1926") == ""

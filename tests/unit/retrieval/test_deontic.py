@@ -52,6 +52,21 @@ def test_need_not_answers_no_to_a_duty_question():
     assert verdict(read_question("do we need a guardrail at the ladder opening?"), rule) is Verdict.NO
 
 
+@pytest.mark.parametrize("sentence", [
+    "Guardrail systems need not be provided when the employer can demonstrate that their use is infeasible.",
+    "Protector gloves need not be worn with Class 0 gloves, under limited-use conditions, where small equipment is handled.",
+    "Ground-fault circuit interrupters are not required unless the generator supplies more than one receptacle.",
+])
+def test_a_conditional_need_not_makes_a_duty_depend_never_a_flat_no(sentence):
+    assert verdict(read_question("do we need it here?"), read_rule(sentence)) is Verdict.DEPENDS
+
+
+def test_a_power_of_the_regulator_is_no_permission_to_the_firm():
+    q = read_question("Can we extend the reporting period?")
+    assert verdict(q, read_rule("The Regulator may extend the period for the submission of a report.")) is None
+    assert verdict(q, read_rule("An Authorised Person may extend the period by one month.")) is Verdict.YES
+
+
 def test_an_exception_makes_a_duty_depend():
     rule = read_rule("Each employee shall be protected by guardrail systems unless the work is of short duration.")
     assert verdict(read_question("do we need guardrails for this?"), rule) is Verdict.DEPENDS

@@ -35,6 +35,14 @@ def test_each_entry_adds_its_rule_words_once():
     assert g.expansion("the lip, the rim, the edge of cut") == "edge"
 
 
+def test_where_site_phrases_overlap_the_longest_wins():
+    g = parse_glossary("cherry picker, man lift = aerial lift\npicker = crane\n", "test")
+    assert g.expansion("is the cherry picker ok near the line?") == "aerial lift"
+    assert g.expansion("the picker and a man lift") == "aerial lift crane"
+    assert [e.rule_words for e in load_glossary("construction").matches("tie off in the cherry picker")] == [
+        e.rule_words for e in load_glossary("construction").entries if e.rule_words in ("aerial lift",) or "tie off" in e.site]
+
+
 def test_a_malformed_line_names_the_glossary_and_the_line():
     with pytest.raises(ConfigError, match=r"glossary my\.txt: line 2: expected 'site words = rule words', got 'spoil dirt'"):
         parse_glossary("lip = edge\nspoil dirt\n", "my.txt")

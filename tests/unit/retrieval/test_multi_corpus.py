@@ -6,15 +6,19 @@ import numpy as np
 import pytest
 
 from bifrost.core.errors import BifrostError, NotFoundError
-from bifrost.core.types import Answer, AnswerMode, Citation, RetrievedItem, Statement
+from bifrost.core.types import Answer, AnswerMode, Citation, Outcome, PlannedProvision, RetrievedItem, Statement, Verdict
 from bifrost.retrieval.multi_corpus import is_several, merge_answers, parse_corpora
 
 KNOWN = ["adgm", "osha-1926"]
 
 
-def answer(corpus: str, cited: str, text: str, refused: bool = False) -> Answer:
+def answer(corpus: str, cited: str, text: str, refused: bool = False, outcome: Outcome = Outcome.ANSWERED,
+           verdict: str | None = None) -> Answer:
     return Answer(
         question="q", corpus=corpus, mode=AnswerMode.EXTRACTIVE, refused=refused,
+        outcome=Outcome.REFUSED if refused else outcome,
+        verdict=Verdict(value=verdict, provision_id=cited, words=text) if verdict else None,
+        plan=[] if refused else [PlannedProvision(id=cited, role="rule", path=(cited,))],
         text="refused" if refused else text,
         statements=[] if refused else [Statement(text=text, citations=(cited,))],
         citations=[] if refused else [Citation(corpus=corpus, id=cited, text=text)],
@@ -77,3 +81,19 @@ def test_a_past_edition_answered_from_is_kept_and_several_are_named_in_the_note(
     both = merge_answers("q", [past(osha, 1), past(adgm, 2)], embed)
     assert both.edition is None
     assert "osha-1926 as of edition 1 (2024-01-01)" in both.note and "adgm as of edition 2 (2024-01-01)" in both.note
+
+
+def test_an_answer_comes_before_another_corpus_not_stating_it_and_keeps_its_outcome_verdict_and_plan():
+    merged = merge_answers("q", [answer("osha-1926", "1926.1", "close but not stated", outcome=Outcome.NOT_STATED),
+                                 answer("adgm", "A.1", "far", verdict="yes")], embed)
+    assert merged.outcome is Outcome.ANSWERED and [s.corpus for s in merged.statements] == ["adgm"]
+    assert merged.verdict is not None and (merged.verdict.value, merged.verdict.provision_id) == ("yes", "adgm:A.1")
+    assert [(p.id, p.path) for p in merged.plan] == [("adgm:A.1", ("adgm:A.1",))]
+
+
+def test_not_stated_everywhere_is_not_stated_and_disagreeing_verdicts_give_none():
+    both = merge_answers("q", [answer("osha-1926", "1926.1", "x", outcome=Outcome.NOT_STATED),
+                               answer("adgm", "A.1", "y", outcome=Outcome.NOT_STATED)], embed)
+    assert both.outcome is Outcome.NOT_STATED and not both.refused
+    split = merge_answers("q", [answer("osha-1926", "1926.1", "x", verdict="no"), answer("adgm", "A.1", "close", verdict="yes")], embed)
+    assert split.verdict is None and split.outcome is Outcome.ANSWERED

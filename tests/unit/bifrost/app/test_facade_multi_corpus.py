@@ -70,3 +70,21 @@ def test_the_web_api_takes_the_same_list_and_names_an_unknown_corpus(home):
     assert ok.status_code == 200 and ok.json()["citations"][0]["corpus"] == "p9999"
     assert bad.status_code == 404 and "unknown corpus 'nope'" in bad.json()["message"]
     assert page.status_code == 200 and "/provision/p9999/9999.502" in page.text
+
+
+def test_without_a_corpus_the_api_asks_the_only_one_and_names_them_when_there_are_several(home, tmp_path):
+    from bifrost.core.errors import BifrostError
+
+    bf = Bifrost(Settings(home=home))
+    try:
+        with pytest.raises(BifrostError, match=r"several corpora \(.*mini.*p9999.*\): name one"):
+            bf.ask(RAILS)
+    finally:
+        bf.close()
+    one = tmp_path / "one"
+    bf = Bifrost(Settings(home=one))
+    try:
+        build_corpus(bf, "mini", MINI)
+        assert bf.ask(RAILS).corpus == "mini" and bf.search(RAILS, k=2)[0].corpus == "mini"
+    finally:
+        bf.close()

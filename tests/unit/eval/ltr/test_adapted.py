@@ -7,7 +7,8 @@ import os
 import pytest
 
 from bifrost.eval.ltr import adapted
-from bifrost.eval.ltr.adapted import cached_encoder, fold_pairs, prune_encoders, question_key
+from bifrost.eval.ltr.adapted import cached_encoder, fold_pairs, prune_encoders
+from bifrost.eval.splits import question_key
 from bifrost.eval.splits import fold_of
 from bifrost.eval.questions import Question
 from bifrost.retrieval.encoder.pairs import Pair
