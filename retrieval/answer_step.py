@@ -37,6 +37,8 @@ if TYPE_CHECKING:  # the chat model's agent needs the llm extra; offline answers
     from bifrost.retrieval.reader.model import Reader
 
 REFUSAL_TEXT = "The indexed regulations do not answer this question."
+AGENT_FAILED = ("the chat model's answer was set aside: none of its statements had a quote found in the provision it "
+                "cites; this is the offline answer from the same plan")
 NOT_STATED_SHOWN = 3
 """Closest provisions quoted in a "not stated" answer."""
 SPECIFIC_SHARE = 0.05
@@ -110,6 +112,7 @@ def answer(
     verdict: Verdict | None = None
     planned: list[Planned] = []
     read = None
+    note = None
     if outcome is Outcome.ANSWERED and reader is not None:
         read = reading.read(reader, question, [it.id for it in result.items], lookup)
         if not reading.stated(read, reader.card.cut.stated):
@@ -120,15 +123,17 @@ def answer(
             planned, chosen = read_plan(question, result, cfg, lookup, planner, reader, read)
         else:
             planned = planner.plan(question, result, cfg, lookup) if planner is not None else _core(result, cfg)
+        if llm is not None:
+            said = llm(question, planned, lookup)
+            statements, verdict = said.statements, said.verdict
+            if not statements and not said.refused:  # nothing it said survived verification: the offline answer, said so
+                llm, note = None, AGENT_FAILED
         if llm is None:
             composed = compose(question, planned, lookup, embedder, asks=planner.asks(result) if planner else (),
                                tokenize=planner.tokenize if planner else None, chosen=chosen, read=read is not None)
             statements, verdict = composed.statements, composed.verdict
             if not statements:  # the plan holds only headings: quote the best retrieved text
                 statements = extractive_statements(question, result.items[: cfg.cite_max], lookup, embedder, "fact")
-        else:
-            said = llm(question, planned, lookup)
-            statements, verdict = said.statements, said.verdict
         if not statements:
             outcome = Outcome.REFUSED
     elif outcome is Outcome.NOT_STATED:
@@ -145,6 +150,7 @@ def answer(
         unused=[it.id for it in result.items if it.id not in set(cited_ids)], timings=timings,
         verdict=None if refused else verdict,
         plan=[] if refused else [PlannedProvision(id=p.id, role=p.role.value, path=p.path, reason=p.reason) for p in planned],
+        note=note,
     )
 
 

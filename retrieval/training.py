@@ -7,7 +7,7 @@ from typing import Any
 
 
 def optimizer_and_schedule(parameters: Any, steps: int, lr: float, weight_decay: float = 0.01) -> tuple[Any, Any]:
-    """AdamW over ``parameters`` and its warm-up-then-decay schedule for ``steps`` steps."""
+    """AdamW over ``parameters`` (tensors, or groups each with its own lr) and its warm-up-then-decay schedule for ``steps`` steps."""
     import torch
 
     parameters = list(parameters)

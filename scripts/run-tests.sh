@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs the whole test suite. Starts the dev Neo4j when Java and Maven are present and the dev
-# PostgreSQL when its server binaries are (and requires each when CI=true); otherwise their
-# tests skip with a visible reason.
+# Runs the whole test suite. Starts the dev Neo4j when Java and Maven are present, the dev
+# PostgreSQL when its server binaries are, and the local chat model server (llama.cpp, built once per
+# machine) when cmake and a compiler are; each is required when CI=true; otherwise their tests skip
+# with a visible reason.
 set -uo pipefail
 PY=${1:-.venv/bin/python}
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
@@ -44,8 +45,25 @@ if [[ -z "${BIFROST_TEST_PG_URL:-}" ]]; then
     echo "run-tests: no PostgreSQL here: its tests will be skipped (make postgres, or set BIFROST_TEST_PG_URL)" >&2
   fi
 fi
+started_llm=0
+if [[ -z "${BIFROST_TEST_LLM_URL:-}" ]]; then
+  if command -v cmake >/dev/null && command -v g++ >/dev/null; then
+    if BIFROST_TEST_LLM_URL="$(PYTHON=python3 bash docker/llm-launcher/start.sh | tail -1)"; then
+      export BIFROST_TEST_LLM_URL
+      started_llm=1
+    elif [[ "${CI:-}" == "true" ]]; then
+      echo "run-tests: the local chat model server could not start and CI=true: failing" >&2
+      [[ $started_neo4j == 1 ]] && bash docker/neo4j-launcher/stop.sh
+      [[ $started_pg == 1 ]] && bash docker/postgres-launcher/stop.sh
+      exit 1
+    fi
+  else
+    echo "run-tests: no cmake/g++ here: the local chat model tests will be skipped (make llm, or set BIFROST_TEST_LLM_URL)" >&2
+  fi
+fi
 "$PY" -m pytest "${@:2}"
 rc=$?
+if [[ $started_llm == 1 ]]; then bash docker/llm-launcher/stop.sh || true; fi
 if [[ $started_neo4j == 1 ]]; then bash docker/neo4j-launcher/stop.sh || true; fi
 if [[ $started_pg == 1 ]]; then bash docker/postgres-launcher/stop.sh || true; fi
 if [[ -n "$pg_tmp" ]]; then rm -rf "$pg_tmp"; fi

@@ -8,6 +8,7 @@ that langchain-openai and the openai SDK read themselves.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -49,6 +50,14 @@ def connection_errors() -> tuple[type[BaseException], ...]:
     import openai
 
     return (openai.APIConnectionError, httpx.TransportError, ConnectionError, TimeoutError)
+
+
+def cut_off_errors() -> tuple[type[BaseException], ...]:
+    """A reply cut at the token limit, raised (not returned) when a response format is asked for: an invalid
+    reply to repair, like any other."""
+    import openai
+
+    return (openai.LengthFinishReasonError,)
 
 
 def fatal_model_errors() -> tuple[type[BaseException], ...]:
@@ -93,6 +102,10 @@ def make_chat_model(
     base_url = settings.llm_base_url
     if base_url:
         kwargs["base_url"] = base_url
+    if compatible_server(base_url or os.environ.get("OPENAI_BASE_URL")):
+        # langchain-openai sends the limit as `max_completion_tokens` only, which llama.cpp's server (and
+        # other compatible servers) ignore: their generations then run to the end of the context
+        kwargs["extra_body"] = {"max_tokens": settings.llm_max_tokens}
     if requests_per_second:
         kwargs["rate_limiter"] = make_rate_limiter(requests_per_second)
     if cache is not None:
@@ -108,6 +121,11 @@ def make_chat_model(
             f"cannot create chat model {settings.llm_model!r}: {str(e).rstrip('.')}. Set OPENAI_API_KEY (any value for a local "
             "server) and OPENAI_BASE_URL for an OpenAI-compatible server such as vLLM, Ollama or llama.cpp"
         ) from e
+
+
+def compatible_server(base_url: str | None) -> bool:
+    """Whether a base URL names an OpenAI-compatible server rather than OpenAI itself."""
+    return bool(base_url) and "api.openai.com" not in str(base_url)
 
 
 def make_rate_limiter(requests_per_second: float, max_bucket_size: int = 1) -> Any:

@@ -101,6 +101,12 @@ class Settings(BaseSettings):
     llm_max_tokens: int = Field(default=1500, description="Chat model max tokens")
     llm_concurrency: int = Field(default=4, description="Concurrent chat model calls")
 
+    llm_response_format: Literal["prompt", "json_object", "json_schema"] = Field(
+        default="prompt",
+        description="How the agents get JSON: prompt = ask for it and parse the reply (any server); json_object = "
+        "llama.cpp's schema-constrained JSON mode ({'type': 'json_object', 'schema': ...}: a grammar, so even a small local "
+        "model replies in the schema); json_schema = OpenAI's and vLLM's structured outputs",
+    )
     llm_base_url: str | None = Field(default=None, description="OpenAI-compatible base URL (vLLM, Ollama, llama.cpp); default OPENAI_BASE_URL")
     llm_timeout: float = Field(default=120, description="Seconds before a chat call times out")
     llm_max_retries: int = Field(default=2, description="Retries of a failed chat call")

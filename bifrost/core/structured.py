@@ -18,7 +18,7 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bifrost.core.errors import BifrostError
-from bifrost.core.llm import forget_invalid_reply
+from bifrost.core.llm import cut_off_errors, forget_invalid_reply
 from bifrost.core.prompts import PromptTemplatePair
 
 logger = logging.getLogger(__name__)
@@ -124,6 +124,17 @@ class Structured(NamedTuple, Generic[M]):
     repairs: int
 
 
+def response_format(schema: type[BaseModel], mode: str) -> dict[str, Any] | None:
+    """The ``response_format`` a server is asked for (`Settings.llm_response_format`), None for "prompt"."""
+    if mode == "prompt":
+        return None
+    if mode == "json_object":  # llama.cpp: the schema becomes a grammar the sampler follows
+        return {"type": "json_object", "schema": schema.model_json_schema()}
+    if mode == "json_schema":  # OpenAI, vLLM
+        return {"type": "json_schema", "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema()}}
+    raise ValueError(f"response format {mode!r}: use prompt, json_object or json_schema")
+
+
 def invoke_structured(
     model: Runnable[Any, BaseMessage],
     prompt: PromptTemplatePair,
@@ -134,21 +145,31 @@ def invoke_structured(
     check: Callable[[M], None] | None = None,
     config: RunnableConfig | None = None,
     cache: BaseCache | None = None,
+    mode: str = "prompt",
 ) -> Structured[M]:
     """Render ``prompt``, call ``model`` and validate the reply; on invalid output feed the error back.
 
     ``check`` may raise `InvalidOutputError` for semantic problems (also fed back). ``cache``: where
     the model keeps its replies (`bifrost.core.llm.cache_of`); an invalid reply is rejected there, so
     that a rerun asks the model again. Model errors (timeouts, ...) propagate unchanged; retrying
-    them is the caller's ``with_retry`` job.
+    them is the caller's ``with_retry`` job. ``mode``: how the server is asked for JSON (`response_format`);
+    the reply is parsed and validated the same way whatever the mode.
     """
     if max_repairs < 0:
         raise ValueError(f"max_repairs must be >= 0, got {max_repairs}")
+    if (fmt := response_format(schema, mode)) is not None:
+        model = model.bind(response_format=fmt)
     rendered = prompt.render(**variables)
     messages: list[BaseMessage] = [SystemMessage(rendered.system), HumanMessage(rendered.user)]
     last: InvalidOutputError | None = None
     for attempt in range(max_repairs + 1):
-        reply = model.invoke(messages, config=config)
+        try:
+            reply = model.invoke(messages, config=config)
+        except cut_off_errors() as e:
+            used = getattr(getattr(e.completion, "usage", None), "completion_tokens", "?")
+            last = InvalidOutputError(f"the reply was cut at the token limit ({used} tokens); reply with a shorter JSON object")
+            messages = [*messages, HumanMessage(prompt.render_repair(error=last.reason))]
+            continue
         text = message_text(reply)
         try:
             value = parse_json_output(text, schema)

@@ -76,13 +76,17 @@ def _extract_batch(extractor: EntityExtractor, batch: list[Provision], failed: l
 
 
 def check_failures(report: EntityBuildReport, attempted: int, max_failure_share: float) -> None:
-    """Raise `EntityBuildAborted` when more than ``max_failure_share`` of the attempted provisions failed."""
-    if not attempted or len(report.failed) / attempted <= max_failure_share:
+    """Raise `EntityBuildAborted` when more than ``max_failure_share`` of the attempted provisions failed, or
+    some failed and nothing was extracted from the rest (whatever the share allows: a build that extracted
+    nothing never replaces a network)."""
+    failed = len(report.failed)
+    if not attempted or not failed or (failed / attempted <= max_failure_share and report.mentions > 0):
         return
+    limit = (f"at most {max_failure_share:.0%} may fail, setting BIFROST_MAX_EXTRACTION_FAILURE_SHARE"
+             if failed / attempted > max_failure_share else "nothing was extracted")
     raise EntityBuildAborted(
         report.corpus,
-        f"extraction failed for {len(report.failed)} of {attempted} provisions ({len(report.failed) / attempted:.0%}; "
-        f"at most {max_failure_share:.0%} may fail, setting BIFROST_MAX_EXTRACTION_FAILURE_SHARE); "
+        f"extraction failed for {failed} of {attempted} provisions ({failed / attempted:.0%}; {limit}); "
         f"first: {_one_line(report.failed[0], 200)}",
         report,
     )

@@ -31,6 +31,7 @@ def make_entity_extractor(resources: Resources, corpus: str, kind: str = "auto")
             journal=ExtractionJournal.at_path(resources.settings.home / "extraction_journal.db"),
             callbacks=(resources.usage_counter,),
             max_connection_failures=resources.settings.llm_max_connection_failures,
+            response_format=resources.settings.llm_response_format,
         )
     from bifrost.graph_builders.entities.checkpoint import ExtractionJournal
     from bifrost.graph_builders.entities.journaled import JournaledExtractor

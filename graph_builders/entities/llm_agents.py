@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field
 from bifrost.core.relations import is_valid_relation
 from bifrost.core.errors import BifrostError, ModelUnavailableError, PromptError
 from bifrost.core.llm import cache_of, connection_errors, fatal_model_errors, model_id, transient_errors
-from bifrost.core.structured import EntityOut, InvalidOutputError, TripleOut, invoke_structured
+from bifrost.core.structured import InvalidOutputError, TripleOut, invoke_structured
 from bifrost.core.types import ExtractedEntity, ExtractedTriple, Extraction, Frozen, Provision
 
 from bifrost.graph_builders.entities.agent_prompts import (
@@ -37,6 +37,7 @@ from bifrost.graph_builders.entities.agent_prompts import (
 )
 from bifrost.graph_builders.entities.breaker import CircuitBreaker
 from bifrost.graph_builders.entities.checkpoint import ExtractionJournal
+from bifrost.graph_builders.entities.grounding import entity_key, names_text, unique_entities
 
 logger = logging.getLogger(__name__)
 
@@ -78,6 +79,8 @@ class ExtractionReport(BaseModel):
     failed: list[FailedItem] = Field(default_factory=list)
     repairs: int = Field(default=0, description="Invalid replies that were fed back and retried")
     pruning_fallbacks: int = Field(default=0, description="Pruned text lost a section id; original text used")
+    ungrounded_entities: int = Field(default=0, description="Entities whose name is not words of the provision's text: dropped")
+    pruning_invalid: int = Field(default=0, description="Pruning gave no usable reply after every repair; original text used")
     rejected_triples: int = Field(default=0, description="Head or tail not among the validated entities")
     invalid_relations: int = Field(default=0, description="Relation not snake_case after normalization")
     dropped_section_refs: int = Field(default=0, description="Rejected by the citation grammar or not in corpus")
@@ -119,10 +122,6 @@ def grammar_ref_validator(normalize: Callable[[str], str], known_ids: Container[
     return validate
 
 
-def _entity_key(name: str) -> str:
-    return " ".join(name.split()).casefold()
-
-
 class LlmExtractor:
     """`EntityExtractor` on chat-model agents, with bounded concurrency and a resumable journal.
 
@@ -145,6 +144,7 @@ class LlmExtractor:
         retry_wait: bool = True,
         callbacks: Sequence[BaseCallbackHandler] = (),
         max_connection_failures: int = 5,
+        response_format: str = "prompt",
     ) -> None:
         if concurrency <= 0:
             raise ValueError(f"concurrency must be > 0, got {concurrency}")
@@ -160,6 +160,7 @@ class LlmExtractor:
         self.max_repairs = max_repairs
         self.max_attempts = max_attempts
         self.callbacks = list(callbacks)
+        self.response_format = response_format
         self._model = chat_model.with_retry(
             retry_if_exception_type=transient_errors(),
             stop_after_attempt=max_attempts,
@@ -260,24 +261,21 @@ class LlmExtractor:
             return self._extraction(p, [], [], []), None
         agent = "content_pruning"
         try:
-            pruned = self._call(agent, p, PruningReply, counts, provision_id=p.id, text=text).pruned_text
-            missing = [i for i in dict.fromkeys(_SECTION_ID_RE.findall(text)) if i not in pruned.replace(" ", "")]
-            if missing:
-                logger.debug("%s: pruning dropped %s; using the original text", p.uid, missing)
-                counts["pruning_fallbacks"] += 1
-                pruned = text
-
+            pruned = self._pruned(p, text, counts)
             agent = "entity_extraction"
             found = self._call(agent, p, EntityExtractionReply, counts, provision_id=p.id, pruned_text=pruned)
 
             agent = "entity_validation"
-            entities = _unique_entities(
+            entities = unique_entities(
                 self._call(
                     agent, p, EntityValidationReply, counts,
-                    provision_id=p.id, text=text, entities_json=_entities_json(_unique_entities(found.entities)),
+                    provision_id=p.id, text=text, entities_json=_entities_json(unique_entities(found.entities)),
                 ).entities
             )
 
+            grounded = [e for e in entities if names_text(e.name, text)]
+            counts["ungrounded_entities"] += len(entities) - len(grounded)
+            entities = grounded
             entities_json = _entities_json(entities)
             agent = "relation_extraction"
             raw_triples = self._call(
@@ -310,6 +308,22 @@ class LlmExtractor:
         refs = self._checked_refs(p, found.section_ids, counts)
         return self._extraction(p, entities, triples, refs), None
 
+    def _pruned(self, p: Provision, text: str, counts: Counter[str]) -> str:
+        """The pruning agent's text, or the original when it gave no usable reply or lost a section id
+        (pruning only simplifies: the agents after it can read the text as it is)."""
+        try:
+            pruned = self._call("content_pruning", p, PruningReply, counts, provision_id=p.id, text=text).pruned_text
+        except InvalidOutputError as e:
+            logger.debug("%s: pruning gave no usable reply (%s); using the original text", p.uid, e.reason)
+            counts["pruning_invalid"] += 1
+            return text
+        missing = [i for i in dict.fromkeys(_SECTION_ID_RE.findall(text)) if i not in pruned.replace(" ", "")]
+        if missing:
+            logger.debug("%s: pruning dropped %s; using the original text", p.uid, missing)
+            counts["pruning_fallbacks"] += 1
+            return text
+        return pruned
+
     def _call(self, agent: str, p: Provision, schema: type[M], counts: Counter[str], **variables: str) -> M:
         config: RunnableConfig = {
             "callbacks": self.callbacks,
@@ -319,7 +333,7 @@ class LlmExtractor:
         }
         result = invoke_structured(
             self._model, self.prompts.get(agent), variables, schema, max_repairs=self.max_repairs, config=config,
-            cache=cache_of(self.chat_model),
+            cache=cache_of(self.chat_model), mode=self.response_format,
         )
         counts["repairs"] += result.repairs
         return result.value
@@ -332,10 +346,10 @@ class LlmExtractor:
     def _checked_triples(
         self, entities: list[ExtractedEntity], triples: list[TripleOut], counts: Counter[str]
     ) -> list[ExtractedTriple]:
-        names = {_entity_key(e.name): e.name for e in entities}
+        names = {entity_key(e.name): e.name for e in entities}
         out: dict[tuple[str, str, str], ExtractedTriple] = {}
         for t in triples:
-            head, tail = names.get(_entity_key(t.head)), names.get(_entity_key(t.tail))
+            head, tail = names.get(entity_key(t.head)), names.get(entity_key(t.tail))
             if head is None or tail is None or head == tail:
                 counts["rejected_triples"] += 1
                 logger.debug("rejected triple %s: head or tail not a validated entity", t)
@@ -372,15 +386,6 @@ class LlmExtractor:
             section_refs=tuple(refs),
             extractor=self.name,
         )
-
-
-def _unique_entities(items: Iterable[EntityOut]) -> list[ExtractedEntity]:
-    out: dict[str, ExtractedEntity] = {}
-    for e in items:
-        name = " ".join(e.name.split())
-        if name:
-            out.setdefault(_entity_key(name), ExtractedEntity(name=name, label=e.label, definition=e.definition))
-    return list(out.values())
 
 
 def _entities_json(entities: Sequence[ExtractedEntity]) -> str:

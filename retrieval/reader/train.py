@@ -26,6 +26,8 @@ from bifrost.retrieval.reader.model import INPUTS, MODEL, TOKENIZER, ReaderCard
 from bifrost.retrieval.training import optimizer_and_schedule, shuffled_batches, train_step
 
 Progress = Callable[[int, int], None]
+Logits = Callable[[Sequence[tuple[str, str]]], np.ndarray]
+"""The network being trained, as a function of (question, text) pairs whose frozen outputs are cached."""
 
 
 @dataclass
@@ -99,11 +101,14 @@ def _batch(pairs: Sequence[tuple[str, str]], cache: FrozenPairs) -> tuple[Any, A
 
 
 def fit_reader(
-    examples: Sequence[ReaderExample], cache: FrozenPairs, out: Path, card: ReaderCard, epochs: int = 2,
-    batch_size: int = 16, lr: float = 5e-5, threads: int = 2, progress: Progress | None = None,
+    examples: Sequence[ReaderExample], cache: FrozenPairs, out: Path | None, card: ReaderCard, epochs: int = 2,
+    batch_size: int = 16, lr: float = 5e-5, threads: int = 2, progress: Progress | None = None, head_lr: float | None = None,
+    on_epoch: Callable[[int, float, Logits], None] | None = None,
 ) -> ReaderCard:
     """Train a reader on ``examples`` (whose frozen outputs ``cache`` holds), export it to ``out`` as int8
-    ONNX with its tokenizer, and save ``card`` completed with steps, losses and time."""
+    ONNX with its tokenizer (None: no export, a probe), and save ``card`` completed with steps, losses and
+    time. ``head_lr``: the fresh head's learning rate (default ``lr``); ``on_epoch(epoch, mean loss, logits)``
+    is called after each epoch with the network as it stands (learning curves by epoch)."""
     import torch
 
     labels = [e.label for e in examples]
@@ -116,12 +121,15 @@ def fit_reader(
     t0 = time.perf_counter()
     model = load_cross_encoder(cache.base_model, cache.max_length)
     net, frozen = model.model, cache.frozen_layers
-    trainable = [p for layer in net.bert.encoder.layer[frozen:] for p in layer.parameters()]
-    trainable += list(net.bert.pooler.parameters()) + list(net.classifier.parameters())
+    body = [p for layer in net.bert.encoder.layer[frozen:] for p in layer.parameters()] + list(net.bert.pooler.parameters())
+    head = list(net.classifier.parameters())
+    trainable = body + head
     positives = sum(labels)
     loss_fn = torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor([(len(labels) - positives) / positives]))
     batches = shuffled_batches(examples, batch_size, epochs, card.seed)
-    optimizer, scheduler = optimizer_and_schedule(trainable, len(batches), lr)
+    groups = [{"params": body, "lr": lr}, {"params": head, "lr": head_lr or lr}]
+    optimizer, scheduler = optimizer_and_schedule(groups, len(batches), lr)
+    per_epoch = max(1, len(batches) // epochs)
     net.train()
     losses: list[float] = []
     for step, batch in enumerate(batches, 1):
@@ -130,8 +138,13 @@ def fit_reader(
         losses.append(train_step(loss, optimizer, scheduler, trainable))
         if progress:
             progress(step, len(batches))
+        if on_epoch is not None and step % per_epoch == 0:
+            net.eval()
+            on_epoch(step // per_epoch, float(np.mean(losses[-per_epoch:])), lambda pairs: _logits(net, frozen, pairs, cache))
+            net.train()
     net.eval()
-    export_onnx(model, out)
+    if out is not None:
+        export_onnx(model, out)
     head, tail = losses[: max(1, len(losses) // 10)], losses[-max(1, len(losses) // 10):]
     card.max_length, card.epochs, card.steps = cache.max_length, epochs, len(batches)
     card.trainable_layers = net.config.num_hidden_layers - frozen
@@ -141,8 +154,20 @@ def fit_reader(
     card.seconds = round(time.perf_counter() - t0, 1)
     card.loss_first, card.loss_last = round(sum(head) / len(head), 4), round(sum(tail) / len(tail), 4)
     card.trained_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    card.save(out)
+    if out is not None:
+        card.save(out)
     return card
+
+
+def _logits(net: Any, frozen: int, pairs: Sequence[tuple[str, str]], cache: FrozenPairs, batch: int = 64) -> np.ndarray:
+    import torch
+
+    out: list[float] = []
+    with torch.inference_mode():
+        for i in range(0, len(pairs), batch):
+            hidden, mask = _batch(pairs[i:i + batch], cache)
+            out += _top_logits(net, frozen, hidden, mask).tolist()
+    return np.array(out)
 
 
 def export_onnx(model: Any, out: Path) -> Path:

@@ -110,7 +110,7 @@ def test_failures_under_the_threshold_are_counted_listed_and_the_rest_is_built(h
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert [f.split(":")[0] for f in report["failed"]] == [BAD_ID]
-    assert "content_pruning failed: invalid output" in report["failed"][0]
+    assert "entity_extraction failed: invalid output" in report["failed"][0]
     assert report["entities"] == 2 and report["provisions_processed"] == 21
     names, graph_entities = network(home)
     assert names == ["employee", "guardrail system"] and graph_entities >= 2

@@ -157,3 +157,11 @@ def test_a_reply_rejected_as_invalid_is_not_served_from_the_cache_again(tmp_path
     assert model.invoke([HumanMessage("q")]).content == "{\"ok\": true}" and model.calls == 2  # the new reply is cached
     again = ScriptedChatModel(respond=lambda messages: "never asked", cache=make_llm_cache(tmp_path / "cache.db"))
     assert again.invoke([HumanMessage("q")]).content == "{\"ok\": true}" and again.calls == 0  # the rejection is persisted
+
+
+def test_a_compatible_server_also_gets_max_tokens_which_it_reads_and_openai_does_not(openai_env, monkeypatch):
+    """langchain-openai sends only `max_completion_tokens`, which llama.cpp's server ignores."""
+    local = make_chat_model(Settings(llm_model="m", llm_max_tokens=77))
+    assert local.extra_body == {"max_tokens": 77}
+    monkeypatch.setenv("OPENAI_BASE_URL", "https://api.openai.com/v1")
+    assert not make_chat_model(Settings(llm_model="m", llm_max_tokens=77)).extra_body

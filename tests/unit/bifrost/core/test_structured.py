@@ -41,3 +41,15 @@ def test_parse_json_output_rejects_non_object():
 def test_parse_json_output_ignores_extra_keys_and_strips():
     out = parse_json_output('{"entities": [{"name": " scaffold ", "confidence": 0.9}], "note": "x"}', EntitiesAndTriples)
     assert out.entities[0].name == "scaffold" and out.triples == []
+
+
+def test_the_response_format_asks_each_server_kind_for_the_schema():
+    from bifrost.core.structured import EntityOut, response_format
+
+    assert response_format(EntityOut, "prompt") is None
+    llama = response_format(EntityOut, "json_object")
+    assert llama["type"] == "json_object" and llama["schema"]["required"] == ["name"]
+    openai = response_format(EntityOut, "json_schema")
+    assert openai["type"] == "json_schema" and openai["json_schema"]["name"] == "EntityOut"
+    with pytest.raises(ValueError, match="use prompt, json_object or json_schema"):
+        response_format(EntityOut, "grammar")

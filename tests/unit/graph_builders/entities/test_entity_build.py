@@ -178,6 +178,15 @@ def test_failures_at_the_threshold_still_build(scope):
     assert len(report.failed) == 2 and stored_names(scope) == ["employee", "guardrail system"]
 
 
+def test_a_build_in_which_every_provision_failed_never_replaces_the_network_whatever_the_share(scope):
+    provisions = [prov(f"p{i}") for i in range(3)]
+    build_entity_network(provisions, ScriptedExtractor(), refiner(), None, scope, C)
+    with pytest.raises(EntityBuildAborted, match=r"failed for 3 of 3 provisions \(100%; nothing was extracted\)"):
+        build_entity_network(provisions, SkippingExtractor(bad={"p0", "p1", "p2"}), refiner(), None, scope, C,
+                             max_failure_share=1.0)
+    assert stored_names(scope) == ["employee", "guardrail system"]
+
+
 def test_an_unreachable_model_aborts_the_build_and_keeps_the_network(scope):
     store = MagicMock(spec=GraphStore)
     build_entity_network([prov("p1")], ScriptedExtractor(), refiner(), None, scope, C)

@@ -454,3 +454,22 @@ def test_a_breaker_limit_of_zero_never_opens(prompts):
                              max_connection_failures=0, max_attempts=1)
     assert list(extractor.extract_many([prov(f"p{i}") for i in range(8)])) == []
     assert len(extractor.report.failed) == 8
+
+
+def test_an_entity_whose_name_is_not_words_of_the_provision_is_dropped_and_counted(prompts):
+    script = Script(prompts)
+    invented = {"entities": [*GOOD["entity_validation"]["entities"], {"name": "1926.451(b)(1)", "label": ""},
+                             {"name": "safety harness", "label": "Equipment"}]}
+    script.overrides[("entity_validation", "p1")] = lambda i, m: json.dumps(invented)
+    extractor, _ = make(prompts, script)
+    out = extractor.extract(prov("p1"))
+    assert {e.name for e in out.entities} == {"employee", "walking/working surface", "guardrail system", "lower level"}
+    assert extractor.report.ungrounded_entities == 2
+
+
+def test_pruning_without_a_usable_reply_reads_the_original_text_and_the_provision_is_extracted(prompts):
+    script = Script(prompts)
+    script.overrides[("content_pruning", "p1")] = lambda i, m: '{"type": "json", "data": {"id": 1926.502(b)(1)}}'
+    extractor, _ = make(prompts, script, max_repairs=1)
+    out = extractor.extract(prov("p1"))
+    assert out.entities and not extractor.report.failed and extractor.report.pruning_invalid == 1

@@ -66,3 +66,16 @@ def test_the_verdict_comes_from_the_readers_best_sentence_of_a_cited_rule():
     assert a.verdict is not None and a.verdict.value == "no" and a.verdict.words.startswith("Ladders may not")
     quiet = ask("Can we use a ladder as a top rail?", Reader({"Top rails": 0.95, "Ladders may not": 0.2}))
     assert quiet.verdict is None  # the best sentence states a height: it decides nothing about this question
+
+
+def test_when_nothing_the_chat_model_said_survives_verification_the_offline_answer_is_given_and_said_so():
+    from bifrost.core.types import AnswerMode
+    from bifrost.retrieval.answer_llm import AgentAnswer
+
+    def agent(question, planned, lookup):
+        return AgentAnswer(refused=False, statements=[], verdict=None, dropped=["1910.23(a)"])
+
+    a = answer_step.answer("How often are nets inspected?", "c", retrieved(), RetrievalConfig(), lookup=lookup, judge=None,
+                           embedder=Embedder(), llm=agent)
+    assert a.outcome is Outcome.ANSWERED and a.mode is AnswerMode.EXTRACTIVE and a.citations[0].id == "p1"
+    assert a.note == answer_step.AGENT_FAILED

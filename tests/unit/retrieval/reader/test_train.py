@@ -53,3 +53,14 @@ def test_one_class_or_no_pairs_is_refused(tmp_path):
         fit_reader(EXAMPLES[:1], cache, tmp_path / "r", ReaderCard(corpus="mini", base_model=BASE))
     with pytest.raises(ValueError, match="trainable layers must be 1..6"):
         encode_frozen(EXAMPLES, BASE, trainable_layers=7, max_length=32)
+
+
+def test_a_probe_sees_the_network_after_each_epoch_and_nothing_is_exported(tmp_path):
+    cache = encode_frozen(EXAMPLES, BASE, trainable_layers=1, max_length=64, threads=1)
+    seen = []
+    pairs = [("how high must the top rail be", RAIL), ("how high must the top rail be", NETS)]
+    fit_reader(EXAMPLES, cache, None, ReaderCard(corpus="mini", base_model=BASE), epochs=3, batch_size=4, lr=1e-4,
+               head_lr=1e-3, threads=1, on_epoch=lambda epoch, loss, logits: seen.append((epoch, loss, logits(pairs))))
+    assert [e for e, _, _ in seen] == [1, 2, 3] and all(np.isfinite(loss) for _, loss, _ in seen)
+    assert seen[-1][2][0] - seen[-1][2][1] > seen[0][2][0] - seen[0][2][1]  # the taught pair pulls apart by epoch
+    assert not any(tmp_path.iterdir())
