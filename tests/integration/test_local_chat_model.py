@@ -31,7 +31,7 @@ from tests.conftest import skip_or_fail
 from tests.faults.harness import KillPoint, copy_home, error_line, graph_stats, kill_at, ok, run_cli, sql_counts
 from tests.unit.mini_corpus import built_mini_home
 
-pytestmark = pytest.mark.timeout(1500)
+pytestmark = [pytest.mark.llm, pytest.mark.timeout(1500)]
 
 LEADING_EDGE = ("Can a combination of a warning line system and personal fall arrest system be used for all types of "
                 "leading-edge work?")
