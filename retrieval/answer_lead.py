@@ -12,6 +12,8 @@ fact and no sentence holds it, the answer is open: it says so before quoting wha
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -79,9 +81,14 @@ def candidates(question_vec: np.ndarray, ranked: Sequence[Provision], split, emb
     return [Candidate(rank, p, s, float(c), fact_level(s, ask)) for (rank, p, s), c in zip(rows, sims)]
 
 
+_LIST_INTRO = re.compile(r"\b(?:the following|as follows|these (?:provisions|requirements))\b[^.]*[.:]?\s*$|:\s*$", re.I)
+"""A sentence that only opens a list ("The plan must conform to the following provisions."): it states nothing."""
+
+
 def best_of(cands: Sequence[Candidate]) -> Candidate:
-    """The sentence a provision is stated by: its best fact sentence, else its closest sentence."""
-    return max(cands, key=lambda c: (c.fact, c.cosine))
+    """The sentence a provision is stated by: its best fact sentence, else its closest sentence; a sentence
+    that only opens a list comes last (it says nothing of its own)."""
+    return max(cands, key=lambda c: (not _LIST_INTRO.search(c.sentence), c.fact, c.cosine))
 
 
 def plan(cands: Sequence[Candidate], ask: Ask) -> AnswerPlan | None:

@@ -121,3 +121,12 @@ def test_the_open_note_names_what_was_asked():
     assert open_note(Ask(Asks.QUANTITY, frozenset({"length"}))) == "The cited provisions leave this open: none of them states the value asked for."
     assert open_note(Ask(Asks.PROPERTY, prop="color")).endswith("states the color asked for.")
     assert open_note(Ask(Asks.WHO)).endswith("states who.")
+
+
+def test_a_sentence_that_only_opens_a_list_is_never_the_one_a_provision_is_stated_by():
+    from bifrost.retrieval.answer_lead import Candidate, best_of
+
+    p = Provision(corpus="c", id="1926.502(k)", kind=ProvisionKind.PARAGRAPH, text="")
+    intro = Candidate(0, p, "The fall protection plan must conform to the following provisions.", 0.9, 0)
+    duty = Candidate(0, p, "The fall protection plan shall be prepared by a qualified person.", 0.6, 0)
+    assert best_of([intro, duty]) is duty and best_of([intro]) is intro
