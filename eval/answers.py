@@ -99,6 +99,17 @@ def scored(answer: Answer, lookup) -> Scored:
                   statements[0].citations if statements else (), answer.verdict.value if answer.verdict else None, spans_ok)
 
 
+class JudgedOnce:
+    """A judge whose score of one question's result is computed once, for every policy answering it."""
+
+    def __init__(self, judge: Any, question: str, result: Any) -> None:
+        self.threshold, self.answer_threshold = judge.threshold, judge.answer_threshold
+        self._score = judge.score(question, result)
+
+    def score(self, question: str, result: Any) -> float | None:
+        return self._score
+
+
 def collect(settings: Settings, corpus: str, pairs: Sequence[tuple[Question, str]], progress: Progress | None = None) -> list[Case]:
     """Retrieve and judge each answerable question once; answer it with every policy and baseline."""
     resources = Resources(settings)
@@ -114,9 +125,10 @@ def collect(settings: Settings, corpus: str, pairs: Sequence[tuple[Question, str
         for n, (q, source) in enumerate(answerable, start=1):
             result = retriever.retrieve(q.question, base)
             outcomes: dict[str, Scored] = {}
+            once = JudgedOnce(judge, q.question, result) if judge is not None else None
             for name, policy in POLICIES.items():  # through ask's own answer step: its one refusal gate (the judge or the cosine rule)
                 cfg = base.model_copy(update={"answer_plan": policy})
-                outcomes[name] = scored(pipe.answer(q.question, corpus, result, cfg, judge=judge), lookup)
+                outcomes[name] = scored(pipe.answer(q.question, corpus, result, cfg, judge=once), lookup)
             bm25, dense = parts.channels.bm25.score_all(q.question), parts.channels.dense.score_all(q.question)
             lists = [[ids[i] for i in np.argsort(-s, kind="stable")[:100]] for s in (bm25, dense)]
             top = tuple(pid for pid, _ in rrf_fuse(lists)[:RRF_CITED])
