@@ -6,6 +6,8 @@ retrieved ids in order, the cited ids and the refusal of each. A tree that has
 `bifrost.core.model_process` asks with the model processes of a cold `bifrost ask` (the embedding
 model and the spaCy parser in forked children), so their results are compared with the in-process
 ones of a tree without them. Prints how many questions differ (0 expected) and exits 1 if any.
+With ``--record FILE`` the answers of one tree are written to FILE; ``--against FILE`` compares a tree with
+answers recorded before (a change that moves modules: record, move, compare).
 
     HF_HUB_OFFLINE=1 python benchmarks/ask_identity.py --home .bifrost-demo --code /path/to/main --code . \\
         --questions ../shared/eval/osha-loi-dev.jsonl
@@ -41,7 +43,8 @@ if process is not None:
 out = []
 for q in questions:
     a = bf.ask(q, corpus)
-    out.append({"retrieved": [it.id for it in a.retrieved], "citations": [c.id for c in a.citations], "refused": a.refused})
+    out.append({"retrieved": [it.id for it in a.retrieved], "citations": [c.id for c in a.citations], "refused": a.refused,
+                "outcome": str(a.outcome), "verdict": None if a.verdict is None else str(a.verdict)})
 print(json.dumps({"model_process": process is not None, "torch_in_parent": "torch" in sys.modules, "answers": out}))
 """
 
@@ -61,6 +64,8 @@ def main() -> None:
     ap.add_argument("--code", type=Path, action="append", required=True, help="a code tree (give two)")
     ap.add_argument("--questions", type=Path, required=True, help="JSONL with a 'question' field")
     ap.add_argument("--corpus", default="osha-1926")
+    ap.add_argument("--record", type=Path, help="write the (one) tree's answers here")
+    ap.add_argument("--against", type=Path, help="compare the (one) tree with answers recorded before")
     args = ap.parse_args()
     questions = [json.loads(line)["question"] for line in args.questions.read_text().splitlines() if line.strip()]
     results = {}
@@ -69,9 +74,15 @@ def main() -> None:
         qfile.write_text(json.dumps(questions))
         for i, code in enumerate(args.code):
             home = Path(tmp) / f"home{i}"
-            shutil.copytree(args.home, home)
+            shutil.copytree(args.home, home, ignore=shutil.ignore_patterns("*-wal", "*-shm", "*.lock"))
             results[str(code)] = answers(code, home, args.corpus, qfile)
             shutil.rmtree(home)
+    if args.record:
+        args.record.write_text(json.dumps(results[str(args.code[0])]))
+        print(f"{len(questions)} answers recorded in {args.record}")
+        return
+    if args.against:
+        results = {str(args.against): json.loads(args.against.read_text()), **results}
     trees = list(results)
     first = results[trees[0]]["answers"]
     differ = {t: [questions[i] for i, (a, b) in enumerate(zip(first, results[t]["answers"])) if a != b] for t in trees[1:]}

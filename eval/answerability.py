@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy.optimize import minimize
 
+from bifrost.core.extras import require_extra
 from bifrost.core.resources import Resources
 from bifrost.core.settings import Settings
 from bifrost.eval import refusal_validation as rv
@@ -31,8 +31,9 @@ from bifrost.eval.ltr.train import read_sets
 from bifrost.eval.splits import fold_of, refuse_overlap
 from bifrost.eval.questions import Question, merge_sets
 from bifrost.eval.stats import bootstrap_auroc, bootstrap_ci
-from bifrost.retrieval.answerability_features import FEATURE_GROUPS, FEATURES, columns_without, vector
-from bifrost.retrieval.answerability_model import AnswerabilityCard, FeatureReader, retriever_of, save_card
+from bifrost.retrieval.answerability.features import FEATURE_GROUPS, FEATURES, columns_without, vector
+from bifrost.retrieval.answerability.card import AnswerabilityCard, save_card
+from bifrost.retrieval.answerability.judge import FeatureReader, retriever_of
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.ltr.model import ranker_sha256
 from bifrost.retrieval.pipeline import AskPipeline
@@ -119,24 +120,18 @@ class Logistic:
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = L2) -> Logistic:
-    """Penalized maximum likelihood on standardized columns; each class gets half the total weight."""
+    """scikit-learn's L2-penalized logistic regression (C = 1 / ``l2``) on standardized columns, each class
+    weighted to half the total ("balanced"); kept as the plain `Logistic` record the card stores."""
+    require_extra("eval", "sklearn")
+    from sklearn.linear_model import LogisticRegression
+
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if len(set(y.tolist())) < 2:
         raise ValueError("answerability needs answerable and unanswerable training questions; one class is missing")
     mean, scale = x.mean(axis=0), x.std(axis=0)
     scale[scale == 0] = 1.0
-    z = (x - mean) / scale
-    weight = np.where(y == 1, len(y) / (2 * y.sum()), len(y) / (2 * (len(y) - y.sum())))
-
-    def loss(b: np.ndarray) -> tuple[float, np.ndarray]:
-        logit = z @ b[1:] + b[0]
-        p = 1.0 / (1.0 + np.exp(-np.clip(logit, -50, 50)))
-        nll = float(np.sum(weight * (np.logaddexp(0.0, logit) - y * logit)))
-        grad = np.concatenate([[np.sum(weight * (p - y))], z.T @ (weight * (p - y)) + l2 * b[1:]])
-        return nll + 0.5 * l2 * float(b[1:] @ b[1:]), grad
-
-    b = minimize(loss, np.zeros(z.shape[1] + 1), jac=True, method="L-BFGS-B").x
-    return Logistic(mean, scale, b[1:], float(b[0]))
+    fit = LogisticRegression(C=1.0 / l2, class_weight="balanced", tol=1e-8, max_iter=10_000).fit((x - mean) / scale, y)
+    return Logistic(mean, scale, fit.coef_[0].copy(), float(fit.intercept_[0]))
 
 
 def threshold_for(answerable_scores: Sequence[float], target: float) -> float:

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from bifrost.retrieval.answerability_features import FEATURES
+from bifrost.retrieval.answerability.features import FEATURES
 
 Report = Any  # `bifrost.eval.answerability.Report` (that module calls this one)
 

@@ -3,7 +3,7 @@
 Every answerable question of the given sets is retrieved once, as `bifrost ask` retrieves it, and
 judged once by the refusal rule (a refused or "not stated" answer cites nothing: it scores 0). Then:
 
-- each **answer plan policy** (`retrieval.answer_plan`: which relations the plan follows from the cited
+- each **answer plan policy** (`retrieval/answer/plan.py`: which relations the plan follows from the cited
   set) composes an offline answer over that retrieval; its **citations** are every provision its
   statements cite;
 - two baselines cite without a plan: ``rrf`` (reciprocal-rank fusion of BM25 and dense, its top 3)
@@ -36,11 +36,11 @@ from bifrost.eval.metrics import hierarchy_prf, set_prf
 from bifrost.eval.questions import Question
 from bifrost.eval.splits import Split, k_fold, leave_one_set_out
 from bifrost.eval.stats import bootstrap_ci
-from bifrost.retrieval.citations import cited_items
+from bifrost.retrieval.answer.citations import cited_items
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.fusion import rrf_fuse
 from bifrost.retrieval.pipeline import AskPipeline
-from bifrost.retrieval.quotes import verifies
+from bifrost.retrieval.answer.quotes import verifies
 
 POLICIES: dict[str, str] = {
     "core": "core",

@@ -25,11 +25,11 @@ from bifrost.core.resources import Resources
 from bifrost.core.types import Outcome
 from bifrost.core.settings import Settings
 from bifrost.retrieval.base import SystemResult, SystemUnavailable
-from bifrost.retrieval.citations import cited_items
+from bifrost.retrieval.answer.citations import cited_items
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.ltr.retriever import LtrRetriever
 from bifrost.retrieval.pipeline import AskPipeline
-from bifrost.retrieval.refusal import outcome_of
+from bifrost.retrieval.answerability.refusal import outcome_of
 
 
 class BadSystemParameters(ValueError):

@@ -18,10 +18,10 @@ from bifrost.core.types import Edition
 from bifrost.eval.bifrost_systems import PRESETS, BadSystemParameters
 from bifrost.eval.registry import SystemRegistry, SystemSpec, UnknownSystemError
 from bifrost.retrieval.base import System, SystemResult, SystemUnavailable
-from bifrost.retrieval.citations import cited_items
+from bifrost.retrieval.answer.citations import cited_items
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.edition_retriever import EditionRetriever, edition_note
-from bifrost.retrieval.refusal import should_refuse
+from bifrost.retrieval.answerability.refusal import should_refuse
 
 INDEXED = ("bm25", "dense", "rrf")  # baselines that take the edition's provisions
 

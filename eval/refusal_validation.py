@@ -1,7 +1,7 @@
 """Validating the refusal across question styles: the support scorer cross-fitted by question set,
 leave-one-set-out scores, the two thresholds of the three outcomes, and their figures.
 
-- **Support features** (`retrieval/support/`): every question's support scores come from a
+- **Support features** (`retrieval/answerability/support/`): every question's support scores come from a
   cross-encoder trained on the *other* question sets (by k folds when there is one set), so the
   answerability model learns from scores that look like a new question's; a held-out set is read by
   the scorer trained on every set, which is the one stored.
@@ -24,17 +24,18 @@ from typing import Any
 
 import numpy as np
 
+from bifrost.core.atomic_files import atomic_folder
 from bifrost.core.settings import Settings
 from bifrost.core.store.sql_store import SqlStore
 from bifrost.core.types import content_hash
 from bifrost.eval.splits import Split, k_fold, leave_one_set_out
 from bifrost.eval.stats import bootstrap_auroc, bootstrap_ci
-from bifrost.retrieval.answerability_features import FEATURES
+from bifrost.retrieval.answerability.features import FEATURES
 from bifrost.retrieval.baselines.documents import index_folder
 from bifrost.retrieval.encoder.pairs import own_text
-from bifrost.retrieval.support.examples import LabelledQuestion, support_examples
-from bifrost.retrieval.support.model import TOP, SupportCard, SupportScorer, support_folder
-from bifrost.retrieval.support.train import fit_support
+from bifrost.retrieval.answerability.support.examples import LabelledQuestion, support_examples
+from bifrost.retrieval.answerability.support.model import TOP, SupportCard, SupportScorer, support_folder
+from bifrost.retrieval.answerability.support.train import fit_support
 
 Say = Callable[[str], None]
 SUPPORT_COLUMNS = (FEATURES.index("support_top"), FEATURES.index("support_mean"))
@@ -242,9 +243,6 @@ def add_support(settings: Settings, corpus: str, examples: Sequence[Any], held: 
     if not store:
         return ""
     target = support_folder(settings.home, corpus)
-    tmp = target.with_name(target.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    shutil.copytree(final.folder, tmp)
-    shutil.rmtree(target, ignore_errors=True)
-    tmp.replace(target)
+    with atomic_folder(target) as tmp:
+        shutil.copytree(final.folder, tmp, dirs_exist_ok=True)
     return str(target.relative_to(settings.home))

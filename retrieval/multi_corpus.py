@@ -73,7 +73,7 @@ RANK = {Outcome.ANSWERED: 0, Outcome.NOT_STATED: 1, Outcome.REFUSED: 2}
 
 def merge_answers(question: str, answers: Sequence[Answer], embed: Callable[[list[str]], np.ndarray]) -> Answer:
     """One answer from the per-corpus answers (see the module docstring)."""
-    from bifrost.retrieval.answer_extractive import render  # numpy: not at import (see above)
+    from bifrost.retrieval.answer.extractive import render  # numpy: not at import (see above)
 
     order = sorted(answers, key=lambda a: (RANK[a.outcome], -closeness(question, a, embed)))
     outcome = order[0].outcome if order else Outcome.REFUSED

@@ -17,7 +17,7 @@ from bifrost.core.graph.base import GraphStore
 from bifrost.core.provisions import container_ids
 from bifrost.core.resources import Resources
 from bifrost.core.types import Answer, Edition, Provision, make_uid
-from bifrost.retrieval.answerability_model import AnswerabilityJudge, load_judge
+from bifrost.retrieval.answerability.judge import AnswerabilityJudge, load_judge
 from bifrost.retrieval.base import CorpusRetriever
 from bifrost.retrieval.channels import Channels
 from bifrost.retrieval.config import RetrievalConfig
@@ -280,17 +280,17 @@ class AskPipeline:
         *, lookup: Callable[[str], Provision | None] | None = None, judge: AnswerabilityJudge | None = None,
         planned: bool = True, reader: Any = "stored",
     ) -> Answer:
-        """The answer to a question from its retrieval result (`bifrost.retrieval.answer_step`: answered,
+        """The answer to a question from its retrieval result (`bifrost.retrieval.answer.step`: answered,
         "not stated" or refused); ``lookup`` reads the provisions quoted (default: the current edition's),
         ``judge`` decides answerability (None: the cosine rule), ``planned`` follows the navigator graph
         from the cited set (False: a past edition, whose maps are not loaded); ``reader``: the corpus's stored
         reader (default, when ``planned``), None, or another one (a cross-fitted reader under evaluation)."""
-        from bifrost.retrieval import answer_step
+        from bifrost.retrieval.answer import step as answer_step
 
         chat = self.resources.chat_model
         llm = None
         if chat is not None:
-            from bifrost.retrieval.answer_llm import LlmAnswerer
+            from bifrost.retrieval.answer.llm import LlmAnswerer
 
             llm = LlmAnswerer(chat, self.resources.settings.prompts_dir).answer_plan
         return answer_step.answer(
@@ -301,7 +301,7 @@ class AskPipeline:
 
     def planner(self, corpus: str):
         """What the answer plan of a corpus reads (its navigator maps and lexical index; loaded with the corpus)."""
-        from bifrost.retrieval.answer_step import Planner
+        from bifrost.retrieval.answer.step import Planner
 
         parts = self.parts(corpus)
         bm25 = parts.channels.bm25

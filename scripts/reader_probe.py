@@ -29,6 +29,31 @@ from bifrost.retrieval.reader.model import ReaderCard
 from bifrost.retrieval.reader.train import encode_frozen, fit_reader
 
 
+def adgm_pairs(questions: Path, documents: Path, negatives: int = 5, seed: int = 13) -> list[ReaderExample]:
+    """(question, gold passage) positives of an ObliQA file and BM25's best non-gold passages as negatives."""
+    import random
+
+    import bm25s
+
+    passages = {p["ID"]: p["Passage"].strip() for f in sorted(documents.glob("*.json"))
+                for p in json.loads(f.read_text()) if len(p["Passage"].strip()) >= 20}
+    ids = sorted(passages)
+    retriever = bm25s.BM25()
+    retriever.index(bm25s.tokenize([passages[i] for i in ids], stopwords="en", show_progress=False), show_progress=False)
+    rows = json.loads(questions.read_text())
+    found, _ = retriever.retrieve(bm25s.tokenize([r["Question"] for r in rows], stopwords="en", show_progress=False),
+                                  k=negatives + 8, show_progress=False)
+    rng, out = random.Random(seed), []
+    for row, hits in zip(rows, found):
+        gold = {p["PassageID"]: p["Passage"].strip() for p in row["Passages"]}
+        texts = [t for t in gold.values() if len(t) >= 20]
+        out += [ReaderExample(row["Question"], t, 1.0) for t in texts]
+        negs = [passages[ids[h]] for h in hits if not any(passages[ids[h]] in t or t in passages[ids[h]] for t in texts)]
+        negs = negs[:negatives - 1] + [passages[rng.choice(ids)]]
+        out += [ReaderExample(row["Question"], t, 0.0) for t in negs]
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-q", "--questions", action="append", type=Path, required=True)
@@ -39,6 +64,8 @@ def main() -> None:
     ap.add_argument("--lr", type=float, default=2e-4)
     ap.add_argument("--head-lr", type=float, default=1e-3)
     ap.add_argument("--max-length", type=int, default=128)
+    ap.add_argument("--adgm-questions", type=Path, help="an ObliQA file whose pairs join the training pairs")
+    ap.add_argument("--adgm-documents", type=Path, default=Path("../shared/corpora/adgm/documents"))
     args = ap.parse_args()
     settings = Settings()
     opts = Options(trainable_layers=args.layers, epochs=args.epochs, max_length=args.max_length)
@@ -57,6 +84,10 @@ def main() -> None:
         pairs = trainer.pairs(train, ranked)
     finally:
         resources.close()
+    if args.adgm_questions:
+        extra = adgm_pairs(args.adgm_questions, args.adgm_documents)
+        print(f"{len(extra)} ADGM pairs join {len(pairs)} OSHA pairs", flush=True)
+        pairs = [*pairs, *extra]
     tests = [(it.question.question, ranked[it.question.id], set(it.question.gold)) for it in test]
     probe = [ReaderExample(q, texts[pid], float(pid in gold)) for q, ids, gold in tests for pid in ids if texts.get(pid)]
     sample = pairs[::7]

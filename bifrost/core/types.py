@@ -319,7 +319,7 @@ class Quote(Frozen):
     """The exact words of a provision that support a statement.
 
     ``start`` and ``end`` are character offsets into the stored provision text, so that
-    ``provision.text[start:end] == text`` always holds; `bifrost.retrieval.quotes` builds them.
+    ``provision.text[start:end] == text`` always holds; `bifrost.retrieval.answer.quotes` builds them.
     """
 
     provision_id: str

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from bifrost.core.atomic_files import atomic_folder
 from bifrost.core.types import content_hash
 from bifrost.eval.ltr.dataset import Group, Progress, collect
 from bifrost.eval.splits import fold_of, question_key
@@ -124,11 +125,8 @@ def store_encoder(pipeline: AskPipeline, corpus: str, pairs: Sequence[Pair], tar
     say = say or (lambda _m: None)
     settings = pipeline.resources.settings
     folder = cached_encoder(settings.embedding_model, pairs, encoder_cache(settings.home, corpus), say)
-    tmp = target.with_name(target.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    shutil.copytree(folder, tmp)
-    shutil.rmtree(target, ignore_errors=True)
-    tmp.replace(target)
+    with atomic_folder(target) as tmp:
+        shutil.copytree(folder, tmp, dirs_exist_ok=True)
     say("embedding the corpus with the stored encoder")
     matrix = Path(pipeline.dense_ranker(corpus, None, target).cache_file)
     for stale in matrix.parent.glob(f"dense-{target.name}-*"):  # earlier encoders' embeddings

@@ -17,18 +17,17 @@ Pure: provisions and references in, pairs out. Deduplicated, capped per kind, sa
 from __future__ import annotations
 
 import random
-import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bifrost.core.provisions import CONTAINER_KINDS
 from bifrost.core.types import Provision, ProvisionKind, Reference
+from bifrost.retrieval.sentences import citing_sentence as shared_citing_sentence
 
 KINDS = ("heading", "definition", "reference", "context", "note")
 MAX_CHARS = 1000  # longer texts are cut (the encoder reads ~256 word pieces anyway)
 MIN_CHARS = 8
-_SENTENCE = re.compile(r"(?<=[.;:])\s+(?=[(A-Z\"§])")
 
 
 @dataclass(frozen=True)
@@ -54,10 +53,7 @@ def own_text(p: Provision) -> str:
 
 def citing_sentence(text: str, raw: str) -> str:
     """The sentence of ``text`` holding the reference ``raw`` (the whole text when not found)."""
-    for sentence in _SENTENCE.split(text):
-        if raw and raw in sentence:
-            return sentence.strip()[:MAX_CHARS]
-    return text.strip()[:MAX_CHARS]
+    return (shared_citing_sentence(text, raw) or text.strip())[:MAX_CHARS]
 
 
 def _usable(p: Provision) -> bool:

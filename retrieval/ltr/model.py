@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from bifrost.core.atomic_files import atomic_file
 from bifrost.core.errors import ConfigError
 from bifrost.core.settings import Settings
 from bifrost.retrieval.baselines.dense import model_version
@@ -111,11 +112,10 @@ class RankerModel:
     def save(self, settings: Settings) -> Path:
         model_path, card_path = model_paths(settings, self.card.corpus)
         model_path.parent.mkdir(parents=True, exist_ok=True)
-        tmp_model, tmp_card = model_path.with_suffix(".tmp"), card_path.with_suffix(".tmp")
-        tmp_model.write_text(self.booster.model_to_string())
-        tmp_card.write_text(json.dumps(asdict(self.card), indent=2))
-        tmp_model.replace(model_path)  # the card last: a card always describes a whole model
-        tmp_card.replace(card_path)
+        with atomic_file(model_path) as tmp:
+            tmp.write_text(self.booster.model_to_string())
+        with atomic_file(card_path) as tmp:  # the card last: a card always describes a whole model
+            tmp.write_text(json.dumps(asdict(self.card), indent=2))
         return model_path
 
 

@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from bifrost.core.atomic_files import atomic_file
+
 log = logging.getLogger(__name__)
 
 CARD = "reader-card.json"
@@ -62,9 +64,8 @@ class ReaderCard:
     trained_at: str = ""
 
     def save(self, folder: Path) -> None:
-        tmp = folder / f"{CARD}.tmp"
-        tmp.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
-        tmp.replace(folder / CARD)
+        with atomic_file(folder / CARD) as tmp:
+            tmp.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
 
     @classmethod
     def read(cls, folder: Path) -> ReaderCard:

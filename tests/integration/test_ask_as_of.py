@@ -18,7 +18,7 @@ from bifrost.app.cli.ask_cmd import ask
 from bifrost.app.facade import Bifrost
 from bifrost.core.errors import NotFoundError
 from bifrost.core.settings import Settings
-from bifrost.retrieval.quotes import verifies
+from bifrost.retrieval.answer.quotes import verifies
 from tests.integration.test_editions import DATE_A, DATE_B, edition_b
 from tests.conftest import FIXTURES
 from tests.unit.mini_corpus import MINI

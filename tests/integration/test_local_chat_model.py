@@ -26,7 +26,7 @@ from bifrost.core.settings import Settings
 from bifrost.core.store import entity_tables
 from bifrost.graph_builders.entities.checkpoint import journal_table
 from bifrost.graph_builders.entities.grounding import names_text
-from bifrost.retrieval.quotes import verifies
+from bifrost.retrieval.answer.quotes import verifies
 from tests.conftest import skip_or_fail
 from tests.faults.harness import KillPoint, copy_home, error_line, graph_stats, kill_at, ok, run_cli, sql_counts
 from tests.unit.mini_corpus import built_mini_home

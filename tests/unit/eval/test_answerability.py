@@ -9,7 +9,7 @@ import pytest
 
 from bifrost.eval.answerability import Example, Logistic, cross_validate, figures, fit_examples, fit_logistic, threshold_for
 from bifrost.eval.questions import Question
-from bifrost.retrieval.answerability_features import FEATURES
+from bifrost.retrieval.answerability.features import FEATURES
 from tests.conftest import import_or_skip
 
 N = len(FEATURES)
@@ -30,7 +30,7 @@ def synthetic(n: int = 120, seed: int = 0) -> list[Example]:
     return out
 
 
-def test_the_logistic_fit_matches_sklearn_with_the_same_penalty_and_class_weights():
+def test_the_stored_record_gives_sklearns_probabilities_on_the_raw_columns():
     sklearn = import_or_skip("sklearn.linear_model", "eval")
     rng = np.random.default_rng(1)
     x = rng.normal(size=(200, 3)) * [1.0, 5.0, 0.1] + [0.0, 3.0, 1.0]

@@ -26,7 +26,7 @@ from bifrost.retrieval.decompose import Decomposition, ExtractorDecomposer
 from bifrost.retrieval.edition_retriever import EditionRetriever
 from bifrost.retrieval.eng_index import EngIndex
 from bifrost.retrieval.navigator import NavigatorIndex
-from bifrost.retrieval.answer_step import REFUSAL_TEXT
+from bifrost.retrieval.answer.step import REFUSAL_TEXT
 from bifrost.retrieval.pipeline import AskPipeline, CorpusParts
 from bifrost.retrieval.result import RetrievalResult
 

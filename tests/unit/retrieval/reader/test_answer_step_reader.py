@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from bifrost.core.types import Outcome, Provision, ProvisionKind, RetrievedItem, Via
-from bifrost.retrieval import answer_step
+from bifrost.retrieval.answer import step as answer_step
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.decompose import Decomposition
 from bifrost.retrieval.reader.model import ReaderCard
@@ -70,7 +70,7 @@ def test_the_verdict_comes_from_the_readers_best_sentence_of_a_cited_rule():
 
 def test_when_nothing_the_chat_model_said_survives_verification_the_offline_answer_is_given_and_said_so():
     from bifrost.core.types import AnswerMode
-    from bifrost.retrieval.answer_llm import AgentAnswer
+    from bifrost.retrieval.answer.llm import AgentAnswer
 
     def agent(question, planned, lookup):
         return AgentAnswer(refused=False, statements=[], verdict=None, dropped=["1910.23(a)"])

@@ -17,7 +17,7 @@ from bifrost.app.cli.ask_cmd import ask
 from bifrost.app.cli.train_answerability_cmd import train_answerability
 from bifrost.app.facade import Bifrost
 from bifrost.core.settings import Settings
-from bifrost.retrieval.answerability_model import card_path
+from bifrost.retrieval.answerability.card import card_path
 from tests.conftest import FIXTURES
 from tests.unit.mini_corpus import MINI, build_corpus
 

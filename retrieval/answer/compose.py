@@ -1,0 +1,147 @@
+"""The offline answer from an answer plan: a verdict first when the cited text decides a yes/no
+question, then the statements grouped by role (rule, exception, condition, procedure, definition),
+each a sentence of the regulation with its verified quote and citation; and, where the text leaves
+part of the question open, a statement that says which part.
+
+The verdict comes from `retrieval.deontic` over the sentences of the plan's rule provisions, best
+ranked first; the first sentence that decides it is the one quoted (no verdict is better than a wrong
+one: none when no sentence decides). Each provision is stated by its sentence that holds the fact
+the question asks for, else its sentence closest to the question (`retrieval.answer_lead`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from bifrost.core.embeddings import Embedder
+from bifrost.core.types import Provision, Statement, Verdict
+from bifrost.retrieval.answer.base import Candidate
+from bifrost.retrieval.answer.lead import best_of, candidates, open_note
+from bifrost.retrieval.answer.base import Planned, Role
+from bifrost.retrieval.answerability.question_kinds import Asks, detect
+from bifrost.retrieval.sentences import sentences
+from bifrost.retrieval.answer.deontic import Asked, decision, read_question, read_rule
+from bifrost.retrieval.answer.base import DraftStatement, QuoteClaim
+from bifrost.retrieval.answer.quotes import check_statements
+
+Lookup = Callable[[str], Provision | None]
+MIN_SHARED_TERMS = 3
+"""A sentence decides a verdict only when it holds this many of the question's specific terms (all of them
+when the question has fewer: a short question can get a verdict too)."""
+SAID = ("yes", "no")
+"""The verdicts an offline answer gives: "depends" was right on 1 of 19 labelled questions it was given for
+(natural training set), so a rule that makes the answer depend on a condition gives no verdict instead."""
+ROLE_ORDER = (Role.RULE, Role.EXCEPTION, Role.CONDITION, Role.PROCEDURE, Role.DEFINITION)
+
+
+@dataclass(frozen=True)
+class Composed:
+    """The statements of an answer (verdict first when there is one) and the verdict."""
+
+    statements: list[Statement]
+    verdict: Verdict | None
+
+
+def decide(question: str, planned: Sequence[Planned], lookup: Lookup, asks: Sequence[frozenset[str]] = (),
+           tokenize: Callable[[str], list[str]] | None = None, chosen: tuple[str, str] | None = None,
+           read: bool = False) -> Verdict | None:
+    """The verdict of a yes/no question, or None: with the reader (``read``), only its best sentence of the
+    rule provisions (``chosen``: provision id, sentence) decides; without it, the first rule sentence in plan
+    order sharing the question's terms, and none when that sentence makes the answer depend on a condition
+    (an exception further down the plan never turns it into a flat "no"). A question claiming every case ("all types of") is answered no by
+    a rule that grants it for one case only (`scoped_elsewhere`)."""
+    stance = read_question(question)
+    if not stance.is_yes_no:
+        return None
+    if stance.every and stance.asked is Asked.PERMISSION and tokenize is not None:
+        if (found := scoped_elsewhere(planned, lookup, asks, tokenize)) is not None:
+            return found
+    if read:
+        if chosen is None:
+            return None
+        value = decision(stance, read_rule(chosen[1]))
+        return Verdict(value=value.value, provision_id=chosen[0], words=chosen[1]) if value is not None and value.value in SAID else None
+    wanted = set().union(*asks) if asks else set()
+    if tokenize is None or not wanted:
+        return None  # nothing to check a sentence's relevance with (a past edition's answer): no verdict
+    need = min(MIN_SHARED_TERMS, len(wanted))
+    for item in planned:
+        if item.role not in (Role.RULE, Role.EXCEPTION):
+            continue
+        p = lookup(item.id)
+        for sentence in sentences(p.text) if p is not None else ():
+            if len(wanted & set(tokenize(sentence))) < need:
+                continue  # a sentence about something else decides nothing about this question
+            value = decision(stance, read_rule(sentence))
+            if value is None:
+                continue
+            if value.value not in SAID:
+                return None  # the first relevant rule makes it depend on a condition: no later sentence overrules it
+            return Verdict(value=value.value, provision_id=item.id, words=sentence)
+    return None
+
+
+def scoped_elsewhere(planned: Sequence[Planned], lookup: Lookup, asks: Sequence[frozenset[str]],
+                     tokenize: Callable[[str], list[str]]) -> Verdict | None:
+    """A "no" to a claim over every case: a rule sentence of the plan that states a duty or permission for
+    most of what the question asks (two asks or more) but not for one of its asks, which another provision of
+    the plan governs ("warning line with fall arrest: roofing work on low-slope roofs"; leading edges are
+    another provision's case). None when a sentence of the plan states a duty or permission for every ask
+    together: the claim is then granted, whatever a narrower sentence says."""
+    texts = {item.id: (p.text if (p := lookup(item.id)) is not None else "") for item in planned}
+    terms = {pid: set(tokenize(t)) for pid, t in texts.items()}
+    if any(all(a <= set(tokenize(s)) for a in asks) and ((r := read_rule(s)).obligation or r.permission) and not r.prohibition
+           for t in texts.values() for s in sentences(t)):
+        return None  # a sentence of the plan grants the whole claim: no "no" from a narrower one
+    for item in planned:
+        if item.role is not Role.RULE:
+            continue
+        for sentence in sentences(texts[item.id]):
+            rule = read_rule(sentence)
+            if not (rule.obligation or rule.permission):
+                continue
+            words = set(tokenize(sentence))
+            covered = [a for a in asks if a <= words]
+            missing = [a for a in asks if not a <= words]
+            elsewhere = [a for a in missing if any(a <= terms[o] for o in terms if o != item.id)]
+            if len(covered) >= 2 and elsewhere:
+                return Verdict(value="no", provision_id=item.id, words=sentence)
+    return None
+
+
+def compose(question: str, planned: Sequence[Planned], lookup: Lookup, embedder: Embedder,
+            with_verdict: bool = True, asks: Sequence[frozenset[str]] = (),
+            tokenize: Callable[[str], list[str]] | None = None, chosen: tuple[str, str] | None = None,
+            read: bool = False) -> Composed:
+    """Statements of the plan's provisions with text, by role, the verdict (when decided) first and a
+    note on what is left open when the question asks for a kind of fact no cited sentence holds."""
+    provisions = [(item, p) for item in planned if (p := lookup(item.id)) is not None and p.text.strip()]
+    if not provisions:
+        return Composed([], None)
+    ask = detect(question)
+    qv = embedder.embed([question])[0]
+    cands = candidates(qv, [p for _, p in provisions], sentences, embedder, ask)
+    by_provision: dict[str, list[Candidate]] = {}
+    for c in cands:
+        by_provision.setdefault(c.provision.id, []).append(c)
+    drafts: list[DraftStatement] = []
+    found = decide(question, planned, lookup, asks, tokenize, chosen, read) if with_verdict else None
+    if found is not None:
+        drafts.append(DraftStatement(f"{found.value.capitalize()}: {found.words}", (found.provision_id,),
+                                     (QuoteClaim(found.provision_id, found.words),), role="verdict"))
+    if ask.kind is not Asks.OTHER and not any(c.fact for c in cands) and found is None:
+        lead = best_of(by_provision[provisions[0][1].id])
+        drafts.append(DraftStatement(open_note(ask), (lead.provision.id,), (QuoteClaim(lead.provision.id, lead.sentence),),
+                                     role="open"))
+    said = {found.words} if found is not None else set()
+    for role in ROLE_ORDER:
+        for item, p in provisions:
+            if item.role is not role or p.id not in by_provision:
+                continue
+            c = best_of(by_provision[p.id])
+            if c.sentence in said:
+                continue
+            said.add(c.sentence)
+            drafts.append(DraftStatement(c.sentence, (p.id,), (QuoteClaim(p.id, c.sentence),), role=role.value))
+    return Composed(check_statements(drafts, lookup).statements, found)

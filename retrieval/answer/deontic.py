@@ -1,0 +1,175 @@
+"""Deontic reading of rules and of yes/no questions, for verdicts that the cited text decides.
+
+Rules for any rulebook written in English, no fitted weights. A question is a yes/no question when
+it asks for permission ("can we", "ok to", "is that fine", "allowed"), for a duty ("do we need",
+"do I have to", "is ... required", "must") or whether something is forbidden; it may propose an
+omission ("skip", "without", "instead of") and may claim a scope ("all types", "any"). A rule
+sentence states an obligation (shall, must, is required), a prohibition (shall not, may not, is
+prohibited, no employer shall), a permission (may, is permitted), a restriction (only), an
+exception (except, unless, does not apply, need not) and limits on quantities ("not more than 14
+inches"). `verdict` combines the two and answers only when the combination is unambiguous: no
+verdict is better than a wrong one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Asked(str, Enum):
+    """What a yes/no question asks."""
+
+    PERMISSION = "permission"  # can we / may we / is it ok / allowed
+    OBLIGATION = "obligation"  # do we need / have to / must / is it required
+    PROHIBITION = "prohibition"  # is it prohibited / illegal / banned
+    NONE = "none"  # not a yes/no question
+
+
+@dataclass(frozen=True)
+class QuestionStance:
+    """A question's yes/no reading: what it asks, whether it proposes leaving something out, and
+    whether it claims a scope over every case ("all types of", "any")."""
+
+    asked: Asked
+    omission: bool = False
+    every: bool = False
+
+    @property
+    def is_yes_no(self) -> bool:
+        return self.asked is not Asked.NONE
+
+
+@dataclass(frozen=True)
+class RuleStance:
+    """What a rule sentence states."""
+
+    obligation: bool = False
+    prohibition: bool = False
+    permission: bool = False
+    restriction: bool = False  # "only"
+    exception: bool = False  # except / unless / does not apply / need not
+    not_required: bool = False  # "is not required", "need not"
+
+
+class Decision(str, Enum):
+    """What one rule sentence decides of a yes/no question (`core.types.Verdict` is the answer's record of it)."""
+
+    YES = "yes"
+    NO = "no"
+    DEPENDS = "depends"
+
+
+_PERMISSION_Q = re.compile(
+    r"\b(?:can|could|may|might)\s+(?:we|i|you|they|he|she|the|a|an|my|our|his|their|it|one|this|that|these|those|\w+s?\b)"
+    r"|\b(?:ok|okay|alright|all right|fine|good|legal|acceptable|allowed|permitted|legit|cool)\b\s*(?:to|if|for|\?|$|,|right|with|that)"
+    r"|\b(?:is|are)\s+(?:it|that|this|they|we)\s+(?:ok|okay|alright|fine|good|legal|acceptable|allowed|permitted)\b"
+    r"|\b(?:that|this|it)(?:'s| is)\s+(?:ok|okay|alright|fine|good|legal|acceptable|allowed)\b"
+    r"|\bthat work\b|\bgood to (?:go|use)\b|\bwe good\b|\bany (?:problem|issue)\b|\bis that a problem\b",
+    re.I,
+)
+_OBLIGATION_Q = re.compile(
+    r"\b(?:do|does|did|will)\s+(?:we|i|you|they|he|she|it|the\s+\w+|our\s+\w+|my\s+\w+|\w+)\s+(?:\w+\s+)?(?:need|have to|got to)\b"
+    r"|\b(?:need|needs|have|has|got)\s+to\b.*\?\s*$|\bis (?:it|a|an|there|that|this)?\s*(?:\w+\s+){0,4}(?:required|mandatory|needed|necessary)\b"
+    r"|\b(?:are|is)\s+(?:\w+\s+){0,4}(?:required|mandatory|needed|necessary)\b|\bmust\s+(?:we|i|they|you|the|a|an|our|my)\b"
+    r"|\b(?:required|requirement) to\b|\bdo (?:i|we) (?:gotta|hafta)\b|\bshould (?:we|i)\b",
+    re.I,
+)
+_PROHIBITION_Q = re.compile(r"\b(?:prohibited|illegal|banned|forbidden|not allowed|against the rules?)\b", re.I)
+_OMISSION_Q = re.compile(
+    r"\b(?:skip|skipping|without|instead of|rather than|no need|not bother|don'?t|do not|doesn'?t|leave (?:off|out|it off)|"
+    r"forgo|ditch|drop the|take (?:off|down|out)|remove|removing|pull (?:off|out)|bypass|jump(?:ing)?|disable|override)\b",
+    re.I,
+)
+_EVERY_Q = re.compile(r"\b(?:(?:all|any|every)\s+(?:types?|kinds?|sorts?|forms?|cases?|situations?)\s+of|in (?:all|every|any) cases?|"
+                      r"for (?:all|every) (?:\w+[- ]){0,3}(?:work|jobs?|tasks?|operations?|activities))\b", re.I)
+
+_PROHIBITION = re.compile(
+    r"\b(?:shall not|must not|may not|is prohibited|are prohibited|prohibited|not permitted|not allowed|not be permitted|"
+    r"no (?:employer|employee|person|one|worker)\s+shall|shall never|are not acceptable|is not acceptable|shall not be used)\b",
+    re.I,
+)
+_NOT_REQUIRED = re.compile(r"\b(?:is not required|are not required|need not|not be required|does not require|do not require)\b", re.I)
+_OBLIGATION = re.compile(r"\b(?:shall|must|is required|are required|required to|have to|has to)\b", re.I)
+_PERMISSION = re.compile(r"\b(?:may|is permitted|are permitted|is allowed|are allowed|permissible|acceptable|can be used)\b", re.I)
+_RESTRICTION = re.compile(r"\bonly\b", re.I)
+_AUTHORITY = re.compile(
+    r"\b(?:the\s+)?(?:Regulator|Authority|Registrar|Court|Secretary|Assistant Secretary|Director|Commissioner|Board|"
+    r"Chief Executive|OSHA|FSRA)\s+(?:may|can|is permitted to|is allowed to)\b")
+"""A power of the rulebook's authority ("The Regulator may ...", 681 ADGM sentences): no permission to the
+reader's firm or site, so it never answers "can we ...?"."""
+_EXCEPTION = re.compile(
+    r"\b(?:except|exception|unless|does not apply|do not apply|shall not apply|other than|in lieu of|instead of|provided that|"
+    r"where\b|when\b|if\b|notwithstanding)\b",
+    re.I,
+)
+
+
+def read_question(question: str) -> QuestionStance:
+    """The yes/no reading of a question (its last clause that asks decides: "..., can we skip it?")."""
+    q = " ".join((question or "").split())
+    if not q:
+        return QuestionStance(Asked.NONE)
+    if re.match(r"(?:what|which|how|who|whom|whose|when|where|why)\b", q, re.I) and not re.search(
+            r"\b(?:or not|right\?|ok\?|okay\?)\s*$", q, re.I):
+        return QuestionStance(Asked.NONE)
+    found = [(m.start(), kind) for kind, rx in ((Asked.PROHIBITION, _PROHIBITION_Q), (Asked.OBLIGATION, _OBLIGATION_Q),
+                                                (Asked.PERMISSION, _PERMISSION_Q)) for m in rx.finditer(q)]
+    if not found:
+        return QuestionStance(Asked.NONE)
+    asked = max(found)[1]
+    return QuestionStance(asked, omission=bool(_OMISSION_Q.search(q)), every=bool(_EVERY_Q.search(q)))
+
+
+def read_rule(sentence: str) -> RuleStance:
+    """What a rule sentence states (several at once: "shall ... only ... unless ...")."""
+    s = sentence or ""
+    prohibition = bool(_PROHIBITION.search(s))
+    not_required = bool(_NOT_REQUIRED.search(s))
+    bare = _AUTHORITY.sub(" ", _PROHIBITION.sub(" ", _NOT_REQUIRED.sub(" ", s)))
+    return RuleStance(
+        obligation=bool(_OBLIGATION.search(bare)),
+        prohibition=prohibition,
+        permission=bool(_PERMISSION.search(bare)),
+        restriction=bool(_RESTRICTION.search(s)),
+        exception=bool(_EXCEPTION.search(s)),
+        not_required=not_required,
+    )
+
+
+def decision(question: QuestionStance, rule: RuleStance) -> Decision | None:
+    """The answer a rule sentence gives a yes/no question, or None when it does not decide it.
+
+    - Permission asked: a prohibition says no; a restriction ("only") says no to a claim over every
+      case; a duty says no to a proposed omission; a plain permission says yes.
+    - Duty asked: a duty says yes, "need not" says no; a condition or exception in either ("when",
+      "unless", "where") makes it depend: "guardrails need not be provided when ..." is no answer to a
+      question that never said the condition holds.
+    - Prohibition asked: a prohibition says yes, a permission says no.
+    Anything else, or a rule that both permits and forbids, gives no verdict."""
+    if not question.is_yes_no:
+        return None
+    if rule.prohibition and rule.permission and not rule.restriction:
+        return None
+    if question.asked is Asked.PERMISSION:
+        if rule.prohibition:
+            return Decision.NO if not question.omission else None
+        if rule.restriction and question.every:
+            return Decision.NO
+        if rule.obligation and question.omission and not rule.permission:
+            return Decision.DEPENDS if rule.exception else Decision.NO
+        if rule.permission and not rule.restriction and not question.omission:
+            return Decision.DEPENDS if rule.exception else Decision.YES
+        return None
+    if question.asked is Asked.OBLIGATION:
+        if rule.not_required:
+            return Decision.DEPENDS if rule.exception else Decision.NO
+        if rule.obligation and not rule.prohibition and not question.omission:
+            return Decision.DEPENDS if rule.exception else Decision.YES
+        return None
+    if rule.prohibition:
+        return Decision.YES
+    if rule.permission and not rule.obligation:
+        return Decision.NO
+    return None

@@ -1,0 +1,106 @@
+"""The offline answer from a plan: the verdict first when the cited text decides it, then statements by
+role (rules, exceptions, conditions, procedures, definitions), each a verified quote; no verdict when no
+sentence decides it."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from bifrost.core.types import Provision, ProvisionKind
+from bifrost.retrieval.answer.compose import compose, decide
+from bifrost.retrieval.answer.extractive import render
+from bifrost.retrieval.answer.base import Planned, Role
+
+TEXT = {
+    "r10": "Each employee engaged in roofing activities on low-slope roofs shall be protected by a warning line system "
+           "and personal fall arrest system.",
+    "r2": "Each employee who is constructing a leading edge shall be protected by guardrail systems, safety net systems, "
+          "or personal fall arrest systems.",
+    "k": "The fall protection plan shall be prepared by a qualified person.",
+    "ban": "Wood platforms shall not be covered with opaque finishes.",
+    "duty": "Each employee on a walking surface with an unprotected edge shall be protected by guardrail systems "
+            "unless the employer demonstrates that another means protects them.",
+    "access": "Guardrail systems need not be provided at the point of access to an unprotected edge of a walking surface.",
+}
+P = {pid: Provision(corpus="c", id=pid, kind=ProvisionKind.PARAGRAPH, text=t) for pid, t in TEXT.items()}
+
+
+class WordEmbedder:
+    def embed(self, texts):
+        out = np.zeros((len(texts), 64), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in text.lower().split():
+                out[row, hash(word) % 64] += 1.0
+        return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
+
+
+def tokenize(text: str) -> list[str]:
+    return [w.rstrip("s") for w in re.findall(r"[a-z]+", text.lower()) if len(w) > 3]
+
+
+def planned(*items: tuple[str, Role]) -> list[Planned]:
+    return [Planned(pid, role, (pid,), "") for pid, role in items]
+
+
+LEADING = "Can a warning line system and personal fall arrest system be used for all types of leading edge work?"
+ASKS = [frozenset(tokenize(a)) for a in ("warning line", "personal fall arrest", "leading edge")]  # specific terms only, as the planner keeps
+
+
+def test_a_rule_that_grants_a_claim_for_one_case_only_answers_no_to_every_case():
+    got = decide(LEADING, planned(("r10", Role.RULE), ("r2", Role.RULE)), P.get, ASKS, tokenize)
+    assert got is not None and got.value == "no" and got.provision_id == "r10" and got.words == TEXT["r10"]
+
+
+def test_no_no_over_every_case_when_another_sentence_of_the_plan_grants_the_whole_claim():
+    whole = Provision(corpus="c", id="all", kind=ProvisionKind.PARAGRAPH,
+                      text="A warning line system and personal fall arrest system may be used for leading edge work.")
+    lookup = {**P, "all": whole}.get
+    got = decide(LEADING, planned(("r10", Role.RULE), ("r2", Role.RULE), ("all", Role.RULE)), lookup, ASKS, tokenize)
+    assert got is not None and (got.value, got.provision_id) == ("yes", "all")
+
+
+def test_a_prohibition_about_the_question_answers_no():
+    q = "ok to cover our wood platforms with opaque orange paint?"
+    got = decide(q, planned(("ban", Role.RULE)), P.get, [frozenset(tokenize("wood platforms opaque paint"))], tokenize)
+    assert got is not None and got.value == "no"
+
+
+GUARDRAIL_ASKS = [frozenset(tokenize("guardrail")), frozenset(tokenize("unprotected edge"))]
+
+
+def test_an_exception_never_overrules_a_rule_that_makes_the_answer_depend():
+    q = "do we need guardrails at the unprotected edge here?"
+    plan = planned(("duty", Role.RULE), ("access", Role.EXCEPTION))
+    assert decide(q, plan, P.get, GUARDRAIL_ASKS, tokenize) is None
+    got = decide(q, planned(("access", Role.EXCEPTION)), P.get, GUARDRAIL_ASKS, tokenize)
+    assert got is not None and got.value == "no"  # the exception alone, unconditional, does answer
+
+
+def test_a_short_question_can_get_a_verdict_and_none_comes_without_a_relevance_check():
+    q = "ok to use opaque finishes?"
+    short = [frozenset(tokenize("opaque finishes"))]  # two specific terms: a sentence must hold both
+    got = decide(q, planned(("ban", Role.RULE)), P.get, short, tokenize)
+    assert got is not None and got.value == "no"
+    assert decide(q, planned(("ban", Role.RULE)), P.get, short, None) is None
+    assert decide(q, planned(("ban", Role.RULE)), P.get, (), tokenize) is None
+
+
+def test_a_sentence_about_something_else_decides_nothing():
+    q = "ok to cover the tarp with paint?"
+    assert decide(q, planned(("ban", Role.RULE)), P.get, [frozenset(tokenize("tarp paint"))], tokenize) is None
+    assert decide("How high must the top rail be?", planned(("ban", Role.RULE)), P.get, ASKS, tokenize) is None
+
+
+def test_statements_follow_the_verdict_by_role_each_with_its_quote():
+    plan = planned(("r10", Role.RULE), ("k", Role.PROCEDURE), ("r2", Role.CONDITION))
+    got = compose(LEADING, plan, P.get, WordEmbedder(), asks=ASKS, tokenize=tokenize)
+    assert got.verdict is not None and got.verdict.value == "no"
+    assert [st.role for st in got.statements] == ["verdict", "condition", "procedure"]  # r10's sentence is the verdict's
+    assert got.statements[0].text.startswith("No: ")
+    for st in got.statements:
+        p = P[st.citations[0]]
+        assert all(p.text[q.start:q.end] == q.text for q in st.quotes) and st.quotes
+    text = render(got.statements)
+    assert "Another case: " in text and "Required by reference: " in text
