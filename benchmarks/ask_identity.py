@@ -32,8 +32,8 @@ settings = Settings(home=home)
 process = None
 try:
     from bifrost.app.cold_start import model_services
-    from bifrost.core.model_process import ModelProcess
-    process = ModelProcess.start(model_services(settings, questions[0], corpus))
+    from bifrost.core.model_process import ModelProcesses
+    process = ModelProcesses.start(model_services(settings, questions[0], corpus))
 except ImportError:
     pass
 from bifrost.app.facade import Bifrost
@@ -90,6 +90,8 @@ def main() -> None:
         "questions": len(questions),
         "trees": {t: {k: v for k, v in r.items() if k != "answers"} for t, r in results.items()},
         "differing_questions": {t: len(d) for t, d in differ.items()},
+        "differing_fields": {t: {f: sum(a.get(f) != b.get(f) for a, b in zip(first, results[t]["answers"]))
+                                 for f in ("retrieved", "citations", "refused", "outcome", "verdict")} for t in trees[1:]},
         "examples": {t: d[:3] for t, d in differ.items()},
     }, indent=2))
     sys.exit(1 if any(differ.values()) else 0)

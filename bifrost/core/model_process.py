@@ -69,8 +69,8 @@ def _serve(conn: Connection, factories: dict[str, Callable[[], Service]]) -> Non
 class ModelProcess:
     """A forked child that loads models and answers requests to its named services, one at a time.
 
-    One child for all the models: torch is imported once (spaCy's thinc imports it too), so on a
-    machine whose cores are all busy the child costs no more CPU than loading in-process would."""
+    A cold `ask` starts one per service (`ModelProcesses`): the spaCy child loads without torch
+    (`torch_hidden`), so torch is still imported once, in the embedding model's child."""
 
     def __init__(self, process: Any, conn: Connection, names: frozenset[str]) -> None:
         self.process, self.conn, self.names = process, conn, names
@@ -120,7 +120,35 @@ class ModelProcess:
         self.process.join(timeout=5)
 
 
-def call_or_none(process: ModelProcess | None, name: str, payload: Any) -> tuple[bool, Any]:
+class ModelProcesses:
+    """One forked child per service, answering as one `ModelProcess` does: a cold `ask` of a new question
+    parses it (spaCy, without torch: see `torch_hidden`) in one child while another imports torch and loads
+    the embedding model, so neither waits for the other (2 cores: real parallelism)."""
+
+    def __init__(self, children: dict[str, ModelProcess]) -> None:
+        self.children = children
+        self.names = frozenset(children)
+        self.failed: set[str] = set()
+
+    @classmethod
+    def start(cls, factories: dict[str, Callable[[], Service]]) -> ModelProcesses | None:
+        """Fork a child per factory (in the given order); None where forking is not safe. A child that
+        cannot be forked leaves its service to this process."""
+        children: dict[str, ModelProcess] = {}
+        for name, make in factories.items():
+            if (child := ModelProcess.start({name: make})) is not None:
+                children[name] = child
+        return cls(children) if children else None
+
+    def call(self, name: str, payload: Any) -> Any:
+        return self.children[name].call(name, payload)
+
+    def close(self) -> None:
+        for child in self.children.values():
+            child.close()
+
+
+def call_or_none(process: ModelProcess | ModelProcesses | None, name: str, payload: Any) -> tuple[bool, Any]:
     """(True, result) from ``process``'s service ``name``, or (False, None) when there is no process,
     no such service, or it failed: the caller then works in-process (a failure is logged in one
     line, once per service)."""

@@ -23,10 +23,10 @@ def answer_with_model_process(ctx: typer.Context, question: str, corpus: str,
     spends as long importing torch and loading models as loading indexes; see
     `bifrost.core.model_process`); ``BIFROST_MODEL_PROCESS=false`` keeps everything in this process."""
     from bifrost.app.cold_start import model_services
-    from bifrost.core.model_process import ModelProcess
+    from bifrost.core.model_process import ModelProcesses
 
     settings = settings_of(ctx)
-    process = ModelProcess.start(model_services(settings, question, corpus)) if settings.model_process else None
+    process = ModelProcesses.start(model_services(settings, question, corpus)) if settings.model_process else None
 
     def run(bf: Bifrost) -> Answer:
         bf.resources.use_model_process(process)

@@ -92,3 +92,27 @@ def test_no_child_once_torch_is_loaded_or_another_thread_runs():
         print(json.dumps({"with_thread": with_thread is None, "with_torch": with_torch is None}))
     """)
     assert result == {"with_thread": True, "with_torch": True}
+
+
+def test_one_child_per_service_each_serving_its_own_and_a_killed_one_falls_back_alone():
+    result, log = run("""
+        import os
+        from bifrost.core.model_process import ModelProcesses, call_or_none
+        processes = ModelProcesses.start({"encode": encode, "pid": lambda: (lambda _x: os.getpid())})
+        e = make(); e.use_process(processes)
+        pids = {name: child.process.pid for name, child in processes.children.items()}
+        calls = [(TEXTS, e.embed(TEXTS))]
+        served_by = call_or_none(processes, "pid", None)[1]
+        processes.children["pid"].process.kill(); processes.children["pid"].process.join()
+        after_kill = call_or_none(processes, "pid", None)
+        calls.append((["scaffold"], e.embed(["scaffold"])))
+        torch_in_parent = "torch" in sys.modules
+        processes.close()
+        print(json.dumps({"children": len(set(pids.values())), "own_pid": served_by == pids["pid"] != os.getpid(),
+                          "after_kill": list(after_kill), "same": same_as_in_process(calls),
+                          "failed": sorted(processes.failed), "torch_in_parent": torch_in_parent,
+                          "ended": not any(c.process.is_alive() for c in processes.children.values())}))
+    """)
+    assert result == {"children": 2, "own_pid": True, "after_kill": [False, None], "same": True, "failed": ["pid"],
+                      "torch_in_parent": False, "ended": True}
+    assert len(log.splitlines()) == 1 and "ended" in log
