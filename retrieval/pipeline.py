@@ -301,8 +301,9 @@ class AskPipeline:
 
     def planner(self, corpus: str):
         """What the answer plan of a corpus reads (its navigator maps and lexical index; loaded with the corpus)."""
+        from bifrost.graph_builders.citations.words import words_for
         from bifrost.retrieval.answer.step import Planner
 
         parts = self.parts(corpus)
         bm25 = parts.channels.bm25
-        return Planner(parts.nav, bm25.tokenize, bm25.document_frequency, len(parts.channels.ids))
+        return Planner(parts.nav, bm25.tokenize, bm25.document_frequency, len(parts.channels.ids), words_for(corpus))

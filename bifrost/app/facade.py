@@ -192,8 +192,12 @@ class Bifrost:
         self.resources.require_corpus(corpus)
 
     def stats(self, corpus: str) -> GraphStats:
+        from bifrost.graph_builders.citations.words import words_for
+
         self.require_corpus(corpus)
-        return self.graph.stats(corpus)
+        st = self.graph.stats(corpus)
+        note = words_for(corpus).note
+        return st.model_copy(update={"notes": [*st.notes, note]}) if note else st
 
     def provision(self, corpus: str, provision_id: str) -> Provision | None:
         """A stored provision by id, or None."""

@@ -215,6 +215,7 @@ class GraphStats(BaseModel):
     dangling_references: int = 0
     entities: int = 0
     relations: int = 0
+    notes: list[str] = Field(default_factory=list, description="What a user of this corpus should know (one line each)")
 
 
 class Reached(Frozen):

@@ -21,6 +21,7 @@ from bifrost.retrieval.answer.lead import best_of, candidates, open_note
 from bifrost.retrieval.answer.base import Planned, Role
 from bifrost.retrieval.answerability.question_kinds import Asks, detect
 from bifrost.retrieval.sentences import sentences
+from bifrost.graph_builders.citations.words import GENERIC, RulebookWords
 from bifrost.retrieval.answer.deontic import Asked, decision, read_question, read_rule
 from bifrost.retrieval.answer.base import DraftStatement, QuoteClaim
 from bifrost.retrieval.answer.quotes import check_statements
@@ -45,7 +46,7 @@ class Composed:
 
 def decide(question: str, planned: Sequence[Planned], lookup: Lookup, asks: Sequence[frozenset[str]] = (),
            tokenize: Callable[[str], list[str]] | None = None, chosen: tuple[str, str] | None = None,
-           read: bool = False) -> Verdict | None:
+           read: bool = False, words: RulebookWords = GENERIC) -> Verdict | None:
     """The verdict of a yes/no question, or None: with the reader (``read``), only its best sentence of the
     rule provisions (``chosen``: provision id, sentence) decides; without it, the first rule sentence in plan
     order sharing the question's terms, and none when that sentence makes the answer depend on a condition
@@ -55,12 +56,12 @@ def decide(question: str, planned: Sequence[Planned], lookup: Lookup, asks: Sequ
     if not stance.is_yes_no:
         return None
     if stance.every and stance.asked is Asked.PERMISSION and tokenize is not None:
-        if (found := scoped_elsewhere(planned, lookup, asks, tokenize)) is not None:
+        if (found := scoped_elsewhere(planned, lookup, asks, tokenize, words)) is not None:
             return found
     if read:
         if chosen is None:
             return None
-        value = decision(stance, read_rule(chosen[1]))
+        value = decision(stance, read_rule(chosen[1], words))
         return Verdict(value=value.value, provision_id=chosen[0], words=chosen[1]) if value is not None and value.value in SAID else None
     wanted = set().union(*asks) if asks else set()
     if tokenize is None or not wanted:
@@ -73,7 +74,7 @@ def decide(question: str, planned: Sequence[Planned], lookup: Lookup, asks: Sequ
         for sentence in sentences(p.text) if p is not None else ():
             if len(wanted & set(tokenize(sentence))) < need:
                 continue  # a sentence about something else decides nothing about this question
-            value = decision(stance, read_rule(sentence))
+            value = decision(stance, read_rule(sentence, words))
             if value is None:
                 continue
             if value.value not in SAID:
@@ -83,7 +84,7 @@ def decide(question: str, planned: Sequence[Planned], lookup: Lookup, asks: Sequ
 
 
 def scoped_elsewhere(planned: Sequence[Planned], lookup: Lookup, asks: Sequence[frozenset[str]],
-                     tokenize: Callable[[str], list[str]]) -> Verdict | None:
+                     tokenize: Callable[[str], list[str]], words: RulebookWords = GENERIC) -> Verdict | None:
     """A "no" to a claim over every case: a rule sentence of the plan that states a duty or permission for
     most of what the question asks (two asks or more) but not for one of its asks, which another provision of
     the plan governs ("warning line with fall arrest: roofing work on low-slope roofs"; leading edges are
@@ -91,14 +92,14 @@ def scoped_elsewhere(planned: Sequence[Planned], lookup: Lookup, asks: Sequence[
     together: the claim is then granted, whatever a narrower sentence says."""
     texts = {item.id: (p.text if (p := lookup(item.id)) is not None else "") for item in planned}
     terms = {pid: set(tokenize(t)) for pid, t in texts.items()}
-    if any(all(a <= set(tokenize(s)) for a in asks) and ((r := read_rule(s)).obligation or r.permission) and not r.prohibition
+    if any(all(a <= set(tokenize(s)) for a in asks) and ((r := read_rule(s, words)).obligation or r.permission) and not r.prohibition
            for t in texts.values() for s in sentences(t)):
         return None  # a sentence of the plan grants the whole claim: no "no" from a narrower one
     for item in planned:
         if item.role is not Role.RULE:
             continue
         for sentence in sentences(texts[item.id]):
-            rule = read_rule(sentence)
+            rule = read_rule(sentence, words)
             if not (rule.obligation or rule.permission):
                 continue
             words = set(tokenize(sentence))
@@ -113,7 +114,7 @@ def scoped_elsewhere(planned: Sequence[Planned], lookup: Lookup, asks: Sequence[
 def compose(question: str, planned: Sequence[Planned], lookup: Lookup, embedder: Embedder,
             with_verdict: bool = True, asks: Sequence[frozenset[str]] = (),
             tokenize: Callable[[str], list[str]] | None = None, chosen: tuple[str, str] | None = None,
-            read: bool = False) -> Composed:
+            read: bool = False, words: RulebookWords = GENERIC) -> Composed:
     """Statements of the plan's provisions with text, by role, the verdict (when decided) first and a
     note on what is left open when the question asks for a kind of fact no cited sentence holds."""
     provisions = [(item, p) for item in planned if (p := lookup(item.id)) is not None and p.text.strip()]
@@ -126,7 +127,7 @@ def compose(question: str, planned: Sequence[Planned], lookup: Lookup, embedder:
     for c in cands:
         by_provision.setdefault(c.provision.id, []).append(c)
     drafts: list[DraftStatement] = []
-    found = decide(question, planned, lookup, asks, tokenize, chosen, read) if with_verdict else None
+    found = decide(question, planned, lookup, asks, tokenize, chosen, read, words) if with_verdict else None
     if found is not None:
         drafts.append(DraftStatement(f"{found.value.capitalize()}: {found.words}", (found.provision_id,),
                                      (QuoteClaim(found.provision_id, found.words),), role="verdict"))

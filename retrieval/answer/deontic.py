@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
+from bifrost.graph_builders.citations.words import GENERIC, RulebookWords
+
 
 class Asked(str, Enum):
     """What a yes/no question asks."""
@@ -94,11 +96,6 @@ _NOT_REQUIRED = re.compile(r"\b(?:is not required|are not required|need not|not 
 _OBLIGATION = re.compile(r"\b(?:shall|must|is required|are required|required to|have to|has to)\b", re.I)
 _PERMISSION = re.compile(r"\b(?:may|is permitted|are permitted|is allowed|are allowed|permissible|acceptable|can be used)\b", re.I)
 _RESTRICTION = re.compile(r"\bonly\b", re.I)
-_AUTHORITY = re.compile(
-    r"\b(?:the\s+)?(?:Regulator|Authority|Registrar|Court|Secretary|Assistant Secretary|Director|Commissioner|Board|"
-    r"Chief Executive|OSHA|FSRA)\s+(?:may|can|is permitted to|is allowed to)\b")
-"""A power of the rulebook's authority ("The Regulator may ...", 681 ADGM sentences): no permission to the
-reader's firm or site, so it never answers "can we ...?"."""
 _EXCEPTION = re.compile(
     r"\b(?:except|exception|unless|does not apply|do not apply|shall not apply|other than|in lieu of|instead of|provided that|"
     r"where\b|when\b|if\b|notwithstanding)\b",
@@ -122,12 +119,13 @@ def read_question(question: str) -> QuestionStance:
     return QuestionStance(asked, omission=bool(_OMISSION_Q.search(q)), every=bool(_EVERY_Q.search(q)))
 
 
-def read_rule(sentence: str) -> RuleStance:
-    """What a rule sentence states (several at once: "shall ... only ... unless ...")."""
+def read_rule(sentence: str, words: RulebookWords = GENERIC) -> RuleStance:
+    """What a rule sentence states (several at once: "shall ... only ... unless ..."); a power of the
+    rulebook's authority (``words``: "The Regulator may ...") is no permission to the reader's firm."""
     s = sentence or ""
     prohibition = bool(_PROHIBITION.search(s))
     not_required = bool(_NOT_REQUIRED.search(s))
-    bare = _AUTHORITY.sub(" ", _PROHIBITION.sub(" ", _NOT_REQUIRED.sub(" ", s)))
+    bare = words.authority_power.sub(" ", _PROHIBITION.sub(" ", _NOT_REQUIRED.sub(" ", s)))
     return RuleStance(
         obligation=bool(_OBLIGATION.search(bare)),
         prohibition=prohibition,

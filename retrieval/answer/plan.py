@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 
 from bifrost.core.types import ProvisionKind
 from bifrost.retrieval.answer.base import Planned, Role
+from bifrost.graph_builders.citations.words import GENERIC, RulebookWords
 from bifrost.retrieval.navigator import NavigatorIndex
 from bifrost.retrieval.sentences import citing_sentence
 
@@ -65,27 +66,14 @@ def for_question(policy: PlanPolicy, every: bool) -> PlanPolicy:
 
 CORE_ONLY = PlanPolicy(asks=False, exceptions=False, procedures=False, siblings=False, definitions=False)
 
-_EXCEPTION = re.compile(r"\b(?:except|exception|unless|does not apply|do not apply|shall not apply|in lieu of|instead of|"
-                        r"notwithstanding|other than|need not|is not required)\b"
-                        r"|\bsubject to\s+(?:the\s+)?(?:rules?|sections?|paragraphs?|articles?|regulations?|chapters?|parts?|§|\(|\d)",
-                        re.I)
-"""Words by which a sentence makes the provision it cites an exception to it; "Subject to Rule 6.2.1" is how
-ADGM states one (198 times), and only "subject to" a cited provision counts ("subject to falling" does not)."""
-_PROCEDURE = re.compile(r"\b(?:in accordance with|requirements? of|compl(?:y|ies|ying) with|meets?|meeting|conform(?:s|ing)? to|"
-                        r"specified in|set forth in|described in|as provided in|pursuant to|under)\b", re.I)
-_MODIFIES = re.compile(r"\b(?:does not apply|do not apply|shall not apply|in lieu of|instead of|notwithstanding|need not|"
-                       r"is not required|are not required)\b", re.I)
-"""Words by which a citing provision changes the rule it cites (a provision saying "except as provided in
-P" is the general rule P carves out of, not an exception to P)."""
-_DEFINED = re.compile(r"\b(?:as defined in|defined in|definition of)\b", re.I)
-def reference_role(sentence: str) -> Role | None:
-    """The role of a provision cited by ``sentence``: an exception, a definition or an incorporated
-    requirement (procedure); None when the sentence says neither."""
-    if _EXCEPTION.search(sentence):
+def reference_role(sentence: str, words: RulebookWords = GENERIC) -> Role | None:
+    """The role of a provision cited by ``sentence``, by the rulebook's ``words``: an exception, a definition
+    or an incorporated requirement (procedure); None when the sentence says neither."""
+    if words.exception_words.search(sentence):
         return Role.EXCEPTION
-    if _DEFINED.search(sentence):
+    if words.definition_words.search(sentence):
         return Role.DEFINITION
-    if _PROCEDURE.search(sentence):
+    if words.procedure_words.search(sentence):
         return Role.PROCEDURE
     return None
 
@@ -115,10 +103,10 @@ class _Plan:
 def plan_answer(
     ranked: Sequence[str], core: Sequence[str], nav: NavigatorIndex, text: Text, asks: Sequence[frozenset[str]],
     tokenize: Tokenize, policy: PlanPolicy = PlanPolicy(), question_terms: frozenset[str] = frozenset(),
-    term: Text | None = None,
+    term: Text | None = None, words: RulebookWords = GENERIC,
 ) -> list[Planned]:
     """The provisions an answer cites, each with its role and path (see the module docstring); ``term``: a
-    definition's defined term (`Provision.term`)."""
+    definition's defined term (`Provision.term`); ``words``: how the rulebook words exceptions and references."""
     plan = _Plan(policy.most)
     terms_of: dict[str, frozenset[str]] = {}
 
@@ -155,7 +143,7 @@ def plan_answer(
                 for sibling in cases:
                     plan.add(sibling, Role.CONDITION, (found, sibling), f"another case of {as_written(ask, text(found), tokenize)}")
     for pid in list(plan.items):
-        _graph_additions(pid, plan, nav, text, policy)
+        _graph_additions(pid, plan, nav, text, policy, words)
     if policy.siblings:
         _complete_short_lists(plan, nav)
     if policy.definitions:
@@ -199,14 +187,14 @@ def _siblings(nav: NavigatorIndex, pid: str) -> list[str]:
     return [s for s in nav.children.get(parent, []) if s != pid] if parent else []
 
 
-def _graph_additions(pid: str, plan: _Plan, nav: NavigatorIndex, text: Text, policy: PlanPolicy) -> None:
+def _graph_additions(pid: str, plan: _Plan, nav: NavigatorIndex, text: Text, policy: PlanPolicy, words: RulebookWords) -> None:
     """What the navigator graph joins to one chosen provision, by the relations the policy follows."""
     path = plan.items[pid].path
     own = set(ancestors_of(nav, pid))
     for target in sorted(nav.refs_out.get(pid, ())):
         if target in own:  # "unless another provision of paragraph (b)": the enclosing list, not a provision to cite
             continue
-        role = reference_role(citing_sentence(text(pid), nav.ref_text.get((pid, target), "")))
+        role = reference_role(citing_sentence(text(pid), nav.ref_text.get((pid, target), "")), words)
         joined = (role is Role.EXCEPTION and policy.exceptions) or (
             role is Role.PROCEDURE and policy.procedures and not _whole_section(nav, target))
         if not joined:
@@ -215,11 +203,11 @@ def _graph_additions(pid: str, plan: _Plan, nav: NavigatorIndex, text: Text, pol
         if policy.siblings:  # the other cases of the same section sent to the same provision (roofing, precast, ...)
             for other in sorted(nav.refs_in.get(target, ())):
                 if other != pid and nav.section.get(other) == nav.section.get(pid) and reference_role(
-                        citing_sentence(text(other), nav.ref_text.get((other, target), ""))) is role:
+                        citing_sentence(text(other), nav.ref_text.get((other, target), "")), words) is role:
                     plan.add(other, Role.CONDITION, (*path, target, other), f"another case sent to {target}")
     if policy.exceptions:
         for source in sorted(nav.refs_in.get(pid, ())):
-            if _MODIFIES.search(citing_sentence(text(source), nav.ref_text.get((source, pid), ""))):
+            if words.modifying_words.search(citing_sentence(text(source), nav.ref_text.get((source, pid), ""))):
                 plan.add(source, Role.EXCEPTION, (*path, source), f"changes {pid}")
 
 

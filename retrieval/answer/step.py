@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from bifrost.core.embeddings import Embedder
 from bifrost.core.types import Answer, AnswerMode, Outcome, PlannedProvision, Provision, Statement, Verdict
+from bifrost.graph_builders.citations.words import GENERIC, RulebookWords, words_for
 from bifrost.retrieval.answer.compose import compose
 from bifrost.retrieval.answer.extractive import extractive_statements, render
 from bifrost.retrieval.answer.lead import open_note
@@ -56,6 +57,7 @@ class Planner:
     tokenize: Callable[[str], list[str]]
     document_frequency: Callable[[str], int]
     n_docs: int
+    words: RulebookWords = GENERIC  # how the corpus's rulebook words exceptions, references and authorities
 
     def specific(self, term: str) -> bool:
         return 0 < self.document_frequency(term) <= SPECIFIC_SHARE * self.n_docs
@@ -74,7 +76,7 @@ class Planner:
         text = lambda pid: (p.text if (p := lookup(pid)) is not None else "")  # noqa: E731
         term = lambda pid: ((p.term or "") if (p := lookup(pid)) is not None else "")  # noqa: E731
         return plan_answer([it.id for it in result.items], core, self.nav, text, asks, self.tokenize, policy,
-                           frozenset(self.tokenize(question)), term)
+                           frozenset(self.tokenize(question)), term, self.words)
 
 
 def policy_of(cfg: RetrievalConfig) -> PlanPolicy:
@@ -132,7 +134,8 @@ def answer(
                 llm, note = None, AGENT_FAILED
         if llm is None:
             composed = compose(question, planned, lookup, embedder, asks=planner.asks(result) if planner else (),
-                               tokenize=planner.tokenize if planner else None, chosen=chosen, read=read is not None)
+                               tokenize=planner.tokenize if planner else None, chosen=chosen, read=read is not None,
+                               words=planner.words if planner else words_for(corpus))
             statements, verdict = composed.statements, composed.verdict
             if not statements:  # the plan holds only headings: quote the best retrieved text
                 statements = extractive_statements(question, result.items[: cfg.cite_max], lookup, embedder, "fact")

@@ -43,6 +43,8 @@ def graph_stats(ctx: typer.Context, corpus: CorpusOpt = "osha-1926", as_json: Js
     table.add_row("entities", str(st.entities))
     table.add_row("relations", str(st.relations))
     out.print(table)
+    for note in st.notes:
+        out.print(f"note: {note}")
 
 
 @graph_app.command("check")

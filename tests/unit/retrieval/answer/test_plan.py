@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from bifrost.core.types import Provision, ProvisionKind, Reference
 from bifrost.retrieval.answer.base import Role
+from bifrost.graph_builders.citations.words import words_for
 from bifrost.retrieval.answer.plan import CORE_ONLY, PlanPolicy, plan_answer, reference_role
 from bifrost.retrieval.sentences import citing_sentence
 from bifrost.retrieval.navigator import NavigatorIndex
@@ -144,12 +145,13 @@ def adgm_plan(core, question="", policy=PlanPolicy(definitions=True)):
             for s, t in (("6.1.1", "6.2.1"), ("6.1.2", "6.3.1"), ("6.1.2", "7.1"))]
     terms = {p.id: p.term or "" for p in provisions}
     return plan_answer(core, core, NavigatorIndex.build(provisions, refs), lambda pid: ADGM_TEXT.get(pid, ""), [], tokenize,
-                       policy, frozenset(tokenize(question)), lambda pid: terms.get(pid, ""))
+                       policy, frozenset(tokenize(question)), lambda pid: terms.get(pid, ""), words_for("adgm"))
 
 
-def test_subject_to_a_rule_makes_it_an_exception_and_subject_to_a_hazard_does_not():
-    assert reference_role("Subject to Rule 6.2.1, an Authorised Person must notify the Regulator.") is Role.EXCEPTION
-    assert reference_role("Each employee subject to falling shall be protected in accordance with § 1926.502.") is Role.PROCEDURE
+def test_in_adgm_subject_to_a_rule_makes_it_an_exception_and_subject_to_a_hazard_does_not():
+    adgm = words_for("adgm")
+    assert reference_role("Subject to Rule 6.2.1, an Authorised Person must notify the Regulator.", adgm) is Role.EXCEPTION
+    assert reference_role("Each employee subject to falling shall be protected in accordance with § 1926.502.", adgm) is Role.PROCEDURE
     got = {p.id: p.role for p in adgm_plan(["6.1.1"])}
     assert got == {"6.1.1": Role.RULE, "6.2.1": Role.EXCEPTION}
 
@@ -163,3 +165,9 @@ def test_a_definition_is_found_by_its_own_term_in_any_rulebook():
     got = {p.id: p.role for p in adgm_plan(["6.4.1"], question="Do we have to tell the client?")}
     assert got.get("GLO.1") is Role.DEFINITION
     assert "GLO.1" not in {p.id for p in adgm_plan(["6.4.1"], question="Do we have to tell them?")}
+
+
+def test_in_the_cfr_subject_to_a_section_is_coverage_not_an_exception():
+    sentence = "Employees performing post-emergency response are subject to paragraph (q)(11) of this section."
+    assert reference_role(sentence, words_for("osha-1926")) is None
+    assert reference_role(sentence, words_for("adgm")) is Role.EXCEPTION

@@ -1,0 +1,92 @@
+"""The words a rulebook uses for what the answer plan and the verdict read, per jurisdiction, beside its
+citation grammar: how a sentence makes a cited provision an exception, a definition or an incorporated
+requirement, how it changes the rule it cites, and who its authorities are ("The Regulator may ..." is a
+power of the authority, not a permission to the reader's firm).
+
+`GENERIC` holds English words any rulebook uses; a jurisdiction adds its own (ADGM states exceptions as
+"Subject to Rule 6.2.1", 198 times). A corpus of no known jurisdiction gets `GENERIC` (`words_for`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+
+from bifrost.core.corpora import KNOWN_CORPORA
+
+
+def _words(alternatives: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"\b(?:" + "|".join(alternatives) + r")\b", re.I)
+
+
+@dataclass(frozen=True)
+class RulebookWords:
+    """Regular-expression alternatives, matched as whole words, case-insensitive (authorities: as written)."""
+
+    jurisdiction: str
+    exception: tuple[str, ...]
+    definition: tuple[str, ...]
+    procedure: tuple[str, ...]
+    modifies: tuple[str, ...]
+    authorities: tuple[str, ...]
+    note: str = field(default="", compare=False)
+
+    def adding(self, jurisdiction: str, **more: tuple[str, ...]) -> RulebookWords:
+        """These words and ``more`` of each kind, for ``jurisdiction``."""
+        return replace(self, jurisdiction=jurisdiction, **{k: (*getattr(self, k), *v) for k, v in more.items()})
+
+    @cached_property
+    def exception_words(self) -> re.Pattern[str]:
+        return _words(self.exception)
+
+    @cached_property
+    def definition_words(self) -> re.Pattern[str]:
+        return _words(self.definition)
+
+    @cached_property
+    def procedure_words(self) -> re.Pattern[str]:
+        return _words(self.procedure)
+
+    @cached_property
+    def modifying_words(self) -> re.Pattern[str]:
+        return _words(self.modifies)
+
+    @cached_property
+    def authority_power(self) -> re.Pattern[str]:
+        """"The Regulator may ...": a power of the rulebook's authority."""
+        return re.compile(r"\b(?:the\s+)?(?:" + "|".join(self.authorities) + r")\s+(?:may|can|is permitted to|is allowed to)\b")
+
+
+_CHANGES = ("does not apply", "do not apply", "shall not apply", "in lieu of", "instead of", "notwithstanding",
+            "need not", "is not required")
+
+GENERIC = RulebookWords(
+    jurisdiction="generic",
+    exception=("except", "exception", "unless", *_CHANGES[:5], "other than", *_CHANGES[5:]),
+    definition=("as defined in", "defined in", "definition of"),
+    procedure=("in accordance with", r"requirements? of", r"compl(?:y|ies|ying) with", r"meets?", "meeting",
+               r"conform(?:s|ing)? to", "specified in", "set forth in", "described in", "as provided in",
+               "pursuant to", "under"),
+    modifies=(*_CHANGES, "are not required"),
+    authorities=("Authority", "Court", "Secretary", "Director", "Commissioner", "Board"),
+)
+
+BY_JURISDICTION: dict[str, RulebookWords] = {
+    "us-cfr": GENERIC.adding("us-cfr", authorities=("Assistant Secretary", "OSHA")),
+    "adgm": GENERIC.adding(
+        "adgm",
+        exception=(r"subject to\s+(?:the\s+)?(?:rules?|sections?|paragraphs?|articles?|regulations?|chapters?|parts?|§|\(|\d)",),
+        authorities=("Regulator", "Registrar", "Chief Executive", "FSRA"),
+    ),
+}
+
+
+def words_for(corpus: str) -> RulebookWords:
+    """The words of ``corpus``'s jurisdiction; a corpus this version does not know gets `GENERIC`, with a
+    note saying so (`graph stats` prints it)."""
+    spec = KNOWN_CORPORA.get(corpus)
+    if spec is not None and spec.jurisdiction in BY_JURISDICTION:
+        return BY_JURISDICTION[spec.jurisdiction]
+    return replace(GENERIC, note=f"corpus {corpus!r} has no rulebook words of its own: the answer plan reads "
+                                 "exceptions, incorporations and authorities by generic English words")
