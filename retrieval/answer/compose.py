@@ -102,9 +102,9 @@ def scoped_elsewhere(planned: Sequence[Planned], lookup: Lookup, asks: Sequence[
             rule = read_rule(sentence, words)
             if not (rule.obligation or rule.permission):
                 continue
-            words = set(tokenize(sentence))
-            covered = [a for a in asks if a <= words]
-            missing = [a for a in asks if not a <= words]
+            said = set(tokenize(sentence))
+            covered = [a for a in asks if a <= said]
+            missing = [a for a in asks if not a <= said]
             elsewhere = [a for a in missing if any(a <= terms[o] for o in terms if o != item.id)]
             if len(covered) >= 2 and elsewhere:
                 return Verdict(value="no", provision_id=item.id, words=sentence)

@@ -9,7 +9,8 @@ import re
 import numpy as np
 
 from bifrost.core.types import Provision, ProvisionKind
-from bifrost.retrieval.answer.compose import compose, decide
+from bifrost.graph_builders.citations.words import words_for
+from bifrost.retrieval.answer.compose import compose, decide, scoped_elsewhere
 from bifrost.retrieval.answer.extractive import render
 from bifrost.retrieval.answer.base import Planned, Role
 
@@ -104,3 +105,14 @@ def test_statements_follow_the_verdict_by_role_each_with_its_quote():
         assert all(p.text[q.start:q.end] == q.text for q in st.quotes) and st.quotes
     text = render(got.statements)
     assert "Another case: " in text and "Required by reference: " in text
+
+
+def test_a_claim_over_every_case_gets_no_from_a_later_sentence_that_scopes_it_with_the_rulebooks_words():
+    text = {"a": "Employees shall wear boots. Warning lines with arrest systems may be used only on roofs.",
+            "b": "Each employee on a leading edge shall be protected."}
+    found = {pid: Provision(corpus="adgm", id=pid, kind=ProvisionKind.PARAGRAPH, text=t) for pid, t in text.items()}
+    planned = [Planned("a", Role.RULE, ("a",), "ranked"), Planned("b", Role.RULE, ("b",), "ranked")]
+    asks = [frozenset({"warning"}), frozenset({"arrest"}), frozenset({"leading"})]
+    verdict = scoped_elsewhere(planned, found.get, asks, lambda t: re.findall(r"\w+", t.lower()), words_for("adgm"))
+    assert verdict is not None and verdict.value == "no" and verdict.provision_id == "a"
+    assert verdict.words == "Warning lines with arrest systems may be used only on roofs."
