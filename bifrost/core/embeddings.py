@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import numpy as np
 
 from bifrost.core.bert_encoder import BertEncoder, load_bert_encoder
-from bifrost.core.model_process import ModelProcess, Service, call_or_none
+from bifrost.core.model_process import ModelProcess, ModelProcesses, Service, call_or_none
 from bifrost.core.errors import ModelUnavailableError
 
 if TYPE_CHECKING:
@@ -156,7 +156,7 @@ class SentenceTransformerEmbedder:
             raise ValueError(f"embedding runtime {runtime!r}: use 'auto' or 'sentence-transformers'")
         self.runtime = runtime
         self._model: Any = None
-        self.process: ModelProcess | None = None  # see `use_process`
+        self.process: ModelProcess | ModelProcesses | None = None  # see `use_process`
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
         self._load_lock = threading.Lock()  # one load when two threads (web requests) race
@@ -203,7 +203,7 @@ class SentenceTransformerEmbedder:
             return None
         return load_bert_encoder(location)
 
-    def use_process(self, process: ModelProcess | None) -> None:
+    def use_process(self, process: ModelProcess | ModelProcesses | None) -> None:
         """Encode with ``process``'s ``encode`` service (a child that loads the model meanwhile, see
         `encode_service`) instead of loading the model here; in-process again if it fails."""
         self.process = process

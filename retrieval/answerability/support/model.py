@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from bifrost.core.atomic_files import atomic_file
+
 log = logging.getLogger(__name__)
 
 CARD = "support-card.json"
@@ -53,7 +55,8 @@ class SupportCard:
     trained_at: str = ""
 
     def save(self, folder: Path) -> None:
-        (folder / CARD).write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
+        with atomic_file(folder / CARD) as tmp:
+            tmp.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
 
     @classmethod
     def read(cls, folder: Path) -> SupportCard:
