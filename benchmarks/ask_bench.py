@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script or loaded by path
+from code_tree import tree_env  # noqa: E402
 
 PROBE = """
 import json, statistics, sys, time
@@ -58,7 +60,7 @@ def read_questions(path: Path, limit: int) -> list[str]:
 
 def run_tree(code: Path, home: Path, corpus: str, questions: list[str], warm: int) -> list[float]:
     """Seconds of each timed ask in a new process over ``code``'s packages."""
-    env = {**os.environ, "PYTHONPATH": str(code.resolve()), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    env = tree_env(code)
     done = subprocess.run([sys.executable, "-c", PROBE, str(home), corpus, str(warm)], input=json.dumps(questions),
                           env=env, capture_output=True, text=True, cwd=str(code.resolve()))
     if done.returncode != 0:

@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script or loaded by path
+from code_tree import tree_env  # noqa: E402
 
 PROBE = """
 import json, sys
@@ -44,13 +46,14 @@ out = []
 for q in questions:
     a = bf.ask(q, corpus)
     out.append({"retrieved": [it.id for it in a.retrieved], "citations": [c.id for c in a.citations], "refused": a.refused,
-                "outcome": str(a.outcome), "verdict": None if a.verdict is None else str(a.verdict)})
+                "outcome": str(a.outcome), "verdict": None if a.verdict is None else  # the decision, not its wording
+                f"value={a.verdict.value!r} provision_id={a.verdict.provision_id!r} words={a.verdict.words!r}"})
 print(json.dumps({"model_process": process is not None, "torch_in_parent": "torch" in sys.modules, "answers": out}))
 """
 
 
 def answers(code: Path, home: Path, corpus: str, questions_file: Path) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(code.resolve()), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    env = tree_env(code)
     done = subprocess.run([sys.executable, "-c", PROBE, str(home), corpus, str(questions_file)], env=env,
                           cwd=code.resolve(), capture_output=True, text=True)
     if done.returncode != 0:

@@ -30,6 +30,9 @@ import threading
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script or loaded by path
+from code_tree import tree_env  # noqa: E402
+
 import httpx
 
 QUESTION = "How to protect excavation work from rainstorm hazard?"
@@ -43,7 +46,7 @@ QUESTIONS = (
 
 
 def env_for(code: Path) -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(code.resolve()), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    return {**tree_env(code), "BIFROST_CODE_TREE": str(code.resolve())}
 
 
 def cli(python: str, *args: str) -> list[str]:
@@ -54,7 +57,7 @@ def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, str]:
     """Wall-clock seconds of one process and its stdout (exits on failure, with stderr); it runs in
     the code tree's folder, since ``python -m`` puts the working folder first on sys.path."""
     t0 = time.perf_counter()
-    done = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=env["PYTHONPATH"])
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=env["BIFROST_CODE_TREE"])
     seconds = time.perf_counter() - t0
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} exited {done.returncode}: {done.stderr.strip()[-500:]}")

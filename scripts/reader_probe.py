@@ -66,6 +66,8 @@ def main() -> None:
     ap.add_argument("--max-length", type=int, default=128)
     ap.add_argument("--adgm-questions", type=Path, help="an ObliQA file whose pairs join the training pairs")
     ap.add_argument("--adgm-documents", type=Path, default=Path("../shared/corpora/adgm/documents"))
+    ap.add_argument("--curve", default="", help="a learning curve: readers on these numbers of the training pairs "
+                    "(comma-separated, a random sample each; 'all' for every pair), each scored after every epoch")
     args = ap.parse_args()
     settings = Settings()
     opts = Options(trainable_layers=args.layers, epochs=args.epochs, max_length=args.max_length)
@@ -111,9 +113,15 @@ def main() -> None:
                           "left_out_ranker_order_auroc": round(auroc(labels, order), 3),
                           "left_out_rank_average_auroc": round(auroc(labels, average), 3)}), flush=True)
 
-    card = ReaderCard(corpus=args.corpus, base_model=opts.base_model)
-    fit_reader(pairs, cache, None, card, epochs=args.epochs, lr=args.lr, head_lr=args.head_lr, threads=opts.threads,
-               on_epoch=report)
+    import random
+
+    sizes = [len(pairs) if n == "all" else int(n) for n in args.curve.split(",") if n] or [len(pairs)]
+    for size in sizes:
+        subset = pairs if size >= len(pairs) else random.Random(size).sample(pairs, size)
+        print(json.dumps({"pairs": len(subset), "positives": sum(e.label > 0 for e in subset)}), flush=True)
+        card = ReaderCard(corpus=args.corpus, base_model=opts.base_model)
+        fit_reader(subset, cache, None, card, epochs=args.epochs, lr=args.lr, head_lr=args.head_lr, threads=opts.threads,
+                   on_epoch=report)
 
 
 if __name__ == "__main__":

@@ -361,6 +361,8 @@ class Verdict(Frozen):
     value: Literal["yes", "no", "depends"]
     provision_id: str
     words: str = Field(description="The sentence of the provision that decides it, as stored")
+    reason: str = Field("", description="Why, in one clause naming the provisions ('1926.451(g)(1) requires it')")
+    see_also: list[str] = Field(default_factory=list, description="Other provisions the reason names")
 
 
 class Outcome(str, Enum):

@@ -30,6 +30,7 @@ class RulebookWords:
     procedure: tuple[str, ...]
     modifies: tuple[str, ...]
     authorities: tuple[str, ...]
+    actors: tuple[str, ...] = ()
     note: str = field(default="", compare=False)
 
     def adding(self, jurisdiction: str, **more: tuple[str, ...]) -> RulebookWords:
@@ -53,6 +54,12 @@ class RulebookWords:
         return _words(self.modifies)
 
     @cached_property
+    def actor_words(self) -> re.Pattern[str]:
+        """Who a rule addresses ("an Authorised Person", "the employer"): the asker's "we" in a question."""
+        return _words((r"(?:an?|the|each|any|every)\s+(?:\w+\s+)?(?:" + "|".join(self.actors) + r")s?", *self.actors)) if self.actors \
+            else re.compile(r"(?!)")
+
+    @cached_property
     def authority_power(self) -> re.Pattern[str]:
         """"The Regulator may ...": a power of the rulebook's authority."""
         return re.compile(r"\b(?:the\s+)?(?:" + "|".join(self.authorities) + r")\s+(?:may|can|is permitted to|is allowed to)\b")
@@ -70,14 +77,16 @@ GENERIC = RulebookWords(
                "pursuant to", "under"),
     modifies=(*_CHANGES, "are not required"),
     authorities=("Authority", "Court", "Secretary", "Director", "Commissioner", "Board"),
+    actors=("person", "persons", "firm", "company", "undertaking", "licensee", "applicant", "operator", "owner"),
 )
 
 BY_JURISDICTION: dict[str, RulebookWords] = {
-    "us-cfr": GENERIC.adding("us-cfr", authorities=("Assistant Secretary", "OSHA")),
+    "us-cfr": GENERIC.adding("us-cfr", authorities=("Assistant Secretary", "OSHA"), actors=("employer", "employee", "contractor")),
     "adgm": GENERIC.adding(
         "adgm",
         exception=(r"subject to\s+(?:the\s+)?(?:rules?|sections?|paragraphs?|articles?|regulations?|chapters?|parts?|§|\(|\d)",),
         authorities=("Regulator", "Registrar", "Chief Executive", "FSRA"),
+        actors=("Authorised Person", "Recognised Body", "Relevant Person", "Licensed Person", "Fund Manager", "Issuer"),
     ),
 }
 

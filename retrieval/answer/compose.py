@@ -12,7 +12,7 @@ the question asks for, else its sentence closest to the question (`retrieval.ans
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bifrost.core.embeddings import Embedder
 from bifrost.core.types import Provision, Statement, Verdict
@@ -22,7 +22,8 @@ from bifrost.retrieval.answer.base import Planned, Role
 from bifrost.retrieval.answerability.question_kinds import Asks, detect
 from bifrost.retrieval.sentences import sentences
 from bifrost.graph_builders.citations.words import GENERIC, RulebookWords
-from bifrost.retrieval.answer.deontic import Asked, decision, read_question, read_rule
+from bifrost.retrieval.answer.deontic import Asked, Decision, because, condition_met, decision, read_question, read_rule
+from bifrost.retrieval.answer.plan import as_written
 from bifrost.retrieval.answer.base import DraftStatement, QuoteClaim
 from bifrost.retrieval.answer.quotes import check_statements
 
@@ -56,13 +57,17 @@ def decide(question: str, planned: Sequence[Planned], lookup: Lookup, asks: Sequ
     if not stance.is_yes_no:
         return None
     if stance.every and stance.asked is Asked.PERMISSION and tokenize is not None:
-        if (found := scoped_elsewhere(planned, lookup, asks, tokenize, words)) is not None:
+        if (found := scoped_elsewhere(planned, lookup, asks, tokenize, words, question)) is not None:
             return found
     if read:
         if chosen is None:
             return None
-        value = decision(stance, read_rule(chosen[1], words))
-        return Verdict(value=value.value, provision_id=chosen[0], words=chosen[1]) if value is not None and value.value in SAID else None
+        rule = read_rule(chosen[1], words)
+        value = decision(stance, rule)
+        if value is None or value.value not in SAID:
+            return None
+        return Verdict(value=value.value, provision_id=chosen[0], words=chosen[1],
+                       reason=f"{named(chosen[0], lookup)} {because(stance, rule, value, chosen[1])}")
     wanted = set().union(*asks) if asks else set()
     if tokenize is None or not wanted:
         return None  # nothing to check a sentence's relevance with (a past edition's answer): no verdict
@@ -74,17 +79,29 @@ def decide(question: str, planned: Sequence[Planned], lookup: Lookup, asks: Sequ
         for sentence in sentences(p.text) if p is not None else ():
             if len(wanted & set(tokenize(sentence))) < need:
                 continue  # a sentence about something else decides nothing about this question
-            value = decision(stance, read_rule(sentence, words))
+            rule = read_rule(sentence, words)
+            value = decision(stance, rule)
+            if value is Decision.DEPENDS and condition_met(sentence, question, tokenize, words):
+                value = decision(stance, replace(rule, exception=False))  # the question meets the rule's condition
             if value is None:
                 continue
             if value.value not in SAID:
                 return None  # the first relevant rule makes it depend on a condition: no later sentence overrules it
-            return Verdict(value=value.value, provision_id=item.id, words=sentence)
+            return Verdict(value=value.value, provision_id=item.id, words=sentence,
+                           reason=f"{named(item.id, lookup)} {because(stance, rule, value, sentence)}")
     return None
 
 
+def named(pid: str, lookup: Lookup) -> str:
+    """A provision as a verdict line names it: its id, and its heading when it has one."""
+    p = lookup(pid)
+    heading = p.heading.strip().rstrip(".:").strip() if p is not None else ""
+    return f"{pid} ({heading})" if heading else pid
+
+
 def scoped_elsewhere(planned: Sequence[Planned], lookup: Lookup, asks: Sequence[frozenset[str]],
-                     tokenize: Callable[[str], list[str]], words: RulebookWords = GENERIC) -> Verdict | None:
+                     tokenize: Callable[[str], list[str]], words: RulebookWords = GENERIC,
+                     question: str = "") -> Verdict | None:
     """A "no" to a claim over every case: a rule sentence of the plan that states a duty or permission for
     most of what the question asks (two asks or more) but not for one of its asks, which another provision of
     the plan governs ("warning line with fall arrest: roofing work on low-slope roofs"; leading edges are
@@ -107,7 +124,10 @@ def scoped_elsewhere(planned: Sequence[Planned], lookup: Lookup, asks: Sequence[
             missing = [a for a in asks if not a <= said]
             elsewhere = [a for a in missing if any(a <= terms[o] for o in terms if o != item.id)]
             if len(covered) >= 2 and elsewhere:
-                return Verdict(value="no", provision_id=item.id, words=sentence)
+                others = sorted([o for o in texts if o != item.id and elsewhere[0] <= terms[o]][:2])
+                case = as_written(elsewhere[0], question or texts[others[0]], tokenize, reach=2)
+                reason = f"{named(item.id, lookup)} provides for it, but {case} is covered by {' and '.join(others)}"
+                return Verdict(value="no", provision_id=item.id, words=sentence, reason=reason, see_also=others)
     return None
 
 
@@ -129,20 +149,58 @@ def compose(question: str, planned: Sequence[Planned], lookup: Lookup, embedder:
     drafts: list[DraftStatement] = []
     found = decide(question, planned, lookup, asks, tokenize, chosen, read, words) if with_verdict else None
     if found is not None:
-        drafts.append(DraftStatement(f"{found.value.capitalize()}: {found.words}", (found.provision_id,),
-                                     (QuoteClaim(found.provision_id, found.words),), role="verdict"))
+        also = [(o, best_of(by_provision[o]).sentence) for o in found.see_also if o in by_provision]
+        drafts.append(DraftStatement(verdict_line(found), (found.provision_id, *(o for o, _ in also)),
+                                     (QuoteClaim(found.provision_id, found.words), *(QuoteClaim(o, t) for o, t in also)),
+                                     role="verdict"))
     if ask.kind is not Asks.OTHER and not any(c.fact for c in cands) and found is None:
         lead = best_of(by_provision[provisions[0][1].id])
         drafts.append(DraftStatement(open_note(ask), (lead.provision.id,), (QuoteClaim(lead.provision.id, lead.sentence),),
                                      role="open"))
-    said = {found.words} if found is not None else set()
+    said = {found.words, *(t for _, t in also)} if found is not None else set()
+    chosen = {p.id: [opening(by_provision[p.id]) if item.role is Role.DEFINITION else best_of(by_provision[p.id]).sentence]
+              for item, p in provisions if p.id in by_provision}
+    for pid, extra in held_elsewhere(chosen, by_provision, [p.id for _, p in provisions], asks, tokenize, said):
+        chosen[pid].append(extra)
     for role in ROLE_ORDER:
         for item, p in provisions:
-            if item.role is not role or p.id not in by_provision:
+            if item.role is not role or p.id not in chosen:
                 continue
-            c = best_of(by_provision[p.id])
-            if c.sentence in said:
+            stated = sorted((t for t in dict.fromkeys(chosen[p.id]) if t not in said), key=p.text.find)
+            if not stated:
                 continue
-            said.add(c.sentence)
-            drafts.append(DraftStatement(c.sentence, (p.id,), (QuoteClaim(p.id, c.sentence),), role=role.value))
+            said.update(stated)
+            drafts.append(DraftStatement(" ".join(stated), (p.id,), tuple(QuoteClaim(p.id, t) for t in stated), role=role.value))
     return Composed(check_statements(drafts, lookup).statements, found)
+
+
+def opening(cands: Sequence[Candidate]) -> str:
+    """A definition is stated by its first sentence, the one that says what the term means (its later
+    sentences add rules about the thing: "As of January 1, 1998, the use of a body belt ... is prohibited")."""
+    return cands[0].sentence
+
+
+def held_elsewhere(chosen: dict[str, list[str]], by_provision: dict[str, list[Candidate]], order: Sequence[str],
+                   asks: Sequence[frozenset[str]], tokenize: Callable[[str], list[str]] | None,
+                   said: set[str]) -> list[tuple[str, str]]:
+    """More sentences of the cited provisions, (provision, sentence), for each ask of the question that no
+    stated sentence holds and one of theirs does ("Inspections shall also be made after every rainstorm",
+    after the provision's "Daily inspections ..."): every part of the question the cited text speaks to is quoted."""
+    if tokenize is None or not asks:
+        return []
+    held = [set(tokenize(t)) for t in [*said, *(x for ts in chosen.values() for x in ts)]]
+    out: list[tuple[str, str]] = []
+    for ask in asks:
+        if any(ask <= terms for terms in held):
+            continue
+        hit = next(((pid, c.sentence) for pid in order if pid in chosen for c in by_provision[pid]
+                    if ask <= set(tokenize(c.sentence))), None)
+        if hit is not None:
+            out.append(hit)
+            held.append(set(tokenize(hit[1])))
+    return out
+
+
+def verdict_line(verdict: Verdict) -> str:
+    """The answer's first line: the verdict and, in one clause, why (the deciding sentence is its quote)."""
+    return f"{verdict.value.capitalize()}: {verdict.reason or verdict.words}" + ("." if verdict.reason else "")

@@ -171,3 +171,61 @@ def decision(question: QuestionStance, rule: RuleStance) -> Decision | None:
     if rule.permission and not rule.obligation:
         return Decision.NO
     return None
+
+
+_CONDITION = re.compile(r"\b(?:unless|except (?:when|where|as|that)|provided that|if|when|where)\b[^.;:]*", re.I)
+
+
+def condition_of(sentence: str, most: int = 140) -> str:
+    """The sentence's first condition or exception clause ("unless adequate precautions have been taken ..."),
+    cut at a comma past ``most`` characters; "" when it names none."""
+    m = _CONDITION.search(sentence or "")
+    if m is None:
+        return ""
+    clause = m.group(0).strip().rstrip(",")
+    clause = clause[0].lower() + clause[1:]  # "Where ..." opening the sentence reads "where ..." after the verb
+    if re.match(r"(?:if|when|where)\b", clause) and "," in clause:
+        clause = clause[: clause.index(",")]  # "where X, it must Y": the condition is X
+    if len(clause) > most:
+        cut = clause.rfind(",", 0, most)
+        clause = clause[:cut] if cut > 0 else clause[:most].rsplit(" ", 1)[0] + " ..."
+    return clause
+
+
+_POSITIVE_CONDITION = re.compile(r"\b(?:if|when|where)\b([^.;:,]*)", re.I)
+
+
+def condition_met(sentence: str, question: str, tokenize, words: RulebookWords = GENERIC) -> bool:
+    """True when the sentence's one qualifier is a condition ("if", "when", "where") and the question states
+    all of it ("Where a firm holds client money, it must ..." asked as "we hold client money: must we ...?"):
+    the rule then answers unconditionally. An exception ("unless", "except"), a second qualifier, or a
+    condition the question leaves out keeps the answer depending. Who the rule addresses (``words.actors``:
+    "an Authorised Person") is the asker, so it need not be in the question."""
+    if len(_EXCEPTION.findall(sentence or "")) != 1:
+        return False
+    found = _POSITIVE_CONDITION.search(sentence)
+    if found is None:
+        return False
+    terms = set(tokenize(words.actor_words.sub(" ", found.group(1))))
+    return bool(terms) and terms <= set(tokenize(question))
+
+
+def because(question: QuestionStance, rule: RuleStance, value: Decision, sentence: str = "") -> str:
+    """What the deciding sentence does, in the words a reply to the question uses ("requires it",
+    "prohibits it unless ..."): the clause after the provision id in a verdict line, with the sentence's
+    condition when it names one (a "no" that holds unless something is done says so)."""
+    if question.asked is Asked.PERMISSION:
+        if rule.prohibition:
+            verb = "prohibits it"
+        elif rule.restriction and question.every:
+            verb = "allows it only in the case it states"
+        elif rule.obligation and question.omission:
+            verb = "requires it"
+        else:
+            verb = "allows it"
+    elif question.asked is Asked.OBLIGATION:
+        verb = "does not require it" if value is Decision.NO else "requires it"
+    else:
+        verb = "prohibits it" if value is Decision.YES else "allows it"
+    condition = condition_of(sentence) if rule.exception else ""
+    return f"{verb} {condition}" if condition else verb

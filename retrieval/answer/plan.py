@@ -211,15 +211,35 @@ def _graph_additions(pid: str, plan: _Plan, nav: NavigatorIndex, text: Text, pol
                 plan.add(source, Role.EXCEPTION, (*path, source), f"changes {pid}")
 
 
-def as_written(ask: frozenset[str], text: str, tokenize: Tokenize) -> str:
-    """An ask in the words of the provision that states it ("leading edge", not the index's "edg lead")."""
-    out, seen = [], set()
-    for word in re.findall(r"[\w-]+", text):
-        term = tokenize(word)
-        if term and term[0] in ask and term[0] not in seen:
-            seen.add(term[0])
-            out.append(word)
-    return " ".join(out) if len(seen) == len(ask) else " ".join(sorted(ask))
+def _window(ask: frozenset[str], words: Sequence[str], tokenize: Tokenize) -> tuple[int, int] | None:
+    """The shortest run of ``words`` (first and last index) that holds every term of ``ask``."""
+    held = [ask.intersection(tokenize(w)) for w in words]
+    best: tuple[int, int] | None = None
+    for start in (i for i, h in enumerate(held) if h):
+        seen: set[str] = set()
+        for end in range(start, len(words)):
+            seen |= held[end]
+            if len(seen) == len(ask):
+                if best is None or end - start < best[1] - best[0]:
+                    best = (start, end)
+                break
+    return best
+
+
+def as_written(ask: frozenset[str], text: str, tokenize: Tokenize, reach: int = 0) -> str:
+    """An ask in the words of a text that states it: the shortest run of the text's words that holds every
+    term of the ask ("personal fall arrest system", not the index's "arrest fall person system"); ``reach``:
+    at most this many more content words on each side (the phrase's head: "leading-edge" -> "leading-edge work")."""
+    words = re.findall(r"[\w-]+", text)
+    found = _window(ask, words, tokenize)
+    if found is None:
+        return " ".join(sorted(ask))
+    start, end = found
+    while reach and start > found[0] - reach and start > 0 and tokenize(words[start - 1]):
+        start -= 1
+    while reach and end < found[1] + reach and end + 1 < len(words) and tokenize(words[end + 1]):
+        end += 1
+    return " ".join(words[start: end + 1])
 
 
 def _whole_section(nav: NavigatorIndex, pid: str) -> bool:

@@ -50,7 +50,8 @@ _NUMBER_WORDS = (
 NUMBER = rf"(?:\d[\d,]*(?:\.\d+)?(?:\s*(?:/|⁄)\s*\d+)?|\d*\.\d+|(?:{_NUMBER_WORDS})(?:[\s-]+(?:and[\s-]+)?(?:{_NUMBER_WORDS}))*)"
 """A number as rules print it: 5,000 / 0.1 / 1/2 / 3 1/2 / thirty / one and one-half."""
 
-UNIT_FAMILIES: dict[str, str] = {
+UNIT_FAMILIES: dict[str, str] = {  # one list for every rulebook: a unit or currency name means the same in each
+    # (a question about an ADGM fine in dollars still asks for money), so a per-jurisdiction list would only lose recall
     "length": r"feet|foot|ft\b|inch(?:es)?|in\.|meters?|metres?|m\b|cm\b|mm\b|yards?|miles?\b|km\b|stories|storeys|floors",
     "weight": r"pounds?|lbs?\b|kilograms?|kg\b|tons?\b|kn\b|n\b|newtons?|kips?",
     "multiple": r"times\b|percent\b|%|x\b",

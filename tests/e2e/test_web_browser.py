@@ -12,6 +12,7 @@ import socket
 import threading
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -136,6 +137,23 @@ def test_search_results_and_provision_pages(server, page):
     shot(page, "provision")
     page.click(f"a[href='{provision_url(OSHA, '1926.651(h)')}'] >> nth=0")
     assert "1926.651(h)" in page.inner_text("h1") and page.locator(".link-list li").count() >= 3
+
+
+LEADING_EDGE = ("Can a combination of a warning line system and personal fall arrest system be used for all types of "
+                "leading-edge work?")
+
+
+def test_the_leading_edge_answer_says_no_and_why_above_its_quotes_and_draws_its_graph(server, page):
+    """The paper's verdict question, as a person reads it: the verdict line gives the reason in one clause,
+    the deciding sentences are quoted each with its provision, and the nested shared parents are drawn."""
+    page.goto(server + "/ask?q=" + quote(LEADING_EDGE))
+    line = page.inner_text("p.verdict")
+    assert line.startswith("No: 1926.501(b)(10)") and "leading-edge work is covered by 1926.501(b)(2)" in line, line
+    first = page.locator("ol.statements > li").first
+    assert first.locator("q").count() >= 2 and "1926.501(b)(10)" in first.locator("a.cite").all_inner_texts()
+    assert "low-slope roofs" in first.locator("q").first.inner_text()
+    assert page.locator("svg.nav-graph a.node").count() >= 5
+    shot(page, "leading_edge")
 
 
 def test_refusal_is_shown_without_sources(server, page):

@@ -64,16 +64,33 @@ def test_the_learned_ranker_answer_cites_every_provision_the_question_needs(lear
         assert answer.verdict is not None and answer.verdict.value == "no", answer.verdict
 
 
+JUSTIFIED = {
+    RAINSTORM: {},
+    LEADING_EDGE: {
+        "1926.501(b)(2)(ii)": "states leading edge",  # the other paragraph of the leading-edge list
+        "1926.501(b)(12)[Note]": "another case sent to 1926.502(k)",  # also sent to the fall protection plan
+        "1926.501(b)(13)": "another case sent to 1926.502(k)",
+    },
+}
+"""What the answers cite beyond the four of each question, and the plan's stated reason for each."""
+UNTUNED_SEEDS = [17, 29, 41, 53]
+"""LightGBM seeds no rule of the answer plan was tuned at (the `lists` rule was checked at seeds 0-4)."""
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", [1, 2, 3, 4])
-def test_the_answers_hold_whatever_the_rankers_seed(osha_ranker_candidates, tmp_path, seed):
-    """LightGBM's seed draws the rows and columns each tree samples: a ranker fit at another seed on the same
-    candidates must still give both answers every provision, and the leading-edge answer its "no"."""
+@pytest.mark.parametrize("seed", UNTUNED_SEEDS)
+def test_the_answers_cite_exactly_what_the_plan_justifies_whatever_the_rankers_seed(osha_ranker_candidates, tmp_path, seed):
+    """LightGBM's seed draws the rows and columns each tree samples: a ranker fit at a seed no rule was tuned
+    at, on the same candidates, gives each answer the provisions the question needs and only those the
+    plan's stated reasons add, and the leading-edge answer its "no"."""
     bf = Bifrost(Settings(home=ranker_home_at_seed(osha_ranker_candidates, seed, tmp_path / "home")), RetrievalConfig(ranker="ltr"))
     try:
         for question, wanted in MUST_CITE.items():
             answer = bf.ask(question)
-            assert wanted <= {c.id for c in answer.citations}, (seed, question, wanted - {c.id for c in answer.citations})
+            cited, reasons = {c.id for c in answer.citations}, {p.id: p.reason for p in answer.plan}
+            assert cited == wanted | set(JUSTIFIED[question]), (seed, question, cited ^ (wanted | set(JUSTIFIED[question])))
+            for pid, reason in JUSTIFIED[question].items():
+                assert reasons[pid].startswith(reason), (seed, pid, reasons[pid])
         assert bf.ask(LEADING_EDGE).verdict.value == "no"
     finally:
         bf.close()

@@ -98,13 +98,12 @@ def test_statements_follow_the_verdict_by_role_each_with_its_quote():
     plan = planned(("r10", Role.RULE), ("k", Role.PROCEDURE), ("r2", Role.CONDITION))
     got = compose(LEADING, plan, P.get, WordEmbedder(), asks=ASKS, tokenize=tokenize)
     assert got.verdict is not None and got.verdict.value == "no"
-    assert [st.role for st in got.statements] == ["verdict", "condition", "procedure"]  # r10's sentence is the verdict's
-    assert got.statements[0].text.startswith("No: ")
+    assert [st.role for st in got.statements] == ["verdict", "procedure"]  # r10 decides it, r2 is why: both quoted in it
+    assert got.statements[0].text == "No: r10 provides for it, but leading edge work is covered by r2."
+    assert got.statements[0].citations == ("r10", "r2") and [q.provision_id for q in got.statements[0].quotes] == ["r10", "r2"]
     for st in got.statements:
-        p = P[st.citations[0]]
-        assert all(p.text[q.start:q.end] == q.text for q in st.quotes) and st.quotes
-    text = render(got.statements)
-    assert "Another case: " in text and "Required by reference: " in text
+        assert st.quotes and all(P[q.provision_id].text[q.start:q.end] == q.text for q in st.quotes)
+    assert "Required by reference: " in render(got.statements)
 
 
 def test_a_claim_over_every_case_gets_no_from_a_later_sentence_that_scopes_it_with_the_rulebooks_words():
@@ -116,3 +115,59 @@ def test_a_claim_over_every_case_gets_no_from_a_later_sentence_that_scopes_it_wi
     verdict = scoped_elsewhere(planned, found.get, asks, lambda t: re.findall(r"\w+", t.lower()), words_for("adgm"))
     assert verdict is not None and verdict.value == "no" and verdict.provision_id == "a"
     assert verdict.words == "Warning lines with arrest systems may be used only on roofs."
+
+
+def test_the_verdict_line_says_in_one_clause_why_with_the_provisions_heading_and_the_condition_it_names():
+    flooded = Provision(corpus="c", id="h1", kind=ProvisionKind.PARAGRAPH, heading="Water accumulation.",
+                        text="Employees shall not work in excavations in which there is accumulated water, unless adequate "
+                             "precautions have been taken to protect employees against the hazards posed by water.")
+    q = "Is it ok to let employees work in an excavation with accumulated water?"
+    got = compose(q, planned(("h1", Role.RULE)), {"h1": flooded}.get, WordEmbedder(),
+                  asks=[frozenset(tokenize("excavation accumulated water"))], tokenize=tokenize)
+    assert got.verdict is not None and got.verdict.value == "no"
+    assert got.statements[0].text == ("No: h1 (Water accumulation) prohibits it unless adequate precautions have been taken "
+                                      "to protect employees against the hazards posed by water.")
+    assert got.statements[0].quotes[0].text == flooded.text  # the deciding sentence is the line's quote
+
+
+def test_a_provision_is_also_quoted_by_its_sentence_that_alone_holds_a_part_of_the_question():
+    inspect = Provision(corpus="c", id="k1", kind=ProvisionKind.PARAGRAPH,
+                        text="Daily inspections of excavations shall be made by a competent person. An inspection shall be "
+                             "conducted before the start of work. Inspections shall also be made after every rainstorm.")
+    q = "How to protect excavation work from rainstorm hazard?"
+    asks = [frozenset(tokenize("excavation")), frozenset(tokenize("rainstorm"))]
+    got = compose(q, planned(("k1", Role.RULE)), {"k1": inspect}.get, WordEmbedder(), asks=asks, tokenize=tokenize)
+    (statement,) = got.statements
+    daily, rain = "Daily inspections of excavations shall be made by a competent person.", "Inspections shall also be made after every rainstorm."
+    assert daily in statement.text and rain in statement.text  # whichever sentence is closest, both asks are quoted
+    starts = [q.start for q in statement.quotes]
+    assert starts == sorted(starts) and {q.text for q in statement.quotes} >= {daily, rain}
+
+
+def test_a_rule_whose_one_condition_the_question_states_answers_and_names_the_condition():
+    money = Provision(corpus="c", id="6.1.1", kind=ProvisionKind.SECTION,
+                      text="Where an Authorised Person holds Client Money, it must keep a client account.")
+    asks = [frozenset(tokenize("client money")), frozenset(tokenize("client account"))]
+    met = "We hold client money: must we keep a client account?"
+    got = decide(met, planned(("6.1.1", Role.RULE)), {"6.1.1": money}.get, asks, tokenize)
+    assert got is not None and got.value == "yes"
+    assert got.reason == "6.1.1 requires it where an Authorised Person holds Client Money"
+    unmet = "Must we keep a client account?"  # the question never says it holds client money
+    assert decide(unmet, planned(("6.1.1", Role.RULE)), {"6.1.1": money}.get, asks, tokenize) is None
+
+
+def test_a_met_exception_never_turns_into_the_rule_it_excepts():
+    duty = Provision(corpus="c", id="d", kind=ProvisionKind.PARAGRAPH,
+                     text="Each employee shall be protected by guardrails unless the employer demonstrates infeasibility.")
+    q = "The employer demonstrates infeasibility: do we need guardrails for each employee?"
+    asks = [frozenset(tokenize("guardrails")), frozenset(tokenize("employee"))]
+    assert decide(q, planned(("d", Role.RULE)), {"d": duty}.get, asks, tokenize) is None
+
+
+def test_a_definition_is_stated_by_the_sentence_that_says_what_the_term_means():
+    pfas = Provision(corpus="c", id="500[PFAS]", kind=ProvisionKind.DEFINITION,
+                     text="Personal fall arrest system means a system used to arrest an employee in a fall. "
+                          "As of January 1, 1998, the use of a body belt for fall arrest is prohibited.")
+    q = "Is a body belt prohibited as a personal fall arrest system since 1998?"
+    got = compose(q, planned(("500[PFAS]", Role.DEFINITION)), {"500[PFAS]": pfas}.get, WordEmbedder(), with_verdict=False)
+    assert [st.text for st in got.statements] == ["Personal fall arrest system means a system used to arrest an employee in a fall."]

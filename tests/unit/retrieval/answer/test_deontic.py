@@ -77,3 +77,17 @@ def test_an_exception_makes_a_duty_depend():
 def test_no_verdict_when_the_rule_does_not_decide_or_the_question_is_not_yes_no():
     assert decision(read_question("How high must the top rail be?"), read_rule("The top rail shall be 42 inches high.")) is None
     assert decision(read_question("can we use the lift?"), read_rule("The lift is described in Appendix A.")) is None
+
+
+def test_a_verdicts_reason_names_what_the_sentence_does_and_the_condition_it_states():
+    from bifrost.retrieval.answer.deontic import Decision, because, condition_of
+
+    permission = read_question("Is it ok to use a ladder near power lines?")
+    duty = read_question("Do we need a competent person to inspect the excavation?")
+    banned = "Ladders shall not be used near power lines when wet."
+    assert because(permission, read_rule(banned), Decision.NO, banned) == "prohibits it when wet"
+    assert because(duty, read_rule("Inspections shall be made daily."), Decision.YES) == "requires it"
+    assert because(duty, read_rule("A plan need not be written."), Decision.NO) == "does not require it"
+    assert condition_of("Rails shall be provided.") == ""
+    long = "Rails shall be provided unless " + ", ".join(["the employer shows another means"] * 8) + "."
+    assert len(condition_of(long)) <= 140 and condition_of(long).startswith("unless the employer")
