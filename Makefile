@@ -18,10 +18,12 @@ export BIFROST_SHARED_DIR ?= $(SHARED)
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
+# pip 26 relays setuptools' note on every editable install of a package_dir layout ("Editable
+# installation ... folders with the same name"): informational only, so that one message is filtered.
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install -q --upgrade pip
-	$(VENV)/bin/pip install -q -e '.[all,test]'
+	PYTHONWARNINGS='ignore:Editable installation' $(VENV)/bin/pip install -q -e '.[all,test]'
 	touch $@
 
 install: $(VENV)/.installed  ## create .venv and install Bifrost with its models
