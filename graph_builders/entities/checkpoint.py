@@ -7,6 +7,7 @@ text or a new prompt/model version is extracted again; an unchanged one is read 
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -18,6 +19,9 @@ from sqlalchemy.pool import StaticPool
 from bifrost.core.errors import StoreError
 from bifrost.core.store.sql_store import sql_error_line
 from bifrost.core.types import Extraction, Provision
+
+_IN_CHUNK = 500
+"""Provision ids per `IN (...)` query of `ExtractionJournal.find` (SQLite's bound-parameter limit is higher)."""
 
 _metadata = MetaData()
 journal_table = Table(
@@ -113,6 +117,25 @@ class ExtractionJournal:
         except SQLAlchemyError as e:
             raise StoreError(f"extraction journal {self.url}: {e}") from e
         return {(pid, h): Extraction.model_validate_json(raw) for pid, h, raw in rows}
+
+    def find(self, corpus: str, version: str, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Extraction]:
+        """The journaled extractions of these (provision id, content hash) keys only: a question's parse is
+        read without validating the whole corpus's journal (10k rows, a second of a cold `ask`)."""
+        wanted = set(keys)
+        ids = sorted({pid for pid, _ in wanted})
+        c = journal_table.c
+        found: dict[tuple[str, str], Extraction] = {}
+        try:
+            with self.engine.connect() as conn:
+                for at in range(0, len(ids), _IN_CHUNK):
+                    stmt = select(c.provision_id, c.content_hash, c.extraction).where(
+                        c.corpus == corpus, c.extractor_version == version, c.provision_id.in_(ids[at:at + _IN_CHUNK]))
+                    for pid, h, raw in conn.execute(stmt):
+                        if (pid, h) in wanted:
+                            found[(pid, h)] = Extraction.model_validate_json(raw)
+        except SQLAlchemyError as e:
+            raise StoreError(f"extraction journal: {sql_error_line(self.url, e)}") from e
+        return found
 
     def put_many(self, pairs: list[tuple[Provision, Extraction]], version: str) -> None:
         """Record many finished extractions in one transaction (same rules as `put`)."""

