@@ -2,7 +2,7 @@
 
 For each ``--code`` tree, asks every question of ``--questions`` in one process over its own copy
 of ``--home`` (so that neither reads the other's extraction journal or index files), and writes the
-retrieved ids in order, the cited ids and the refusal of each. A tree that has
+retrieved ids in order, the cited ids, the refusal and the statements (their text, citations and quoted spans) of each. A tree that has
 `bifrost.core.model_process` asks with the model processes of a cold `bifrost ask` (the embedding
 model and the spaCy parser in forked children), so their results are compared with the in-process
 ones of a tree without them. Prints how many questions differ (0 expected) and exits 1 if any.
@@ -46,6 +46,7 @@ out = []
 for q in questions:
     a = bf.ask(q, corpus)
     out.append({"retrieved": [it.id for it in a.retrieved], "citations": [c.id for c in a.citations], "refused": a.refused,
+                "statements": [[s.text, list(s.citations), [[q.provision_id, q.start, q.end] for q in s.quotes]] for s in a.statements],
                 "outcome": str(a.outcome), "verdict": None if a.verdict is None else  # the decision, not its wording
                 f"value={a.verdict.value!r} provision_id={a.verdict.provision_id!r} words={a.verdict.words!r}"})
 print(json.dumps({"model_process": process is not None, "torch_in_parent": "torch" in sys.modules, "answers": out}))
@@ -94,7 +95,7 @@ def main() -> None:
         "trees": {t: {k: v for k, v in r.items() if k != "answers"} for t, r in results.items()},
         "differing_questions": {t: len(d) for t, d in differ.items()},
         "differing_fields": {t: {f: sum(a.get(f) != b.get(f) for a, b in zip(first, results[t]["answers"]))
-                                 for f in ("retrieved", "citations", "refused", "outcome", "verdict")} for t in trees[1:]},
+                                 for f in ("retrieved", "citations", "refused", "outcome", "verdict", "statements")} for t in trees[1:]},
         "examples": {t: d[:3] for t, d in differ.items()},
     }, indent=2))
     sys.exit(1 if any(differ.values()) else 0)

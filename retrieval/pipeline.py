@@ -87,6 +87,7 @@ class AskPipeline:
         self._parts: dict[str, CorpusParts] = {}
         self._judges: dict[str, AnswerabilityJudge | None] = {}
         self._readers: dict[str, Any] = {}
+        self._sentences: dict[str, Embedder] = {}
         self._editions: dict[tuple[str, int, str], EditionRetriever] = {}
         self._locks: dict[str, threading.RLock] = {}  # one per corpus, for every cache above
         self._locks_guard = threading.Lock()
@@ -116,7 +117,7 @@ class AskPipeline:
             names = {corpus}
         for name in names:
             with self._lock(name):  # not while that corpus loads: the load would land after the drop
-                for cache in (self._retrievers, self._parts, self._judges, self._readers):
+                for cache in (self._retrievers, self._parts, self._judges, self._readers, self._sentences):
                     cache.pop(name, None)
                 for key in [k for k in list(self._editions) if k[0] == name]:
                     del self._editions[key]
@@ -212,6 +213,35 @@ class AskPipeline:
         that the first question of a new process only maps files)."""
         self.forget(corpus)
         self.parts(corpus)
+        self.write_sentence_vectors(corpus)
+
+    def write_sentence_vectors(self, corpus: str) -> None:
+        """Store the vectors of every provision sentence (`bifrost.retrieval.answer.sentence_vectors`), so
+        that answers quote without encoding them; a read-only home still answers, encoding them."""
+        from bifrost.retrieval.answer import sentence_vectors
+        from bifrost.retrieval.baselines.documents import index_folder
+        from bifrost.retrieval.sentences import sentences
+
+        res = self.resources
+        texts = sentence_vectors.corpus_sentences(res.sql.provisions(corpus), sentences)
+        try:
+            sentence_vectors.write(index_folder(res.settings.home, corpus), res.settings.embedding_model, texts,
+                                   res.embedder.embed)
+        except OSError as e:
+            log.warning("cannot write the sentence vectors of %s: %s", corpus, e)
+
+    def answer_embedder(self, corpus: str) -> Embedder:
+        """What answers quote with: the corpus's stored sentence vectors over the embedding model (which
+        encodes what they lack), or the embedding model alone when none are stored; loaded once."""
+        return self._once(self._sentences, corpus, corpus, lambda: self._load_sentences(corpus))
+
+    def _load_sentences(self, corpus: str) -> Embedder:
+        from bifrost.retrieval.answer.sentence_vectors import StoredSentences, load
+        from bifrost.retrieval.baselines.documents import index_folder
+
+        res = self.resources
+        stored = load(index_folder(res.settings.home, corpus), res.settings.embedding_model)
+        return res.embedder if stored is None else StoredSentences(res.embedder, stored)
 
     def judge(self, corpus: str) -> AnswerabilityJudge | None:
         """The answerability model of a corpus (None: refuse by the cosine rule), loaded once."""
@@ -294,7 +324,7 @@ class AskPipeline:
 
             llm = LlmAnswerer(chat, self.resources.settings.prompts_dir).answer_plan
         return answer_step.answer(
-            question, corpus, result, cfg, lookup=lookup or self.lookup(corpus), judge=judge, embedder=self.resources.embedder,
+            question, corpus, result, cfg, lookup=lookup or self.lookup(corpus), judge=judge, embedder=self.answer_embedder(corpus),
             planner=self.planner(corpus) if planned else None, llm=llm, t0=t0,
             reader=(self.reader(corpus) if planned and result.items else None) if reader == "stored" else reader,
         )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -38,11 +38,14 @@ def model_version(model: str) -> str:
     return f"-{content_hash(*stats)[:8]}" if stats else ""
 
 
+def model_slug(model: str) -> str:
+    """A file-name-safe name of an embedding model, with its `model_version` (index files are per model)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", Path(model).name or model)[:60] + model_version(model)
+
+
 def cache_path(home: Path, corpus: str, model: str, docs: Documents) -> Path:
     """Where the embedding matrix of these documents under this model is kept."""
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(model).name or model)[:60]
-    slug += model_version(model)
-    return index_folder(home, corpus) / f"dense-{slug}-{docs.fingerprint}.npy"
+    return index_folder(home, corpus) / f"dense-{model_slug(model)}-{docs.fingerprint}.npy"
 
 
 def _read_cache(path: Path, ids: list[str], mmap: bool = True) -> np.ndarray | None:
@@ -80,7 +83,7 @@ def known_vectors(path: Path, candidates: list[Documents]) -> dict[str, np.ndarr
     return known
 
 
-def embed_reusing(texts: list[str], embed, known: dict[str, np.ndarray]) -> np.ndarray:
+def embed_reusing(texts: list[str], embed, known: Mapping[str, np.ndarray]) -> np.ndarray:
     """Embeddings of ``texts``, taken from ``known`` where the text is there, embedded otherwise."""
     missing = list(dict.fromkeys(t for t in texts if t not in known))
     fresh = dict(zip(missing, np.asarray(embed(missing), dtype=np.float32))) if missing else {}

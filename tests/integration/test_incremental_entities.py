@@ -116,3 +116,15 @@ def test_an_unchanged_rebuild_parses_embeds_and_writes_nothing(updated):
     assert report.changes.unchanged, report.changes
     after = snapshot(bf)
     assert {k: v for k, v in after.items() if k != "_vectors"} == {k: v for k, v in before.items() if k != "_vectors"}
+
+
+def test_answers_quote_with_stored_vectors_of_the_current_editions_sentences(updated):
+    from bifrost.core.embeddings import SentenceTransformerEmbedder
+    from bifrost.retrieval.answer.sentence_vectors import StoredSentences, corpus_sentences
+    from bifrost.retrieval.sentences import sentences
+
+    bf, _, _ = updated
+    texts = corpus_sentences(bf.sql.provisions(C), sentences)
+    embedder = bf.pipeline.answer_embedder(C)
+    assert isinstance(embedder, StoredSentences) and list(embedder.stored) == texts  # exactly edition B's, in order
+    assert np.allclose(embedder.embed(texts[:8]), SentenceTransformerEmbedder().embed(texts[:8]), atol=1e-5)

@@ -42,7 +42,21 @@ def fresh(home) -> Bifrost:
 
 def test_a_build_writes_every_index_file(home):
     names = sorted(p.name.split("-")[0] for p in index_folder(home, "mini").iterdir() if not p.name.startswith("."))
-    assert names == ["bm25", "dense", "dense", "eng"]  # dense: matrix and ids
+    assert names == ["bm25", "dense", "dense", "eng", "sentences", "sentences"]  # dense, sentences: matrix and its rows
+
+
+def test_answers_quote_with_the_stored_sentence_vectors_and_answer_alike_without_them(home):
+    from bifrost.retrieval.answer.sentence_vectors import StoredSentences
+
+    mapped = fresh(home)
+    embedder = mapped.pipeline.answer_embedder("mini")
+    assert isinstance(embedder, StoredSentences) and isinstance(embedder.stored.matrix, np.memmap)
+    with_vectors = ranked(mapped)
+    mapped.close()
+    plain = fresh(home)
+    plain.pipeline._sentences["mini"] = plain.resources.embedder  # as a home built before they were stored
+    assert ranked(plain) == with_vectors
+    plain.close()
 
 
 def test_memory_mapped_indexes_rank_exactly_as_indexes_built_in_memory(home, caplog):

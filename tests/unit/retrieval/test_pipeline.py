@@ -122,6 +122,10 @@ class CountingPipeline(AskPipeline):
         self._count("reader", corpus)
         return None  # no reader: the ranker's cited set
 
+    def _load_sentences(self, corpus: str) -> Embedder:
+        self._count("sentences", corpus)
+        return self.resources.embedder  # no stored sentence vectors: the embedding model encodes them
+
     def _load_edition(self, edition: Edition) -> EditionRetriever:
         self._count("edition", edition.corpus)
         return MagicMock(spec=EditionRetriever)
@@ -168,11 +172,12 @@ def test_an_empty_question_is_refused_before_anything_loads():
 # --- loading once, forgetting -------------------------------------------------------------------
 
 
-def test_parts_retriever_judge_and_reader_are_loaded_once_per_corpus():
+def test_parts_retriever_judge_reader_and_sentence_vectors_are_loaded_once_per_corpus():
     pipeline = CountingPipeline()
     for _ in range(3):
         pipeline.ask("What is the top edge height?", "c")
-    assert pipeline.loads == Counter({("parts", "c"): 1, ("retriever", "c"): 1, ("judge", "c"): 1, ("reader", "c"): 1})
+    assert pipeline.loads == Counter({("parts", "c"): 1, ("retriever", "c"): 1, ("judge", "c"): 1, ("reader", "c"): 1,
+                                      ("sentences", "c"): 1})
     assert pipeline.loaded("c") is pipeline.retriever("c")
     assert pipeline.loaded("other") is None
 
@@ -188,6 +193,7 @@ def test_forget_a_corpus_reloads_it_and_keeps_the_others():
     pipeline.ask("What is the top edge height?", "b")
     assert pipeline.retriever("a") is not first
     assert pipeline.loads[("parts", "a")] == 2 and pipeline.loads[("retriever", "a")] == 2
+    assert pipeline.loads[("sentences", "a")] == 2 and pipeline.loads[("sentences", "b")] == 1
     assert pipeline.loads[("parts", "b")] == 1 and pipeline.loads[("retriever", "b")] == 1
 
 
@@ -242,7 +248,8 @@ def test_threads_asking_the_first_question_of_a_corpus_at_once_load_it_once():
     pipeline = CountingPipeline(delay=0.05)
     answers = run_together(8, lambda i: pipeline.ask("What is the top edge height?", "c"))
     assert all(not a.refused for a in answers)
-    assert pipeline.loads == Counter({("parts", "c"): 1, ("retriever", "c"): 1, ("judge", "c"): 1, ("reader", "c"): 1})
+    assert pipeline.loads == Counter({("parts", "c"): 1, ("retriever", "c"): 1, ("judge", "c"): 1, ("reader", "c"): 1,
+                                      ("sentences", "c"): 1})
 
 
 def test_threads_asking_for_a_retriever_its_parts_and_its_judge_at_once_share_one_load():
