@@ -29,7 +29,7 @@ from bifrost.eval import refusal_validation as rv
 from bifrost.eval.answerability_report import write_report
 from bifrost.eval.ltr.train import read_sets
 from bifrost.eval.splits import fold_of, refuse_overlap
-from bifrost.eval.questions import Question, merge_sets
+from bifrost.eval.questions import Question, merge_sets, own_answers
 from bifrost.eval.stats import bootstrap_auroc, bootstrap_ci
 from bifrost.retrieval.answerability.features import FEATURE_GROUPS, FEATURES, columns_without, vector
 from bifrost.retrieval.answerability.card import AnswerabilityCard, save_card
@@ -87,11 +87,11 @@ def collect(
     try:
         cfg = RetrievalConfig.from_settings(settings)
         pipe = AskPipeline(resources, cfg)
-        retriever, parts = pipe.retriever(corpus), pipe.parts(corpus)
+        parts = pipe.parts(corpus)
         reader = FeatureReader(parts.channels, parts.nav, pipe.lookup(corpus))
         examples, modes = [], set()
         for n, (q, source) in enumerate(pairs, start=1):
-            result = retriever.retrieve(q.question, cfg)
+            result = pipe.retrieve(q.question, corpus, cfg, own_answers(q))
             modes.add(retriever_of(result))
             row = np.asarray(vector(reader.row(q.question, result)), dtype=np.float64)
             examples.append(Example(q, source, row, float(result.relevance) if result.items else 0.0, not result.items,

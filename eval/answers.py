@@ -33,7 +33,7 @@ from bifrost.core.types import Answer, Outcome
 from bifrost.eval.answerability import load_questions_by_file
 from bifrost.eval.hierarchy import Related, hierarchy_for
 from bifrost.eval.metrics import hierarchy_prf, set_prf
-from bifrost.eval.questions import Question
+from bifrost.eval.questions import Question, own_answers
 from bifrost.eval.splits import Split, k_fold, leave_one_set_out
 from bifrost.eval.stats import bootstrap_ci
 from bifrost.retrieval.answer.citations import cited_items
@@ -116,14 +116,14 @@ def collect(settings: Settings, corpus: str, pairs: Sequence[tuple[Question, str
     try:
         base = RetrievalConfig.from_settings(settings)
         pipe = AskPipeline(resources, base)
-        retriever, parts, lookup, judge = pipe.retriever(corpus), pipe.parts(corpus), pipe.lookup(corpus), pipe.judge(corpus)
+        parts, lookup, judge = pipe.parts(corpus), pipe.lookup(corpus), pipe.judge(corpus)
         hybrid = parts.hybrid(base.model_copy(update={"ranker": "hybrid"}))
         answerable = [(q, s) for q, s in pairs if q.answerable and q.gold]
         pipe.prepare(corpus, [q.question for q, _ in answerable], base)
         ids = parts.channels.ids
         cases = []
         for n, (q, source) in enumerate(answerable, start=1):
-            result = retriever.retrieve(q.question, base)
+            result = pipe.retrieve(q.question, corpus, base, own_answers(q))
             outcomes: dict[str, Scored] = {}
             once = JudgedOnce(judge, q.question, result) if judge is not None else None
             for name, policy in POLICIES.items():  # through ask's own answer step: its one refusal gate (the judge or the cosine rule)

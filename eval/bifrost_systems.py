@@ -16,6 +16,8 @@ network with that merge threshold in a cached variant home (``$BIFROST_HOME/vari
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 import sqlite3
 import shutil
 import time
@@ -99,12 +101,14 @@ class BifrostSystem:
             raise RuntimeError("BifrostSystem.prepare before warm_up")
         self._pipeline.prepare(self._retriever.index.corpus, questions, self.config)
 
-    def search(self, question: str, k: int) -> SystemResult:
-        if self._retriever is None:
+    reads_precedents = True  # `search` takes the question's own precedents to leave out
+
+    def search(self, question: str, k: int, exclude: Collection[str] = ()) -> SystemResult:
+        if self._retriever is None or self._pipeline is None:
             raise RuntimeError("BifrostSystem.search before warm_up")
         start = time.perf_counter()
         cfg = self.config.model_copy(update={"top_n": max(k, self.config.top_n)})
-        res = self._retriever.retrieve(question, cfg)
+        res = self._pipeline.retrieve(question, self._retriever.index.corpus, cfg, exclude)
         outcome = outcome_of(res, cfg.refuse_below, question, self._judge)
         answered = outcome is Outcome.ANSWERED
         cited = [it.id for it in cited_items(res.items, res.cited, cfg.cite_ratio, cfg.cite_max)] if answered else []

@@ -51,6 +51,13 @@ class Question(BaseModel):
         return (str(g),) if g is not None else ()
 
 
+def own_answers(q: Question) -> tuple[str, ...]:
+    """What a question must never see as a precedent: its own id and the page it came from (a letter is
+    never its own precedent; a question quoted from a letter never sees that letter)."""
+    keys = [q.id, *(str(q.extra[k]) for k in ("source_url", "url") if q.extra.get(k))]
+    return tuple(dict.fromkeys(k for k in keys if k))
+
+
 class QuestionSet(BaseModel):
     """Questions read from one file, with the file's format and content hash."""
 

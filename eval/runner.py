@@ -22,7 +22,8 @@ from bifrost.core.settings import Settings
 from bifrost.core.types import Edition
 from bifrost.eval.compare import paired
 from bifrost.eval.hierarchy import Related, SectionOf, hierarchy_for
-from bifrost.eval.questions import Question, QuestionSet, check_gold, load_questions
+from bifrost.eval.precedent_overlap import bank_overlap
+from bifrost.eval.questions import Question, QuestionSet, check_gold, load_questions, own_answers
 from bifrost.eval.registry import SystemRegistry, SystemSpec, make_default_registry, parse_systems
 from bifrost.eval.scoring import Scored, answerability, by_group, score_system, summarize
 from bifrost.eval.stats import friedman
@@ -98,7 +99,10 @@ def answer_all(system: System, questions: Sequence[Question], k: int, progress: 
     results = []
     for i, q in enumerate(questions, start=1):
         try:
-            results.append(system.search(q.question, k))
+            if getattr(system, "reads_precedents", False):  # a question never sees its own precedent
+                results.append(system.search(q.question, k, exclude=own_answers(q)))  # type: ignore[call-arg]
+            else:
+                results.append(system.search(q.question, k))
         except Exception as e:  # re-raised with the failing question named
             raise SystemFailed(f"system {system.name!r} failed on question {q.id!r}: {e}") from e
         if progress:
@@ -178,6 +182,7 @@ def run_eval(
     per_system = {name: score_system(questions, results, k_values, related, section_of)
                   for name, results in runs.results.items()}
     meta = run_meta(settings, corpus, jurisdiction, qset, len(questions), limit, k, k_values, runs.meta)
+    meta["precedents"] = bank_overlap(settings, corpus, questions)
     if past is not None:
         from bifrost.retrieval.edition_retriever import edition_note
 

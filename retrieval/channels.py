@@ -5,18 +5,21 @@ the learned ranker's candidates and features and the answerability judge read it
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from bifrost.core.embeddings import Embedder
+from bifrost.core.precedent_types import ResolvedCite
+from bifrost.graph_builders.navigator.named import NamedFinder
 from bifrost.retrieval.baselines.bm25 import Bm25Ranker
 from bifrost.retrieval.baselines.dense import DenseRanker
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.decompose import Decomposition
 from bifrost.retrieval.eng_index import EngIndex
 from bifrost.retrieval.entity_matching import EntityEvidence, MatchMemo, match_entities, match_triples
+from bifrost.retrieval.precedent_channel import PrecedentIndex, PrecedentVotes
 
 
 @dataclass
@@ -33,6 +36,8 @@ class Evidence:
     coverage_idf: np.ndarray | None = None  # the same, IDF-weighted
     cosine: np.ndarray | None = None  # the embedding model's cosines when ``dense`` comes from an adapted encoder
     terms: tuple[int, int] = (0, 0)  # the question's distinct terms, and how many the corpus holds
+    named: list[ResolvedCite] = field(default_factory=list)  # provisions the question names
+    votes: PrecedentVotes = field(default_factory=PrecedentVotes)  # what similar answered questions cite
 
     @property
     def relevance(self) -> float:
@@ -55,19 +60,34 @@ class Channels:
     def __init__(
         self, bm25: Bm25Ranker, dense: DenseRanker, index: EngIndex, embedder: Embedder,
         decompose: Callable[[str], Decomposition], ranking_dense: DenseRanker | None = None,
-        memo: MatchMemo | None = None,
+        memo: MatchMemo | None = None, named: NamedFinder | None = None, precedents: PrecedentIndex | None = None,
     ) -> None:
+        """``named`` finds the provisions a question names; ``precedents``: the corpus's answered questions."""
         if bm25.ids != dense.ids or (ranking_dense is not None and ranking_dense.ids != dense.ids):
             raise ValueError("BM25 and dense indexes disagree on the documents; rebuild the index")
         self.bm25, self.dense, self.index, self.embedder, self.decompose = bm25, dense, index, embedder, decompose
         self.ranking_dense = ranking_dense
+        self.named, self.precedents = named, precedents
         self.ids = dense.ids
         self.position = {pid: i for i, pid in enumerate(self.ids)}
         self.memo = memo if memo is not None else MatchMemo()  # filled by `prepare` only
 
     def with_ranking_dense(self, ranking_dense: DenseRanker | None) -> Channels:
         """The same channels (and entity-match memo) with another adapted dense index."""
-        return Channels(self.bm25, self.dense, self.index, self.embedder, self.decompose, ranking_dense, self.memo)
+        return Channels(self.bm25, self.dense, self.index, self.embedder, self.decompose, ranking_dense, self.memo,
+                        self.named, self.precedents)
+
+    def tokenize(self, text: str) -> list[str]:
+        """Tokens of ``text`` as the lexical index reads them."""
+        return self.bm25.tokenize(text)
+
+    def names(self, question: str) -> list[ResolvedCite]:
+        """The provisions the question names (resolved or not), in the order written."""
+        return self.named.find(question) if self.named is not None else []
+
+    def votes(self, question: str, exclude: Collection[str] = ()) -> PrecedentVotes:
+        """What the question's most similar precedents cite, its own (``exclude``: ids, source URLs) left out."""
+        return self.precedents.votes(question, exclude) if self.precedents is not None else PrecedentVotes()
 
     def prepare(self, decompositions: list[Decomposition], cfg: RetrievalConfig) -> None:
         """Match the entities and triples of many questions at once (see `MatchMemo`)."""
@@ -77,7 +97,8 @@ class Channels:
         triples = [t for d in decompositions for t in (*d.triples, *(d.swapped if cfg.swap else ()))]
         self.memo.fill(self.index, self.embedder, names, [tuple(t) for t in triples], cfg)
 
-    def gather(self, question: str, cfg: RetrievalConfig) -> Evidence:
+    def gather(self, question: str, cfg: RetrievalConfig, exclude: Collection[str] = ()) -> Evidence:
+        """Every channel's evidence for one question; ``exclude``: its own precedents (ids, source URLs)."""
         d = self.decompose(question)
         triples = list(d.triples) + (list(d.swapped) if cfg.swap else [])
         texts = [question, *d.entities, *(p for t in triples for p in (t[0], t[1].replace("_", " "), t[2]))]
@@ -90,6 +111,8 @@ class Channels:
                           decomposition=d, cosine=cosine)
         ev.coverage, ev.coverage_idf = self.bm25.coverage(question)
         ev.terms = self.bm25.profile(question)
+        ev.named = self.names(question)
+        ev.votes = self.votes(question, exclude)
         if cfg.use_eng:
             ev.entities = match_entities(self.index, self.embedder, question, d.entities, cfg, self.memo)
             ev.triples = match_triples(self.index, self.embedder, triples, cfg, self.memo)

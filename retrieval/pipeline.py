@@ -6,11 +6,12 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from bifrost.core.corpora import corpus_spec
 from bifrost.core.embeddings import Embedder
 from bifrost.core.errors import BifrostError, NotFoundError
 from bifrost.core.graph.base import GraphStore
@@ -24,7 +25,10 @@ from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.decompose import ExtractorDecomposer
 from bifrost.retrieval.edition_retriever import EditionRetriever
 from bifrost.retrieval.hybrid import HybridRetriever
+from bifrost.graph_builders.navigator.extractors import named_finder_for
+from bifrost.retrieval.named_first import named_first, read_named
 from bifrost.retrieval.navigator import NavigatorIndex
+from bifrost.retrieval.precedent_channel import PrecedentIndex
 from bifrost.retrieval.result import RetrievalResult
 
 NO_ENTITY_NETWORK = ("The entity network of {corpus} is not built yet: answered by keyword and meaning search over the "
@@ -180,14 +184,29 @@ class AskPipeline:
         encoder = ranker_encoder(res.settings, corpus)
         ranking_dense = self.dense_ranker(corpus, provisions, encoder) if encoder is not None else None
         decompose = lambda q: decomposer.decompose(q, corpus)  # noqa: E731
+        named = named_finder_for(res.sql.jurisdiction(corpus) or corpus_spec(corpus).jurisdiction, corpus, provisions)
+        precedents = self._precedent_index(corpus, bm25.tokenize)
         return CorpusParts(
             corpus=corpus, graph=res.graph, embedder=res.embedder,
-            channels=Channels(bm25, dense, index, res.embedder, decompose, ranking_dense),
+            channels=Channels(bm25, dense, index, res.embedder, decompose, ranking_dense, named=named, precedents=precedents),
             nav=NavigatorIndex.build(provisions, res.sql.references(corpus, dangling=False)),
             containers=frozenset(container_ids(provisions)),
             decomposer=decomposer,
             has_entity_network=not index.empty,
         )
+
+    def _precedent_index(self, corpus: str, tokenize: Callable[[str], list[str]]) -> PrecedentIndex | None:
+        """The corpus's precedent bank as a search index (None when no precedent is loaded)."""
+        from bifrost.core.store.precedent_tables import load_precedents
+        from bifrost.retrieval.baselines.documents import index_folder
+
+        res = self.resources
+        with res.sql.session() as s:
+            bank = load_precedents(s, corpus)
+        if not bank:
+            return None
+        return PrecedentIndex.load(bank, tokenize, res.embedder, index_folder(res.settings.home, corpus),
+                                   res.settings.embedding_model)
 
     def prepare(self, corpus: str, questions: list[str], config: RetrievalConfig | None = None) -> None:
         """Batch the per-question work of many questions (see `CorpusParts.prepare`)."""
@@ -279,11 +298,13 @@ class AskPipeline:
 
     def ask(
         self, question: str, corpus: str, config: RetrievalConfig | None = None, edition: Edition | None = None,
+        exclude: Collection[str] = (),
     ) -> Answer:
         """Answer a question with cited provisions, or refuse when nothing supports an answer.
 
         ``edition``, when given and not the corpus's current one, answers from that past edition
         only (its provisions, texts and references; see `bifrost.retrieval.edition_retriever`).
+        ``exclude``: ids or source URLs of the question's own precedents (its own answer), never used.
         """
         question = (question or "").strip()
         if not question:
@@ -299,11 +320,30 @@ class AskPipeline:
         cfg = config or retr.config
         if not self.parts(corpus).has_entity_network:
             cfg = cfg.model_copy(update={"use_eng": False})
-            result = retr.retrieve(question, cfg)
+            result = self.read_named(corpus, retr.retrieve(question, cfg), question, cfg, exclude)
             answer = self.answer(question, corpus, result, cfg, t0, lookup=self.lookup(corpus), judge=None)
             return answer.model_copy(update={"note": NO_ENTITY_NETWORK.format(corpus=corpus)})
-        result = retr.retrieve(question, cfg)
+        result = self.retrieve(question, corpus, cfg, exclude)
         return self.answer(question, corpus, result, cfg, t0, lookup=self.lookup(corpus), judge=self.judge(corpus))
+
+    def retrieve(self, question: str, corpus: str, cfg: RetrievalConfig | None = None,
+                 exclude: Collection[str] = ()) -> RetrievalResult:
+        """What `ask` retrieves for a question of the current edition (the named provisions first, the similar
+        precedents read, its own left out), before the answer step."""
+        from bifrost.retrieval.ltr.retriever import LtrRetriever
+
+        retr = self.retriever(corpus)
+        cfg = cfg or retr.config
+        result = retr.retrieve(question, cfg, exclude) if isinstance(retr, LtrRetriever) else retr.retrieve(question, cfg)
+        return self.read_named(corpus, result, question, cfg, exclude)
+
+    def read_named(self, corpus: str, result: RetrievalResult, question: str, cfg: RetrievalConfig,
+                   exclude: Collection[str] = ()) -> RetrievalResult:
+        """The result with the provisions the question names first (`bifrost.retrieval.named_first`) and the
+        question's similar precedents, read here when the retriever did not read them."""
+        channels = self.parts(corpus).channels
+        result = read_named(result, question, channels, exclude)
+        return named_first(result, self.lookup(corpus), cfg.cite_max, question, channels.tokenize)
 
     def answer(
         self, question: str, corpus: str, result: RetrievalResult, cfg: RetrievalConfig, t0: float | None = None,

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from bifrost.core.precedent_types import ResolvedCite
 from bifrost.core.types import RetrievedItem, Via
 from bifrost.retrieval.decompose import Decomposition
+from bifrost.retrieval.precedent_channel import PrecedentVotes
 
 DECAY = {Via.REFERS_TO: 0.7, Via.PARENT: 0.5, Via.CHILD: 0.6, Via.SIBLING: 0.35}
 """How much of a seed's score an expansion keeps, per way of reaching it (per hop for REFERS_TO)."""
@@ -45,3 +47,5 @@ class RetrievalResult:
     relevance: float  # best cosine between the question and a provision (dense channel), else evidence
     timings: dict[str, float]
     cited: list[RetrievedItem] | None = None  # the answer-sized set when the ranker chose one
+    named: list[ResolvedCite] | None = None  # provisions the question names (None: not read)
+    votes: PrecedentVotes | None = None  # what similar answered questions cite (None: not read)

@@ -7,8 +7,13 @@ echo "== 1/5 ingest 29 CFR 1926 and build the Document Navigator Graph (state in
 "$BIFROST" ingest --corpus osha-1926
 echo "== 2/5 build the Entity Network Graph (offline extractor; a few minutes on 2 cores)"
 "$BIFROST" build entities --corpus osha-1926
-echo "== 3/5 train the ranker on every question set the project has (each set left out in turn first; a few minutes)"
 SHARED="${BIFROST_SHARED_DIR:-../shared}"
+LETTERS_BANK="$SHARED/precedents/osha-letters-1926.jsonl"
+if [[ -f "$LETTERS_BANK" ]]; then
+  echo "   ... and OSHA's letters of interpretation as precedents (answered questions and the provisions they cite)"
+  "$BIFROST" precedents import "$LETTERS_BANK" --corpus osha-1926 --issuer OSHA
+fi
+echo "== 3/5 train the ranker on every question set the project has (each set left out in turn first; a few minutes)"
 LETTERS="$SHARED/eval/osha-loi-dev.jsonl"
 SITE="$SHARED/eval/osha-site-questions.jsonl"   # written outside the project: held out, never trained on
 OURS=(eval/questions/osha-near-domain.jsonl eval/questions/osha-natural-train.jsonl eval/questions/osha-natural-dev.jsonl)

@@ -96,7 +96,8 @@ def copy_home(src: Path, dst: Path) -> None:
 
 @pytest.fixture(scope="session")
 def osha_home(shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A BIFROST_HOME with 29 CFR 1926 ingested and both graphs built (offline extractor).
+    """A BIFROST_HOME with 29 CFR 1926 ingested, both graphs built (offline extractor) and OSHA's letters of
+    interpretation imported as precedents.
 
     Built once per test session (a few minutes). For quick local iterations, point
     BIFROST_TEST_OSHA_HOME at a home built earlier with `make demo`-style commands.
@@ -113,6 +114,9 @@ def osha_home(shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Pat
         bf.ingest("osha-1926")
         bf.build_navigator("osha-1926")
         bf.build_entities("osha-1926", "offline")
+        letters = shared_dir / "precedents" / "osha-letters-1926.jsonl"
+        if letters.is_file():  # as `make demo`: OSHA's answered questions beside the rule text
+            bf.import_precedents(letters, "osha-1926", issuer="OSHA")
     finally:
         bf.close()
     return home

@@ -22,6 +22,7 @@ from bifrost.core.corpora import corpus_spec, structure_file
 from bifrost.core.errors import BifrostError, NotFoundError
 from bifrost.core.graph.base import GraphStore
 from bifrost.core.graph.subgraph import navigator_subgraph
+from bifrost.core.precedent_types import AnswerReview, Precedent, PrecedentMatch
 from bifrost.core.resources import Resources, make_graph_store
 from bifrost.core.settings import Settings
 from bifrost.core.store import schema
@@ -38,6 +39,7 @@ from bifrost.retrieval.pipeline import AskPipeline
 from bifrost.graph_builders.entities.base import EntityBuildReport
 
 if TYPE_CHECKING:  # pragma: no cover
+    from bifrost.graph_builders.precedents.load import PrecedentImport
     from bifrost.eval.answerability import AnswerabilityReport
     from bifrost.eval.ltr.train import TrainReport
     from bifrost.eval.runner import RunResult
@@ -56,6 +58,13 @@ class BuildReport(BaseModel):
 
     ingest: IngestReport
     entities: EntityBuildReport | None = None
+
+
+def review_question_set(reviews: Sequence[tuple[AnswerReview, list[str]]]) -> list[dict[str, Any]]:
+    """Reviews as rows of a question file (the evaluation JSONL format) `train ranker` learns from."""
+    from bifrost.graph_builders.precedents.review import review_questions
+
+    return review_questions([r for r, _moved in reviews])
 
 
 class Bifrost:
@@ -196,8 +205,68 @@ class Bifrost:
 
         self.require_corpus(corpus)
         st = self.graph.stats(corpus)
-        note = words_for(corpus).note
-        return st.model_copy(update={"notes": [*st.notes, note]}) if note else st
+        notes = [*st.notes, self._precedent_note(corpus)]
+        if note := words_for(corpus).note:
+            notes.append(note)
+        return st.model_copy(update={"notes": notes})
+
+    # --- precedents: answered questions that cite the corpus ---
+    def import_precedents(self, path: Path | str, corpus: str, issuer: str = "") -> PrecedentImport:
+        """Import a precedent file (JSONL or CSV: id, title or question, date, url, issuer, cites) into a corpus's
+        bank; a bad line is reported and skipped; the same file twice changes nothing."""
+        from bifrost.graph_builders.precedents.load import import_precedents
+
+        self.require_corpus(corpus)
+        jurisdiction = self.sql.jurisdiction(corpus) or corpus_spec(corpus).jurisdiction
+        report = import_precedents(self.sql, corpus, Path(path), jurisdiction, issuer)
+        self.pipeline.forget(corpus)
+        return report
+
+    def precedents(self, corpus: str) -> list[Precedent]:
+        """Every precedent of a corpus."""
+        from bifrost.core.store.precedent_tables import load_precedents
+
+        self.require_corpus(corpus)
+        with self.sql.session() as s:
+            return load_precedents(s, corpus)
+
+    def similar_precedents(self, question: str, corpus: str, k: int = 5, exclude: Sequence[str] = ()) -> list[PrecedentMatch]:
+        """The ``k`` answered questions most similar to ``question`` (interpretations, never the rule), best first;
+        ``exclude``: ids or source URLs of the question's own precedents."""
+        if not 1 <= k <= 50:
+            raise BifrostError(f"k must be between 1 and 50, got {k}")
+        self.require_corpus(corpus)
+        return self.pipeline.parts(corpus).channels.votes(question, exclude).matches(k)
+
+    def review_answer(
+        self, question: str, corpus: str, *, reviewer: str, right: Sequence[str] = (), wrong: Sequence[str] = (),
+        added: Sequence[str] = (), team: str = "",
+    ) -> AnswerReview:
+        """Review the answer ``ask`` gives now: each cited provision marked right or wrong, missing ones added.
+        Stored with who, when and the edition; its right and added provisions become a precedent of ``team``."""
+        from bifrost.graph_builders.precedents.review import record_review
+
+        answer = self.ask(question, corpus)
+        edition = self.sql.edition(corpus).number
+        review = record_review(self.sql, corpus, answer.question, [c.id for c in answer.citations], right, wrong, added,
+                               reviewer, team, edition)
+        self.pipeline.forget(corpus)  # the precedent bank changed
+        return review
+
+    def reviews(self, corpus: str) -> list[tuple[AnswerReview, list[str]]]:
+        """Every answer review of a corpus, each with the provisions it relies on that the current edition lacks."""
+        from bifrost.graph_builders.precedents.review import reviews_of
+
+        self.require_corpus(corpus)
+        return reviews_of(self.sql, corpus)
+
+    def _precedent_note(self, corpus: str) -> str:
+        bank = self.precedents(corpus)
+        if not bank:
+            return "no precedents loaded (`bifrost precedents import FILE` adds answered questions)"
+        cites = [c for p in bank for c in p.cites]
+        outside = sum(not c.resolved for c in cites)
+        return f"{len(bank)} precedents citing {len(cites) - outside} provisions of the corpus ({outside} citations outside it)"
 
     def provision(self, corpus: str, provision_id: str) -> Provision | None:
         """A stored provision by id, or None."""
@@ -341,10 +410,11 @@ class Bifrost:
         try:
             nav = build_navigator(self.sql, neo, corpus, self.reference_extractor(corpus))
             ents = write_entity_network(self.sql, neo, corpus)
+            precedents = neo.write_precedents(corpus, self.precedents(corpus))
             stats = neo.stats(corpus)
         finally:
             neo.close()
-        return {"navigator": nav.model_dump(), "entities": ents, "stats": stats.model_dump()}
+        return {"navigator": nav.model_dump(), "entities": ents, "precedents": precedents, "stats": stats.model_dump()}
 
     # --- training and evaluation (each run opens its own stores; the served models are reloaded after) ---
     def train_ranker(self, questions: Sequence[Path | str], corpus: str = "osha-1926", **options: Any) -> TrainReport:

@@ -15,6 +15,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
+from bifrost.core.precedent_types import PrecedentMatch, ResolvedCite
+
 
 def make_uid(corpus: str, provision_id: str) -> str:
     """The unique key of a provision across corpora: ``corpus:id``."""
@@ -293,6 +295,8 @@ class Via(str, Enum):
     SIBLING = "sibling"
     LEXICAL = "lexical"
     DENSE = "dense"
+    NAMED = "named"  # the question names it (or the section or subpart holding it)
+    PRECEDENT = "precedent"  # similar answered questions cite it
 
 
 class RetrievedItem(Frozen):
@@ -397,6 +401,9 @@ class Answer(BaseModel):
                                                                    "none states it) or refused (out of scope)")
     verdict: Verdict | None = Field(default=None, description="Yes/no/depends, when the cited text decides a yes/no question")
     plan: list[PlannedProvision] = Field(default_factory=list, description="The cited provisions' roles and the paths that brought them in")
+    named: list[ResolvedCite] = Field(default_factory=list, description="Provisions the question names, resolved or not")
+    precedents: list[PrecedentMatch] = Field(default_factory=list, description="Similar answered questions (interpretations, "
+                                                                             "never the rule)")
 
 
 class SubgraphNode(Frozen):

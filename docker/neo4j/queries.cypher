@@ -51,3 +51,23 @@ MATCH (a:Section {corpus: $corpus, id: $source}), (b:Section {corpus: $corpus, i
 MATCH path = allShortestPaths((a)-[:HAS|REFERS_TO*..10]-(b))
 RETURN path, length(path) AS hops
 LIMIT 10;
+
+// ==== precedents_citing_a_provision: Answered questions that cite a provision or its parts
+// Precedents (letters of interpretation, FAQs, reviewed answers; `bifrost precedents import`) that cite
+// $id or a provision below it, newest first, with what each cites as written.
+// :param corpus => 'osha-1926'
+// :param id => '1926.502'
+MATCH (s:Section {corpus: $corpus, id: $id})
+MATCH (s)-[:HAS*0..6]->(t:Section)<-[c:CITES]-(p:Precedent)
+RETURN p.id AS precedent, p.date AS date, p.title AS title, collect(DISTINCT t.id) AS cites, p.url AS url
+ORDER BY date DESC, precedent
+LIMIT 50;
+
+// ==== most_interpreted_provisions: Provisions the regulator was asked about most
+// Provisions cited by the most precedents, with the newest question about each.
+// :param corpus => 'osha-1926'
+MATCH (p:Precedent {corpus: $corpus})-[:CITES]->(s:Section)
+WITH s, p ORDER BY p.date DESC
+RETURN s.id AS provision, s.heading AS heading, count(p) AS precedents, collect(p.title)[0] AS newest
+ORDER BY precedents DESC, provision
+LIMIT 25;

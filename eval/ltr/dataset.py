@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from bifrost.eval.questions import Question
+from bifrost.eval.questions import Question, own_answers
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.fusion import rrf_fuse
 from bifrost.retrieval.ltr.candidates import PoolSizes
@@ -53,7 +53,7 @@ def collect(
     parts.prepare([q.question for q in wanted], cfg)
     groups: list[Group] = []
     for n, q in enumerate(wanted, start=1):
-        ev, pool, rows = question_rows(parts.channels, parts.nav, q.question, cfg, sizes)
+        ev, pool, rows = question_rows(parts.channels, parts.nav, q.question, cfg, sizes, own_answers(q))
         gold = set(q.gold)
         bm25 = [ids[i] for i in np.argsort(-ev.bm25, kind="stable")[:BASELINE_DEPTH] if ev.bm25[i] > 0]
         cosine = ev.dense if ev.cosine is None else ev.cosine  # the baselines read the embedding model

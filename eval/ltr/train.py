@@ -20,6 +20,7 @@ from bifrost.core.settings import Settings
 from bifrost.eval.ltr.adapted import CACHE_KEEP, collect_adapted, encoder_cache, prune_encoders, store_encoder
 from bifrost.eval.ltr.cv import ABLATIONS, TOP_N, choose_delta, cross_validate, fit, fit_sized, ranked, score_run
 from bifrost.eval.ltr.dataset import Group, collect, describe_pool
+from bifrost.eval.precedent_overlap import bank_overlap
 from bifrost.eval.questions import Question, QuestionSet, check_gold, load_questions, merge_sets
 from bifrost.eval.runner import corpus_hierarchy, corpus_ids
 from bifrost.eval.splits import Split, leave_one_set_out, refuse_overlap
@@ -185,6 +186,9 @@ def collect_sets(
         cfg = RetrievalConfig.from_settings(settings)
         pipeline = AskPipeline(resources, cfg)
         parts = pipeline.parts(corpus)
+        own = bank_overlap(settings, corpus, [*questions, *(q for q, _ in held)])
+        if own["own_removed"]:
+            say(f"{own['own_removed']} question(s) have their own precedent in the bank: it is left out for each")
         if encoder_files:
             by_set = (lambda q: source[q.id]) if len(set(names)) > 1 else None
             out.groups, pairs = collect_adapted(pipeline, corpus, questions, encoder_questions, cfg, folds, hybrid, say,

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from bifrost.core.embeddings import Embedder
+from bifrost.core.precedent_types import named_note
 from bifrost.core.types import Answer, AnswerMode, Outcome, PlannedProvision, Provision, Statement, Verdict
 from bifrost.graph_builders.citations.words import GENERIC, RulebookWords, words_for
 from bifrost.retrieval.answer.compose import compose
@@ -33,6 +34,7 @@ from bifrost.retrieval.answer.base import DraftStatement, QuoteClaim
 from bifrost.retrieval.answer.quotes import check_statements
 from bifrost.retrieval.reader import apply as reading
 from bifrost.retrieval.answerability.refusal import Judge, outcome_of
+from bifrost.retrieval.named_first import about_named, leading
 from bifrost.retrieval.result import RetrievalResult
 
 if TYPE_CHECKING:  # the chat model's agent needs the llm extra; offline answers do not
@@ -46,6 +48,10 @@ NOT_STATED_SHOWN = 3
 """Closest provisions quoted in a "not stated" answer."""
 SPECIFIC_SHARE = 0.05
 """A question term is specific (it can make an ask) when at most this share of provisions hold it."""
+SIMILAR_SHOWN = 3
+"""Similar answered questions an answer shows, at most."""
+SIMILAR_LEAST = 0.6
+"""The least cosine between the question and a precedent an answer shows (the embedding model's scale)."""
 Lookup = Callable[[str], Provision | None]
 
 
@@ -112,6 +118,8 @@ def answer(
     t0 = time.perf_counter() if t0 is None else t0
     t1 = time.perf_counter()
     outcome = outcome_of(result, cfg.refuse_below, question, judge)
+    if outcome is not Outcome.ANSWERED and leading(result, lookup):  # it names a provision: answered from it
+        outcome = Outcome.ANSWERED
     statements: list[Statement] = []
     verdict: Verdict | None = None
     planned: list[Planned] = []
@@ -145,18 +153,33 @@ def answer(
         statements = not_stated(question, result.items, lookup, embedder)
         if not statements:
             outcome = Outcome.REFUSED
-    refused = outcome is Outcome.REFUSED
-    cited_ids = [c for s in statements for c in s.citations]
-    timings = {**result.timings, "answer": time.perf_counter() - t1, "total": time.perf_counter() - t0}
-    return Answer(
-        question=question, corpus=corpus, mode=AnswerMode.EXTRACTIVE if llm is None else AnswerMode.LLM, refused=refused,
-        outcome=outcome, text=REFUSAL_TEXT if refused else render(statements), statements=[] if refused else statements,
-        citations=[] if refused else citations_for(cited_ids, lookup), retrieved=result.items,
-        unused=[it.id for it in result.items if it.id not in set(cited_ids)], timings=timings,
-        verdict=None if refused else verdict,
-        plan=[] if refused else [PlannedProvision(id=p.id, role=p.role.value, path=p.path, reason=p.reason) for p in planned],
-        note=note,
+    timings = {**result.timings, "answer": time.perf_counter() - t1}
+    answer = Answer(
+        question=question, corpus=corpus, mode=AnswerMode.EXTRACTIVE if llm is None else AnswerMode.LLM,
+        refused=outcome is Outcome.REFUSED, outcome=outcome, text=REFUSAL_TEXT, statements=statements, retrieved=result.items,
+        timings=timings, verdict=verdict, note=note, named=list(result.named or ()),
+        plan=[PlannedProvision(id=p.id, role=p.role.value, path=p.path, reason=p.reason) for p in planned],
     )
+    return finished(answer, result, lookup, planner, t0)
+
+
+def finished(answer: Answer, result: RetrievalResult, lookup: Lookup, planner: Planner | None, t0: float) -> Answer:
+    """The answer with its text, citations, what went unused, and the similar precedents shown (none when
+    refused: a refusal keeps only its text, with what the question named that the corpus lacks)."""
+    refused = answer.refused
+    cited_ids = [c for s in answer.statements for c in s.citations]
+    text = REFUSAL_TEXT if refused else render(answer.statements)
+    if said := named_note(answer.named, answer.corpus):
+        text = f"{text}\n\n{said}"
+    shown = [] if refused or result.votes is None else result.votes.matches(
+        SIMILAR_SHOWN, SIMILAR_LEAST, about_named(answer.named, planner.nav.parent.get if planner else lambda _pid: None))
+    return answer.model_copy(update={
+        "text": text, "statements": [] if refused else answer.statements,
+        "citations": [] if refused else citations_for(cited_ids, lookup),
+        "unused": [it.id for it in result.items if it.id not in set(cited_ids)],
+        "verdict": None if refused else answer.verdict, "plan": [] if refused else answer.plan, "precedents": shown,
+        "timings": {**answer.timings, "total": time.perf_counter() - t0},
+    })
 
 
 def read_plan(

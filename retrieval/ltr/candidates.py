@@ -28,6 +28,8 @@ class PoolSizes:
     seeds: int = 10
     children: int = 12
     siblings: int = 6
+    named_below: int = 8  # parts of a named section or subpart, best for the question first
+    precedent_below: int = 3  # parts of a section or subpart a similar precedent cites
 
 
 @dataclass
@@ -89,8 +91,10 @@ def build_pool(
     for pid, (_s, reason) in sorted(ev.triples.items(), key=lambda kv: (-kv[1][0], kv[0]))[: sizes.triple]:
         add(pid, Via.TRIPLE, reason)
 
-    entity_rank = {pid: r for r, (pid, _) in enumerate(by_entity, start=1)}
     position = position if position is not None else {pid: i for i, pid in enumerate(ids)}
+    add_named_and_cited(ev, nav, sizes, _fit(ev, position), add)
+
+    entity_rank = {pid: r for r, (pid, _) in enumerate(by_entity, start=1)}
     base: dict[str, float] = {}
     for pid in via:
         i = position.get(pid)
@@ -108,3 +112,52 @@ def build_pool(
         base.setdefault(pid, 0.0)
     return Pool(list(via), via, why, base, path, seeds, bm25_rank, dense_rank)
 
+
+
+def add_named_and_cited(ev: Evidence, nav: NavigatorIndex, sizes: PoolSizes, fit, add) -> None:
+    """Candidates the question names (with the parts of a named section that best fit it) and those its similar
+    precedents cite (with the best-fitting parts of a cited section), through ``add(pid, via, reason)``."""
+    for cite in ev.named:
+        if cite.target_id is not None:
+            add(cite.target_id, Via.NAMED, f"named in the question ({cite.written})")
+            for pid in best_below(nav, cite.target_id, fit, sizes.named_below):
+                add(pid, Via.NAMED, f"in {cite.target_id}, named in the question")
+    for pid, rank in sorted(ev.votes.cited_ids.items(), key=lambda kv: (kv[1], kv[0])):
+        add(pid, Via.PRECEDENT, f"cited by a similar answered question (rank {rank})")
+        for below in best_below(nav, pid, fit, sizes.precedent_below):
+            add(below, Via.PRECEDENT, f"in {pid}, cited by a similar answered question (rank {rank})")
+
+
+def _fit(ev: Evidence, position: dict[str, int]):
+    """How well a provision fits the question, to pick the parts of a named or cited section: BM25 plus
+    cosine, each relative to its best over the corpus."""
+    bm25_max = float(ev.bm25.max()) if len(ev.bm25) else 0.0
+    dense_max = float(ev.dense.max()) if len(ev.dense) else 0.0
+
+    def fit(pid: str) -> float:
+        i = position.get(pid)
+        if i is None:
+            return -1.0
+        lex = float(ev.bm25[i]) / bm25_max if bm25_max > 0 else 0.0
+        return lex + (float(ev.dense[i]) / dense_max if dense_max > 0 else 0.0)
+
+    return fit
+
+
+def descendants(nav: NavigatorIndex, pid: str) -> list[str]:
+    """Every provision below ``pid`` in the navigator tree, in document order of the walk."""
+    out: list[str] = []
+    stack = list(reversed(nav.children.get(pid, ())))
+    while stack:
+        cur = stack.pop()
+        out.append(cur)
+        stack.extend(reversed(nav.children.get(cur, ())))
+    return out
+
+
+def best_below(nav: NavigatorIndex, pid: str, fit, most: int) -> list[str]:
+    """The ``most`` provisions below ``pid`` that best fit the question (containers left out)."""
+    if most <= 0:
+        return []
+    below = [d for d in descendants(nav, pid) if not nav.is_container(d)]
+    return sorted(below, key=lambda d: (-fit(d), d))[:most]

@@ -32,6 +32,8 @@ FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
     "hierarchy": ("parent_bm25_norm", "parent_dense", "section_bm25_norm", "section_dense", "is_section"),
     "shape": ("kind_paragraph", "kind_definition", "kind_note", "kind_section", "kind_appendix", "level", "text_len_log", "empty"),
     "question": ("q_terms_log", "q_unknown_share", "q_is_question", "q_channel_agreement", "q_dense_top"),
+    "named": ("named_exact", "named_within", "named_any"),
+    "precedent": ("prec_direct", "prec_inherited", "prec_below", "prec_rank_log", "prec_best"),
 }
 AGREEMENT_DEPTH = 10
 """Top lexical and dense hits compared for `q_channel_agreement`."""
@@ -60,6 +62,10 @@ def featurize(ev: Evidence, pool: Pool, nav: NavigatorIndex, position: dict[str,
     seed_parents = {nav.parent.get(s) for s in pool.seeds}
     n_docs = len(ev.bm25)
     style = question_style(ev, pool)
+    named = {c.target_id for c in ev.named if c.target_id is not None}
+    below_votes = _votes_below(ev, nav)
+    prec_best = ev.votes.best
+    no_rank = math.log2(2 + len(ev.votes.similar))
     zeros = np.zeros(n_docs, dtype=np.float32)
     coverage = ev.coverage if ev.coverage is not None else zeros
     coverage_idf = ev.coverage_idf if ev.coverage_idf is not None else zeros
@@ -98,6 +104,7 @@ def featurize(ev: Evidence, pool: Pool, nav: NavigatorIndex, position: dict[str,
             *(float(kind == k) for k in _KINDS), float(nav.level.get(pid, 0)),
             math.log2(1 + nav.text_len.get(pid, 0)), float(nav.text_len.get(pid, 0) == 0),
             *style,
+            *_named_row(pid, named, nav), *_precedent_row(pid, ev, nav, below_votes, no_rank), prec_best,
         ])
     matrix = np.asarray(rows, dtype=np.float32).reshape(len(rows), len(FEATURES))
     return matrix
@@ -113,3 +120,42 @@ def question_style(ev: Evidence, pool: Pool) -> tuple[float, ...]:
         math.log2(1 + n_terms), (n_terms - known) / n_terms if n_terms else 0.0, float(bool(_QUESTION_START.search(ev.question))),
         len(bm25_top & dense_top) / AGREEMENT_DEPTH, float(ev.dense.max()) if len(ev.dense) else 0.0,
     )
+
+
+def _chain(pid: str, nav: NavigatorIndex) -> list[str]:
+    """The ancestors of ``pid``, nearest first."""
+    out: list[str] = []
+    cur = nav.parent.get(pid)
+    while cur is not None and len(out) < 12:
+        out.append(cur)
+        cur = nav.parent.get(cur)
+    return out
+
+
+def _named_row(pid: str, named: set[str], nav: NavigatorIndex) -> tuple[float, float, float]:
+    """The `named` group but its last column: the candidate is named in the question, lies below a provision
+    named there, and whether the question names any provision of the corpus."""
+    if not named:
+        return 0.0, 0.0, 0.0
+    return float(pid in named), float(any(a in named for a in _chain(pid, nav))), 1.0
+
+
+def _votes_below(ev: Evidence, nav: NavigatorIndex) -> dict[str, float]:
+    """Per provision, the votes for provisions below it (a paragraph a precedent cites supports its section)."""
+    out: dict[str, float] = {}
+    for pid, w in ev.votes.direct.items():
+        for a in _chain(pid, nav):
+            out[a] = out.get(a, 0.0) + w
+    return out
+
+
+def _precedent_row(pid: str, ev: Evidence, nav: NavigatorIndex, below: dict[str, float], no_rank: float) -> tuple[float, ...]:
+    """The `precedent` group but its last column: votes for the candidate, for its ancestors, for its
+    descendants, and the log rank of the best precedent citing it or an ancestor."""
+    votes = ev.votes
+    if not votes.direct:
+        return 0.0, 0.0, 0.0, no_rank
+    chain = _chain(pid, nav)
+    ranks = [votes.cited_ids[a] for a in (pid, *chain) if a in votes.cited_ids]
+    return (votes.direct.get(pid, 0.0), votes.inherited(chain), below.get(pid, 0.0),
+            math.log2(1 + min(ranks)) if ranks else no_rank)

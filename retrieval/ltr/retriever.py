@@ -4,6 +4,7 @@ features with the model, and cut an answer-sized cited set by score."""
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 
 import numpy as np
 
@@ -20,9 +21,11 @@ from bifrost.retrieval.result import RetrievalResult
 
 def question_rows(
     channels: Channels, nav: NavigatorIndex, question: str, cfg: RetrievalConfig, sizes: PoolSizes = PoolSizes(),
+    exclude: Collection[str] = (),
 ) -> tuple[Evidence, Pool, np.ndarray]:
-    """Evidence, candidate pool and feature rows of one question (training and answering share this)."""
-    ev = channels.gather(question, cfg)
+    """Evidence, candidate pool and feature rows of one question (training and answering share this);
+    ``exclude``: the question's own precedents (ids, source URLs), never used."""
+    ev = channels.gather(question, cfg, exclude)
     pool = build_pool(ev, channels.ids, nav, sizes, channels.position)
     return ev, pool, featurize(ev, pool, nav, channels.position)
 
@@ -47,13 +50,13 @@ class LtrRetriever:
     def index(self) -> EngIndex:
         return self.channels.index
 
-    def candidates(self, question: str, cfg: RetrievalConfig) -> tuple[Evidence, Pool, np.ndarray]:
-        return question_rows(self.channels, self.nav, question, cfg, self.sizes)
+    def candidates(self, question: str, cfg: RetrievalConfig, exclude: Collection[str] = ()) -> tuple[Evidence, Pool, np.ndarray]:
+        return question_rows(self.channels, self.nav, question, cfg, self.sizes, exclude)
 
-    def retrieve(self, question: str, config: RetrievalConfig | None = None) -> RetrievalResult:
+    def retrieve(self, question: str, config: RetrievalConfig | None = None, exclude: Collection[str] = ()) -> RetrievalResult:
         cfg = config or self.config
         t0 = time.perf_counter()
-        ev, pool, rows = self.candidates(question, cfg)
+        ev, pool, rows = self.candidates(question, cfg, exclude)
         return self.ranked(ev, pool, rows, cfg, t0)
 
     def ranked(self, ev: Evidence, pool: Pool, rows: np.ndarray, cfg: RetrievalConfig, t0: float | None = None) -> RetrievalResult:
@@ -75,4 +78,5 @@ class LtrRetriever:
         return RetrievalResult(
             items=items, decomposition=ev.decomposition, mode="ltr", evidence=ev.entity_evidence,
             relevance=ev.relevance, timings={"candidates": t1 - t0, "rank": t2 - t1}, cited=items[:n_cited],
+            named=ev.named, votes=ev.votes,
         )

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from bifrost.core.graph.base import GraphStore
+from bifrost.core.precedent_types import Precedent, ResolvedCite
 from bifrost.core.types import Edge, EdgeType, Entity, Provision, ProvisionKind, make_uid
 
 CORPUS = "osha-1926"
@@ -139,8 +140,23 @@ def sample_store(corpus: str) -> Iterator[GraphStore]:
     store = neo4j_store()
     provisions, entities, edges = osha_like_sample(corpus)
     load_graph(store, provisions, edges, entities)
+    store.write_precedents(corpus, sample_precedents(corpus))
     try:
         yield store
     finally:
         store.clear(corpus)
         store.close()
+
+
+def sample_precedents(corpus: str) -> list[Precedent]:
+    """Two answered questions citing the sample's fall protection plan, one also a standard outside it."""
+    def cite(written: str, target: str | None) -> ResolvedCite:
+        return ResolvedCite(written=written, target_id=target, reason=None if target else f"not in corpus: {written}")
+
+    return [
+        Precedent(corpus=corpus, id="loi-plan", title="Who may prepare a fall protection plan", date="2004-05-06",
+                  url="https://example.org/loi-plan", issuer="OSHA", cites=(cite("1926.502(k)(1)", "1926.502(k)(1)"),)),
+        Precedent(corpus=corpus, id="loi-edge", title="Plans for leading edge work", date="1999-01-02", issuer="OSHA",
+                  cites=(cite("1926.502(k)", "1926.502(k)"), cite("1926.501(b)(2)(i)", "1926.501(b)(2)(i)"),
+                         cite("1910.28", None))),
+    ]

@@ -83,3 +83,34 @@ def test_crossref_eval_reaches_measured_floors(shared_dir: Path) -> None:
         if a.score.type in AUDITED_FLOORS:
             precision, recall = AUDITED_FLOORS[a.score.type]
             assert a.score.precision >= precision and a.score.recall >= recall, a
+
+
+def test_a_named_adgm_rule_leads_the_answer_in_every_citing_style(built) -> None:
+    """30 questions naming a rule of a named rulebook ("Rule 6.1.1(b) of COBS", "GEN 3.2.1", "FUNDS 9.7.1"): the
+    rule is the provision the answer leads with; an unqualified "Rule 3.2.1" (in many rulebooks) leads with none."""
+    from bifrost.eval.named_variants import adgm_variants
+    from bifrost.graph_builders.citations.adgm_documents import ADGM_DOCUMENTS
+    from bifrost.graph_builders.navigator.extractors import named_finder_for
+    from bifrost.graph_builders.scrape.adgm_json import document_id_of
+    from bifrost.retrieval.decompose import Decomposition
+    from bifrost.retrieval.named_first import leading
+    from bifrost.retrieval.result import RetrievalResult
+
+    app, _report, _nav = built
+    provisions = app.sql.provisions("adgm")
+    by_id = {p.id: p for p in provisions}
+
+    def name(p):
+        doc = ADGM_DOCUMENTS.get(document_id_of(p) or "")
+        return doc.names[0] if doc and doc.names else ""
+
+    questions = adgm_variants([(p.id, p.heading, name(p)) for p in provisions if p.text.strip()], 30, seed=0)
+    finder = named_finder_for("adgm", "adgm", provisions)
+
+    def lead(text: str) -> list[str]:
+        found = RetrievalResult(items=[], decomposition=Decomposition(), mode="t", evidence=0.0, relevance=0.0, timings={},
+                                named=finder.find(text))
+        return leading(found, by_id.get)
+
+    assert [lead(q.question)[:1] for q in questions] == [[q.gold[0]] for q in questions]
+    assert lead("What does Rule 3.2.1 require?") == []

@@ -26,7 +26,12 @@ pytestmark = pytest.mark.timeout(600)
 
 PLAN_QUESTION = "Who must prepare the fall protection plan?"
 INVALID_PARAMS = -32602
-TOOLS = {"ask", "search", "provision", "neighbours", "entity", "diff"}
+TOOLS = {"ask", "search", "provision", "neighbours", "entity", "diff", "precedents"}
+LETTERS = [
+    {"id": "loi-plan", "title": "Who may prepare a fall protection plan for leading edge work", "date": "1999-01-02",
+     "url": "https://example.org/loi-plan", "cites": ["1926.502(b)(1)", "1910.28"]},
+    {"id": "loi-edge", "title": "Guardrails for employees constructing a leading edge", "cites": ["1926.501(b)(2)"]},
+]
 
 
 @pytest.fixture(scope="module")
@@ -35,6 +40,9 @@ def mini_home(tmp_path_factory) -> Path:
     bf = Bifrost(Settings(home=root / "home"))
     try:
         build_corpus(bf, "mini", write_script_corpus(root))
+        letters = root / "letters.jsonl"
+        letters.write_text("\n".join(json.dumps(r) for r in LETTERS) + "\n", encoding="utf-8")
+        assert bf.import_precedents(letters, "mini", issuer="OSHA").added == 2
     finally:
         bf.close()
     return root / "home"
@@ -58,13 +66,30 @@ def assert_quotes_verify(mcp: SyncMcp, corpus: str, answer: dict) -> None:
 
 
 # --- discovery ---
-def test_the_server_lists_six_read_only_tools_with_their_input_rules(mcp):
+def test_the_server_lists_seven_read_only_tools_with_their_input_rules(mcp):
     tools = {t.name: t for t in mcp.tools()}
     assert set(tools) == TOOLS
     assert all(t.annotations.read_only_hint and not t.annotations.destructive_hint for t in tools.values())
     k = tools["search"].input_schema["properties"]["k"]
     assert (k["minimum"], k["maximum"], k["default"]) == (1, 100, 10)
     assert tools["ask"].output_schema and "statements" in tools["ask"].output_schema["properties"]
+
+
+def test_precedents_are_similar_answered_questions_with_what_they_cite(mcp):
+    found = mcp.call("precedents", question="Who prepares the fall protection plan?", corpus="mini", k=1)
+    (best,) = found["precedents"]
+    assert best["id"] == "loi-plan" and best["issuer"] == "OSHA" and best["resolved"] == ["1926.502(b)(1)"]
+    assert best["cites"] == ["1926.502(b)(1)", "1910.28"]  # as written, the one outside the corpus kept
+    with pytest.raises(MCPError):
+        mcp.call("precedents", question="plan", corpus="mini", k=0)
+
+
+def test_a_question_naming_a_provision_is_answered_from_it(mcp):
+    answer = mcp.call("ask", question="What does 1926.502(b)(1) require?", corpus="mini")
+    assert answer["outcome"] == "answered" and answer["citations"][0]["id"] == "1926.502(b)(1)"
+    assert answer["named"] == [{"written": "1926.502(b)(1)", "target_id": "1926.502(b)(1)", "reason": None, "via": ""}]
+    missing = mcp.call("ask", question="What does 1926.502(z)(9) require?", corpus="mini")
+    assert "1926.502(z)(9): not found in the current edition of mini" in missing["text"]
 
 
 def test_provisions_are_listed_page_by_page_with_the_sdk_cursor(mcp, mini_home):

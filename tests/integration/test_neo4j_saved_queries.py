@@ -43,10 +43,10 @@ def saved_queries(path: Path = QUERIES) -> dict[str, tuple[str, dict[str, object
 SAMPLE_CORPUS = "osha-1926-saved-queries-test"
 
 QUERY_KEYS = ["cross_reference_neighbourhood", "provisions_sharing_an_entity", "most_referenced_provisions",
-              "paths_between_two_provisions"]
+              "paths_between_two_provisions", "precedents_citing_a_provision", "most_interpreted_provisions"]
 
 
-def test_the_file_holds_the_four_named_queries_with_parameters():
+def test_the_file_holds_the_named_queries_with_parameters():
     queries = saved_queries()
     assert list(queries) == QUERY_KEYS
     assert queries["cross_reference_neighbourhood"][1]["id"] == "1926.502(k)"
@@ -85,6 +85,16 @@ def test_the_most_referenced_provision_is_the_fall_protection_plan(loaded_store)
     with loaded_store.driver.session(database=loaded_store.database) as s:
         top = s.run(text, params).data()[0]
     assert top["provision"] == "1926.502(k)" and top["references"] == 3
+
+
+def test_precedents_citing_a_section_reach_its_paragraphs_and_keep_outside_citations(loaded_store):
+    text, params = saved_queries()["precedents_citing_a_provision"]
+    params = {**params, "corpus": SAMPLE_CORPUS, "id": "1926.502"}
+    with loaded_store.driver.session(database=loaded_store.database) as s:
+        rows = s.run(text, params).data()
+        outside = s.run("MATCH (p:Precedent {corpus: $c, id: 'loi-edge'}) RETURN p.outside AS o", c=SAMPLE_CORPUS).single()["o"]
+    assert [(r["precedent"], sorted(r["cites"])) for r in rows] == [("loi-plan", ["1926.502(k)(1)"]), ("loi-edge", ["1926.502(k)"])]
+    assert outside == ["1910.28"]
 
 
 @pytest.mark.slow

@@ -25,6 +25,7 @@ from bifrost.app.cli.export_cmd import export_app
 from bifrost.app.cli.graph_cmd import graph_app, review_app
 from bifrost.app.cli.ingest_cmd import download, ingest
 from bifrost.app.cli.mcp_cmd import mcp
+from bifrost.app.cli.precedents_cmd import precedents_app
 from bifrost.app.cli.serve_cmd import serve
 from bifrost.app.cli.train_cmd import make_train_app
 from bifrost.core.settings import Settings
@@ -66,6 +67,7 @@ def make_app() -> typer.Typer:
     root.add_typer(eval_app, name="eval")
     root.add_typer(make_train_app(), name="train")
     root.add_typer(db_app, name="db")
+    root.add_typer(precedents_app, name="precedents")
     return root
 
 

@@ -12,6 +12,8 @@ from bifrost.app.cli import fast_exit
 from bifrost.app.cli.common import JsonOpt, emit_json, settings_of, with_bifrost
 from bifrost.app.cli.console import out
 
+from bifrost.core.precedent_types import named_note
+
 if TYPE_CHECKING:
     from bifrost.app.facade import Bifrost
     from bifrost.core.types import Answer
@@ -61,7 +63,7 @@ def ask(
         out.print(f"[yellow]{escape(answer.note)}[/yellow]", highlight=False)
     mode = f"[dim]({answer.mode.value}, {answer.timings.get('total', 0):.2f} s)[/dim]"
     if answer.refused:
-        out.print(f"[yellow]{answer.text}[/yellow] {mode}", highlight=False)
+        out.print(f"[yellow]{escape(answer.text)}[/yellow] {mode}", highlight=False)
         if answer.unused:
             out.print("retrieved but not used: " + ", ".join(answer.unused[:show_retrieved]), highlight=False, markup=False)
         return
@@ -74,6 +76,9 @@ def ask(
         for q in st.quotes:
             quoted = " ".join(q.text.split())
             out.print(f"    [dim]{escape(f'{q.provision_id} [{q.start}:{q.end}]')}[/dim] \u201c{escape(quoted)}\u201d", highlight=False)
+    if said := named_note(answer.named, answer.corpus):
+        out.print(f"[yellow]{escape(said)}[/yellow]", highlight=False)
+    print_precedents(answer)
     out.print("\n[bold]Sources[/bold]")
     roles = {p.id: p for p in answer.plan}
     for c in answer.citations:
@@ -85,3 +90,18 @@ def ask(
     for it in answer.retrieved[:show_retrieved]:
         where = f"{it.corpus} " if "," in answer.corpus else ""
         out.print(f"  {escape(where + it.id):<28} {it.score:6.3f}  [dim]{escape(it.why)}[/dim]", highlight=False)
+
+
+def print_precedents(answer: Answer) -> None:
+    """The similar answered questions, marked as interpretations: never the rule, never a quote of it."""
+    if not answer.precedents:
+        return
+    issuers = {p.issuer for p in answer.precedents}
+    who = next(iter(issuers)) if len(issuers) == 1 and "" not in issuers else "Answered before"
+    title = f"{who} answered a similar question" if who != "Answered before" else "Similar questions answered before"
+    out.print(f"\n[bold]{escape(title)}[/bold] [dim](interpretations, not the rule)[/dim]", highlight=False)
+    for p in answer.precedents:
+        by = f"{p.issuer}, " if p.issuer and who == "Answered before" else ""
+        cites = ", ".join(p.cites) or "no provision listed"
+        out.print(f"  {escape(by + (p.date or ''))} {escape(p.title)} [dim](cites {escape(cites)})[/dim] {p.url or ''}",
+                  highlight=False)

@@ -9,10 +9,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from bifrost.app.cli.common import CorpusOpt, JsonOpt, emit_json, settings_of, with_bifrost
+from bifrost.app.cli.review_answers_cmd import review_answer, review_answers, review_export
 from bifrost.app.cli.console import out
 
 graph_app = typer.Typer(help="Inspect and build the graphs.", no_args_is_help=True)
-review_app = typer.Typer(help="Review items: provisions on which two sources disagree.", no_args_is_help=True)
+review_app = typer.Typer(help="Review items (provisions on which two sources disagree) and reviews of answers.",
+                         no_args_is_help=True)
 
 
 @graph_app.command("build")
@@ -149,3 +151,8 @@ def review_list(
     for i, it in items:
         out.print(f"[bold]#{i}[/bold] {escape(f'{it.corpus} {it.provision_id}: {it.source_a} vs {it.source_b}')} (similarity {it.ratio:.2f})", highlight=False)
         out.print(it.diff, highlight=False, markup=False)
+
+
+review_app.command("answer")(review_answer)
+review_app.command("answers")(review_answers)
+review_app.command("export")(review_export)

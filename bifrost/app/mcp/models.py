@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from bifrost.app.inputs import MAX_DEPTH, MAX_QUESTION, MAX_RESULTS, check_question
+from bifrost.core.precedent_types import PrecedentMatch, ResolvedCite
 from bifrost.core.types import Edition, PlannedProvision, Statement, Verdict
 
 EdgeKind = Literal["HAS", "REFERS_TO"]
@@ -110,6 +111,29 @@ class AskResult(BaseModel):
     verdict: Verdict | None = Field(default=None, description="yes, no or depends, with the provision and words that decide it")
     plan: list[PlannedProvision] = Field(default_factory=list, description="Each cited provision's role (rule, exception, "
                                                                             "condition, procedure, definition) and the path that brought it in")
+    named: list[ResolvedCite] = Field(default_factory=list, description="Provisions the question names: each as written, "
+                                                                        "the provision it resolves to, or why not")
+    precedents: list[PrecedentMatch] = Field(default_factory=list, description="Similar questions the regulator answered: "
+                                                                              "interpretations, never the rule")
+
+
+class PrecedentsRequest(Request):
+    question: str
+    corpus: str
+    k: int = Field(default=5, ge=1, le=50)
+
+    @field_validator("question")
+    @classmethod
+    def _question_ok(cls, v: str) -> str:
+        return check_question(v)
+
+
+class PrecedentsResult(BaseModel):
+    """Answered questions similar to a question, best first, with the provisions each cites."""
+
+    question: str
+    corpus: str
+    precedents: list[PrecedentMatch]
 
 
 class SearchHit(Hit):

@@ -25,7 +25,7 @@ from mcp.types import INTERNAL_ERROR, INVALID_PARAMS, Resource, ToolAnnotations
 from pydantic import Field
 
 from bifrost.app.facade import Bifrost
-from bifrost.app.mcp.models import AskResult, EntityResult, ProvisionResult, SearchResult
+from bifrost.app.mcp.models import AskResult, EntityResult, PrecedentsResult, ProvisionResult, SearchResult
 from bifrost.app.mcp.service import McpService
 from bifrost.app.mcp.stdio import serve_stdio
 from bifrost.app.mcp.uris import TEMPLATE
@@ -128,7 +128,7 @@ def create_server(bifrost: Bifrost, corpora: Sequence[str] | None = None, page_s
 
 
 def add_question_tools(server: MCPServer, service: McpService, read: ReadToolRunner) -> None:
-    """The `ask` and `search` tools."""
+    """The `ask`, `search` and `precedents` tools."""
 
     @server.tool(annotations=READ_ONLY)
     def ask(
@@ -153,6 +153,17 @@ def add_question_tools(server: MCPServer, service: McpService, read: ReadToolRun
     ) -> SearchResult:
         """Rank provisions for a query (keyword, embedding and both graphs), each with why it was retrieved."""
         return await read(service.search, query, corpus, k)
+
+    @server.tool(annotations=READ_ONLY)
+    async def precedents(
+        question: Annotated[str, Field(description=f"The question, 1 to {MAX_QUESTION} characters")],
+        corpus: Corpus,
+        k: Annotated[int, Field(description="How many, 1 to 50", json_schema_extra={"minimum": 1, "maximum": 50})] = 5,
+    ) -> PrecedentsResult:
+        """Questions the regulator answered before that are most like this one (letters of interpretation, FAQs,
+        reviewed answers): title, date, link and the provisions each cites. Interpretations, never the rule:
+        quote the provisions themselves (tool `provision`)."""
+        return await read(service.precedents, question, corpus, k)
 
 
 def add_graph_tools(server: MCPServer, service: McpService, read: ReadToolRunner) -> None:

@@ -23,6 +23,8 @@ from bifrost.app.mcp.models import (
     Hit,
     Link,
     NeighboursRequest,
+    PrecedentsRequest,
+    PrecedentsResult,
     ProvisionResult,
     Reference,
     SearchHit,
@@ -112,7 +114,15 @@ class McpService:
                        for c in answer.citations],
             retrieved=_hits(answer.retrieved),
             edition=answer.edition, note=answer.note, outcome=answer.outcome.value, verdict=answer.verdict, plan=answer.plan,
+            named=answer.named, precedents=answer.precedents,
         )
+
+    def precedents(self, question: str, corpus: str, k: int = 5) -> PrecedentsResult:
+        req = checked(PrecedentsRequest, question=question, corpus=corpus, k=k)
+        self.require_corpus(req.corpus)
+        self._retriever(req.corpus)
+        return PrecedentsResult(question=req.question, corpus=req.corpus,
+                                precedents=self.bifrost.similar_precedents(req.question, req.corpus, req.k))
 
     def search(self, query: str, corpus: str, k: int = 10) -> SearchResult:
         req = checked(SearchRequest, query=query, corpus=corpus, k=k)

@@ -139,5 +139,6 @@ def via_labels(item: RetrievedItem | None) -> list[str]:
     names = {
         "entity": "entity match", "triple": "triple match", "refers_to": "cross-reference",
         "parent": "parent", "child": "child", "sibling": "sibling", "lexical": "keyword", "dense": "embedding",
+        "named": "named in the question", "precedent": "cited by a similar answered question",
     }
     return [names.get(v.value, v.value) for v in item.via] if item else []

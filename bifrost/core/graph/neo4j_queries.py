@@ -43,6 +43,8 @@ SCHEMA_STATEMENTS: tuple[str, ...] = (
     "CREATE INDEX bifrost_entity_corpus IF NOT EXISTS FOR (e:Entity) ON (e.corpus)",
     "CREATE INDEX bifrost_relates_relation IF NOT EXISTS FOR ()-[r:RELATES]-() ON (r.relation)",
     f"CREATE FULLTEXT INDEX {SECTION_FULLTEXT_INDEX} IF NOT EXISTS FOR (s:Section) ON EACH [s.text, s.heading]",
+    "CREATE CONSTRAINT bifrost_precedent_uid IF NOT EXISTS FOR (p:Precedent) REQUIRE p.uid IS UNIQUE",
+    "CREATE INDEX bifrost_precedent_corpus IF NOT EXISTS FOR (p:Precedent) ON (p.corpus)",
 )
 
 # Vector indexes take their dimension as a parameter ($dimensions).
@@ -295,4 +297,23 @@ MATCH (h:Entity)-[r]->(t:Entity)
 WHERE $corpus IS NULL OR h.corpus = $corpus
 RETURN h.uid AS head, r.relation AS relation, t.uid AS tail, score
 LIMIT $top_k
+"""
+
+
+# Precedents (answered questions) and what they cite: the corpus's precedents are replaced as a whole; a
+# citation the corpus lacks stays a property of the precedent (``outside``), never a node.
+CLEAR_PRECEDENTS = "MATCH (p:Precedent {corpus: $corpus}) DETACH DELETE p"
+UPSERT_PRECEDENTS = """
+UNWIND $rows AS row
+MERGE (p:Precedent {uid: row.uid})
+SET p = row
+RETURN count(*) AS written
+"""
+UPSERT_CITES = """
+UNWIND $rows AS row
+MATCH (p:Precedent {uid: row.source})
+MATCH (s:Section {uid: row.target})
+MERGE (p)-[c:CITES]->(s)
+SET c.written = row.written, c.via = row.via
+RETURN count(*) AS written
 """

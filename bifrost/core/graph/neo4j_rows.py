@@ -10,7 +10,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from bifrost.core.relations import check_relation
-from bifrost.core.types import Edge, EdgeType, Provision
+from bifrost.core.precedent_types import Precedent
+from bifrost.core.types import Edge, EdgeType, Provision, make_uid
 
 # Provision fields whose stored name differs from the model's.
 _TO_STORED = {"order": "ord"}
@@ -48,3 +49,21 @@ def chunks(rows: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
     """Consecutive slices of at most `size` rows, one write transaction each."""
     for i in range(0, len(rows), size):
         yield rows[i : i + size]
+
+
+def precedent_row(p: Precedent) -> dict[str, Any]:
+    """The properties of a (:Precedent) node; citations outside the corpus stay here as ``outside``."""
+    row = {"uid": make_uid(p.corpus, p.id), "corpus": p.corpus, "id": p.id, "title": p.title, "question": p.question,
+           "date": p.date, "url": p.url, "issuer": p.issuer, "source": p.source,
+           "outside": [c.written for c in p.cites if not c.resolved]}
+    return {k: v for k, v in row.items() if v not in (None, "")}
+
+
+def cites_rows(p: Precedent) -> list[dict[str, Any]]:
+    """One row per (:Precedent)-[:CITES]->(:Section) edge: each citation the corpus holds, once per target."""
+    seen: dict[str, dict[str, Any]] = {}
+    for c in p.cites:
+        if c.target_id is not None and c.target_id not in seen:
+            seen[c.target_id] = {"source": make_uid(p.corpus, p.id), "target": make_uid(p.corpus, c.target_id),
+                                 "written": c.written, "via": c.via}
+    return list(seen.values())

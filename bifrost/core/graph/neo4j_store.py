@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING, Any
 
 from bifrost.core.errors import StoreError
 from bifrost.core.graph import neo4j_queries as q
-from bifrost.core.graph.neo4j_rows import chunks, edge_row, provision_from, section_row
+from bifrost.core.graph.neo4j_rows import chunks, cites_rows, edge_row, precedent_row, provision_from, section_row
+from bifrost.core.precedent_types import Precedent
 from bifrost.core.relations import check_relation
 from bifrost.core.types import Edge, EdgeType, Entity, GraphStats, Provision, Reached
 
@@ -269,21 +270,31 @@ class Neo4jGraphStore:
             written += self._write_batches(_EDGE_QUERIES[etype], rows, f"writing {etype.value} edges")
         return written
 
+    def write_precedents(self, corpus: str, precedents: Sequence[Precedent]) -> int:
+        """Replace the corpus's precedents: ``(:Precedent)-[:CITES]->(:Section)`` for each citation the corpus
+        holds; citations outside it are kept on the precedent (``outside``). Returns the precedents written."""
+        self.ensure_schema()
+        self._write(q.CLEAR_PRECEDENTS, f"clearing the precedents of {corpus!r}", corpus=corpus)
+        written = self._write_batches(q.UPSERT_PRECEDENTS, [precedent_row(p) for p in precedents], "writing precedents")
+        self._write_batches(q.UPSERT_CITES, [row for p in precedents for row in cites_rows(p)], "writing CITES edges")
+        return written
+
     def set_dangling_count(self, corpus: str, count: int) -> None:
         if count < 0:
             raise ValueError(f"dangling reference count must be >= 0, got {count}")
         self._write(q.SET_DANGLING_COUNT, "recording dangling references", corpus=corpus, count=count)
 
     def clear(self, corpus: str) -> None:
-        """Remove every node and edge of a corpus, and its recorded dangling count."""
+        """Remove every node and edge of a corpus (its precedents too), and its recorded dangling count."""
         if self._tx is not None:  # CALL ... IN TRANSACTIONS cannot run inside the atomic block
-            for cypher in (q.CLEAR_SECTIONS_IN_TX, q.CLEAR_ENTITIES_IN_TX, q.CLEAR_META):
+            for cypher in (q.CLEAR_SECTIONS_IN_TX, q.CLEAR_ENTITIES_IN_TX, q.CLEAR_PRECEDENTS, q.CLEAR_META):
                 self._write(cypher, f"clearing corpus {corpus!r}", corpus=corpus)
             return
         self.ensure_schema()
         with self._errors(f"clearing corpus {corpus!r}"), self.driver.session(database=self.database) as s:
             for stmt in (q.CLEAR_SECTIONS, q.CLEAR_ENTITIES):
                 s.run(stmt, corpus=corpus, chunk=10_000).consume()
+            s.run(q.CLEAR_PRECEDENTS, corpus=corpus).consume()
             s.run(q.CLEAR_META, corpus=corpus).consume()
 
     def delete_nodes(self, uids: Sequence[str]) -> int:

@@ -163,3 +163,36 @@ class MetaRow(Base):
     corpus: Mapped[str] = mapped_column(String(64), primary_key=True)
     key: Mapped[str] = mapped_column(String(64), primary_key=True)
     value: Mapped[dict] = mapped_column(JSON)
+
+
+class PrecedentRow(Base):
+    """An answered question of a corpus (see `bifrost.core.precedent_types.Precedent`); ``cites`` holds
+    each citation as written with what it resolved to, ``content_hash`` what an import compares."""
+
+    __tablename__ = "precedents"
+    corpus: Mapped[str] = mapped_column(String(64), primary_key=True)
+    id: Mapped[str] = mapped_column(String(320), primary_key=True)
+    title: Mapped[str] = mapped_column(Text)
+    question: Mapped[str] = mapped_column(Text, default="")
+    date: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    url: Mapped[str | None] = mapped_column(Text, nullable=True)
+    issuer: Mapped[str] = mapped_column(String(256), default="")
+    source: Mapped[str] = mapped_column(String(512), default="")
+    cites: Mapped[list[dict]] = mapped_column(JSON, default=list)
+    content_hash: Mapped[str] = mapped_column(String(64))
+    imported_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class AnswerReviewRow(Base):
+    """A reviewer's verdict on an answer (see `bifrost.core.precedent_types.AnswerReview`)."""
+
+    __tablename__ = "answer_reviews"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    corpus: Mapped[str] = mapped_column(String(64), index=True)
+    question: Mapped[str] = mapped_column(Text)
+    edition: Mapped[int] = mapped_column(Integer)
+    reviewer: Mapped[str] = mapped_column(String(256))
+    team: Mapped[str] = mapped_column(String(256), default="")
+    cited: Mapped[list[dict]] = mapped_column(JSON, default=list)
+    added: Mapped[list[str]] = mapped_column(JSON, default=list)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

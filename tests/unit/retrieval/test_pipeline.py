@@ -21,6 +21,7 @@ from bifrost.core.graph.base import GraphStore
 from bifrost.core.resources import Resources
 from bifrost.core.types import Edition, Provision, ProvisionKind, RetrievedItem, Via, split_uid
 from bifrost.retrieval.channels import Channels
+from bifrost.retrieval.precedent_channel import PrecedentVotes
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.decompose import Decomposition, ExtractorDecomposer
 from bifrost.retrieval.edition_retriever import EditionRetriever
@@ -83,8 +84,12 @@ def fake_resources() -> MagicMock:
 
 
 def corpus_parts(corpus: str) -> CorpusParts:
+    channels = MagicMock(spec=Channels)
+    channels.names.return_value = []  # the questions name no provision
+    channels.votes.return_value = PrecedentVotes()  # and the corpus has no precedents
+    channels.tokenize.side_effect = str.split
     return CorpusParts(corpus=corpus, graph=MagicMock(spec=GraphStore), embedder=MagicMock(spec=Embedder),
-                       channels=MagicMock(spec=Channels), nav=NavigatorIndex.build([], []), containers=frozenset(),
+                       channels=channels, nav=NavigatorIndex.build([], []), containers=frozenset(),
                        decomposer=MagicMock(spec=ExtractorDecomposer))
 
 

@@ -83,3 +83,32 @@ def test_ablation_columns_drop_exactly_one_group():
 ])
 def test_the_cited_set_is_cut_by_distance_from_the_top_score(scores, delta, most, n):
     assert cut_cited(np.array(scores), delta, most) == n
+
+
+def test_a_named_section_brings_itself_and_its_best_fitting_parts():
+    from bifrost.core.precedent_types import ResolvedCite
+
+    nav = corpus()
+    ev = evidence([0, 0, 0, 4, 0, 0], [0.1, 0.1, 0.1, 0.3, 0.1, 0.1])
+    ev.named = [ResolvedCite(written="section 1", target_id="1")]
+    pool = build_pool(ev, IDS, nav, PoolSizes(lexical=0, dense=0, entity=0, triple=0, seeds=0, named_below=1))
+    assert pool.ids == ["1", "1(c)"] and pool.via["1(c)"] == [Via.NAMED]
+    rows = featurize(ev, pool, nav, {pid: i for i, pid in enumerate(IDS)})
+    col = {f: FEATURES.index(f) for f in ("named_exact", "named_within", "named_any")}
+    assert rows[0, col["named_exact"]] == 1 and rows[1, col["named_within"]] == 1 and rows[1, col["named_any"]] == 1
+
+
+def test_a_precedent_vote_for_a_section_reaches_its_paragraphs():
+    from bifrost.core.precedent_types import Precedent, ResolvedCite
+    from bifrost.retrieval.precedent_channel import PrecedentVotes, Similar
+
+    nav = corpus()
+    ev = evidence([0, 0, 3, 0, 0, 0], [0.1, 0.1, 0.4, 0.1, 0.1, 0.1])
+    prec = Precedent(corpus="c", id="p", title="t", cites=(ResolvedCite(written="1", target_id="1"),))
+    ev.votes = PrecedentVotes(similar=[Similar(prec, 0.8, 1.0, 1)], direct={"1": 0.8}, cited_ids={"1": 1})
+    pool = build_pool(ev, IDS, nav, PoolSizes(lexical=0, dense=0, entity=0, triple=0, seeds=0, precedent_below=1))
+    assert pool.ids == ["1", "1(b)"] and Via.PRECEDENT in pool.via["1(b)"]
+    rows = featurize(ev, pool, nav, {pid: i for i, pid in enumerate(IDS)})
+    direct, inherited, best = (FEATURES.index(f) for f in ("prec_direct", "prec_inherited", "prec_best"))
+    assert rows[0, direct] == np.float32(0.8) and rows[1, inherited] == np.float32(0.8) and rows[1, direct] == 0
+    assert rows[0, best] == rows[1, best] == np.float32(0.8)

@@ -1,5 +1,6 @@
 """`bifrost graph stats` says in one line when a corpus has no rulebook words of its own (the answer plan
-then reads exceptions and authorities by generic English words); a known rulebook gets no such note."""
+then reads exceptions and authorities by generic English words), and how many precedents it has (one line
+saying none are loaded when there are none)."""
 
 from __future__ import annotations
 
@@ -23,9 +24,18 @@ def test_a_corpus_without_rulebook_words_gets_a_one_line_note(home):
     done = CliRunner().invoke(app, ["--home", str(home), "graph", "stats", "--corpus", "mini"])
     assert done.exit_code == 0, done.output
     notes = [line for line in done.output.splitlines() if line.startswith("note:")]
-    assert len(notes) == 1 and "'mini' has no rulebook words of its own" in notes[0]
+    assert len(notes) == 2 and "no precedents loaded" in notes[0] and "'mini' has no rulebook words of its own" in notes[1]
     as_json = CliRunner().invoke(app, ["--home", str(home), "graph", "stats", "--corpus", "mini", "--json"])
-    assert len(json.loads(as_json.output)["notes"]) == 1
+    assert len(json.loads(as_json.output)["notes"]) == 2
+
+
+def test_stats_count_the_precedents_and_their_citations_outside_the_corpus(home, tmp_path):
+    letters = tmp_path / "letters.jsonl"
+    letters.write_text(json.dumps({"id": "l1", "title": "Plans", "cites": ["1926.502(b)(1)", "1910.28"]}) + "\n")
+    with Bifrost(Settings(home=home)) as bf:
+        bf.import_precedents(letters, "mini")
+        notes = bf.stats("mini").notes
+    assert notes[0] == "1 precedents citing 1 provisions of the corpus (1 citations outside it)"
 
 
 def test_the_note_comes_from_the_public_api(home):

@@ -1,0 +1,104 @@
+"""The provisions a question (or a precedent) names, found with the corpus's own reference extractor.
+
+People write citations loosely ("1926.550,a,9", "subpart m", "§1926.404(b)(1)", "29 CFR 1926.651(k)(1)",
+"paragraph (b)(10) of 1926.501", "Rule 3.2.1 of GEN"); `loosen` rewrites the loose forms into the printed
+ones, and the corpus's extractor (the one the navigator graph is built with, schema-locked by the citation
+grammar) resolves them. A citation the corpus lacks is kept with the reason, or resolved to its successor
+when the rulebook's successor table knows where a renumbered rule went (`successors`). Never dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from bifrost.core.precedent_types import ResolvedCite
+from bifrost.core.types import Provision, ProvisionKind
+from bifrost.graph_builders.navigator.base import ReferenceExtractor
+from bifrost.graph_builders.navigator.successors import Successor
+
+_LOOSE_LABELS = re.compile(r"(?P<num>\b\d{3,4}\.\d{1,4})(?P<labels>(?:[,.](?:[a-z]{1,4}|[A-Z]|\d{1,2})){1,6})(?![\w(]|[,.][A-Za-z0-9])")
+_LABEL_FORM = re.compile(r"^(?:[a-z]{1,4}|[A-Z]|\d{1,2})$")
+_LOWER_SUBPART = re.compile(r"\b[Ss]ub-?parts?[^\S\n]+(?P<letters>[a-zA-Z]{1,2})\b(?![\w.]\w)")
+QUESTION_SOURCE = "\x00question"
+"""The id of the stand-in provision a question's text is read as (no section: nothing is relative to it)."""
+
+
+def loosen(text: str) -> str:
+    """The question with loose citation forms rewritten as printed ones ("1926.550,a,9" -> "1926.550(a)(9)",
+    "subpart m" -> "Subpart M"); everything else unchanged. Labels joined by dots or commas follow a part-and-
+    section number only (three or four digits first), so rule numbers such as "3.2.1" stay as written."""
+
+    def labels(m: re.Match[str]) -> str:
+        parts = [p for p in re.split(r"[,.]", m.group("labels")) if p]
+        if not all(_LABEL_FORM.match(p) for p in parts):
+            return m.group(0)
+        return m.group("num") + "".join(f"({p})" for p in parts)
+
+    text = _LOOSE_LABELS.sub(labels, text)
+    return _LOWER_SUBPART.sub(lambda m: f"Subpart {m.group('letters').upper()}", text)
+
+
+class NamedFinder:
+    """Finds and resolves the provisions a text names, over one corpus (built once per corpus).
+
+    ``contexts``: ids of provisions to read the text as if it stood in (a rulebook of many documents reads a
+    question once per document, so that "Rule 3.2.1" resolves in each); [QUESTION_SOURCE] reads it as text of
+    no section. ``reserved``: ids of reserved (empty) provisions, which count as not in the current edition."""
+
+    def __init__(
+        self, corpus: str, extractor: ReferenceExtractor[Any], known: Any, contexts: Sequence[str] = (QUESTION_SOURCE,),
+        successors: Mapping[str, Successor] | None = None, reserved: Iterable[str] = (),
+    ) -> None:
+        self.corpus, self.extractor, self.known = corpus, extractor, known
+        self.contexts = tuple(contexts) or (QUESTION_SOURCE,)
+        self.successors = dict(successors or {})
+        self.reserved = frozenset(reserved)
+
+    @classmethod
+    def over(cls, corpus: str, extractor: ReferenceExtractor[Any], provisions: Sequence[Provision],
+             stand_ins: Sequence[Provision] = (), successors: Mapping[str, Successor] | None = None) -> NamedFinder:
+        """A finder over a corpus's provisions (its extractor's own index); ``stand_ins``: provisions of no text
+        indexed beside them, whose places (a document) a question is read in, one reading each."""
+        reserved = (p.id for p in provisions if p.reserved)
+        known = extractor.index([*provisions, *stand_ins])
+        contexts = [p.id for p in stand_ins] or [QUESTION_SOURCE]
+        return cls(corpus, extractor, known, contexts, successors, reserved)
+
+    def find(self, text: str) -> list[ResolvedCite]:
+        """Every citation in ``text``, resolved where the corpus holds it (a unique target per citation per
+        context; the same target found twice is kept once), in the order written."""
+        loose = loosen(text or "")
+        found: dict[tuple[str | None, str], ResolvedCite] = {}
+        for source in self.contexts:
+            stand_in = Provision(corpus=self.corpus, id=source, kind=ProvisionKind.PARAGRAPH, text=loose)
+            for ref in self.extractor.extract(stand_in, self.known):
+                cite = self._checked(ResolvedCite(written=ref.raw, target_id=ref.target_id, reason=ref.reason))
+                key = (cite.target_id, cite.written if cite.target_id is None else "")
+                found.setdefault(key, cite)
+        resolved = {c.written for c in found.values() if c.resolved}
+        # a citation that resolved in one document's context is not also reported unresolved from another's
+        return [c for c in found.values() if c.resolved or c.written not in resolved]
+
+    def _checked(self, cite: ResolvedCite) -> ResolvedCite:
+        """A reserved target is not in the current edition; a missing one goes to its successor when known."""
+        if cite.target_id is not None and cite.target_id in self.reserved:
+            cite = cite.model_copy(update={"target_id": None, "reason": f"{cite.target_id} is reserved in the current edition"})
+        key = _section_of(cite.written) if cite.target_id is None else None
+        if key is None:
+            return cite
+        succ = self.successors.get(key)
+        if succ is None or succ.new not in self.known:
+            return cite
+        why = f"{key} is not in the current edition; its successor is {succ.new}" + (f" ({succ.note})" if succ.note else "")
+        return ResolvedCite(written=cite.written, target_id=succ.new, reason=why, via="successor")
+
+
+_SECTION_NUM = re.compile(r"\d{1,4}\.\d{1,4}")
+
+
+def _section_of(written: str) -> str | None:
+    """The section number a written citation names, if any ("§ 1926.550(a)(9)" -> "1926.550")."""
+    m = _SECTION_NUM.search(written)
+    return m.group(0) if m else None

@@ -1,0 +1,1 @@
+"""Successor tables per jurisdiction (`<jurisdiction>.csv`: old,new,note), read by `successors`."""
