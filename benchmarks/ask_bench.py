@@ -82,7 +82,9 @@ def summarize(per_tree: dict[str, list[list[float]]]) -> dict[str, dict[str, flo
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--home", type=Path, required=True, help="BIFROST_HOME with the corpus built (copied per tree)")
+    ap.add_argument("--home", type=Path, action="append", required=True,
+                    help="BIFROST_HOME with the corpus built (copied per tree); one per --code to give each tree its own "
+                         "(a tree from before a schema change cannot open a newer home)")
     ap.add_argument("--code", type=Path, action="append", required=True, help="A code tree (repeatable; the first is the baseline)")
     ap.add_argument("--corpus", default="osha-1926")
     ap.add_argument("--questions", type=Path, default=Path("eval/questions/osha-natural-dev.jsonl"))
@@ -93,9 +95,12 @@ def main() -> None:
     questions = read_questions(args.questions, args.limit)
     per_tree: dict[str, list[list[float]]] = {str(c): [] for c in args.code}
     with tempfile.TemporaryDirectory(prefix="ask-bench-") as tmp:
+        if len(args.home) not in (1, len(args.code)):
+            raise SystemExit("give one --home, or one per --code")
+        sources = args.home if len(args.home) == len(args.code) else args.home * len(args.code)
         homes = {str(c): Path(tmp) / f"home-{n}" for n, c in enumerate(args.code)}
-        for home in homes.values():
-            shutil.copytree(args.home, home)
+        for source, home in zip(sources, homes.values()):
+            shutil.copytree(source, home)
         for _ in range(args.rounds):
             for code in args.code:
                 per_tree[str(code)].append(run_tree(code, homes[str(code)], args.corpus, questions, args.warm))

@@ -27,7 +27,7 @@ from bifrost.core.settings import Settings
 from bifrost.eval.ltr.cv import choose_delta, fit_sized, ranked
 from bifrost.eval.ltr.dataset import Group
 from bifrost.eval.ltr.train import read_sets, set_names
-from bifrost.eval.questions import Question
+from bifrost.eval.questions import Question, own_answers
 from bifrost.eval.splits import Split, leave_one_set_out
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.encoder.pairs import own_text
@@ -79,7 +79,7 @@ def collect_items(pipe: AskPipeline, corpus: str, questions: Sequence[tuple[Ques
     parts.prepare([q.question for q, _ in questions], cfg)
     items: list[Item] = []
     for n, (q, source) in enumerate(questions, start=1):
-        ev, pool, rows = question_rows(parts.channels, parts.nav, q.question, cfg)
+        ev, pool, rows = question_rows(parts.channels, parts.nav, q.question, cfg, exclude=own_answers(q))
         gold = set(q.gold)
         group = Group(q, pool.ids, rows, np.array([pid in gold for pid in pool.ids], dtype=np.int32), ev.relevance, source=source)
         bm25 = [ids[i] for i in np.argsort(-ev.bm25, kind="stable")[:100] if ev.bm25[i] > 0]

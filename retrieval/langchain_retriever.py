@@ -33,13 +33,18 @@ class BifrostRetriever(BaseRetriever):
     lookup: Callable[[str], Provision | None]
     k: int = Field(default=10, gt=0)
 
-    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun,
+                                k: int | None = None) -> list[Document]:
+        """The ``k`` best documents (``invoke(query, k=3)`` overrides the retriever's own ``k`` for one call)."""
+        k = self.k if k is None else k
+        if not isinstance(k, int) or k <= 0:
+            raise ValueError(f"k must be a whole number above 0, got {k!r}")
         config = self.retriever.config
-        if config.top_n < self.k:
-            config = config.model_copy(update={"top_n": self.k})
+        if config.top_n < k:
+            config = config.model_copy(update={"top_n": k})
         result = self.retriever.retrieve(query, config)
         docs = []
-        for it in result.items[: self.k]:
+        for it in result.items[:k]:
             p = self.lookup(it.id)
             if p is None:
                 continue

@@ -524,13 +524,16 @@ class Bifrost:
 
     def search(self, query: str, corpus: str | None = None, k: int = 10) -> list[RetrievedItem]:
         """The ``k`` best provisions for a query, each with how it was reached (no answer step); ``corpus``:
-        default the home's only corpus."""
+        default the home's only corpus. ``k`` is 1 to 1000 (one line naming it otherwise)."""
+        if not isinstance(k, int) or not 1 <= k <= 1000:
+            raise BifrostError(f"k must be a whole number from 1 to 1000, got {k!r}")
         retriever = self.retriever(self.default_corpus(corpus))
         config = retriever.config.model_copy(update={"top_n": max(k, retriever.config.top_n)})
         return retriever.retrieve(query, config).items[:k]
 
     def ask(
         self, question: str, corpus: str | None = None, config: RetrievalConfig | None = None, as_of: str | None = None,
+        exclude: Sequence[str] = (),
     ) -> Answer:
         """Answer a question with cited provisions, or refuse when nothing supports an answer.
 
@@ -538,11 +541,12 @@ class Bifrost:
         answers are merged with the corpus on every citation (`bifrost.retrieval.multi_corpus`).
         ``as_of`` (an ISO date or an edition number) answers from the edition valid then; a past
         edition is ranked without the entity network (the answer's ``note`` says so). No ``corpus``: the
-        home's only corpus.
+        home's only corpus. ``exclude``: ids or source URLs of the question's own precedents (a letter asked
+        again is never answered from itself).
         """
         corpus = self.default_corpus(corpus)
         if not is_several(corpus):
-            return self.pipeline.ask(question, corpus, config, self._as_of(corpus, as_of))
+            return self.pipeline.ask(question, corpus, config, self._as_of(corpus, as_of), exclude)
         corpora = parse_corpora(corpus, self.corpora())
-        answers = [self.pipeline.ask(question, c, config, self._as_of(c, as_of)) for c in corpora]
+        answers = [self.pipeline.ask(question, c, config, self._as_of(c, as_of), exclude) for c in corpora]
         return merge_answers(question, answers, lambda texts: self.embedder.embed(texts))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from bifrost.core.embeddings import Embedder
 from bifrost.core.types import Provision, Statement, Verdict
@@ -25,6 +26,7 @@ from bifrost.graph_builders.citations.words import GENERIC, RulebookWords
 from bifrost.retrieval.answer.deontic import Asked, Decision, because, condition_met, decision, read_question, read_rule
 from bifrost.retrieval.answer.plan import as_written
 from bifrost.retrieval.answer.base import DraftStatement, QuoteClaim
+from bifrost.retrieval.answer.quantities import figures_fit
 from bifrost.retrieval.answer.quotes import check_statements
 
 Lookup = Callable[[str], Provision | None]
@@ -50,9 +52,11 @@ def decide(question: str, planned: Sequence[Planned], lookup: Lookup, asks: Sequ
            read: bool = False, words: RulebookWords = GENERIC) -> Verdict | None:
     """The verdict of a yes/no question, or None: with the reader (``read``), only its best sentence of the
     rule provisions (``chosen``: provision id, sentence) decides; without it, the first rule sentence in plan
-    order sharing the question's terms, and none when that sentence makes the answer depend on a condition
-    (an exception further down the plan never turns it into a flat "no"). A question claiming every case ("all types of") is answered no by
-    a rule that grants it for one case only (`scoped_elsewhere`)."""
+    order sharing the question's terms and speaking to every figure the question gives (`figures_fit`), and
+    none when that sentence makes the answer depend on a condition, or when another sentence of the plan on the
+    question's terms answers otherwise (an exception, a "need not", a contrary duty: the question's facts do not
+    decide between them, and no verdict is better than a wrong one). A question claiming every case ("all types
+    of") is answered no by a rule that grants it for one case only (`scoped_elsewhere`)."""
     stance = read_question(question)
     if not stance.is_yes_no:
         return None
@@ -60,18 +64,39 @@ def decide(question: str, planned: Sequence[Planned], lookup: Lookup, asks: Sequ
         if (found := scoped_elsewhere(planned, lookup, asks, tokenize, words, question)) is not None:
             return found
     if read:
-        if chosen is None:
-            return None
-        rule = read_rule(chosen[1], words)
-        value = decision(stance, rule)
-        if value is None or value.value not in SAID:
-            return None
-        return Verdict(value=value.value, provision_id=chosen[0], words=chosen[1],
-                       reason=f"{named(chosen[0], lookup)} {because(stance, rule, value, chosen[1])}")
+        return _read_verdict(question, stance, chosen, lookup, words)
     wanted = set().union(*asks) if asks else set()
     if tokenize is None or not wanted:
         return None  # nothing to check a sentence's relevance with (a past edition's answer): no verdict
+    said = _relevant(question, stance, planned, lookup, wanted, tokenize, words)
+    fitting = [r for r in said if figures_fit(question, r[1])]
+    if not fitting or fitting[0][3].value not in SAID:
+        return None  # the first relevant rule makes it depend on a condition: no later sentence overrules it
+    pid, sentence, rule, value = fitting[0]
+    if any(other[3] is not value for other in said if other[:2] != (pid, sentence)):
+        return None  # another sentence on the question's terms answers otherwise: the facts given do not decide
+    return Verdict(value=value.value, provision_id=pid, words=sentence,
+                   reason=f"{named(pid, lookup)} {because(stance, rule, value, sentence)}")
+
+
+def _read_verdict(question: str, stance, chosen: tuple[str, str] | None, lookup: Lookup, words: RulebookWords) -> Verdict | None:
+    """The reader's verdict: its chosen sentence decides, when it speaks to the question's figures."""
+    if chosen is None or not figures_fit(question, chosen[1]):
+        return None
+    rule = read_rule(chosen[1], words)
+    value = decision(stance, rule)
+    if value is None or value.value not in SAID:
+        return None
+    return Verdict(value=value.value, provision_id=chosen[0], words=chosen[1],
+                   reason=f"{named(chosen[0], lookup)} {because(stance, rule, value, chosen[1])}")
+
+
+def _relevant(question: str, stance, planned: Sequence[Planned], lookup: Lookup, wanted: set[str],
+              tokenize: Callable[[str], list[str]], words: RulebookWords) -> list[tuple[str, str, Any, Decision]]:
+    """Every sentence of the plan's rules and exceptions that shares the question's terms and decides it one way,
+    in plan order: (provision id, sentence, its reading, its decision)."""
     need = min(MIN_SHARED_TERMS, len(wanted))
+    out = []
     for item in planned:
         if item.role not in (Role.RULE, Role.EXCEPTION):
             continue
@@ -83,13 +108,9 @@ def decide(question: str, planned: Sequence[Planned], lookup: Lookup, asks: Sequ
             value = decision(stance, rule)
             if value is Decision.DEPENDS and condition_met(sentence, question, tokenize, words):
                 value = decision(stance, replace(rule, exception=False))  # the question meets the rule's condition
-            if value is None:
-                continue
-            if value.value not in SAID:
-                return None  # the first relevant rule makes it depend on a condition: no later sentence overrules it
-            return Verdict(value=value.value, provision_id=item.id, words=sentence,
-                           reason=f"{named(item.id, lookup)} {because(stance, rule, value, sentence)}")
-    return None
+            if value is not None:
+                out.append((item.id, sentence, rule, value))
+    return out
 
 
 def named(pid: str, lookup: Lookup) -> str:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import timezone
 
 from sqlalchemy import delete, func, select
@@ -14,15 +13,7 @@ from sqlalchemy.orm import Session
 
 from bifrost.core.precedent_types import AnswerReview, Precedent, ResolvedCite, ReviewedCitation
 from bifrost.core.store.sql_models import AnswerReviewRow, PrecedentRow, utcnow
-
-
-@dataclass
-class PrecedentUpsert:
-    """What an import changed, by precedent id."""
-
-    added: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    unchanged: int = 0
+from bifrost.core.store.sql_store import UpsertResult
 
 
 def precedent_hash(p: Precedent) -> str:
@@ -39,9 +30,9 @@ def _row(p: Precedent) -> dict:
     }
 
 
-def upsert_precedents(s: Session, precedents: Sequence[Precedent]) -> PrecedentUpsert:
+def upsert_precedents(s: Session, precedents: Sequence[Precedent]) -> UpsertResult:
     """Add new precedents, replace edited ones (by corpus and id); unchanged ones are left as they are."""
-    out = PrecedentUpsert()
+    out = UpsertResult()
     by_corpus: dict[str, list[Precedent]] = {}
     for p in precedents:
         by_corpus.setdefault(p.corpus, []).append(p)

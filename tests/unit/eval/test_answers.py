@@ -3,8 +3,10 @@ the other question sets only; refused and "not stated" answers cite nothing."""
 
 from __future__ import annotations
 
+import pytest
+
 from bifrost.core.types import Answer, AnswerMode, Outcome, Provision, ProvisionKind, Quote, Statement, Verdict
-from bifrost.eval.answers import POLICIES, Case, Scored, scored, summarize, system_figures, validated
+from bifrost.eval.answers import POLICIES, Case, Scored, report_md, scored, summarize, system_figures, validated
 from bifrost.eval.hierarchy import cfr_related
 from bifrost.eval.questions import Question
 
@@ -42,7 +44,8 @@ def test_a_span_that_is_not_the_stored_text_is_reported():
 def case(qid: str, source: str, gold: tuple[str, ...], answers: dict[str, tuple[str, ...]], verdict: str | None = None) -> Case:
     extra = {"verdict": verdict} if verdict else {}
     q = Question(id=qid, question=f"question {qid}", gold=gold, extra=extra)
-    return Case(q, source, {name: Scored(answers.get(name, ()), answers.get(name, ())[:1]) for name in (*POLICIES, "rrf", "bifrost-hybrid")})
+    return Case(q, source, {name: Scored(answers.get(name, ()), answers.get(name, ())[:1])
+                            for name in (*POLICIES, "rrf", "bifrost-hybrid", "ask")})
 
 
 def test_the_policy_for_a_set_left_out_is_chosen_on_the_other_sets():
@@ -61,11 +64,14 @@ def test_figures_count_precision_recall_first_statement_and_verdicts():
     assert f["verdicts"] == {"labelled": 1, "given": 0, "coverage": 0.0, "accuracy": f["verdicts"]["accuracy"]}
 
 
-def test_the_summary_has_the_validated_plan_beside_the_baselines():
-    cases = [case("a1", "A", ("x",), {"core": ("x",), "rrf": ("x", "q", "r")}), case("b1", "B", ("z",), {"core": ("z",)})]
+def test_the_summary_has_asks_answers_and_the_validated_plan_beside_the_baselines():
+    cases = [case("a1", "A", ("x",), {"core": ("x",), "rrf": ("x", "q", "r"), "ask": ("x", "q")}),
+             case("b1", "B", ("z",), {"core": ("z",), "ask": ("z",)})]
     s = summarize(cases, folds=2, related=cfr_related)
-    assert {"rrf", "bifrost-hybrid", "core", "plan (validated)"} <= set(s["subsets"]["all"])
+    assert {"ask", "rrf", "bifrost-hybrid", "core", "plan (validated)"} <= set(s["subsets"]["all"])
     assert s["subsets"]["all"]["plan (validated)"]["f1"]["mean"] == 1.0
+    assert s["subsets"]["all"]["ask"]["f1"]["mean"] == pytest.approx((2 / 3 + 1) / 2)
+    assert "| **ask** |" in report_md(s, "cmd")
 
 
 def test_eval_answers_scores_what_ask_answers_through_its_one_refusal_gate(tmp_path, monkeypatch):

@@ -72,6 +72,12 @@ def test_search_returns_k_ranked_items_with_why(bf):
     assert all(it.why and it.via for it in items)
 
 
+@pytest.mark.parametrize("k", [0, -1, 1001, 2.5])
+def test_search_refuses_a_k_out_of_bounds_in_one_line(bf, k):
+    with pytest.raises(BifrostError, match=f"k must be a whole number from 1 to 1000, got {k!r}"):
+        bf.search("fall protection plan", "mini", k=k)
+
+
 def test_neighbourhood_is_the_navigator_subgraph_of_a_provision(bf):
     g = bf.neighbourhood("mini", "1926.501(b)(2)(i)", depth=1)
     assert g.root == "1926.501(b)(2)(i)" and {"1926.501(b)(2)", "1926.502(b)"} <= {n.id for n in g.nodes}

@@ -171,3 +171,41 @@ def test_a_definition_is_stated_by_the_sentence_that_says_what_the_term_means():
     q = "Is a body belt prohibited as a personal fall arrest system since 1998?"
     got = compose(q, planned(("500[PFAS]", Role.DEFINITION)), {"500[PFAS]": pfas}.get, WordEmbedder(), with_verdict=False)
     assert [st.text for st in got.statements] == ["Personal fall arrest system means a system used to arrest an employee in a fall."]
+
+
+GFCI = {
+    "duty": Provision(corpus="c", id="duty", kind=ProvisionKind.PARAGRAPH,
+                      text="All receptacle outlets on construction sites shall have approved ground-fault circuit interrupters. "
+                           "Receptacles on a single-phase portable generator rated not more than 5kW need not be protected "
+                           "with ground-fault circuit interrupters."),
+    "trench": Provision(corpus="c", id="trench", kind=ProvisionKind.PARAGRAPH,
+                        text="Each employee in an excavation 5 feet (1.52 m) or more in depth shall be protected by a "
+                             "protective system."),
+    "cyl": Provision(corpus="c", id="cyl", kind=ProvisionKind.PARAGRAPH,
+                     text="Oxygen cylinders shall be kept far enough away from the cutting operation so that sparks will "
+                          "not reach them."),
+}
+
+
+def test_a_duty_the_same_plan_excepts_gives_no_flat_verdict():
+    q = "Are ground-fault circuit interrupters required on receptacles of portable generators?"
+    asks = [frozenset(tokenize("ground-fault circuit interrupters")), frozenset(tokenize("portable generators"))]
+    assert decide(q, planned(("duty", Role.RULE)), GFCI.get, asks, tokenize) is None
+
+
+def test_a_figure_the_rule_speaks_to_is_compared_with_its_threshold():
+    asks = [frozenset(tokenize("protective system")), frozenset(tokenize("excavation depth"))]
+    deep = decide("Is a protective system required for an excavation 12ft in depth?", planned(("trench", Role.RULE)),
+                  GFCI.get, asks, tokenize)
+    assert deep is not None and deep.value == "yes"
+    shallow = "Is a protective system required for an excavation 3 feet in depth?"
+    assert decide(shallow, planned(("trench", Role.RULE)), GFCI.get, asks, tokenize) is None  # 3 ft fails the 5 ft threshold
+
+
+def test_a_figure_the_rule_sets_nothing_for_gives_no_verdict():
+    q = "Do oxygen cylinders need to be kept 35′ away from the cutting operation?"
+    asks = [frozenset(tokenize("oxygen cylinders")), frozenset(tokenize("cutting operation"))]
+    assert decide(q, planned(("cyl", Role.RULE)), GFCI.get, asks, tokenize) is None
+    without = "Do oxygen cylinders need to be kept away from the cutting operation?"
+    got = decide(without, planned(("cyl", Role.RULE)), GFCI.get, asks, tokenize)
+    assert got is not None and got.value == "yes"
