@@ -3,7 +3,7 @@ labels (1 for a gold provision), plus the baselines' rankings on the same eviden
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,16 +44,17 @@ class Group:
 
 def collect(
     parts: CorpusParts, questions: Sequence[Question], cfg: RetrievalConfig, hybrid: bool = True,
-    sizes: PoolSizes = PoolSizes(), progress: Progress | None = None,
+    sizes: PoolSizes = PoolSizes(), progress: Progress | None = None, also_exclude: Collection[str] = (),
 ) -> list[Group]:
-    """Ranking groups of every answerable question with gold (others cannot be ranked)."""
+    """Ranking groups of every answerable question with gold (others cannot be ranked); each question's own
+    precedents are left out, and ``also_exclude`` (precedent ids or URLs) for every question."""
     ids = parts.channels.ids
     hyb = parts.hybrid(cfg.model_copy(update={"ranker": "hybrid"})) if hybrid else None
     wanted = [q for q in questions if q.answerable and q.gold]
     parts.prepare([q.question for q in wanted], cfg)
     groups: list[Group] = []
     for n, q in enumerate(wanted, start=1):
-        ev, pool, rows = question_rows(parts.channels, parts.nav, q.question, cfg, sizes, own_answers(q))
+        ev, pool, rows = question_rows(parts.channels, parts.nav, q.question, cfg, sizes, (*own_answers(q), *also_exclude))
         gold = set(q.gold)
         bm25 = [ids[i] for i in np.argsort(-ev.bm25, kind="stable")[:BASELINE_DEPTH] if ev.bm25[i] > 0]
         cosine = ev.dense if ev.cosine is None else ev.cosine  # the baselines read the embedding model

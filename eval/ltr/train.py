@@ -21,7 +21,7 @@ from bifrost.eval.ltr.adapted import CACHE_KEEP, collect_adapted, encoder_cache,
 from bifrost.eval.ltr.cv import ABLATIONS, TOP_N, choose_delta, cross_validate, fit, fit_sized, ranked, score_run
 from bifrost.eval.ltr.dataset import Group, collect, describe_pool
 from bifrost.eval.precedent_overlap import bank_overlap
-from bifrost.eval.questions import Question, QuestionSet, check_gold, load_questions, merge_sets
+from bifrost.eval.questions import Question, QuestionSet, check_gold, load_questions, merge_sets, own_answers
 from bifrost.eval.runner import corpus_hierarchy, corpus_ids
 from bifrost.eval.splits import Split, leave_one_set_out, refuse_overlap
 from bifrost.eval.stats import wilcoxon_p
@@ -118,6 +118,7 @@ class Collected:
     hashes: list[dict[str, str]]
     encoder_hashes: list[dict[str, str]]
     encoder: str = ""
+    without: dict[str, list[Group]] = field(default_factory=dict)  # set name -> groups with that set's answers out of the bank
 
 
 def train_ranker(
@@ -146,7 +147,7 @@ def train_ranker(
     cfg = RetrievalConfig.from_settings(settings)
     related, _section_of, _jur = corpus_hierarchy(settings, corpus)
     if cv:
-        report = cross_validated(data.groups, corpus, folds, cfg.cite_max, related, ablations, say, seeds)
+        report = cross_validated(data.groups, corpus, folds, cfg.cite_max, related, ablations, say, seeds, data.without)
     else:
         report = TrainReport(corpus, 0, describe_pool(data.groups), {}, seed=seeds[0], seeds=seeds)
     report.seconds = {**seconds, "cv": report.seconds.get("cv", 0.0)}
@@ -203,6 +204,7 @@ def collect_sets(
                 say(f"deleted {len(pruned)} cached encoder(s) not used recently (kept {keep})")
         else:
             out.groups = collect(parts, questions, cfg, hybrid=hybrid, progress=progress)
+            out.without = sets_out_of_bank(parts, questions, source, cfg, hybrid, say, progress)
         if held:
             out.held = collect(parts, [q for q, _ in held], cfg, hybrid=hybrid, progress=progress)
     finally:
@@ -212,6 +214,26 @@ def collect_sets(
     held_name = {q.id: name for q, name in held}
     for g in out.held:
         g.source = held_name[g.question.id]
+    return out
+
+
+def sets_out_of_bank(parts, questions: Sequence[Question], source: dict[str, str], cfg: RetrievalConfig, hybrid: bool,
+                     say: Say, progress: Callable[[int, int], None] | None) -> dict[str, list[Group]]:
+    """For each set whose questions are precedents in the bank (the dev letters are OSHA's own letters), every
+    question's groups collected again with all of that set's precedents out of the bank: the set left out is then
+    scored, and the model fitted, as if none of its answers had been published (nested: nothing behind its figure
+    saw its letters). Only when several sets are given (leave-one-set-out)."""
+    bank = parts.channels.precedents
+    names = sorted(set(source.values()))
+    if bank is None or len(names) < 2:
+        return {}
+    keys = {p.id for p in bank.precedents} | {p.url for p in bank.precedents if p.url}
+    out: dict[str, list[Group]] = {}
+    for name in names:
+        hits = sorted({k for q in questions if source[q.id] == name for k in own_answers(q) if k in keys})
+        if hits:
+            say(f"{name}: its {len(hits)} answers are precedents in the bank; collecting again with them all out of it")
+            out[name] = collect(parts, questions, cfg, hybrid=hybrid, progress=progress, also_exclude=hits)
     return out
 
 
@@ -256,10 +278,11 @@ def _seed_stats(values: Sequence[float]) -> dict[str, float]:
 
 def cross_validated(
     groups: Sequence[Group], corpus: str, folds: int, cite_max: int, related, ablations: bool, say: Say,
-    seeds: Sequence[int] = (0,),
+    seeds: Sequence[int] = (0,), without: dict[str, list[Group]] | None = None,
 ) -> TrainReport:
     """Scores of the baselines and of the ranker (and its ablations) on the same questions, k-fold; and,
-    when the groups come from several sets, with each set left out in turn (fit on the others)."""
+    when the groups come from several sets, with each set left out in turn (fit on the others; ``without``:
+    per set, the groups to use when it is left out, collected with its answers out of the precedent bank)."""
     t0 = time.perf_counter()
     systems = baseline_figures(groups, related)
     runs = [cross_validate(groups, folds, cite_max, progress=say, seed=s) for s in seeds]
@@ -273,7 +296,7 @@ def cross_validated(
                 ltr, systems[name]["_per_question"]["recall@10"])
     splits = leave_one_set_out([g.source for g in groups])
     if splits:
-        report.left_out, means = left_out_figures(groups, splits, cite_max, related, seeds, say)
+        report.left_out, means = left_out_figures(groups, splits, cite_max, related, seeds, say, without or {})
         report.seed_means.update(means)
     if ablations:
         for group in ABLATIONS:
@@ -285,14 +308,17 @@ def cross_validated(
 
 def left_out_figures(
     groups: Sequence[Group], splits: Sequence[Split], cite_max: int, related, seeds: Sequence[int], say: Say,
+    without: dict[str, list[Group]] | None = None,
 ) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, float]]]:
     """Per set left out: the baselines and the ranker fitted on the other sets (first seed), and the
-    ranker's R@10 over every seed."""
-    runs = [cross_validate(groups, 0, cite_max, progress=say, seed=s, splits=splits) for s in seeds]
+    ranker's R@10 over every seed; a set in ``without`` is fitted and scored on its own groups (the same
+    questions, in the same order, collected with its answers out of the precedent bank)."""
     figures: dict[str, dict[str, Any]] = {}
     means: dict[str, dict[str, float]] = {}
     for split in splits:
-        test = [groups[i] for i in split.test]
+        pool = (without or {}).get(split.name, groups)
+        runs = [cross_validate(pool, 0, cite_max, progress=say, seed=s, splits=[split]) for s in seeds]
+        test = [pool[i] for i in split.test]
         figures[split.name] = {**baseline_figures(test, related),
                                "bifrost-ltr": score_run(test, runs[0].ranked, runs[0].cited, related)}
         means[split.name] = _seed_stats([score_run(test, r.ranked, r.cited, related)["recall@10"]["mean"] for r in runs])

@@ -26,7 +26,7 @@ from bifrost.graph_builders.citations.words import GENERIC, RulebookWords
 from bifrost.retrieval.answer.deontic import Asked, Decision, because, condition_met, decision, read_question, read_rule
 from bifrost.retrieval.answer.plan import as_written
 from bifrost.retrieval.answer.base import DraftStatement, QuoteClaim
-from bifrost.retrieval.answer.quantities import figures_fit
+from bifrost.retrieval.answer.quantities import figures_fit, open_thresholds
 from bifrost.retrieval.answer.quotes import check_statements
 
 Lookup = Callable[[str], Provision | None]
@@ -49,20 +49,23 @@ class Composed:
 
 def decide(question: str, planned: Sequence[Planned], lookup: Lookup, asks: Sequence[frozenset[str]] = (),
            tokenize: Callable[[str], list[str]] | None = None, chosen: tuple[str, str] | None = None,
-           read: bool = False, words: RulebookWords = GENERIC) -> Verdict | None:
+           read: bool = False, words: RulebookWords = GENERIC, verdicts: str = "rules") -> Verdict | None:
     """The verdict of a yes/no question, or None: with the reader (``read``), only its best sentence of the
     rule provisions (``chosen``: provision id, sentence) decides; without it, the first rule sentence in plan
     order sharing the question's terms and speaking to every figure the question gives (`figures_fit`), and
     none when that sentence makes the answer depend on a condition, or when another sentence of the plan on the
     question's terms answers otherwise (an exception, a "need not", a contrary duty: the question's facts do not
     decide between them, and no verdict is better than a wrong one). A question claiming every case ("all types
-    of") is answered no by a rule that grants it for one case only (`scoped_elsewhere`)."""
+    of") is answered no by a rule that grants it for one case only (`scoped_elsewhere`). ``verdicts`` (the
+    `RetrievalConfig` setting): "rules" all of these, "every" only the last, "off" none."""
     stance = read_question(question)
-    if not stance.is_yes_no:
+    if not stance.is_yes_no or verdicts == "off":
         return None
     if stance.every and stance.asked is Asked.PERMISSION and tokenize is not None:
         if (found := scoped_elsewhere(planned, lookup, asks, tokenize, words, question)) is not None:
             return found
+    if verdicts != "rules":
+        return None
     if read:
         return _read_verdict(question, stance, chosen, lookup, words)
     wanted = set().union(*asks) if asks else set()
@@ -75,13 +78,22 @@ def decide(question: str, planned: Sequence[Planned], lookup: Lookup, asks: Sequ
     pid, sentence, rule, value = fitting[0]
     if any(other[3] is not value for other in said if other[:2] != (pid, sentence)):
         return None  # another sentence on the question's terms answers otherwise: the facts given do not decide
+    if leaves_open(question, sentence):
+        return None
     return Verdict(value=value.value, provision_id=pid, words=sentence,
                    reason=f"{named(pid, lookup)} {because(stance, rule, value, sentence)}")
 
 
+def leaves_open(question: str, sentence: str) -> bool:
+    """True when the deciding sentence's own conditions are open: it introduces a list of them (it ends with a
+    colon: "Under the following conditions, ... need not be grounded:"), or it sets a threshold of a kind the
+    question gives no figure for ("on roofs 50 feet or less in width")."""
+    return sentence.rstrip().endswith(":") or bool(open_thresholds(question, sentence))
+
+
 def _read_verdict(question: str, stance, chosen: tuple[str, str] | None, lookup: Lookup, words: RulebookWords) -> Verdict | None:
     """The reader's verdict: its chosen sentence decides, when it speaks to the question's figures."""
-    if chosen is None or not figures_fit(question, chosen[1]):
+    if chosen is None or not figures_fit(question, chosen[1]) or leaves_open(question, chosen[1]):
         return None
     rule = read_rule(chosen[1], words)
     value = decision(stance, rule)
@@ -155,9 +167,10 @@ def scoped_elsewhere(planned: Sequence[Planned], lookup: Lookup, asks: Sequence[
 def compose(question: str, planned: Sequence[Planned], lookup: Lookup, embedder: Embedder,
             with_verdict: bool = True, asks: Sequence[frozenset[str]] = (),
             tokenize: Callable[[str], list[str]] | None = None, chosen: tuple[str, str] | None = None,
-            read: bool = False, words: RulebookWords = GENERIC) -> Composed:
-    """Statements of the plan's provisions with text, by role, the verdict (when decided) first and a
-    note on what is left open when the question asks for a kind of fact no cited sentence holds."""
+            read: bool = False, words: RulebookWords = GENERIC, verdicts: str = "rules") -> Composed:
+    """Statements of the plan's provisions with text, by role, the verdict (when decided, see `decide` for
+    ``verdicts``) first and a note on what is left open when the question asks for a kind of fact no cited
+    sentence holds."""
     provisions = [(item, p) for item in planned if (p := lookup(item.id)) is not None and p.text.strip()]
     if not provisions:
         return Composed([], None)
@@ -168,7 +181,7 @@ def compose(question: str, planned: Sequence[Planned], lookup: Lookup, embedder:
     for c in cands:
         by_provision.setdefault(c.provision.id, []).append(c)
     drafts: list[DraftStatement] = []
-    found = decide(question, planned, lookup, asks, tokenize, chosen, read, words) if with_verdict else None
+    found = decide(question, planned, lookup, asks, tokenize, chosen, read, words, verdicts) if with_verdict else None
     if found is not None:
         also = [(o, best_of(by_provision[o]).sentence) for o in found.see_also if o in by_provision]
         drafts.append(DraftStatement(verdict_line(found), (found.provision_id, *(o for o, _ in also)),

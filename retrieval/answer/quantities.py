@@ -105,3 +105,10 @@ def figures_fit(question: str, sentence: str) -> bool:
         if not any(q.meets(figure) or q.same(figure) for q in same_kind):
             return False
     return True
+
+
+def open_thresholds(question: str, sentence: str) -> list[Quantity]:
+    """The sentence's thresholds of a kind the question gives no figure for ("on roofs 50 feet or less in width"
+    asked of a roof whose width is not said): conditions the question leaves open."""
+    asked = {q.dimension for q in quantities(question)}
+    return [q for q in quantities(sentence) if q.comparator and q.dimension not in asked]

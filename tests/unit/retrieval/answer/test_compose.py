@@ -209,3 +209,39 @@ def test_a_figure_the_rule_sets_nothing_for_gives_no_verdict():
     without = "Do oxygen cylinders need to be kept away from the cutting operation?"
     got = decide(without, planned(("cyl", Role.RULE)), GFCI.get, asks, tokenize)
     assert got is not None and got.value == "yes"
+
+
+def test_a_rule_whose_threshold_the_question_leaves_open_gives_no_verdict():
+    rule = Provision(corpus="c", id="roof", kind=ProvisionKind.PARAGRAPH,
+                     text="On roofs 50 feet (15.25 m) or less in width, the use of a safety monitoring system alone is permitted.")
+    asks = [frozenset(tokenize("safety monitoring system")), frozenset(tokenize("roofs"))]
+    open_width = "Can we use a safety monitoring system alone on the roofs?"
+    assert decide(open_width, planned(("roof", Role.RULE)), {"roof": rule}.get, asks, tokenize) is None
+    narrow = "Can we use a safety monitoring system alone on the roofs, 40 feet wide?"
+    got = decide(narrow, planned(("roof", Role.RULE)), {"roof": rule}.get, asks, tokenize)
+    assert got is not None and got.value == "yes"
+
+
+def test_a_rule_that_opens_a_list_of_conditions_gives_no_verdict():
+    rule = Provision(corpus="c", id="gen", kind=ProvisionKind.PARAGRAPH,
+                     text="Under the following conditions, the frame of a portable generator need not be grounded:")
+    asks = [frozenset(tokenize("portable generator")), frozenset(tokenize("frame grounded"))]
+    q = "Does the frame of our portable generator need to be grounded?"
+    assert decide(q, planned(("gen", Role.RULE)), {"gen": rule}.get, asks, tokenize) is None
+
+
+def test_by_default_only_the_no_to_a_claim_over_every_case_is_said():
+    plan = planned(("r10", Role.RULE), ("r2", Role.RULE))
+    every = decide(LEADING, plan, P.get, ASKS, tokenize, verdicts="every")
+    assert every is not None and every.value == "no"
+    q = "ok to cover our wood platforms with opaque orange paint?"
+    asks = [frozenset(tokenize("wood platforms opaque paint"))]
+    assert decide(q, planned(("ban", Role.RULE)), P.get, asks, tokenize, verdicts="rules").value == "no"
+    assert decide(q, planned(("ban", Role.RULE)), P.get, asks, tokenize, verdicts="every") is None
+    assert decide(LEADING, plan, P.get, ASKS, tokenize, verdicts="off") is None
+
+
+def test_the_default_verdicts_setting_is_every():
+    from bifrost.retrieval.config import RetrievalConfig
+
+    assert RetrievalConfig().verdicts == "every"

@@ -45,9 +45,9 @@ def retrieved() -> RetrievalResult:
                            timings={}, cited=items[:1])
 
 
-def ask(question: str, reader: Reader):
-    return answer_step.answer(question, "c", retrieved(), RetrievalConfig(), lookup=lookup, judge=None, embedder=Embedder(),
-                              reader=reader)
+def ask(question: str, reader: Reader, verdicts: str = "rules"):
+    return answer_step.answer(question, "c", retrieved(), RetrievalConfig(verdicts=verdicts), lookup=lookup, judge=None,
+                              embedder=Embedder(), reader=reader)
 
 
 def test_the_reader_not_the_ranker_chooses_what_is_cited():
@@ -66,6 +66,8 @@ def test_the_verdict_comes_from_the_readers_best_sentence_of_a_cited_rule():
     assert a.verdict is not None and a.verdict.value == "no" and a.verdict.words.startswith("Ladders may not")
     quiet = ask("Can we use a ladder as a top rail?", Reader({"Top rails": 0.95, "Ladders may not": 0.2}))
     assert quiet.verdict is None  # the best sentence states a height: it decides nothing about this question
+    withheld = ask("Can we use a ladder as a top rail?", Reader({"Top rails": 0.9, "Ladders may not": 0.95}), "every")
+    assert withheld.verdict is None  # the default: no verdict from a rule sentence (measured right on about half)
 
 
 def test_when_nothing_the_chat_model_said_survives_verification_the_offline_answer_is_given_and_said_so():
