@@ -10,6 +10,7 @@ from dataclasses import replace
 
 from bifrost.core.precedent_types import Precedent, ResolvedCite
 from bifrost.core.types import Provision, RetrievedItem, Via
+from bifrost.graph_builders.navigator.named import loosen
 from bifrost.retrieval.channels import Channels
 from bifrost.retrieval.result import RetrievalResult
 
@@ -45,14 +46,14 @@ def leading(result: RetrievalResult, lookup: Lookup) -> list[str]:
 ASKING = ("what", "does", "do", "say", "says", "require", "requires", "requirement", "requirements", "mean", "means",
           "state", "states", "explain", "cover", "covers", "apply", "applies", "text", "provision", "rule", "section",
           "paragraph", "subpart", "part", "standard", "regulation", "tell", "describe", "content", "contents", "about",
-          "please", "quote", "read", "current", "cfr", "osha")
+          "please", "quote", "read", "current")
 """Words that ask what a provision says; a question of nothing else names its provisions only."""
 
 
 def only_names(question: str, named: Sequence[ResolvedCite], tokenize: Callable[[str], list[str]]) -> bool:
     """True when the question asks nothing beyond what the provisions it names say ("What does 1926.651(k)(1)
     require?"): once its citations are cut out, no word is left but the asking ones."""
-    rest = question
+    rest = loosen(question)  # the citations as written were read from the loosened text
     for c in named:
         rest = rest.replace(c.written, " ")
     rest = re.sub(r"\b\d[\d.]*(?:\([^()\s]{1,6}\))*|§+", " ", rest)
@@ -69,13 +70,12 @@ def named_first(result: RetrievalResult, lookup: Lookup, cite_max: int, question
         return result
     by_id = {it.id: it for it in result.items}
     top = result.items[0].score if result.items else 1.0
-    corpus = result.items[0].corpus if result.items else ""
     first = []
     for pid in lead:
         it = by_id.get(pid)
-        if it is None:
-            it = RetrievedItem(corpus=corpus or (p.corpus if (p := lookup(pid)) else ""), id=pid, score=top, via=(Via.NAMED,),
-                               path=(pid,), why="named in the question")
+        if it is None:  # a leading provision has text, so the lookup holds it
+            it = RetrievedItem(corpus=lookup(pid).corpus, id=pid, score=top, via=(Via.NAMED,), path=(pid,),  # type: ignore[union-attr]
+                               why="named in the question")
         elif Via.NAMED not in it.via:
             it = it.model_copy(update={"via": (Via.NAMED, *it.via), "why": "named in the question; " + it.why})
         first.append(it)
@@ -86,7 +86,6 @@ def named_first(result: RetrievalResult, lookup: Lookup, cite_max: int, question
         return replace(result, items=first + rest)
     cited_rest = [it for it in result.cited if it.id not in set(lead)]
     return replace(result, items=first + rest, cited=(first + cited_rest)[: max(cite_max, len(first))])
-
 
 
 def about_named(named: Sequence[ResolvedCite], parent: Callable[[str], str | None]) -> Callable[[Precedent], bool] | None:

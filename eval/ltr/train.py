@@ -142,7 +142,8 @@ def train_ranker(
     say = say or (lambda _m: None)
     seeds = list(seeds) if seeds else [seed]
     t0 = time.perf_counter()
-    data = collect_sets(settings, corpus, question_files, held_out_files, encoder_files, folds, hybrid, store, say, progress)
+    data = collect_sets(settings, corpus, question_files, held_out_files, encoder_files, folds, hybrid, store, say, progress,
+                        nested=cv)
     seconds = {"collect": time.perf_counter() - t0}
     cfg = RetrievalConfig.from_settings(settings)
     related, _section_of, _jur = corpus_hierarchy(settings, corpus)
@@ -166,11 +167,13 @@ def train_ranker(
 def collect_sets(
     settings: Settings, corpus: str, question_files: Sequence[Path], held_out_files: Sequence[Path],
     encoder_files: Sequence[Path], folds: int, hybrid: bool, store: bool, say: Say,
-    progress: Callable[[int, int], None] | None,
+    progress: Callable[[int, int], None] | None, nested: bool = False,
 ) -> Collected:
     """Ranking groups of every training and held-out question, each labelled with its set's name. With
     an encoder, a training question is read by an encoder that never saw its fold (its set, when several
-    sets are given); a held-out question by the encoder trained on every encoder question."""
+    sets are given); a held-out question by the encoder trained on every encoder question. ``nested``: also
+    collect, for each set whose answers are precedents in the bank, every group with them out of it
+    (`sets_out_of_bank`), for the figures of that set left out."""
     sets = read_sets(settings, question_files, corpus, say)
     names = set_names(question_files)
     merged = merge_sets(sets, say)
@@ -204,7 +207,8 @@ def collect_sets(
                 say(f"deleted {len(pruned)} cached encoder(s) not used recently (kept {keep})")
         else:
             out.groups = collect(parts, questions, cfg, hybrid=hybrid, progress=progress)
-            out.without = sets_out_of_bank(parts, questions, source, cfg, hybrid, say, progress)
+            if nested:  # figures to come: each set left out with its answers out of the bank
+                out.without = sets_out_of_bank(parts, questions, source, cfg, hybrid, say, progress)
         if held:
             out.held = collect(parts, [q for q, _ in held], cfg, hybrid=hybrid, progress=progress)
     finally:

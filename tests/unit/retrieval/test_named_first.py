@@ -68,3 +68,9 @@ def test_a_citation_found_in_several_rulebooks_leads_nowhere():
     both = [ResolvedCite(written="Rule 3.2.1", target_id="1926.651(k)(1)"), ResolvedCite(written="Rule 3.2.1", target_id="1926.651")]
     before = result(both)
     assert named_first(before, PROVISIONS.get, 3) is before
+
+
+def test_a_loosely_written_citation_alone_still_cites_only_itself():
+    named = [ResolvedCite(written="1926.651(k)(1)", target_id="1926.651(k)(1)")]
+    out = named_first(result(named), PROVISIONS.get, 3, "what does 1926.651,k,1 say", words)
+    assert [it.id for it in out.cited] == ["1926.651(k)(1)"]

@@ -78,3 +78,28 @@ def test_fit_sized_returns_the_chosen_size_beside_the_booster_and_leaves_the_boo
     assert not hasattr(booster, "chosen_size")
     asked = PARAM_GRID[-1]
     assert fit_sized([group(i) for i in range(4)], columns, asked).size == asked
+
+
+def test_a_set_left_out_is_fitted_and_scored_on_its_own_groups_collected_without_its_answers():
+    """The letters' groups as collected with every letter out of the precedent bank replace the others for
+    the letters' split only: there the gold ranks last (no letter votes for it), elsewhere first."""
+    import_or_skip("lightgbm", "ltr")
+    from bifrost.eval.ltr.train import left_out_figures
+    from bifrost.eval.splits import leave_one_set_out
+
+    groups = [group(i) for i in range(80)]
+    for i, g in enumerate(groups):
+        g.source = "letters" if i < 40 else "natural"
+    without = []
+    for g in groups:
+        if g.source == "letters":  # without the letters in the bank, their gold candidate loses its lead
+            rows = g.rows[::-1].copy()
+            rows[:, 0] = [1.0, 1.0, 1.0, 0.0]
+            g = Group(g.question, g.ids[::-1], rows, g.labels[::-1].copy(), g.relevance, g.baselines, g.source)
+        without.append(g)
+    splits = leave_one_set_out([g.source for g in groups])
+    plain, _ = left_out_figures(groups, splits, 3, lambda a, b: a == b, [0], lambda _m: None)
+    nested, _ = left_out_figures(groups, splits, 3, lambda a, b: a == b, [0], lambda _m: None, {"letters": without})
+    assert plain["letters"]["bifrost-ltr"]["recall@10"]["mean"] == 1.0
+    assert nested["natural"] == plain["natural"]
+    assert nested["letters"]["bifrost-ltr"]["map@10"]["mean"] < plain["letters"]["bifrost-ltr"]["map@10"]["mean"]
