@@ -527,9 +527,10 @@ class Bifrost:
         default the home's only corpus. ``k`` is 1 to 1000 (one line naming it otherwise)."""
         if not isinstance(k, int) or not 1 <= k <= 1000:
             raise BifrostError(f"k must be a whole number from 1 to 1000, got {k!r}")
-        retriever = self.retriever(self.default_corpus(corpus))
+        corpus = self.default_corpus(corpus)
+        retriever = self.retriever(corpus)
         config = retriever.config.model_copy(update={"top_n": max(k, retriever.config.top_n)})
-        return retriever.retrieve(query, config).items[:k]
+        return self.pipeline.retrieve(query, corpus, config).items[:k]  # as `ask` ranks: a named provision first
 
     def ask(
         self, question: str, corpus: str | None = None, config: RetrievalConfig | None = None, as_of: str | None = None,

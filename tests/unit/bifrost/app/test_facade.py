@@ -83,3 +83,8 @@ def test_neighbourhood_is_the_navigator_subgraph_of_a_provision(bf):
     assert g.root == "1926.501(b)(2)(i)" and {"1926.501(b)(2)", "1926.502(b)"} <= {n.id for n in g.nodes}
     with pytest.raises(NotFoundError):
         bf.neighbourhood("mini", "1926.999(z)")
+
+
+def test_search_ranks_a_provision_the_query_names_first(bf):
+    items = bf.search("1926.502(b)(1) qualified person", "mini", k=3)
+    assert items[0].id == "1926.502(b)(1)" and "named in the question" in items[0].why
