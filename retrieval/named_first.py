@@ -64,7 +64,7 @@ def only_names(question: str, named: Sequence[ResolvedCite], tokenize: Callable[
 def named_first(result: RetrievalResult, lookup: Lookup, cite_max: int, question: str = "",
                 tokenize: Callable[[str], list[str]] | None = None) -> RetrievalResult:
     """``result`` with the leading named provisions first in the items and the cited set; a question that asks
-    nothing beyond what they say (`only_names`, given ``tokenize``) cites them alone."""
+    nothing beyond what they say (`only_names`, given ``tokenize``) cites them alone, each stated whole."""
     lead = leading(result, lookup)
     if not lead:
         return result
@@ -81,7 +81,7 @@ def named_first(result: RetrievalResult, lookup: Lookup, cite_max: int, question
         first.append(it)
     rest = [it for it in result.items if it.id not in set(lead)]
     if tokenize is not None and only_names(question, result.named or (), tokenize):
-        return replace(result, items=first + rest, cited=first)
+        return replace(result, items=first + rest, cited=first, whole=tuple(lead))
     if result.cited is None:  # the answer cuts the cited set from the ranking, which they now lead
         return replace(result, items=first + rest)
     cited_rest = [it for it in result.cited if it.id not in set(lead)]

@@ -49,3 +49,4 @@ class RetrievalResult:
     cited: list[RetrievedItem] | None = None  # the answer-sized set when the ranker chose one
     named: list[ResolvedCite] | None = None  # provisions the question names (None: not read)
     votes: PrecedentVotes | None = None  # what similar answered questions cite (None: not read)
+    whole: tuple[str, ...] = ()  # provisions the answer states whole (a question asking only what they say)

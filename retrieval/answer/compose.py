@@ -11,7 +11,7 @@ the question asks for, else its sentence closest to the question (`retrieval.ans
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -167,10 +167,11 @@ def scoped_elsewhere(planned: Sequence[Planned], lookup: Lookup, asks: Sequence[
 def compose(question: str, planned: Sequence[Planned], lookup: Lookup, embedder: Embedder,
             with_verdict: bool = True, asks: Sequence[frozenset[str]] = (),
             tokenize: Callable[[str], list[str]] | None = None, chosen: tuple[str, str] | None = None,
-            read: bool = False, words: RulebookWords = GENERIC, verdicts: str = "rules") -> Composed:
+            read: bool = False, words: RulebookWords = GENERIC, verdicts: str = "rules",
+            whole: Collection[str] = ()) -> Composed:
     """Statements of the plan's provisions with text, by role, the verdict (when decided, see `decide` for
     ``verdicts``) first and a note on what is left open when the question asks for a kind of fact no cited
-    sentence holds."""
+    sentence holds; a provision of ``whole`` is stated by every sentence (a question asking what it says)."""
     provisions = [(item, p) for item in planned if (p := lookup(item.id)) is not None and p.text.strip()]
     if not provisions:
         return Composed([], None)
@@ -196,6 +197,9 @@ def compose(question: str, planned: Sequence[Planned], lookup: Lookup, embedder:
               for item, p in provisions if p.id in by_provision}
     for pid, extra in held_elsewhere(chosen, by_provision, [p.id for _, p in provisions], asks, tokenize, said):
         chosen[pid].append(extra)
+    for pid in whole:
+        if pid in chosen:
+            chosen[pid] = [c.sentence for c in by_provision[pid]]
     for role in ROLE_ORDER:
         for item, p in provisions:
             if item.role is not role or p.id not in chosen:

@@ -143,7 +143,8 @@ def answer(
         if llm is None:
             composed = compose(question, planned, lookup, embedder, asks=planner.asks(result) if planner else (),
                                tokenize=planner.tokenize if planner else None, chosen=chosen, read=read is not None,
-                               words=planner.words if planner else words_for(corpus), verdicts=cfg.verdicts)
+                               words=planner.words if planner else words_for(corpus), verdicts=cfg.verdicts,
+                               whole=result.whole)
             statements, verdict = composed.statements, composed.verdict
             if not statements:  # the plan holds only headings: quote the best retrieved text
                 statements = extractive_statements(question, result.items[: cfg.cite_max], lookup, embedder, "fact")

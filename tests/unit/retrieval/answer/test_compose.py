@@ -245,3 +245,11 @@ def test_the_default_verdicts_setting_is_every():
     from bifrost.retrieval.config import RetrievalConfig
 
     assert RetrievalConfig().verdicts == "every"
+
+
+def test_a_provision_asked_for_whole_is_stated_by_every_sentence():
+    two = Provision(corpus="c", id="k1", kind=ProvisionKind.PARAGRAPH,
+                    text="Daily inspections shall be made by a competent person. Inspections shall also be made after every rainstorm.")
+    one = compose("What does k1 require?", planned(("k1", Role.RULE)), {"k1": two}.get, WordEmbedder())
+    whole = compose("What does k1 require?", planned(("k1", Role.RULE)), {"k1": two}.get, WordEmbedder(), whole={"k1"})
+    assert len(one.statements[0].quotes) == 1 and whole.statements[0].text == two.text
