@@ -31,11 +31,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("-q", "--questions", type=Path, action="append", required=True)
     ap.add_argument("--corpus", default="osha-1926")
     args = ap.parse_args(argv)
-    from bifrost.app.facade import Bifrost
+    from bifrost.core.resources import Resources
     from bifrost.core.settings import Settings
+    from bifrost.retrieval.config import RetrievalConfig
+    from bifrost.retrieval.pipeline import AskPipeline
 
+    settings = Settings(home=args.home)
+    resources = Resources(settings)
+    pipe = AskPipeline(resources, RetrievalConfig.from_settings(settings))  # as `ask` answers, current edition
     out = {}
-    with Bifrost(Settings(home=args.home)) as bf:
+    try:
         for path in args.questions:
             rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
             pairs = []
@@ -43,12 +48,11 @@ def main(argv: Sequence[str] | None = None) -> None:
                 if not (q.get("verdict") or q.get("answerable") is False):
                     continue
                 own = [q["id"], *(q[k] for k in ("source_url", "url") if q.get(k))]
-                try:
-                    a = bf.ask(q["question"], args.corpus, exclude=own)
-                except TypeError:  # a tree from before precedents: no own answer to leave out
-                    a = bf.ask(q["question"], args.corpus)
+                a = pipe.ask(q["question"], args.corpus, exclude=own)
                 pairs.append((q, a.verdict.value if a.verdict else None))
             out[path.name] = tally(pairs)
+    finally:
+        resources.close()
     print(json.dumps(out, indent=2))
 
 
