@@ -26,8 +26,8 @@ def read_named(result: RetrievalResult, question: str, channels: Channels, exclu
 
 def leading(result: RetrievalResult, lookup: Lookup) -> list[str]:
     """The named provisions that lead the answer: resolved, with text of their own, in the order written; a
-    citation that resolves in several places ("Rule 3.2.1" of several rulebooks) leads nowhere (the ranker
-    weighs its places)."""
+    citation that resolves in several places ("Rule 3.2.1" of several rulebooks), or in one only because no
+    rulebook is named (``via="context"``), leads nowhere: the ranker weighs its places."""
     out: list[str] = []
     places: dict[str, set[str]] = {}
     for cite in result.named or ():
@@ -35,7 +35,7 @@ def leading(result: RetrievalResult, lookup: Lookup) -> list[str]:
             places.setdefault(cite.written, set()).add(cite.target_id)
     for cite in result.named or ():
         pid = cite.target_id
-        if pid is None or pid in out or len(places[cite.written]) > 1:
+        if pid is None or pid in out or len(places[cite.written]) > 1 or cite.via == "context":
             continue
         p = lookup(pid)
         if p is not None and (p.text or "").strip() and not p.reserved:

@@ -21,7 +21,8 @@ class ResolvedCite(_Frozen):
     written: str
     target_id: str | None = None
     reason: str | None = None
-    via: str = Field(default="", description="'' (the citation itself), 'successor' (a renumbered rule's new place)")
+    via: str = Field(default="", description="'' (the citation itself), 'successor' (a renumbered rule's new place), "
+                                             "'context' (found only where the question stands: no rulebook named)")
 
     @property
     def resolved(self) -> bool:

@@ -68,18 +68,31 @@ class NamedFinder:
 
     def find(self, text: str) -> list[ResolvedCite]:
         """Every citation in ``text``, resolved where the corpus holds it (a unique target per citation per
-        context; the same target found twice is kept once), in the order written."""
+        context; the same target found twice is kept once), in the order written. In a corpus read in several
+        contexts, a target found from some of them only ("Rule 17.7.2" of the one rulebook numbering a rule so,
+        with no rulebook named) is marked ``via="context"``: where the question stands decided it."""
         loose = loosen(text or "")
         found: dict[tuple[str | None, str], ResolvedCite] = {}
+        seen_in: dict[tuple[str | None, str], int] = {}
         for source in self.contexts:
             stand_in = Provision(corpus=self.corpus, id=source, kind=ProvisionKind.PARAGRAPH, text=loose)
+            keys = set()
             for ref in self.extractor.extract(stand_in, self.known):
                 cite = self._checked(ResolvedCite(written=ref.raw, target_id=ref.target_id, reason=ref.reason))
                 key = (cite.target_id, cite.written if cite.target_id is None else "")
                 found.setdefault(key, cite)
+                keys.add(key)
+            for key in keys:
+                seen_in[key] = seen_in.get(key, 0) + 1
         resolved = {c.written for c in found.values() if c.resolved}
-        # a citation that resolved in one document's context is not also reported unresolved from another's
-        return [c for c in found.values() if c.resolved or c.written not in resolved]
+        out = []
+        for key, c in found.items():
+            if not c.resolved and c.written in resolved:
+                continue  # a citation that resolved in one document's context is not also reported unresolved
+            if c.resolved and not c.via and seen_in[key] < len(self.contexts):
+                c = c.model_copy(update={"via": "context"})
+            out.append(c)
+        return out
 
     def _checked(self, cite: ResolvedCite) -> ResolvedCite:
         """A reserved target is not in the current edition; a missing one goes to its successor when known."""

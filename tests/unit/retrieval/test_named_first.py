@@ -74,3 +74,8 @@ def test_a_loosely_written_citation_alone_still_cites_only_itself():
     named = [ResolvedCite(written="1926.651(k)(1)", target_id="1926.651(k)(1)")]
     out = named_first(result(named), PROVISIONS.get, 3, "what does 1926.651,k,1 say", words)
     assert [it.id for it in out.cited] == ["1926.651(k)(1)"]
+
+
+def test_a_rule_resolved_only_by_where_the_question_stands_leads_nowhere():
+    before = result([ResolvedCite(written="Rule 3.2.1", target_id="1926.651(k)(1)", via="context")])
+    assert named_first(before, PROVISIONS.get, 3) is before

@@ -99,3 +99,14 @@ def test_adgm_rules_are_found_in_every_document_they_exist_in():
     finder = named_finder_for("adgm", "a", rows)
     targets = {c.target_id for c in finder.find("What does Rule 3.2.1 require?")}
     assert targets <= {"7-3.2.1", "9-3.2.1"} and targets
+
+
+def test_a_rule_found_only_because_no_rulebook_is_named_is_marked_context():
+    rows = [Provision(corpus="a", id=f"{d}-{pid}", kind=ProvisionKind.SECTION, heading=pid, document=f"{d}: Doc {d}",
+                      text="x", order=n)
+            for n, (d, pid) in enumerate([(7, "3.2.1"), (9, "4.1"), (3, "6.1.1")])]
+    finder = named_finder_for("adgm", "a", rows)
+    (cite,) = finder.find("What does Rule 3.2.1 require?")
+    assert (cite.target_id, cite.via) == ("7-3.2.1", "context")
+    (named,) = finder.find("What does GEN Rule 3.2.1 require?")  # document 7 is the General Rulebook (GEN)
+    assert (named.target_id, named.via) == ("7-3.2.1", "")
