@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from bifrost.core.errors import BifrostError, NotFoundError
+from bifrost.core.precedent_types import ResolvedCite, named_note
 from bifrost.core.types import Answer, AnswerMode, Outcome, RetrievedItem, Verdict
 from bifrost.retrieval.fusion import rrf_fuse
 
@@ -79,19 +80,23 @@ def merge_answers(question: str, answers: Sequence[Answer], embed: Callable[[lis
     outcome = order[0].outcome if order else Outcome.REFUSED
     kept = [a for a in order if a.outcome is outcome and not a.refused]
     statements = [s.model_copy(update={"corpus": a.corpus}) for a in kept for s in a.statements]
-    refusal = next((a.text for a in order if a.refused), "")
+    refusal = next((a.text.split("\n\n")[0] for a in order if a.refused), "")  # without a corpus's own named note
     past = [a.edition for a in answers if a.edition is not None]
     timings: dict[str, float] = {}
     for a in answers:
         for stage, seconds in a.timings.items():
             timings[stage] = timings.get(stage, 0.0) + seconds
+    named = merged_named(answers)
+    text = refusal if not kept else render(statements)
+    if said := named_note(named, SEPARATOR.join(a.corpus for a in answers)):
+        text = f"{text}\n\n{said}"
     return Answer(
         question=question,
         corpus=SEPARATOR.join(a.corpus for a in answers),
         mode=AnswerMode.LLM if any(a.mode is AnswerMode.LLM for a in answers) else AnswerMode.EXTRACTIVE,
         refused=not kept,
         outcome=outcome,
-        text=refusal if not kept else render(statements),
+        text=text,
         statements=statements,
         citations=[c for a in kept for c in a.citations],
         retrieved=fused_retrieved(order, max((len(a.retrieved) for a in answers), default=0)),
@@ -102,7 +107,20 @@ def merge_answers(question: str, answers: Sequence[Answer], embed: Callable[[lis
               for a in kept for p in a.plan],
         edition=past[0] if len(past) == 1 else None,
         note="; ".join(f"{a.corpus} {a.note}" for a in answers if a.note) or None,  # past editions, per corpus
+        named=named, precedents=[p for a in kept for p in a.precedents],
     )
+
+
+def merged_named(answers: Sequence[Answer]) -> list[ResolvedCite]:
+    """The provisions the question names, over every corpus: each resolution once, and a citation reported as
+    not found only when no corpus holds it."""
+    found = {c.written for a in answers for c in a.named if c.resolved}
+    out: dict[tuple[str, str | None], ResolvedCite] = {}
+    for a in answers:
+        for c in a.named:
+            if c.resolved or c.written not in found:
+                out.setdefault((c.written, c.target_id), c)
+    return list(out.values())
 
 
 def merged_verdict(kept: Sequence[Answer]) -> Verdict | None:

@@ -97,3 +97,18 @@ def test_not_stated_everywhere_is_not_stated_and_disagreeing_verdicts_give_none(
     assert both.outcome is Outcome.NOT_STATED and not both.refused
     split = merge_answers("q", [answer("osha-1926", "1926.1", "x", verdict="no"), answer("adgm", "A.1", "close", verdict="yes")], embed)
     assert split.verdict is None and split.outcome is Outcome.ANSWERED
+
+
+def test_a_citation_is_reported_not_found_only_when_no_corpus_holds_it():
+    from bifrost.core.precedent_types import ResolvedCite
+    from bifrost.core.types import Answer, AnswerMode
+    from bifrost.retrieval.multi_corpus import merged_named
+
+    def answer(corpus, *named):
+        return Answer(question="q", corpus=corpus, mode=AnswerMode.EXTRACTIVE, refused=False, text="", named=list(named))
+
+    held = ResolvedCite(written="1926.651(k)(1)", target_id="1926.651(k)(1)")
+    lacked = ResolvedCite(written="1926.651(k)(1)", reason="no such passage")
+    nowhere = ResolvedCite(written="1910.134", reason="not in corpus")
+    merged = merged_named([answer("osha-1926", held, nowhere), answer("adgm", lacked, nowhere)])
+    assert merged == [held, nowhere]
