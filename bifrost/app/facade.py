@@ -17,6 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from bifrost.app.team.answer_log import NOT_RECORDED, AnswerLog
+from bifrost.app.team.replay import compare_replay
+from bifrost.app.team.users import Users
+from bifrost.app.team.versions import code_version, model_versions
+from bifrost.core.access import LOCAL, Action, Principal, Replay
 from bifrost.app.provision_view import ProvisionView, provision_at, provision_view
 from bifrost.core.corpora import corpus_spec, structure_file
 from bifrost.core.errors import BifrostError, NotFoundError
@@ -79,6 +84,8 @@ class Bifrost:
         self.resources = Resources(settings)
         self.settings = self.resources.settings
         self.pipeline = AskPipeline(self.resources, config or RetrievalConfig.from_settings(self.settings))
+        self._users: Users | None = None
+        self._answer_log: AnswerLog | None = None
 
     def __enter__(self) -> Bifrost:
         return self
@@ -251,6 +258,21 @@ class Bifrost:
         review = record_review(self.sql, corpus, answer.question, [c.id for c in answer.citations], right, wrong, added,
                                reviewer, team, edition)
         self.pipeline.forget(corpus)  # the precedent bank changed
+        return review
+
+    def review_record(self, record_id: str, principal: Principal, *, right: Sequence[str] = (), wrong: Sequence[str] = (),
+                      added: Sequence[str] = (), team: str = "") -> AnswerReview:
+        """Review an answer on the record, as it was given (its citations, its edition), by ``principal``
+        (a reviewer who may read its corpus); stored and turned into a precedent as `review_answer` does."""
+        from bifrost.graph_builders.precedents.review import record_review
+
+        principal.require(Action.REVIEW)
+        rec = self.answer_log.get(record_id, principal)
+        if len(rec.editions) != 1:
+            raise BifrostError("an answer over several corpora is reviewed per corpus: ask each corpus and review that answer")
+        corpus, edition = next(iter(rec.editions.items()))
+        review = record_review(self.sql, corpus, rec.question, rec.citations, right, wrong, added, principal.user, team, edition)
+        self.pipeline.forget(corpus)
         return review
 
     def reviews(self, corpus: str) -> list[tuple[AnswerReview, list[str]]]:
@@ -534,7 +556,7 @@ class Bifrost:
 
     def ask(
         self, question: str, corpus: str | None = None, config: RetrievalConfig | None = None, as_of: str | None = None,
-        exclude: Sequence[str] = (),
+        exclude: Sequence[str] = (), asked_by: Principal | None = None, channel: str = "api",
     ) -> Answer:
         """Answer a question with cited provisions, or refuse when nothing supports an answer.
 
@@ -543,11 +565,54 @@ class Bifrost:
         ``as_of`` (an ISO date or an edition number) answers from the edition valid then; a past
         edition is ranked without the entity network (the answer's ``note`` says so). No ``corpus``: the
         home's only corpus. ``exclude``: ids or source URLs of the question's own precedents (a letter asked
-        again is never answered from itself).
+        again is never answered from itself). ``asked_by``: the answer is kept on the record under that user
+        and ``channel`` (cli, web, api, mcp), and carries the record's id (`answers`).
         """
         corpus = self.default_corpus(corpus)
+        corpora = self.corpora_in(corpus)
+        editions = {c: self._as_of(c, as_of) for c in corpora}
+        answer = self._ask_at(question, corpus, corpora, editions, config, exclude)
+        if asked_by is not None:
+            self._record(answer, asked_by, channel, {c: e.number for c, e in editions.items()}, as_of)
+        return answer
+
+    def _ask_at(self, question: str, corpus: str, corpora: Sequence[str], editions: dict[str, Edition],
+                config: RetrievalConfig | None, exclude: Sequence[str] = ()) -> Answer:
         if not is_several(corpus):
-            return self.pipeline.ask(question, corpus, config, self._as_of(corpus, as_of), exclude)
-        corpora = parse_corpora(corpus, self.corpora())
-        answers = [self.pipeline.ask(question, c, config, self._as_of(c, as_of), exclude) for c in corpora]
+            return self.pipeline.ask(question, corpus, config, editions[corpus], exclude)
+        answers = [self.pipeline.ask(question, c, config, editions[c], exclude) for c in corpora]
         return merge_answers(question, answers, lambda texts: self.embedder.embed(texts))
+
+    # --- a team's server: users, tokens and the record of answers given ---
+    @property
+    def users(self) -> Users:
+        """Users and tokens of this home (`bifrost users`)."""
+        if self._users is None:
+            self._users = Users(self.sql, self.corpora)
+        return self._users
+
+    @property
+    def answer_log(self) -> AnswerLog:
+        """The record of answers given (`bifrost answers`)."""
+        if self._answer_log is None:
+            self._answer_log = AnswerLog(self.sql, self.settings)
+        return self._answer_log
+
+    def _record(self, answer: Answer, asker: Principal, channel: str, editions: dict[str, int], as_of: str | None) -> None:
+        if not self.answer_log.enabled:
+            return
+        record_id = self.answer_log.record(answer, asker, channel, editions, as_of, code_version(),
+                                           model_versions(self.settings, list(editions)))
+        if record_id is None:
+            answer.warnings.append(NOT_RECORDED)
+        answer.record_id = record_id
+
+    def replay(self, record_id: str, principal: Principal = LOCAL) -> Replay:
+        """A recorded answer asked again on its own edition and on today's, with what changed against the record."""
+        rec = self.answer_log.get(record_id, principal)
+        corpora = self.corpora_in(rec.corpus)
+        then = {c: self.edition(c, rec.editions[c]) if c in rec.editions else self._as_of(c, rec.as_of) for c in corpora}
+        now = {c: self._as_of(c, None) for c in corpora}
+        same = self._ask_at(rec.question, rec.corpus, corpora, then, None)
+        current = self._ask_at(rec.question, rec.corpus, corpora, now, None)
+        return compare_replay(rec, same, current, {c: e.number for c, e in now.items()})

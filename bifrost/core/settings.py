@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import AliasChoices, Field, field_validator, model_validator
+from pydantic import AliasChoices, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -140,8 +140,28 @@ class Settings(BaseSettings):
     )
     rate_limit: str | None = Field(
         default=None,
-        description="Per-client request limit of the web app, e.g. '60/minute' (N/second, N/minute or N/hour; "
-                    "unset: no limit); over it: HTTP 429 with Retry-After",
+        description="Request limit per token (per client address without one) of the web app and MCP over HTTP, "
+                    "shared by all workers, e.g. '60/minute' (N/second, N/minute or N/hour; unset: no limit; a user's "
+                    "own limit, `users add --rate-limit`, overrides it); over it: HTTP 429 with Retry-After",
+    )
+    auth: Literal["auto", "tokens", "off"] = Field(
+        default="auto",
+        description="Who may use a served home: 'tokens' (a token from `bifrost users add`, or a login on the web "
+                    "page), 'off' (anyone who reaches the port: only behind your own authenticating proxy), 'auto' "
+                    "(off on 127.0.0.1 for one user, tokens on any other address)",
+    )
+    secret_key: SecretStr | None = Field(
+        default=None,
+        description="Key that signs web sessions (default: made once and kept in $BIFROST_HOME/secret.key, mode 600)",
+    )
+    session_hours: float = Field(default=12.0, gt=0, description="Hours a web login lasts")
+    record_answers: bool = Field(
+        default=True,
+        description="Keep every answer served (CLI, web, API, MCP) in the SQL store: question, who, edition, "
+                    "citations, code and model versions (`bifrost answers list/show/replay`)",
+    )
+    answer_retention_days: int | None = Field(
+        default=None, ge=1, description="Days answer records are kept (unset: for ever)",
     )
 
     retrieval: dict[str, Any] = Field(

@@ -404,6 +404,8 @@ class Answer(BaseModel):
     named: list[ResolvedCite] = Field(default_factory=list, description="Provisions the question names, resolved or not")
     precedents: list[PrecedentMatch] = Field(default_factory=list, description="Similar answered questions (interpretations, "
                                                                              "never the rule)")
+    record_id: str | None = Field(default=None, description="Id of this answer's record on the server (`bifrost answers show ID`)")
+    warnings: list[str] = Field(default_factory=list, description="What the asker should know about how it was served")
 
 
 class SubgraphNode(Frozen):

@@ -61,3 +61,22 @@ def built_mini_home(folder: Path) -> Path:
     finally:
         bf.close()
     return home
+
+
+MARKER = "Zebraquartz"
+
+
+def write_marked_corpus(folder: Path) -> Path:
+    """The mini part plus § 1926.504, whose text carries `MARKER`: a second corpus whose words show up
+    in any body that leaks it."""
+    sections = json.loads(MINI.read_text())
+    sections.append({
+        "source": "29 CFR 1926.504",
+        "title": f"§ 1926.504 {MARKER} anchorage rules.",
+        "section": "1926.504",
+        "content": f"(a) {MARKER} anchorages. (1) The employer shall inspect each {MARKER} anchorage before use.",
+        "path": sections[0]["path"],
+    })
+    path = folder / "part-marked.json"
+    path.write_text(json.dumps(sections))
+    return path

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from bifrost.app.cli import fast_exit
+from bifrost.app.cli.answers_cmd import answers_app
 from bifrost.app.cli.ask_cmd import ask
 from bifrost.app.cli.build_cmd import build_app
 from bifrost.app.cli.common import configure_logging
@@ -28,6 +29,7 @@ from bifrost.app.cli.mcp_cmd import mcp
 from bifrost.app.cli.precedents_cmd import precedents_app
 from bifrost.app.cli.serve_cmd import serve
 from bifrost.app.cli.train_cmd import make_train_app
+from bifrost.app.cli.users_cmd import users_app
 from bifrost.core.settings import Settings
 
 
@@ -68,6 +70,8 @@ def make_app() -> typer.Typer:
     root.add_typer(make_train_app(), name="train")
     root.add_typer(db_app, name="db")
     root.add_typer(precedents_app, name="precedents")
+    root.add_typer(users_app, name="users")
+    root.add_typer(answers_app, name="answers")
     return root
 
 

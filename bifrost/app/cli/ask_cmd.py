@@ -12,11 +12,22 @@ from bifrost.app.cli import fast_exit
 from bifrost.app.cli.common import JsonOpt, emit_json, settings_of, with_bifrost
 from bifrost.app.cli.console import out
 
+from bifrost.core.access import Principal, Role
 from bifrost.core.precedent_types import named_note
 
 if TYPE_CHECKING:
     from bifrost.app.facade import Bifrost
     from bifrost.core.types import Answer
+
+
+def local_user() -> str:
+    """Who runs the command, for the record of answers (the operating system's login name)."""
+    import getpass
+
+    try:
+        return getpass.getuser() or "local"
+    except Exception:  # noqa: BLE001 - no login name (a container without one): still answer
+        return "local"
 
 
 def answer_with_model_process(ctx: typer.Context, question: str, corpus: str,
@@ -53,12 +64,16 @@ def ask(
     )] = None,
 ) -> None:
     """Answer a question; every statement cites provision ids, or the answer is a refusal."""
-    answer = answer_with_model_process(ctx, question, corpus, lambda bf: bf.ask(question, corpus, as_of=as_of))
+    asker = Principal(user=local_user(), role=Role.ADMIN)
+    answer = answer_with_model_process(ctx, question, corpus,
+                                       lambda bf: bf.ask(question, corpus, as_of=as_of, asked_by=asker, channel="cli"))
     fast_exit.of(ctx).request()  # stores and model processes are closed: only printing is left
     if as_json:
         emit_json(answer.model_dump(mode="json"))
         return
     out.print(f"[bold]Q:[/bold] {escape(answer.question)}", highlight=False)
+    for warning in answer.warnings:
+        out.print(f"[yellow]{escape(warning)}[/yellow]", highlight=False)
     if answer.note:
         out.print(f"[yellow]{escape(answer.note)}[/yellow]", highlight=False)
     mode = f"[dim]({answer.mode.value}, {answer.timings.get('total', 0):.2f} s)[/dim]"
@@ -90,6 +105,8 @@ def ask(
     for it in answer.retrieved[:show_retrieved]:
         where = f"{it.corpus} " if "," in answer.corpus else ""
         out.print(f"  {escape(where + it.id):<28} {it.score:6.3f}  [dim]{escape(it.why)}[/dim]", highlight=False)
+    if answer.record_id:
+        out.print(f"\n[dim]on the record as {answer.record_id} (`bifrost answers show {answer.record_id}`)[/dim]", highlight=False)
 
 
 def print_precedents(answer: Answer) -> None:

@@ -115,6 +115,8 @@ class AskResult(BaseModel):
                                                                         "the provision it resolves to, or why not")
     precedents: list[PrecedentMatch] = Field(default_factory=list, description="Similar questions the regulator answered: "
                                                                               "interpretations, never the rule")
+    record_id: str | None = Field(default=None, description="The answer's id on the server's record of answers given")
+    warnings: list[str] = Field(default_factory=list, description="What the asker should know (e.g. not recorded)")
 
 
 class PrecedentsRequest(Request):

@@ -19,12 +19,18 @@ from typing import Annotated, Any, Literal, TypeVar
 
 import anyio
 import anyio.to_thread
+from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
-from mcp.types import INTERNAL_ERROR, INVALID_PARAMS, Resource, ToolAnnotations
+from mcp.types import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, Resource, ToolAnnotations
 from pydantic import Field
 
 from bifrost.app.facade import Bifrost
+from bifrost.app.mcp.auth import TokenVerifier, caller
+from bifrost.app.team.policy import auth_required
+from bifrost.app.http.limits import RateLimitMiddleware
+from bifrost.app.http.security import SecurityHeadersMiddleware
+from bifrost.core.access import LOCAL, AccessDenied, Unauthenticated
 from bifrost.app.mcp.models import AskResult, EntityResult, PrecedentsResult, ProvisionResult, SearchResult
 from bifrost.app.mcp.service import McpService
 from bifrost.app.mcp.stdio import serve_stdio
@@ -56,6 +62,10 @@ def to_mcp_error(e: BifrostError) -> MCPError:
     """The MCP error of a Bifrost error: same message; ``data.error`` says which kind, as the web API does."""
     if isinstance(e, (StoreError, ModelUnavailableError, RetryableError)):
         code, kind = INTERNAL_ERROR, "unavailable"
+    elif isinstance(e, Unauthenticated):
+        code, kind = INVALID_REQUEST, "unauthorized"
+    elif isinstance(e, AccessDenied):
+        code, kind = INVALID_REQUEST, "forbidden"
     elif isinstance(e, NotFoundError):
         code, kind = INVALID_PARAMS, "not_found"
     elif isinstance(e, (InvalidRequest, InvalidQuestion)):
@@ -115,12 +125,18 @@ class ReadToolRunner:
 
 
 def create_server(bifrost: Bifrost, corpora: Sequence[str] | None = None, page_size: int = 100,
-                  inline_reads: bool = False) -> tuple[MCPServer, McpService]:
+                  inline_reads: bool = False, auth_url: str | None = None) -> tuple[MCPServer, McpService]:
     """The MCP server over an injected facade (``corpora`` limits what is served; default: all ingested);
-    ``inline_reads`` runs the quick read tools on the event loop (see `ReadToolRunner`; right for stdio)."""
-    service = McpService(bifrost, corpora, page_size)
+    ``inline_reads`` runs the quick read tools on the event loop (see `ReadToolRunner`; right for stdio).
+    ``auth_url`` (the server's own ``http://host:port``) makes every HTTP call carry a Bifrost token
+    (``Authorization: Bearer``, checked by the SDK's bearer middleware with `TokenVerifier`), and each call
+    runs as its token's user, within that user's corpora."""
+    verifier = TokenVerifier(bifrost.users) if auth_url else None
+    who = caller if auth_url else (lambda: LOCAL)
+    service = McpService(bifrost, corpora, page_size, who=who)
+    auth = AuthSettings(issuer_url=auth_url, resource_server_url=f"{auth_url}/mcp") if auth_url else None
     server = MCPServer("bifrost", version="0.1.0", instructions=INSTRUCTIONS, log_level="WARNING",
-                       middleware=[ResourcePages(service)])
+                       middleware=[ResourcePages(service)], token_verifier=verifier, auth=auth)
     read = ReadToolRunner(inline_reads)
     add_question_tools(server, service, read)
     add_graph_tools(server, service, read)
@@ -230,12 +246,23 @@ def stdout_to_stderr() -> Iterator[None]:
 
 def serve(bifrost: Bifrost, transport: Transport = "stdio", host: str = "127.0.0.1", port: int = 8765,
           corpora: Sequence[str] | None = None, warm: bool = True, page_size: int = 100) -> None:
-    """Run the server until the client goes away (stdio) or the process is stopped (http)."""
-    server, service = create_server(bifrost, corpora, page_size, inline_reads=transport == "stdio")
+    """Run the server until the client goes away (stdio) or the process is stopped (http). Over HTTP, tokens
+    are checked as `serve` checks them (BIFROST_AUTH and the address), and BIFROST_RATE_LIMIT holds per token."""
+    secured = transport == "http" and auth_required(bifrost.settings, host, bifrost.users)
+    server, service = create_server(bifrost, corpora, page_size, inline_reads=transport == "stdio",
+                                    auth_url=f"http://{host}:{port}" if secured else None)
     if warm:
         with stdout_to_stderr():
             service.warm_up()
     if transport == "stdio":
         anyio.run(serve_stdio, server)
-    else:
-        server.run("streamable-http", host=host, port=port)
+        return
+    import uvicorn
+
+    app = server.streamable_http_app(host=host)
+    rule = bifrost.settings.rate_limit_rule
+    if rule is not None:
+        app = RateLimitMiddleware(app, rule[0], rule[1])
+    app = SecurityHeadersMiddleware(app)
+    log.info("MCP over HTTP, authentication %s", "on: tokens" if secured else "off (one local user)")
+    uvicorn.run(app, host=host, port=port, log_level="warning")

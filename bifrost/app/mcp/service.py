@@ -1,5 +1,6 @@
 """What the MCP tools and resources do, over the `Bifrost` facade: check the arguments with the
-web API's rules, call the facade, shape typed results. Read-only: nothing here writes.
+web API's rules, call the facade, shape typed results. Read-only, but for the record of each answer given
+(`Bifrost.ask` with ``asked_by``). Every call runs as ``who()``, the caller's `Principal`.
 
 No `mcp` import here: the protocol wiring (and the mapping of errors to MCP errors) is in
 `server.py`, so this layer speaks only Bifrost records and `BifrostError`s.
@@ -8,7 +9,7 @@ No `mcp` import here: the protocol wiring (and the mapping of errors to MCP erro
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -33,6 +34,8 @@ from bifrost.app.mcp.models import (
 )
 from bifrost.app.mcp.uris import Cursor, provision_uri
 from bifrost.app.inputs import InvalidRequest, check_as_of, check_corpus, error_details, one_line
+from bifrost.app.team.policy import scoped_corpus
+from bifrost.core.access import LOCAL, Principal
 from bifrost.core.errors import NotFoundError
 from bifrost.core.store.edition_diff import EditionDiff
 from bifrost.core.types import EdgeType, NavigatorSubgraph, Provision, RetrievedItem
@@ -65,7 +68,8 @@ def _hits(items: Sequence[RetrievedItem]) -> list[Hit]:
 class McpService:
     """The served corpora of one home and the five tools and two resource operations over them."""
 
-    def __init__(self, bifrost: Bifrost, corpora: Sequence[str] | None = None, page_size: int = 100) -> None:
+    def __init__(self, bifrost: Bifrost, corpora: Sequence[str] | None = None, page_size: int = 100,
+                 who: Callable[[], Principal] = lambda: LOCAL, channel: str = "mcp") -> None:
         if page_size < 1:
             raise ValueError(f"page_size must be at least 1, got {page_size}")
         self.bifrost = bifrost
@@ -73,21 +77,29 @@ class McpService:
         self.page_size = page_size
         self._load_lock = threading.Lock()
         self._known: frozenset[str] = frozenset()
+        self.who = who  # the principal of the call being served (`LOCAL` on stdio and with authentication off)
+        self.channel = channel
 
-    def corpora(self) -> list[str]:
-        """Corpora offered: the ones given at startup, else every ingested one."""
+    def served(self) -> list[str]:
+        """Corpora this server offers: the ones given at startup, else every ingested one."""
         return list(self._corpora) if self._corpora is not None else self.bifrost.corpora()
 
+    def corpora(self) -> list[str]:
+        """Corpora offered to the caller: the served ones within its scope."""
+        return self.who().readable(self.served())
+
     def require_corpus(self, corpus: str) -> None:
-        """`NotFoundError` unless ``corpus`` is served; the ingested names are read once and again
-        only for a name not seen yet (a corpus ingested while serving), not on every call."""
+        """`AccessDenied` outside the caller's scope, `NotFoundError` unless ``corpus`` is served; the ingested
+        names are read once and again only for a name not seen yet (a corpus ingested while serving)."""
+        principal = self.who()
+        principal.require_corpus(corpus)
         if self._corpora is None and corpus not in self._known:
             self._known = frozenset(self.bifrost.corpora())
-        check_corpus(corpus, self._corpora if self._corpora is not None else sorted(self._known))
+        check_corpus(corpus, principal.readable(self._corpora if self._corpora is not None else sorted(self._known)))
 
     def warm_up(self) -> None:
         """Load each corpus's retriever (models and indexes) so the first call is fast."""
-        for corpus in self.corpora():
+        for corpus in self.served():
             self._retriever(corpus)
 
     def _retriever(self, corpus: str) -> None:
@@ -103,10 +115,13 @@ class McpService:
     # --- tools ---
     def ask(self, question: str, corpus: str, as_of: str | None = None) -> AskResult:
         req = checked(AskRequest, question=question, corpus=corpus, as_of=as_of)
-        check_corpus(req.corpus, self.corpora(), several=True)
+        principal = self.who()
+        readable = self.corpora()
+        corpus = scoped_corpus(req.corpus, readable, principal)
+        check_corpus(corpus, readable, several=True)
         as_of = check_as_of(req.as_of)
-        self._retriever(req.corpus)
-        answer = self.bifrost.ask(req.question, req.corpus, as_of=as_of)
+        self._retriever(corpus)
+        answer = self.bifrost.ask(req.question, corpus, as_of=as_of, asked_by=principal, channel=self.channel)
         return AskResult(
             question=answer.question, corpus=answer.corpus, mode=answer.mode.value, refused=answer.refused,
             text=answer.text, statements=answer.statements,
@@ -114,7 +129,7 @@ class McpService:
                        for c in answer.citations],
             retrieved=_hits(answer.retrieved),
             edition=answer.edition, note=answer.note, outcome=answer.outcome.value, verdict=answer.verdict, plan=answer.plan,
-            named=answer.named, precedents=answer.precedents,
+            named=answer.named, precedents=answer.precedents, record_id=answer.record_id, warnings=answer.warnings,
         )
 
     def precedents(self, question: str, corpus: str, k: int = 5) -> PrecedentsResult:

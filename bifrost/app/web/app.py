@@ -20,9 +20,11 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
 from bifrost.app.facade import Bifrost
-from bifrost.app.web import api, pages
+from bifrost.app.web import api, auth, pages
+from bifrost.app.web.auth import AuthMiddleware
+from bifrost.app.http.security import SecurityHeadersMiddleware
 from bifrost.app.web.errors import add_error_handlers, status_for
-from bifrost.app.web.limits import ASGIApp, BodyLimitMiddleware, RateLimitMiddleware, Receive, Scope, Send
+from bifrost.app.http.limits import ASGIApp, BodyLimitMiddleware, RateLimitMiddleware, Receive, Scope, Send
 from bifrost.app.web.service import WebState
 from bifrost.app.web.views import entity_url, provision_url
 
@@ -66,25 +68,34 @@ class WorkerPidMiddleware:
         await self.app(scope, receive, send_with_pid)
 
 
-def create_app(bifrost: Bifrost, corpora: Sequence[str] | None = None) -> FastAPI:
-    """The web app over an injected facade; ``corpora`` limits what is served (default: all ingested).
+def create_app(bifrost: Bifrost, corpora: Sequence[str] | None = None, require_auth: bool | None = None) -> FastAPI:
+    """The web app over an injected facade; ``corpora`` limits what is served (default: all ingested);
+    ``require_auth`` checks tokens and sessions (default: when BIFROST_AUTH=tokens; `serve` decides by the
+    address it binds, see `bifrost.app.team.policy`).
 
     ``BIFROST_MAX_BODY_BYTES`` and ``BIFROST_RATE_LIMIT`` come from the facade's settings."""
     settings = bifrost.settings
+    required = settings.auth == "tokens" if require_auth is None else require_auth
     app = FastAPI(
         title="Bifrost", version="0.1.0",
         description="Questions over regulations answered from a dual knowledge graph, every statement cited.",
     )
-    app.state.web = WebState(bifrost, corpora)
+    app.state.web = WebState(bifrost, corpora, required)
     app.state.templates = make_templates()
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     app.include_router(api.router)
+    app.include_router(auth.router)
     app.include_router(pages.router)
     add_error_handlers(app)
+    # added innermost first: headers > worker pid > who is asking > their rate limit > body limit > routes
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
-    app.add_middleware(WorkerPidMiddleware)
     rule = settings.rate_limit_rule
-    if rule is not None:  # outermost: a throttled client costs no body read
+    if rule is not None:  # before the body is read: a throttled client costs nothing more
         app.add_middleware(RateLimitMiddleware, requests=rule[0], per_seconds=rule[1])
-        log.info("rate limit: %d requests per %g s per client", *rule)
+        log.info("rate limit: %d requests per %g s per token (per client address without one)", *rule)
+    app.add_middleware(AuthMiddleware, users=bifrost.users if required else None, sessions=app.state.web.sessions,
+                       required=required)
+    app.add_middleware(WorkerPidMiddleware)
+    app.add_middleware(SecurityHeadersMiddleware)
+    log.info("authentication %s", "on: tokens or a login" if required else "off (one local user)")
     return app

@@ -19,8 +19,9 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from bifrost.app.web import pages
+from bifrost.app.web.render import render
 from bifrost.app.inputs import error_details, one_line
+from bifrost.core.access import AccessDenied, Unauthenticated
 from bifrost.core.errors import BifrostError, ModelUnavailableError, NotFoundError, RetryableError, StoreError
 
 log = logging.getLogger(__name__)
@@ -67,6 +68,10 @@ def new_reference() -> str:
 
 def status_for(exc: BifrostError) -> tuple[int, str]:
     """HTTP status and error code of a Bifrost error."""
+    if isinstance(exc, Unauthenticated):
+        return 401, "unauthorized"
+    if isinstance(exc, AccessDenied):
+        return 403, "forbidden"
     if isinstance(exc, NotFoundError):
         return 404, "not_found"
     if isinstance(exc, (StoreError, ModelUnavailableError, RetryableError)):
@@ -94,7 +99,7 @@ def error_response(request: Request, status: int, code: str, message: str, ref: 
             body["reference"] = ref
         return JSONResponse(body, status_code=status)
     try:
-        return pages.render(request, "error.html", status=status, code=code, message=message, title=f"Error {status}")
+        return render(request, "error.html", status=status, code=code, message=message, title=f"Error {status}")
     except Exception:  # noqa: BLE001 - the error page itself must never fail the response
         log.exception("rendering the error page failed")
         return HTMLResponse(f"<h1>Error {status}</h1>", status_code=status)

@@ -6,6 +6,7 @@ import logging
 from collections.abc import Sequence
 
 from bifrost.app.facade import Bifrost
+from bifrost.app.team.policy import auth_required
 from bifrost.app.web.app import create_app
 
 log = logging.getLogger(__name__)
@@ -16,7 +17,7 @@ def serve(bifrost: Bifrost, host: str = "127.0.0.1", port: int = 8000, corpora: 
     """Build the app over ``bifrost``, warm up its retrievers, and serve until interrupted."""
     import uvicorn
 
-    app = create_app(bifrost, corpora)
+    app = create_app(bifrost, corpora, auth_required(bifrost.settings, host, bifrost.users))
     if warm:
         ready = app.state.web.warm_up()
         log.info("warm-up done: %s", ready)

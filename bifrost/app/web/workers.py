@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bifrost.app.facade import Bifrost
+from bifrost.app.team.policy import auth_required
 from bifrost.app.web.app import create_app
 
 log = logging.getLogger(__name__)
@@ -63,7 +64,7 @@ def serve_workers(bifrost: Bifrost, host: str = "127.0.0.1", port: int = 8000, w
     from gunicorn.app.base import BaseApplication
 
     prepare_for_fork()
-    app = create_app(bifrost, corpora)
+    app = create_app(bifrost, corpora, auth_required(bifrost.settings, host, bifrost.users))
     if warm:
         log.info("warm-up done: %s", app.state.web.warm_up())
     bifrost.resources.release_connections(close=True)  # the parent keeps no connection a worker could inherit

@@ -196,3 +196,46 @@ class AnswerReviewRow(Base):
     cited: Mapped[list[dict]] = mapped_column(JSON, default=list)
     added: Mapped[list[str]] = mapped_column(JSON, default=list)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class UserRow(Base):
+    """Someone a served home knows: a role and the corpora they may read (``["*"]``: all)."""
+
+    __tablename__ = "users"
+    name: Mapped[str] = mapped_column(String(128), primary_key=True)
+    role: Mapped[str] = mapped_column(String(16))
+    corpora: Mapped[list[str]] = mapped_column(JSON, default=list)
+    rate_limit: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class TokenRow(Base):
+    """A user's token: only an argon2 hash of its secret is kept; revoked or expired tokens stay listed."""
+
+    __tablename__ = "tokens"
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    user: Mapped[str] = mapped_column(String(128), index=True)
+    secret_hash: Mapped[str] = mapped_column(String(256))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class AnswerRecordRow(Base):
+    """An answer as given (see `bifrost.core.access.AnswerRecord`)."""
+
+    __tablename__ = "answer_records"
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    asked_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    user: Mapped[str] = mapped_column(String(128), index=True)
+    channel: Mapped[str] = mapped_column(String(16))
+    corpus: Mapped[str] = mapped_column(String(256), index=True)
+    editions: Mapped[dict] = mapped_column(JSON, default=dict)
+    as_of: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    question: Mapped[str] = mapped_column(Text)
+    outcome: Mapped[str] = mapped_column(String(32))
+    verdict: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    citations: Mapped[list[str]] = mapped_column(JSON, default=list)
+    code_version: Mapped[str] = mapped_column(String(128), default="")
+    models: Mapped[dict] = mapped_column(JSON, default=dict)
+    answer: Mapped[dict] = mapped_column(JSON, default=dict)

@@ -14,7 +14,7 @@ from fastapi import FastAPI, Request
 from fastapi.testclient import TestClient
 
 from bifrost.app.web import create_app
-from bifrost.app.web.limits import BodyLimitMiddleware, RateLimitMiddleware, TokenBuckets
+from bifrost.app.http.limits import BodyLimitMiddleware, RateLimitMiddleware, TokenBuckets
 from bifrost.core.settings import Settings, parse_rate_limit
 
 pytestmark = pytest.mark.timeout(120)
@@ -226,3 +226,68 @@ def test_parse_rate_limit(text, rule):
 def test_bad_rate_limits_are_refused_by_the_settings(text):
     with pytest.raises(ValueError):
         Settings(rate_limit=text)
+
+
+def test_shared_buckets_are_one_set_for_every_forked_worker():
+    import multiprocessing
+
+    from bifrost.app.http.limits import SharedTokenBuckets
+
+    buckets = SharedTokenBuckets(slots=64)
+    ctx = multiprocessing.get_context("fork")
+
+    def drain(n: int) -> None:
+        for _ in range(n):
+            buckets.take("token:abc", 10, 3600.0)
+
+    workers = [ctx.Process(target=drain, args=(3,)) for _ in range(3)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(10)
+    assert buckets.take("token:abc", 10, 3600.0) == 0.0  # the 10th token: 9 were taken in three other processes
+    assert buckets.take("token:abc", 10, 3600.0) > 0
+    assert buckets.take("token:other", 10, 3600.0) == 0.0
+
+
+def test_shared_buckets_recycle_the_stalest_slot_when_full():
+    from bifrost.app.http.limits import SharedTokenBuckets
+
+    clock = Clock()
+    buckets = SharedTokenBuckets(slots=4, clock=clock)
+    for i in range(4):
+        buckets.take(f"k{i}", 1, 60.0)
+        clock.now += 1
+    assert buckets.take("new", 1, 60.0) == 0.0  # a fifth key gets a slot
+
+
+def test_the_limit_counts_per_token_and_a_users_own_limit_overrides(seen):
+    from bifrost.app.http.limits import SharedTokenBuckets
+    from bifrost.core.access import Principal, Role
+
+    principals = {"a": Principal(user="a", role=Role.READER, token_id="aaaa"),
+                  "b": Principal(user="b", role=Role.READER, token_id="bbbb", rate_limit="4/minute")}
+
+    class SetPrincipal:
+        def __init__(self, app):
+            self.app = app
+
+        async def __call__(self, scope, receive, send):
+            who = dict(scope.get("headers", ())).get(b"x-who", b"").decode()
+            scope.setdefault("state", {})["principal"] = principals.get(who)
+            await self.app(scope, receive, send)
+
+    app = FastAPI()
+
+    @app.get("/q")
+    def q():
+        return {"ok": True}
+
+    app.add_middleware(RateLimitMiddleware, requests=2, per_seconds=60.0, buckets=SharedTokenBuckets(slots=64))
+    app.add_middleware(SetPrincipal)
+    client = TestClient(app)
+    codes = {who: [client.get("/q", headers={"x-who": who}).status_code for _ in range(5)] for who in ("a", "b")}
+    assert codes["a"] == [200, 200, 429, 429, 429]  # the server's limit, for this token alone
+    assert codes["b"] == [200, 200, 200, 200, 429]  # b's own limit
+    r = client.get("/q", headers={"x-who": "a"})
+    assert "per token" in r.json()["message"]

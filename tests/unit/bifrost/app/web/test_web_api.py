@@ -119,7 +119,8 @@ def test_api_health_reports_store_corpora_and_mode(client):
     assert r.json() | {"detail": ""} == {
         "status": "ok", "store": "embedded", "store_reachable": True, "corpora": ["mini"],
         "mode": "extractive", "detail": "",
-    }
+        "recording": True, "records_failed": 0,
+        }
 
 
 def test_openapi_describes_the_api(client):

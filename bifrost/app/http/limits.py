@@ -4,16 +4,21 @@ optional per-client rate limit (token bucket). Both answer with a one-line JSON 
 - `BodyLimitMiddleware` rejects a declared ``Content-Length`` over the limit at once, and counts
   the bytes of a streamed (chunked) body as they arrive, reading at most ``max_bytes + 1`` of
   them; the application sees the body only when it is within the limit (HTTP 413 otherwise).
-- `RateLimitMiddleware` gives each client address a bucket of ``requests`` tokens refilled over
-  ``per_seconds``; an empty bucket is HTTP 429 with ``Retry-After``. Static files and
-  ``/api/health`` are exempt. Client addresses come from the connection (a proxy in front
-  should set uvicorn's ``--forwarded-allow-ips`` so that they are the real clients).
+- `RateLimitMiddleware` gives each token (each client address, for requests without one) a bucket
+  of ``requests`` tokens refilled over ``per_seconds``, in memory shared by every worker; an empty
+  bucket is HTTP 429 with ``Retry-After``. Static files and ``/api/health`` are exempt. Client
+  addresses come from the connection (a proxy in front should set uvicorn's
+  ``--forwarded-allow-ips`` so that they are the real clients).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import mmap
+import multiprocessing
+import struct
 import threading
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -137,24 +142,95 @@ class TokenBuckets:
                 del self._buckets[k]
 
 
+class SharedTokenBuckets:
+    """Token buckets in anonymous shared memory with a process-shared lock: made before `serve --workers`
+    forks, one set of buckets holds for every worker, so a token's limit is the server's, not a process's.
+    A fixed table of ``slots`` (key hash, tokens, last refill); a full neighbourhood recycles its stalest slot."""
+
+    _SLOT = struct.Struct("<Qdd")
+    PROBES = 16
+
+    def __init__(self, slots: int = 8192, clock: Callable[[], float] = time.monotonic) -> None:
+        self.slots = slots
+        self.clock = clock
+        self._mem = mmap.mmap(-1, slots * self._SLOT.size)  # MAP_SHARED | MAP_ANONYMOUS: inherited by forks
+        self._lock = multiprocessing.Lock()
+
+    def take(self, key: str, capacity: int, per_seconds: float) -> float:
+        """Take one token for ``key``: 0.0 when granted, else the seconds until one is available."""
+        h = int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "little") or 1
+        rate = capacity / per_seconds
+        now = self.clock()
+        size = self._SLOT.size
+        with self._lock:
+            chosen, tokens, last = -1, float(capacity), now
+            stalest, stalest_at = -1, math.inf
+            for i in range(self.PROBES):
+                j = (h + i) % self.slots
+                kh, t, at = self._SLOT.unpack_from(self._mem, j * size)
+                if kh == h:
+                    chosen, tokens, last = j, t, at
+                    break
+                if kh == 0:
+                    chosen = j
+                    break
+                if at < stalest_at:
+                    stalest, stalest_at = j, at
+            if chosen < 0:
+                chosen = stalest
+            tokens = min(float(capacity), tokens + (now - last) * rate)
+            if tokens >= 1.0:
+                tokens, wait = tokens - 1.0, 0.0
+            else:
+                wait = (1.0 - tokens) / rate
+            self._SLOT.pack_into(self._mem, chosen * size, h, tokens, now)
+        return wait
+
+
+def client_key(scope: Scope) -> str:
+    """Whom a limit counts: the request's token when it has one, else its client address."""
+    principal = (scope.get("state") or {}).get("principal")
+    token_id = getattr(principal, "token_id", "")
+    if token_id:
+        return f"token:{token_id}"
+    bearer = _header(scope, b"authorization")
+    if bearer:  # not checked yet (MCP checks it behind this limit): counted by its hash, never by a claimed id
+        return "bearer:" + hashlib.sha256(bearer.encode("latin-1")).hexdigest()[:24]
+    client = scope.get("client") or ("unknown", 0)
+    return f"addr:{client[0]}"
+
+
 class RateLimitMiddleware:
-    """HTTP 429 with ``Retry-After`` for a client over ``requests`` per ``per_seconds``."""
+    """HTTP 429 with ``Retry-After`` for a token (or a client address without one) over ``requests`` per
+    ``per_seconds``, or over its user's own limit; counted across every worker of the server."""
 
     def __init__(self, app: ASGIApp, requests: int, per_seconds: float, exempt: tuple[str, ...] = ("/static/", "/api/health"),
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, buckets: SharedTokenBuckets | None = None) -> None:
+        if requests < 1 or per_seconds <= 0:
+            raise ValueError(f"rate limit needs capacity >= 1 and a period > 0, got {requests}/{per_seconds}s")
         self.app = app
-        self.buckets = TokenBuckets(requests, per_seconds, clock)
+        self.rule = (requests, per_seconds)
+        self.buckets = buckets or SharedTokenBuckets(clock=clock)
         self.exempt = exempt
-        self.rule = f"{requests} requests per {per_seconds:g} s"
+
+    def _rule_of(self, scope: Scope) -> tuple[int, float]:
+        own = getattr((scope.get("state") or {}).get("principal"), "rate_limit", None)
+        if own:
+            from bifrost.core.settings import parse_rate_limit
+
+            return parse_rate_limit(own)
+        return self.rule
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope.get("path", "").startswith(self.exempt):
             await self.app(scope, receive, send)
             return
-        client = scope.get("client") or ("unknown", 0)
-        wait = self.buckets.take(str(client[0]))
+        requests, per = self._rule_of(scope)
+        key = client_key(scope)
+        wait = self.buckets.take(key, requests, per)
         if wait > 0:
-            await send_error(send, 429, "rate_limited", f"too many requests: the limit is {self.rule} per client",
+            who = "token" if key.startswith("token:") else "client"
+            await send_error(send, 429, "rate_limited", f"too many requests: the limit is {requests} requests per {per:g} s per {who}",
                              {"retry-after": str(max(1, math.ceil(wait)))})
             return
         await self.app(scope, receive, send)
