@@ -145,6 +145,8 @@ class Replay(BaseModel):
 
     record: AnswerRecord
     same_edition: dict = Field(description="The answer on the recorded edition (JSON)")
+    same_edition_note: str | None = Field(default=None, description="How the recorded edition was ranked, when it is no "
+                                                                    "longer the current one (its note)")
     current: dict = Field(description="The answer on today's edition (JSON)")
     current_editions: dict[str, int] = Field(default_factory=dict)
     changes_same_edition: list[CitationChange] = Field(default_factory=list)

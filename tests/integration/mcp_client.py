@@ -51,9 +51,13 @@ def wait_for_port(port: int, proc: subprocess.Popen, timeout: float = TIMEOUT) -
 class SyncMcp:
     """An MCP client session usable from plain test functions."""
 
-    def __init__(self, target: StdioServerParameters | str) -> None:
+    def __init__(self, target: StdioServerParameters | str, headers: dict[str, str] | None = None) -> None:
         self._stack = ExitStack()
         self._portal = self._stack.enter_context(start_blocking_portal())
+        if headers is not None and isinstance(target, str):  # streamable HTTP with e.g. Authorization: Bearer
+            from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+
+            target = streamable_http_client(target, http_client=create_mcp_http_client(headers=headers))
         client = Client(target, read_timeout_seconds=TIMEOUT)
         self.client: Client = self._stack.enter_context(self._portal.wrap_async_context_manager(client))
 

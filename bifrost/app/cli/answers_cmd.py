@@ -71,6 +71,8 @@ def replay(ctx: typer.Context, record_id: Annotated[str, typer.Argument(help="Re
     then = ",".join(f"{c}@{n}" for c, n in rec.editions.items())
     now = ",".join(f"{c}@{n}" for c, n in rp.current_editions.items())
     _changes(f"again on the same edition ({then})", rp.changes_same_edition)
+    if rp.same_edition_note:
+        out.print(f"  [dim]{escape(rp.same_edition_note)}[/dim]", highlight=False)
     _changes(f"on today's edition ({now})", rp.changes_current)
     if rp.outcome_then != rp.outcome_now or rp.verdict_then != rp.verdict_now:
         out.print(f"outcome then {rp.outcome_then} {rp.verdict_then or ''}, now {rp.outcome_now} {rp.verdict_now or ''}",

@@ -4,6 +4,7 @@ the other corpus is in any body; a login sets a session whose forms need its CSR
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import timedelta
 from urllib.parse import quote
 
@@ -20,15 +21,29 @@ from tests.unit.mini_corpus import MARKER, MINI, build_corpus, write_marked_corp
 Q = "What must an employee constructing a leading edge be protected by?"
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    root = tmp_path_factory.mktemp("auth")
-    bf = Bifrost(Settings(home=root / "home"))
-    build_corpus(bf, "mini", MINI)
-    build_corpus(bf, "secret", write_marked_corpus(root))
+@dataclass
+class Served:
+    """An app with tokens on over two corpora: ``mini`` and ``secret`` (whose words carry `MARKER`)."""
+
+    bf: Bifrost
+    client: TestClient
+    tokens: dict[str, str]
+    secret_record: str
+    mini_record: str
+    mini: str = "mini"
+    secret: str = "secret"
+
+    def __iter__(self):  # bf, client, tokens, secret_record, mini_record
+        return iter((self.bf, self.client, self.tokens, self.secret_record, self.mini_record))
+
+
+def serve_two_corpora(bf: Bifrost, root, mini: str = "mini", secret: str = "secret") -> Served:
+    """Build both corpora in ``bf``'s stores, add the users, and an app that checks tokens."""
+    build_corpus(bf, mini, MINI)
+    build_corpus(bf, secret, write_marked_corpus(root))
     tokens = {
-        "reader": bf.users.add("rita", "reader", ["mini"]).secret,
-        "reviewer": bf.users.add("rev", "reviewer", ["mini"]).secret,
+        "reader": bf.users.add("rita", "reader", [mini]).secret,
+        "reviewer": bf.users.add("rev", "reviewer", [mini]).secret,
         "admin": bf.users.add("ada", "admin", ["all"]).secret,
         "expired": bf.users.add("old", "admin", ["all"], expires_days=1).secret,
         "revoked": bf.users.add("gone", "admin", ["all"]).secret,
@@ -38,11 +53,18 @@ def served(tmp_path_factory):
     bf.users.revoke("gone")
     app = create_app(bf, require_auth=True)
     client = TestClient(app)
-    admin = {"Authorization": f"Bearer {tokens['admin']}"}
-    secret_record = client.post("/api/ask", json={"question": "anchorage inspection", "corpus": "secret"}, headers=admin).json()["record_id"]
-    mini_record = client.post("/api/ask", json={"question": Q, "corpus": "mini"}, headers=admin).json()["record_id"]
     client.app_under_test = app
-    yield bf, client, tokens, secret_record, mini_record
+    admin = {"Authorization": f"Bearer {tokens['admin']}"}
+    secret_record = client.post("/api/ask", json={"question": "anchorage inspection", "corpus": secret}, headers=admin).json()["record_id"]
+    mini_record = client.post("/api/ask", json={"question": Q, "corpus": mini}, headers=admin).json()["record_id"]
+    return Served(bf, client, tokens, secret_record, mini_record, mini, secret)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    root = tmp_path_factory.mktemp("auth")
+    bf = Bifrost(Settings(home=root / "home"))
+    yield serve_two_corpora(bf, root)
     bf.close()
 
 
@@ -51,17 +73,18 @@ def from_address(client: TestClient, address: str) -> TestClient:
     return TestClient(client.app_under_test, client=(address, 50000))
 
 
-def doors(secret_record: str) -> list[tuple[str, str, dict | None]]:
+def doors(served: Served) -> list[tuple[str, str, dict | None]]:
     """Every route that reads a corpus, aimed at the `secret` corpus (method, path, JSON body)."""
     pid = quote("1926.504(a)(1)", safe="")
+    secret, mini, secret_record = served.secret, served.mini, served.secret_record
     return [
-        ("GET", "/", None), ("GET", "/?corpus=secret", None), ("GET", "/ask?q=anchorage+inspection&corpus=secret", None),
+        ("GET", "/", None), ("GET", f"/?corpus={secret}", None), ("GET", f"/ask?q=anchorage+inspection&corpus={secret}", None),
         ("GET", "/ask?q=anchorage+inspection&corpus=all", None),
-        ("GET", f"/provision/secret/{pid}", None), ("GET", "/entity/secret/anchorage", None),
+        ("GET", f"/provision/{secret}/{pid}", None), ("GET", f"/entity/{secret}/anchorage", None),
         ("GET", "/answers", None), ("GET", f"/answers/{secret_record}", None),
-        ("POST", "/api/ask", {"question": "anchorage inspection", "corpus": "secret"}),
-        ("POST", "/api/ask", {"question": "anchorage inspection", "corpus": "mini,secret"}),
-        ("GET", f"/api/provision/secret/{pid}", None), ("GET", "/api/answers", None),
+        ("POST", "/api/ask", {"question": "anchorage inspection", "corpus": secret}),
+        ("POST", "/api/ask", {"question": "anchorage inspection", "corpus": f"{mini},{secret}"}),
+        ("GET", f"/api/provision/{secret}/{pid}", None), ("GET", "/api/answers", None),
         ("GET", f"/api/answers/{secret_record}", None), ("POST", f"/api/answers/{secret_record}/replay", None),
         ("POST", f"/api/answers/{secret_record}/review", {"right": []}), ("GET", "/api/users", None),
         ("GET", "/openapi.json", None), ("GET", "/docs", None),
@@ -82,8 +105,15 @@ def leaks(r, path: str) -> bool:
     return MARKER in body or "1926.504" in body
 
 
-@pytest.mark.parametrize("credential", ["none", "wrong", "malformed", "expired", "revoked", "basic"])
+CREDENTIALS = ["none", "wrong", "malformed", "expired", "revoked", "basic"]
+
+
+@pytest.mark.parametrize("credential", CREDENTIALS)
 def test_no_door_opens_without_a_live_token(served, credential):
+    check_no_door_opens(served, credential)
+
+
+def check_no_door_opens(served: Served, credential: str) -> None:
     bf, client, tokens, secret_record, _ = served
     headers = {
         "none": {}, "wrong": {"Authorization": "Bearer bft_0123456789ab_" + "x" * 43},
@@ -91,7 +121,7 @@ def test_no_door_opens_without_a_live_token(served, credential):
         "revoked": {"Authorization": f"Bearer {tokens['revoked']}"}, "basic": {"Authorization": "Basic YWRhOmFkYQ=="},
     }[credential]
     client = from_address(client, f"10.0.0.{len(credential)}{ord(credential[0])}")
-    for method, path, body in doors(secret_record):
+    for method, path, body in doors(served):
         r = call(client, method, path, body, headers)
         assert r.status_code == 401, (method, path, r.status_code)
         assert not leaks(r, path), (method, path)
@@ -100,13 +130,19 @@ def test_no_door_opens_without_a_live_token(served, credential):
 
 
 def test_a_token_for_one_corpus_reads_nothing_of_another(served):
+    check_other_corpus_closed(served)
+
+
+def check_other_corpus_closed(served: Served) -> None:
     bf, client, tokens, secret_record, _ = served
     client.cookies.clear()
     headers = {"Authorization": f"Bearer {tokens['reader']}"}
-    for method, path, body in doors(secret_record):
+    secret = served.secret
+    open_paths = ("/", "/ask?q=anchorage+inspection&corpus=all", "/answers", "/api/answers", f"/?corpus={secret}")
+    for method, path, body in doors(served):
         r = call(client, method, path, body, headers)
         assert not leaks(r, path), (method, path)
-        if path in ("/", "/ask?q=anchorage+inspection&corpus=all", "/answers", "/api/answers", "/?corpus=secret"):
+        if path in open_paths:
             assert r.status_code == 200, (method, path)  # their own corpus and records only
         elif path.startswith(("/openapi.json", "/docs")):
             assert r.status_code == 200
@@ -114,7 +150,7 @@ def test_a_token_for_one_corpus_reads_nothing_of_another(served):
             assert r.status_code in (403, 404), (method, path)  # no record of theirs
         else:
             assert r.status_code == 403, (method, path, r.status_code)
-    assert client.get("/api/health", headers=headers).json()["corpora"] == ["mini"]
+    assert client.get("/api/health", headers=headers).json()["corpora"] == [served.mini]
 
 
 def test_health_is_open_and_names_no_corpus_to_a_stranger(served):
@@ -204,11 +240,11 @@ def test_authentication_off_is_todays_single_user(served):
     local = TestClient(create_app(bf))
     r = local.post("/api/ask", json={"question": Q, "corpus": "mini"})
     assert r.status_code == 200 and r.json()["record_id"]
-    assert bf.answer_log.get(r.json()["record_id"], bf.users.authenticate(served[2]["admin"])).user == "local"
+    assert bf.answer_log.get(r.json()["record_id"], bf.users.authenticate(served.tokens["admin"])).user == "local"
 
 
 def test_failed_attempts_from_one_address_are_limited(served):
-    client = from_address(served[1], "10.9.9.9")
+    client = from_address(served.client, "10.9.9.9")
     codes = [client.get("/api/answers", headers={"Authorization": "Bearer bft_0123456789ab_" + "y" * 43}).status_code
              for _ in range(25)]
     assert codes[:20] == [401] * 20 and 429 in codes[20:]
