@@ -111,8 +111,8 @@ class Channels:
                           decomposition=d, cosine=cosine)
         ev.coverage, ev.coverage_idf = self.bm25.coverage(question)
         ev.terms = self.bm25.profile(question)
-        ev.named = self.names(question)
-        ev.votes = self.votes(question, exclude)
+        ev.named = self.names(question) if cfg.use_named else []
+        ev.votes = self.votes(question, exclude) if cfg.use_precedents else PrecedentVotes()
         if cfg.use_eng:
             ev.entities = match_entities(self.index, self.embedder, question, d.entities, cfg, self.memo)
             ev.triples = match_triples(self.index, self.embedder, triples, cfg, self.memo)

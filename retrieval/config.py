@@ -34,6 +34,9 @@ class RetrievalConfig(BaseModel):
     swap: bool = Field(default=True, description="Also match (tail, relation, head) of every question triple")
     use_eng: bool = Field(default=True, description="Use the entity network (off: lexical seeds only)")
     use_dng: bool = Field(default=True, description="Expand candidates through the navigator graph")
+    use_named: bool = Field(default=True, description="Read the provisions the question names (off: an ablation; "
+                                                      "a named provision then neither leads nor is a candidate)")
+    use_precedents: bool = Field(default=True, description="Let the corpus's precedents vote (off: an ablation)")
     depth: int = Field(default=2, ge=0, description="REFERS_TO hops followed from the candidates")
     parents: bool = Field(default=True, description="Add parents of candidates for context")
     children: bool = Field(default=True, description="Add children of candidates for detail")

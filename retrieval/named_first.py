@@ -11,16 +11,19 @@ from dataclasses import replace
 from bifrost.core.precedent_types import Precedent, ResolvedCite
 from bifrost.core.types import Provision, RetrievedItem, Via
 from bifrost.graph_builders.navigator.named import loosen
+from bifrost.retrieval.precedent_channel import PrecedentVotes
 from bifrost.retrieval.channels import Channels
 from bifrost.retrieval.result import RetrievalResult
 
 Lookup = Callable[[str], Provision | None]
 
 
-def read_named(result: RetrievalResult, question: str, channels: Channels, exclude: Collection[str] = ()) -> RetrievalResult:
-    """The result with the question's named provisions and precedent votes, read when the retriever did not."""
-    named = result.named if result.named is not None else channels.names(question)
-    votes = result.votes if result.votes is not None else channels.votes(question, exclude)
+def read_named(result: RetrievalResult, question: str, channels: Channels, exclude: Collection[str] = (),
+               use_named: bool = True, use_precedents: bool = True) -> RetrievalResult:
+    """The result with the question's named provisions and precedent votes, read when the retriever did not
+    (``use_named``/``use_precedents`` off: neither is read, an ablation)."""
+    named = result.named if result.named is not None else (channels.names(question) if use_named else [])
+    votes = result.votes if result.votes is not None else (channels.votes(question, exclude) if use_precedents else PrecedentVotes())
     return replace(result, named=named, votes=votes)
 
 

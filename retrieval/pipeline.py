@@ -342,7 +342,7 @@ class AskPipeline:
         """The result with the provisions the question names first (`bifrost.retrieval.named_first`) and the
         question's similar precedents, read here when the retriever did not read them."""
         channels = self.parts(corpus).channels
-        result = read_named(result, question, channels, exclude)
+        result = read_named(result, question, channels, exclude, cfg.use_named, cfg.use_precedents)
         return named_first(result, self.lookup(corpus), cfg.cite_max, question, channels.tokenize)
 
     def answer(
