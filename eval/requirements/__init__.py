@@ -1,0 +1,1 @@
+"""Requirement extraction against a labelled sample: drawing the sample (`sample`), scoring (`scoring`)."""

@@ -1,0 +1,60 @@
+"""Draw the labelled sample of rule sentences: seeded, stratified so that quantities are common enough to
+measure (half drawn among sentences with a figure), from one corpus of a home. The labels are written by
+hand into ``labels/<corpus>.jsonl`` before any extractor is run on them.
+
+    python -m bifrost.eval.requirements.sample --home H --corpus osha-1926 --n 150 --with-figure 60 --out F
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+from pathlib import Path
+
+from bifrost.app.facade import Bifrost
+from bifrost.core.settings import Settings
+from bifrost.retrieval.sentences import sentences
+
+RULE = re.compile(r"\b(shall|must|may|need not|is not required|are not required|is prohibited|are prohibited|"
+                  r"does not apply|do not apply|is required|are required)\b", re.I)
+FIGURE = re.compile(r"\d")
+
+
+def rule_sentences(bf: Bifrost, corpus: str) -> list[tuple[str, int, str]]:
+    out = []
+    for p in bf.sql.provisions(corpus):
+        for i, s in enumerate(sentences(p.text)):
+            if RULE.search(s) and 20 <= len(s) <= 600:
+                out.append((p.id, i, s))
+    return out
+
+
+def draw(pool: list[tuple[str, int, str]], n: int, with_figure: int, seed: int) -> list[tuple[str, int, str]]:
+    rng = random.Random(seed)
+    figured = [x for x in pool if FIGURE.search(re.sub(r"§\s*\d[\d.()a-z]*|\(\w{1,4}\)", "", x[2]))]
+    first = rng.sample(figured, with_figure)
+    rest = rng.sample([x for x in pool if x not in first], n - with_figure)
+    return sorted(first + rest)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--home", required=True)
+    ap.add_argument("--corpus", required=True)
+    ap.add_argument("--n", type=int, default=150)
+    ap.add_argument("--with-figure", type=int, default=60)
+    ap.add_argument("--seed", type=int, default=45)
+    ap.add_argument("--out", type=Path, required=True)
+    a = ap.parse_args()
+    bf = Bifrost(Settings(home=a.home))
+    rows = draw(rule_sentences(bf, a.corpus), a.n, a.with_figure, a.seed)
+    with a.out.open("w") as f:
+        for pid, i, s in rows:
+            f.write(json.dumps({"corpus": a.corpus, "provision": pid, "sentence": i, "text": s}) + "\n")
+    print(f"{len(rows)} sentences -> {a.out}")
+
+
+if __name__ == "__main__":
+    main()
