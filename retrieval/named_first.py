@@ -27,10 +27,12 @@ def read_named(result: RetrievalResult, question: str, channels: Channels, exclu
     return replace(result, named=named, votes=votes)
 
 
-def leading(result: RetrievalResult, lookup: Lookup) -> list[str]:
+def leading(result: RetrievalResult, lookup: Lookup, has_children: Callable[[str], bool] | None = None) -> list[str]:
     """The named provisions that lead the answer: resolved, with text of their own, in the order written; a
     citation that resolves in several places ("Rule 3.2.1" of several rulebooks), or in one only because no
-    rulebook is named (``via="context"``), leads nowhere: the ranker weighs its places."""
+    rulebook is named (``via="context"``), leads nowhere: the ranker weighs its places. With ``has_children``,
+    a provision with parts of its own ("GEN 3.3", "1926.451(g)") does not lead either: a question about what
+    it holds is answered by one of its parts, which the ranking finds."""
     out: list[str] = []
     places: dict[str, set[str]] = {}
     for cite in result.named or ():
@@ -41,7 +43,7 @@ def leading(result: RetrievalResult, lookup: Lookup) -> list[str]:
         if pid is None or pid in out or len(places[cite.written]) > 1 or cite.via == "context":
             continue
         p = lookup(pid)
-        if p is not None and (p.text or "").strip() and not p.reserved:
+        if p is not None and (p.text or "").strip() and not p.reserved and not (has_children and has_children(pid)):
             out.append(pid)
     return out
 
@@ -65,12 +67,17 @@ def only_names(question: str, named: Sequence[ResolvedCite], tokenize: Callable[
 
 
 def named_first(result: RetrievalResult, lookup: Lookup, cite_max: int, question: str = "",
-                tokenize: Callable[[str], list[str]] | None = None) -> RetrievalResult:
-    """``result`` with the leading named provisions first in the items and the cited set; a question that asks
-    nothing beyond what they say (`only_names`, given ``tokenize``) cites them alone, each stated whole."""
+                tokenize: Callable[[str], list[str]] | None = None,
+                has_children: Callable[[str], bool] | None = None) -> RetrievalResult:
+    """``result`` with the leading named provisions first in the cited set and the items; a question that asks
+    nothing beyond what they say (`only_names`, given ``tokenize``) cites them alone, each stated whole. A named
+    provision with parts of its own (``has_children``) leads the cited set (the answer states what was named)
+    but not the ranking, whose first places stay with the passages that match the question best."""
+    only = tokenize is not None and only_names(question, result.named or (), tokenize)
     lead = leading(result, lookup)
     if not lead:
         return result
+    ranked_first = set(lead if only else leading(result, lookup, has_children))
     by_id = {it.id: it for it in result.items}
     top = result.items[0].score if result.items else 1.0
     first = []
@@ -82,13 +89,18 @@ def named_first(result: RetrievalResult, lookup: Lookup, cite_max: int, question
         elif Via.NAMED not in it.via:
             it = it.model_copy(update={"via": (Via.NAMED, *it.via), "why": "named in the question; " + it.why})
         first.append(it)
-    rest = [it for it in result.items if it.id not in set(lead)]
-    if tokenize is not None and only_names(question, result.named or (), tokenize):
-        return replace(result, items=first + rest, cited=first, whole=tuple(lead))
-    if result.cited is None:  # the answer cuts the cited set from the ranking, which they now lead
-        return replace(result, items=first + rest)
-    cited_rest = [it for it in result.cited if it.id not in set(lead)]
-    return replace(result, items=first + rest, cited=(first + cited_rest)[: max(cite_max, len(first))])
+    marked = {it.id: it for it in first}
+    items = [it for it in first if it.id in ranked_first]
+    items += [marked.get(it.id, it) for it in result.items if it.id not in ranked_first]
+    if only:
+        return replace(result, items=items, cited=first, whole=tuple(lead))
+    if result.cited is None:
+        if len(ranked_first) == len(lead):  # the answer cuts the cited set from the ranking, which they lead
+            return replace(result, items=items)
+        rest = [it for it in items if it.id not in marked][: max(cite_max - len(first), 0)]
+        return replace(result, items=items, cited=first + rest)
+    cited_rest = [it for it in result.cited if it.id not in marked]
+    return replace(result, items=items, cited=(first + cited_rest)[: max(cite_max, len(first))])
 
 
 def about_named(named: Sequence[ResolvedCite], parent: Callable[[str], str | None]) -> Callable[[Precedent], bool] | None:

@@ -343,7 +343,9 @@ class AskPipeline:
         question's similar precedents, read here when the retriever did not read them."""
         channels = self.parts(corpus).channels
         result = read_named(result, question, channels, exclude, cfg.use_named, cfg.use_precedents)
-        return named_first(result, self.lookup(corpus), cfg.cite_max, question, channels.tokenize)
+        children = self.parts(corpus).nav.children
+        return named_first(result, self.lookup(corpus), cfg.cite_max, question, channels.tokenize,
+                           lambda pid: bool(children.get(pid)))
 
     def answer(
         self, question: str, corpus: str, result: RetrievalResult, cfg: RetrievalConfig, t0: float | None = None,

@@ -47,9 +47,12 @@ def main() -> None:
     ap.add_argument("--with-figure", type=int, default=60)
     ap.add_argument("--seed", type=int, default=45)
     ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--exclude", type=Path, action="append", default=[], help="A sample already drawn: none of its sentences")
     a = ap.parse_args()
     bf = Bifrost(Settings(home=a.home))
-    rows = draw(rule_sentences(bf, a.corpus), a.n, a.with_figure, a.seed)
+    taken = {(r["provision"], r["sentence"]) for path in a.exclude for r in map(json.loads, path.read_text().splitlines())}
+    pool = [x for x in rule_sentences(bf, a.corpus) if (x[0], x[1]) not in taken]
+    rows = draw(pool, a.n, a.with_figure, a.seed)
     with a.out.open("w") as f:
         for pid, i, s in rows:
             f.write(json.dumps({"corpus": a.corpus, "provision": pid, "sentence": i, "text": s}) + "\n")
