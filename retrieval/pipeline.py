@@ -239,7 +239,7 @@ class AskPipeline:
         that answers quote without encoding them; a read-only home still answers, encoding them."""
         from bifrost.retrieval.answer import sentence_vectors
         from bifrost.retrieval.baselines.documents import index_folder
-        from bifrost.retrieval.sentences import sentences
+        from bifrost.core.sentences import sentences
 
         res = self.resources
         texts = sentence_vectors.corpus_sentences(res.sql.provisions(corpus), sentences)

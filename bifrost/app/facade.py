@@ -32,6 +32,7 @@ from bifrost.core.resources import Resources, make_graph_store
 from bifrost.core.settings import Settings
 from bifrost.core.store import schema
 from bifrost.core.store.edition_diff import EditionDiff, diff_editions, snapshot_entities
+from bifrost.core.store.requirement_tables import requirements as stored_requirements
 from bifrost.core.store.schema import SchemaStatus
 from bifrost.core.store.sql_store import SqlStore, raw_engine
 from bifrost.core.types import (
@@ -212,7 +213,7 @@ class Bifrost:
 
         self.require_corpus(corpus)
         st = self.graph.stats(corpus)
-        notes = [*st.notes, self._precedent_note(corpus)]
+        notes = [*st.notes, self._precedent_note(corpus), self._requirement_note(corpus)]
         if note := words_for(corpus).note:
             notes.append(note)
         return st.model_copy(update={"notes": notes})
@@ -281,6 +282,13 @@ class Bifrost:
 
         self.require_corpus(corpus)
         return reviews_of(self.sql, corpus)
+
+    def _requirement_note(self, corpus: str) -> str:
+        built = self.sql.get_meta(corpus, "requirements")
+        if not built:
+            return "no requirement records (a home built before them): `bifrost build navigator` adds them"
+        return (f"{built['records']} requirement records ({built['with_conditions']} with quantity conditions, "
+                f"{built['with_exceptions']} with exceptions); {built['unread']} rule sentences without a requirement")
 
     def _precedent_note(self, corpus: str) -> str:
         bank = self.precedents(corpus)
@@ -433,10 +441,12 @@ class Bifrost:
             nav = build_navigator(self.sql, neo, corpus, self.reference_extractor(corpus))
             ents = write_entity_network(self.sql, neo, corpus)
             precedents = neo.write_precedents(corpus, self.precedents(corpus))
+            requirements = neo.write_requirements(corpus, stored_requirements(self.sql, corpus))
             stats = neo.stats(corpus)
         finally:
             neo.close()
-        return {"navigator": nav.model_dump(), "entities": ents, "precedents": precedents, "stats": stats.model_dump()}
+        return {"navigator": nav.model_dump(), "entities": ents, "precedents": precedents, "requirements": requirements,
+                "stats": stats.model_dump()}
 
     # --- training and evaluation (each run opens its own stores; the served models are reloaded after) ---
     def train_ranker(self, questions: Sequence[Path | str], corpus: str = "osha-1926", **options: Any) -> TrainReport:

@@ -24,6 +24,7 @@ UNITS: dict[str, str] = {
     "feet per minute": "foot / minute", "feet (per minute)": "foot / minute", "fpm": "foot / minute",
     "miles per hour": "mile / hour", "mph": "mile / hour",
     "parts per million": "ppm", "parts per billion": "ppb", "ppm": "ppm", "ppb": "ppb",
+    "micrograms per cubic meter": "microgram / meter ** 3", "milligrams per cubic meter": "milligram / meter ** 3",
     "µg/m 3": "microgram / meter ** 3", "µg/m3": "microgram / meter ** 3", "μg/m 3": "microgram / meter ** 3",
     "μg/m3": "microgram / meter ** 3", "ug/m3": "microgram / meter ** 3", "mg/m 3": "milligram / meter ** 3",
     "mg/m3": "milligram / meter ** 3", "µg/dl": "microgram / deciliter", "μg/dl": "microgram / deciliter",
@@ -66,9 +67,10 @@ _FILLER = r"(?:\s+(?:the|a|an|of|its|their|to))*\s*$"
 _BEFORE = [(re.compile(rf"\b(?:{words}){_FILLER}", re.I), sign) for words, sign in (  # the negated forms first
     (r"at least (?:once )?every|not more than|no more than|in no case more than|not exceeding|not to exceed|"
      r"(?:shall|must|may|does|do|to) not exceed|not over|at most|at or below|maximum(?: \w+){0,2} of|up to|within|"
-     r"no later than|not later than|no longer than|no greater than|not greater than|or less than", "<="),
+     r"no later than|not later than|no longer than|no greater than|not greater than|or less than|"
+     r"not be (?:more|greater|longer) than", "<="),
     (r"not less than|no less than|at least|at or above|minimum(?: \w+){0,2} of|no closer than|not closer than|"
-     r"no fewer than|not fewer than|or more than", ">="),
+     r"no fewer than|not fewer than|or more than|not be (?:less|fewer|shorter) than", ">="),
     (r"more than|greater than|exceeding|exceeds|exceed|in excess of|higher than|longer than|larger than", ">"),
     (r"less than|fewer than|lower than|shorter than|smaller than", "<"),
 )] + [  # a bare preposition only right before the figure: "over 600 volts", not "averaged over an 8-hour day"

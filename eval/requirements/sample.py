@@ -15,7 +15,7 @@ from pathlib import Path
 
 from bifrost.app.facade import Bifrost
 from bifrost.core.settings import Settings
-from bifrost.retrieval.sentences import sentences
+from bifrost.core.sentences import sentences
 
 RULE = re.compile(r"\b(shall|must|may|need not|is not required|are not required|is prohibited|are prohibited|"
                   r"does not apply|do not apply|is required|are required)\b", re.I)

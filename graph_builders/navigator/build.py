@@ -20,6 +20,7 @@ from bifrost.core.graph.base import GraphStore
 from bifrost.core.store.sql_store import SqlStore
 from bifrost.core.types import Edge, EdgeType, NavigatorReport, Provision, Reference, make_uid
 from bifrost.graph_builders.navigator.base import IndexT, ReferenceExtractor
+from bifrost.graph_builders.requirements.build import build_requirements
 
 Progress = Callable[[int], None]
 
@@ -98,6 +99,7 @@ def build_navigator(
         graph.upsert_edges(hs + rs)
         graph.set_dangling_count(corpus, len(dangling))
     reasons = Counter((r.reason or "unknown").split(":")[0] for r in dangling)
+    build_requirements(sql, corpus, provisions)  # the rule sentences read, kept beside the graph
     return NavigatorReport(
         corpus=corpus,
         sections=len(provisions),

@@ -21,7 +21,7 @@ from bifrost.retrieval.answer.base import Candidate
 from bifrost.retrieval.answer.lead import best_of, candidates, open_note
 from bifrost.retrieval.answer.base import Planned, Role
 from bifrost.retrieval.answerability.question_kinds import Asks, detect
-from bifrost.retrieval.sentences import sentences
+from bifrost.core.sentences import sentences
 from bifrost.graph_builders.citations.words import GENERIC, RulebookWords
 from bifrost.retrieval.answer.deontic import Asked, Decision, because, condition_met, decision, read_question, read_rule
 from bifrost.retrieval.answer.plan import as_written

@@ -22,7 +22,7 @@ from bifrost.retrieval.answer.lead import candidates, open_note, plan
 from bifrost.retrieval.answerability.question_kinds import Asks, detect
 from bifrost.retrieval.answer.base import DraftStatement, QuoteClaim
 from bifrost.retrieval.answer.quotes import check_statements
-from bifrost.retrieval.sentences import sentences
+from bifrost.core.sentences import sentences
 
 def best_sentence(question_vec: np.ndarray, p: Provision, embedder: Embedder) -> str:
     """The sentence of a provision's text closest to the question ("" when it has no text)."""

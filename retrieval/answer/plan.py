@@ -28,7 +28,7 @@ from bifrost.core.types import ProvisionKind
 from bifrost.retrieval.answer.base import Planned, Role
 from bifrost.graph_builders.citations.words import GENERIC, RulebookWords
 from bifrost.retrieval.navigator import NavigatorIndex
-from bifrost.retrieval.sentences import citing_sentence
+from bifrost.core.sentences import citing_sentence
 
 Tokenize = Callable[[str], list[str]]
 Text = Callable[[str], str]

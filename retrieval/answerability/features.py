@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bifrost.retrieval.answerability.question_kinds import Ask, Asks, detect, has_fact
-from bifrost.retrieval.sentences import sentences
+from bifrost.core.sentences import sentences
 
 Tokenize = Callable[[str], list[str]]
 

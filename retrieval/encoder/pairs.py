@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from bifrost.core.provisions import CONTAINER_KINDS
 from bifrost.core.types import Provision, ProvisionKind, Reference
-from bifrost.retrieval.sentences import citing_sentence as shared_citing_sentence
+from bifrost.core.sentences import citing_sentence as shared_citing_sentence
 
 KINDS = ("heading", "definition", "reference", "context", "note")
 MAX_CHARS = 1000  # longer texts are cut (the encoder reads ~256 word pieces anyway)

@@ -17,7 +17,7 @@ from typing import Protocol
 import numpy as np
 
 from bifrost.core.types import Provision
-from bifrost.retrieval.sentences import sentences
+from bifrost.core.sentences import sentences
 from bifrost.retrieval.encoder.pairs import own_text
 
 READ_TOP = 20

@@ -15,7 +15,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from bifrost.retrieval.sentences import sentences
+from bifrost.core.sentences import sentences
 
 MIN_CHARS = 20
 """Texts shorter than this (a bare number, "Reserved") teach nothing."""

@@ -121,7 +121,7 @@ def test_an_unchanged_rebuild_parses_embeds_and_writes_nothing(updated):
 def test_answers_quote_with_stored_vectors_of_the_current_editions_sentences(updated):
     from bifrost.core.embeddings import SentenceTransformerEmbedder
     from bifrost.retrieval.answer.sentence_vectors import StoredSentences, corpus_sentences
-    from bifrost.retrieval.sentences import sentences
+    from bifrost.core.sentences import sentences
 
     bf, _, _ = updated
     texts = corpus_sentences(bf.sql.provisions(C), sentences)

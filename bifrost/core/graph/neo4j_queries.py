@@ -317,3 +317,32 @@ MERGE (p)-[c:CITES]->(s)
 SET c.written = row.written, c.via = row.via
 RETURN count(*) AS written
 """
+
+
+# Requirement records: (:Section)-[:STATES]->(:Requirement)-[:WHEN]->(:Condition) and -[:EXCEPT]->(:Exception),
+# replaced as a whole per corpus (they are rebuilt with the navigator graph).
+CLEAR_REQUIREMENTS = """
+MATCH (r:Requirement {corpus: $corpus})
+OPTIONAL MATCH (r)-[:WHEN|EXCEPT]->(x)
+DETACH DELETE r, x
+"""
+UPSERT_REQUIREMENTS = """
+UNWIND $rows AS row
+MATCH (s:Section {uid: row.section})
+MERGE (r:Requirement {uid: row.uid})
+SET r.corpus = row.corpus, r.provision_id = row.provision_id, r.sentence = row.sentence, r.text = row.text,
+    r.force = row.force, r.who = row.who
+MERGE (s)-[:STATES]->(r)
+WITH r, row
+UNWIND row.conditions AS c
+CREATE (r)-[:WHEN]->(:Condition {corpus: row.corpus, text: c.text, comparator: c.comparator, value: c.value,
+                                 unit: c.unit, measure: c.measure})
+RETURN count(*) AS written
+"""
+UPSERT_EXCEPTIONS = """
+UNWIND $rows AS row
+MATCH (r:Requirement {uid: row.uid})
+UNWIND row.exceptions AS e
+CREATE (r)-[:EXCEPT]->(:Exception {corpus: row.corpus, cue: e.cue, kind: e.kind, text: e.text})
+RETURN count(*) AS written
+"""

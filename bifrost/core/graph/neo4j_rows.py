@@ -11,6 +11,7 @@ from typing import Any
 
 from bifrost.core.relations import check_relation
 from bifrost.core.precedent_types import Precedent
+from bifrost.core.requirement_types import Requirement
 from bifrost.core.types import Edge, EdgeType, Provision, make_uid
 
 # Provision fields whose stored name differs from the model's.
@@ -67,3 +68,12 @@ def cites_rows(p: Precedent) -> list[dict[str, Any]]:
             seen[c.target_id] = {"source": make_uid(p.corpus, p.id), "target": make_uid(p.corpus, c.target_id),
                                  "written": c.written, "via": c.via}
     return list(seen.values())
+
+
+def requirement_row(r: Requirement) -> dict[str, Any]:
+    """A (:Requirement) node with the section that states it, its conditions and exceptions (as nested rows)."""
+    return {"uid": r.uid, "section": make_uid(r.corpus, r.provision_id), "corpus": r.corpus,
+            "provision_id": r.provision_id, "sentence": r.sentence, "text": r.text, "force": r.force, "who": r.who,
+            "conditions": [{"text": c.text, "comparator": c.comparator, "value": c.value, "unit": c.unit,
+                            "measure": c.measure} for c in r.conditions],
+            "exceptions": [{"cue": e.cue, "kind": e.kind, "text": e.text} for e in r.exceptions]}

@@ -32,8 +32,9 @@ from typing import TYPE_CHECKING, Any
 
 from bifrost.core.errors import StoreError
 from bifrost.core.graph import neo4j_queries as q
-from bifrost.core.graph.neo4j_rows import chunks, cites_rows, edge_row, precedent_row, provision_from, section_row
+from bifrost.core.graph.neo4j_rows import chunks, cites_rows, edge_row, precedent_row, provision_from, requirement_row, section_row
 from bifrost.core.precedent_types import Precedent
+from bifrost.core.requirement_types import Requirement
 from bifrost.core.relations import check_relation
 from bifrost.core.types import Edge, EdgeType, Entity, GraphStats, Provision, Reached
 
@@ -279,6 +280,16 @@ class Neo4jGraphStore:
         self._write_batches(q.UPSERT_CITES, [row for p in precedents for row in cites_rows(p)], "writing CITES edges")
         return written
 
+    def write_requirements(self, corpus: str, reqs: Sequence[Requirement]) -> int:
+        """Replace the corpus's requirement records: ``(:Section)-[:STATES]->(:Requirement)``, its conditions
+        (``-[:WHEN]->(:Condition)``) and exceptions (``-[:EXCEPT]->(:Exception)``). Returns the records written."""
+        self.ensure_schema()
+        self._write(q.CLEAR_REQUIREMENTS, f"clearing the requirements of {corpus!r}", corpus=corpus)
+        rows = [requirement_row(r) for r in reqs]
+        self._write_batches(q.UPSERT_REQUIREMENTS, rows, "writing requirements")
+        self._write_batches(q.UPSERT_EXCEPTIONS, [r for r in rows if r["exceptions"]], "writing exceptions")
+        return len(rows)
+
     def set_dangling_count(self, corpus: str, count: int) -> None:
         if count < 0:
             raise ValueError(f"dangling reference count must be >= 0, got {count}")
@@ -287,11 +298,12 @@ class Neo4jGraphStore:
     def clear(self, corpus: str) -> None:
         """Remove every node and edge of a corpus (its precedents too), and its recorded dangling count."""
         if self._tx is not None:  # CALL ... IN TRANSACTIONS cannot run inside the atomic block
-            for cypher in (q.CLEAR_SECTIONS_IN_TX, q.CLEAR_ENTITIES_IN_TX, q.CLEAR_PRECEDENTS, q.CLEAR_META):
+            for cypher in (q.CLEAR_REQUIREMENTS, q.CLEAR_SECTIONS_IN_TX, q.CLEAR_ENTITIES_IN_TX, q.CLEAR_PRECEDENTS, q.CLEAR_META):
                 self._write(cypher, f"clearing corpus {corpus!r}", corpus=corpus)
             return
         self.ensure_schema()
         with self._errors(f"clearing corpus {corpus!r}"), self.driver.session(database=self.database) as s:
+            s.run(q.CLEAR_REQUIREMENTS, corpus=corpus).consume()
             for stmt in (q.CLEAR_SECTIONS, q.CLEAR_ENTITIES):
                 s.run(stmt, corpus=corpus, chunk=10_000).consume()
             s.run(q.CLEAR_PRECEDENTS, corpus=corpus).consume()

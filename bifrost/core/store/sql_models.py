@@ -239,3 +239,14 @@ class AnswerRecordRow(Base):
     code_version: Mapped[str] = mapped_column(String(128), default="")
     models: Mapped[dict] = mapped_column(JSON, default=dict)
     answer: Mapped[dict] = mapped_column(JSON, default=dict)
+
+
+class RequirementRow(Base):
+    """A rule sentence read (see `bifrost.core.requirement_types.Requirement`), the whole record in ``data``."""
+
+    __tablename__ = "requirements"
+    corpus: Mapped[str] = mapped_column(String(64), primary_key=True)
+    provision_id: Mapped[str] = mapped_column(String(320), primary_key=True)
+    sentence: Mapped[int] = mapped_column(Integer, primary_key=True)
+    force: Mapped[str] = mapped_column(String(24))
+    data: Mapped[dict] = mapped_column(JSON)

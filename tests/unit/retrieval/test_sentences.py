@@ -1,6 +1,6 @@
 """One splitter for every module that quotes or cites: sentence ends, semicolon clauses, labels."""
 
-from bifrost.retrieval.sentences import citing_sentence, sentences
+from bifrost.core.sentences import citing_sentence, sentences
 
 
 def test_sentences_split_on_sentence_ends_and_semicolons_not_on_decimals():

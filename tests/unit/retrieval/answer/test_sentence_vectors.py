@@ -13,7 +13,7 @@ import pytest
 
 from bifrost.core.types import Provision, ProvisionKind
 from bifrost.retrieval.answer.sentence_vectors import StoredSentences, corpus_sentences, load, names, write
-from bifrost.retrieval.sentences import sentences
+from bifrost.core.sentences import sentences
 
 DIM = 32
 MODEL = "all-MiniLM-L6-v2"
