@@ -86,9 +86,11 @@ def registry() -> Any:
 
     ureg = pint.UnitRegistry()
     for line in ("ppm = 1e-6 = parts_per_million", "ppb = 1e-9 = parts_per_billion", "usd = [currency] = dollar"):
+        if line.split()[0] in ureg:  # pint defines some of them in some versions
+            continue
         try:
             ureg.define(line)
-        except Exception:  # noqa: BLE001 - already defined in this pint version
+        except Exception:  # noqa: BLE001 - a name this pint version reserves
             pass
     return ureg
 

@@ -23,7 +23,9 @@ def test_a_threshold_is_read_with_its_comparator(text, comparator):
 def test_feet_and_metres_are_one_kind_and_people_write_units_loosely():
     feet, metres, mark = quantities("12ft")[0], quantities("3.66 m")[0], quantities("12′ below")[0]
     assert feet.dimension == metres.dimension == mark.dimension and feet.same(metres) and feet.same(mark)
-    assert quantities("a 2,000-14,000LBS forklift")[0].magnitude == pytest.approx(6350.29, rel=1e-3)
+    low, high = quantities("a 2,000-14,000LBS forklift")  # a range: both ends, each with its side
+    assert (low.comparator, high.comparator) == (">=", "<=")
+    assert (low.magnitude, high.magnitude) == (pytest.approx(907.18, rel=1e-3), pytest.approx(6350.29, rel=1e-3))
 
 
 def test_a_figure_without_a_unit_pint_knows_is_never_compared():
