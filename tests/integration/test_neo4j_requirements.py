@@ -24,7 +24,7 @@ def test_export_writes_requirements_with_conditions_and_exceptions(tmp_path):
     sections = json.loads(MINI.read_text())
     sections.append({"source": "29 CFR 1926.505", "title": "§ 1926.505 Guarding.", "section": "1926.505",
                      "content": "(a) Edges. Each employee on a surface 6 feet (1.8 m) or more above a lower level shall "
-                                "be protected, except when the employee is inspecting the work. (b) Openings. Covers "
+                                "be protected, except when the employee is inspecting the work.\n(b) Openings. Covers "
                                 "need not be provided over openings not more than 2 inches wide.",
                      "path": sections[0]["path"]})
     part = tmp_path / "part.json"
@@ -48,7 +48,7 @@ def test_export_writes_requirements_with_conditions_and_exceptions(tmp_path):
                 assert row["r"] == len(stored)
                 assert row["x"] == sum(len(r.conditions) for r in stored) and row["e"] == sum(len(r.exceptions) for r in stored)
                 edge = s.run("MATCH (:Section {corpus: $c, id: '1926.505(a)'})-[:STATES]->(:Requirement)-[:WHEN]->(x) "
-                             "RETURN x.comparator AS cmp, x.value AS v, x.unit AS u", c=corpus).single()
+                             "WHERE x.unit = 'foot' RETURN x.comparator AS cmp, x.value AS v, x.unit AS u", c=corpus).single()
                 assert (edge["cmp"], edge["v"], edge["u"]) == (">=", 6.0, "foot")
             neo.graph.clear(corpus)
             with neo.graph.driver.session(database=neo.graph.database) as s:
