@@ -582,9 +582,30 @@ class Bifrost:
         corpora = self.corpora_in(corpus)
         editions = {c: self._as_of(c, as_of) for c in corpora}
         answer = self._ask_at(question, corpus, corpora, editions, config, exclude)
+        self._check_conditions(answer, corpora, editions)
         if asked_by is not None:
             self._record(answer, asked_by, channel, {c: e.number for c, e in editions.items()}, as_of)
         return answer
+
+    def _check_conditions(self, answer: Answer, corpora: Sequence[str], editions: dict[str, Edition]) -> None:
+        """The cited rules' conditions against the question's facts (current editions only: the records are of
+        the current text); a home built before requirement records answers as before, with one warning."""
+        from bifrost.retrieval.answer.applicability import applicability
+
+        if answer.refused or not answer.citations:
+            return
+        checks = []
+        for corpus in corpora:
+            if editions[corpus].number != self.sql.current_edition(corpus).number:
+                continue
+            if not self.sql.get_meta(corpus, "requirements"):
+                answer.warnings.append(f"{corpus} has no requirement records yet (a home built before them): "
+                                       f"`bifrost build navigator --corpus {corpus}` adds them and the cited rules' conditions")
+                continue
+            cited = [c.id for c in answer.citations if c.corpus == corpus]
+            tokenize = self.pipeline.parts(corpus).channels.tokenize
+            checks += applicability(answer.question, cited, stored_requirements(self.sql, corpus, cited), tokenize)
+        answer.conditions = checks
 
     def _ask_at(self, question: str, corpus: str, corpora: Sequence[str], editions: dict[str, Edition],
                 config: RetrievalConfig | None, exclude: Sequence[str] = ()) -> Answer:

@@ -369,6 +369,21 @@ class Verdict(Frozen):
     see_also: list[str] = Field(default_factory=list, description="Other provisions the reason names")
 
 
+class ConditionCheck(Frozen):
+    """A cited rule's condition or exception against the question's facts (`retrieval.answer.applicability`)."""
+
+    provision_id: str
+    sentence: int = Field(description="Which sentence of the provision states it (0-based)")
+    kind: Literal["quantity", "exception"]
+    text: str = Field(description="The condition as the rule writes it, or the exception's clause")
+    comparator: str = Field(default="", description='">=", "<=", ">", "<" for a threshold')
+    measure: str = Field(default="", description="What a quantity measures (height, depth, ...), or an exception's cue")
+    status: Literal["met", "not_met", "not_stated", "stated"] = Field(
+        description="met / not_met: the question's figure against the threshold; not_stated: the question does not "
+                    "say; stated: the question takes the exception up (whether it applies is for the reader)")
+    fact: str = Field(default="", description="The question's figure it was checked against")
+
+
 class Outcome(str, Enum):
     """How a question was answered: the text states it; the closest provisions do not state it; out of scope."""
 
@@ -404,6 +419,8 @@ class Answer(BaseModel):
     named: list[ResolvedCite] = Field(default_factory=list, description="Provisions the question names, resolved or not")
     precedents: list[PrecedentMatch] = Field(default_factory=list, description="Similar answered questions (interpretations, "
                                                                              "never the rule)")
+    conditions: list[ConditionCheck] = Field(default_factory=list, description="Each cited rule's conditions and "
+                                                                              "exceptions against the question's facts")
     record_id: str | None = Field(default=None, description="Id of this answer's record on the server (`bifrost answers show ID`)")
     warnings: list[str] = Field(default_factory=list, description="What the asker should know about how it was served")
 

@@ -11,6 +11,8 @@ the question asks for, else its sentence closest to the question (`retrieval.ans
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -26,6 +28,8 @@ from bifrost.graph_builders.citations.words import GENERIC, RulebookWords
 from bifrost.retrieval.answer.deontic import Asked, Decision, because, condition_met, decision, read_question, read_rule
 from bifrost.retrieval.answer.plan import as_written
 from bifrost.retrieval.answer.base import DraftStatement, QuoteClaim
+from bifrost.graph_builders.requirements.read import read_sentence
+from bifrost.retrieval.answer.applicability import check_exception
 from bifrost.retrieval.answer.quantities import figures_fit, open_thresholds
 from bifrost.retrieval.answer.quotes import check_statements
 
@@ -86,9 +90,25 @@ def decide(question: str, planned: Sequence[Planned], lookup: Lookup, asks: Sequ
 
 def leaves_open(question: str, sentence: str) -> bool:
     """True when the deciding sentence's own conditions are open: it introduces a list of them (it ends with a
-    colon: "Under the following conditions, ... need not be grounded:"), or it sets a threshold of a kind the
-    question gives no figure for ("on roofs 50 feet or less in width")."""
-    return sentence.rstrip().endswith(":") or bool(open_thresholds(question, sentence))
+    colon: "Under the following conditions, ... need not be grounded:"), it sets a threshold of a kind the
+    question gives no figure for ("on roofs 50 feet or less in width"), or it states an exception the question
+    does not take up ("except that receptacles on a ... generator rated not more than 5 kW need not be ...")."""
+    if sentence.rstrip().endswith(":") or open_thresholds(question, sentence):
+        return True
+    req = read_sentence("", "", 0, sentence)
+    if req is None or not req.exceptions:
+        return False
+    terms = set(_words(question))
+    return any(check_exception(e.text, terms, _words, sentence) == "not_stated"
+               for e in req.exceptions if e.cue != "unless")  # "unless": the verdict line states it as its condition
+
+
+_STOP = frozenset("when where that this with from such each which there their they them than then have been being "
+                  "shall must into only also what does used using".split())
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in re.findall(r"[a-z][a-z-]{3,}", text.lower()) if w not in _STOP]
 
 
 def _read_verdict(question: str, stance, chosen: tuple[str, str] | None, lookup: Lookup, words: RulebookWords) -> Verdict | None:

@@ -94,6 +94,7 @@ def ask(
     if said := named_note(answer.named, answer.corpus):
         out.print(f"[yellow]{escape(said)}[/yellow]", highlight=False)
     print_precedents(answer)
+    print_conditions(answer)
     out.print("\n[bold]Sources[/bold]")
     roles = {p.id: p for p in answer.plan}
     for c in answer.citations:
@@ -107,6 +108,21 @@ def ask(
         out.print(f"  {escape(where + it.id):<28} {it.score:6.3f}  [dim]{escape(it.why)}[/dim]", highlight=False)
     if answer.record_id:
         out.print(f"\n[dim]on the record as {answer.record_id} (`bifrost answers show {answer.record_id}`)[/dim]", highlight=False)
+
+
+STATUS = {"met": "meets it", "not_met": "does not meet it", "not_stated": "not stated", "stated": "taken up"}
+
+
+def print_conditions(answer: Answer) -> None:
+    """Each cited rule's conditions and exceptions against what the question says."""
+    if not answer.conditions:
+        return
+    out.print("\n[bold]What the cited rules turn on[/bold]", highlight=False)
+    for c in answer.conditions:
+        fact = f" ({c.fact})" if c.fact else ""
+        kind = "exception: " if c.kind == "exception" else ""
+        out.print(f"  [cyan]{escape(c.provision_id)}[/cyan] {escape(kind + c.text)} [dim]- question: {STATUS[c.status]}{escape(fact)}[/dim]",
+                  highlight=False)
 
 
 def print_precedents(answer: Answer) -> None:

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from bifrost.app.inputs import MAX_DEPTH, MAX_QUESTION, MAX_RESULTS, check_question
 from bifrost.core.precedent_types import PrecedentMatch, ResolvedCite
-from bifrost.core.types import Edition, PlannedProvision, Statement, Verdict
+from bifrost.core.types import ConditionCheck, Edition, PlannedProvision, Statement, Verdict
 
 EdgeKind = Literal["HAS", "REFERS_TO"]
 
@@ -115,6 +115,9 @@ class AskResult(BaseModel):
                                                                         "the provision it resolves to, or why not")
     precedents: list[PrecedentMatch] = Field(default_factory=list, description="Similar questions the regulator answered: "
                                                                               "interpretations, never the rule")
+    conditions: list[ConditionCheck] = Field(default_factory=list, description="Each cited rule's conditions and exceptions "
+                                                                              "against the question's facts: met, not_met, "
+                                                                              "not_stated, stated")
     record_id: str | None = Field(default=None, description="The answer's id on the server's record of answers given")
     warnings: list[str] = Field(default_factory=list, description="What the asker should know (e.g. not recorded)")
 

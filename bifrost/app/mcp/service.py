@@ -129,7 +129,7 @@ class McpService:
                        for c in answer.citations],
             retrieved=_hits(answer.retrieved),
             edition=answer.edition, note=answer.note, outcome=answer.outcome.value, verdict=answer.verdict, plan=answer.plan,
-            named=answer.named, precedents=answer.precedents, record_id=answer.record_id, warnings=answer.warnings,
+            named=answer.named, precedents=answer.precedents, record_id=answer.record_id, warnings=answer.warnings, conditions=answer.conditions,
         )
 
     def precedents(self, question: str, corpus: str, k: int = 5) -> PrecedentsResult:

@@ -1,0 +1,62 @@
+"""Answers carry each cited rule's conditions against the question's facts (the web page shows them as a
+table); a home built before requirement records answers as before, with one warning naming the command."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import delete
+
+from bifrost.app.facade import Bifrost
+from bifrost.app.web.app import create_app
+from bifrost.core.settings import Settings
+from bifrost.core.store.sql_models import MetaRow
+from tests.unit.mini_corpus import MINI, build_corpus
+
+EDGE = "1926.505(a)"
+Q = "Must an employee working 8 feet above a lower level on an unprotected edge be protected?"
+
+
+@pytest.fixture(scope="module")
+def bf(tmp_path_factory):
+    root = tmp_path_factory.mktemp("conditions")
+    sections = json.loads(MINI.read_text())
+    sections.append({"source": "29 CFR 1926.505", "title": "§ 1926.505 Unprotected edges.", "section": "1926.505",
+                     "content": "(a) Unprotected edges. Each employee working on an unprotected edge 6 feet (1.8 m) or "
+                                "more above a lower level shall be protected by a guardrail, except when the employee "
+                                "is inspecting the edge.",
+                     "path": sections[0]["path"]})
+    part = root / "part.json"
+    part.write_text(json.dumps(sections))
+    bf = Bifrost(Settings(home=root / "home"))
+    build_corpus(bf, "mini", part)
+    yield bf
+    bf.close()
+
+
+def test_the_answer_checks_the_cited_rules_threshold_against_the_questions_figure(bf):
+    answer = bf.ask(Q, "mini")
+    assert EDGE in [c.id for c in answer.citations]
+    checks = [c for c in answer.conditions if c.provision_id == EDGE]
+    assert ("quantity", ">=", "met", "8 feet") in {(c.kind, c.comparator, c.status, c.fact) for c in checks}
+    assert any(c.kind == "exception" and c.status == "not_stated" for c in checks)
+
+
+def test_the_results_page_lists_what_the_cited_rules_turn_on(bf):
+    page = TestClient(create_app(bf)).get("/ask", params={"q": Q, "corpus": "mini"})
+    assert page.status_code == 200 and "What the cited rules turn on" in page.text and "meets it (8 feet)" in page.text
+
+
+def test_a_home_without_requirement_records_answers_with_one_warning(bf):
+    with bf.sql.session() as s:
+        s.execute(delete(MetaRow).where(MetaRow.corpus == "mini", MetaRow.key == "requirements"))
+    try:
+        answer = bf.ask(Q, "mini")
+        assert answer.citations and answer.conditions == []
+        assert [w for w in answer.warnings if "requirement records" in w] == [answer.warnings[0]]
+        assert "bifrost build navigator --corpus mini" in answer.warnings[0]
+    finally:
+        bf.build_navigator("mini")
+    assert bf.ask(Q, "mini").warnings == []
