@@ -13,8 +13,8 @@ import random
 import re
 from pathlib import Path
 
-from bifrost.app.facade import Bifrost
 from bifrost.core.settings import Settings
+from bifrost.core.store.sql_store import SqlStore
 from bifrost.core.sentences import sentences
 
 RULE = re.compile(r"\b(shall|must|may|need not|is not required|are not required|is prohibited|are prohibited|"
@@ -22,9 +22,9 @@ RULE = re.compile(r"\b(shall|must|may|need not|is not required|are not required|
 FIGURE = re.compile(r"\d")
 
 
-def rule_sentences(bf: Bifrost, corpus: str) -> list[tuple[str, int, str]]:
+def rule_sentences(sql: SqlStore, corpus: str) -> list[tuple[str, int, str]]:
     out = []
-    for p in bf.sql.provisions(corpus):
+    for p in sql.provisions(corpus):
         for i, s in enumerate(sentences(p.text)):
             if RULE.search(s) and 20 <= len(s) <= 600:
                 out.append((p.id, i, s))
@@ -49,9 +49,9 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--exclude", type=Path, action="append", default=[], help="A sample already drawn: none of its sentences")
     a = ap.parse_args()
-    bf = Bifrost(Settings(home=a.home))
+    sql = SqlStore(Settings(home=a.home).sql_url)
     taken = {(r["provision"], r["sentence"]) for path in a.exclude for r in map(json.loads, path.read_text().splitlines())}
-    pool = [x for x in rule_sentences(bf, a.corpus) if (x[0], x[1]) not in taken]
+    pool = [x for x in rule_sentences(sql, a.corpus) if (x[0], x[1]) not in taken]
     rows = draw(pool, a.n, a.with_figure, a.seed)
     with a.out.open("w") as f:
         for pid, i, s in rows:
