@@ -54,5 +54,5 @@ def build_requirements(sql: SqlStore, corpus: str, provisions: Sequence[Provisio
     report = RequirementReport(records=len(reqs), unread=unread, with_conditions=sum(bool(r.conditions) for r in reqs),
                                with_exceptions=sum(bool(r.exceptions) for r in reqs),
                                seconds=round(time.perf_counter() - start, 3))
-    sql.set_meta(corpus, META_KEY, report.__dict__)
+    sql.set_meta(corpus, META_KEY, {k: v for k, v in report.__dict__.items() if k != "seconds"})  # a build's facts, not its timing
     return report
