@@ -7,7 +7,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
+from dataclasses import replace, dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -26,6 +26,7 @@ from bifrost.retrieval.decompose import ExtractorDecomposer
 from bifrost.retrieval.edition_retriever import EditionRetriever
 from bifrost.retrieval.hybrid import HybridRetriever
 from bifrost.graph_builders.navigator.extractors import named_finder_for
+from bifrost.retrieval.answer.question_facts import read_facts
 from bifrost.retrieval.named_first import named_first, read_named
 from bifrost.retrieval.navigator import NavigatorIndex
 from bifrost.retrieval.precedent_channel import PrecedentIndex
@@ -343,6 +344,7 @@ class AskPipeline:
         question's similar precedents, read here when the retriever did not read them."""
         channels = self.parts(corpus).channels
         result = read_named(result, question, channels, exclude, cfg.use_named, cfg.use_precedents)
+        result = replace(result, facts=read_facts(question))  # the question read once, for every step after
         children = self.parts(corpus).nav.children
         return named_first(result, self.lookup(corpus), cfg.cite_max, question, channels.tokenize,
                            lambda pid: bool(children.get(pid)))

@@ -4,6 +4,8 @@ the learned ranker and edition retrieval return the same record; answering and a
 
 from __future__ import annotations
 
+from typing import Any
+
 from dataclasses import dataclass, field
 
 from bifrost.core.precedent_types import ResolvedCite
@@ -50,3 +52,4 @@ class RetrievalResult:
     named: list[ResolvedCite] | None = None  # provisions the question names (None: not read)
     votes: PrecedentVotes | None = None  # what similar answered questions cite (None: not read)
     whole: tuple[str, ...] = ()  # provisions the answer states whole (a question asking only what they say)
+    facts: Any = None  # the question's facts, read once at the start of `ask` (`bifrost.retrieval.answer.question_facts`)

@@ -53,7 +53,7 @@ class Composed:
 
 def decide(question: str, planned: Sequence[Planned], lookup: Lookup, asks: Sequence[frozenset[str]] = (),
            tokenize: Callable[[str], list[str]] | None = None, chosen: tuple[str, str] | None = None,
-           read: bool = False, words: RulebookWords = GENERIC, verdicts: str = "rules") -> Verdict | None:
+           read: bool = False, words: RulebookWords = GENERIC, verdicts: str = "rules", stance=None) -> Verdict | None:
     """The verdict of a yes/no question, or None: with the reader (``read``), only its best sentence of the
     rule provisions (``chosen``: provision id, sentence) decides; without it, the first rule sentence in plan
     order sharing the question's terms and speaking to every figure the question gives (`figures_fit`), and
@@ -62,7 +62,7 @@ def decide(question: str, planned: Sequence[Planned], lookup: Lookup, asks: Sequ
     decide between them, and no verdict is better than a wrong one). A question claiming every case ("all types
     of") is answered no by a rule that grants it for one case only (`scoped_elsewhere`). ``verdicts`` (the
     `RetrievalConfig` setting): "rules" all of these, "every" only the last, "off" none."""
-    stance = read_question(question)
+    stance = stance if stance is not None else read_question(question)  # read once by the caller, when it can
     if not stance.is_yes_no or verdicts == "off":
         return None
     if stance.every and stance.asked is Asked.PERMISSION and tokenize is not None:
@@ -188,21 +188,22 @@ def compose(question: str, planned: Sequence[Planned], lookup: Lookup, embedder:
             with_verdict: bool = True, asks: Sequence[frozenset[str]] = (),
             tokenize: Callable[[str], list[str]] | None = None, chosen: tuple[str, str] | None = None,
             read: bool = False, words: RulebookWords = GENERIC, verdicts: str = "rules",
-            whole: Collection[str] = ()) -> Composed:
+            whole: Collection[str] = (), facts=None) -> Composed:
     """Statements of the plan's provisions with text, by role, the verdict (when decided, see `decide` for
     ``verdicts``) first and a note on what is left open when the question asks for a kind of fact no cited
     sentence holds; a provision of ``whole`` is stated by every sentence (a question asking what it says)."""
     provisions = [(item, p) for item in planned if (p := lookup(item.id)) is not None and p.text.strip()]
     if not provisions:
         return Composed([], None)
-    ask = detect(question)
+    ask = facts.ask if facts is not None else detect(question)  # the question's facts, read once at the start of `ask`
     qv = embedder.embed([question])[0]
     cands = candidates(qv, [p for _, p in provisions], sentences, embedder, ask)
     by_provision: dict[str, list[Candidate]] = {}
     for c in cands:
         by_provision.setdefault(c.provision.id, []).append(c)
     drafts: list[DraftStatement] = []
-    found = decide(question, planned, lookup, asks, tokenize, chosen, read, words, verdicts) if with_verdict else None
+    found = (decide(question, planned, lookup, asks, tokenize, chosen, read, words, verdicts,
+                    facts.stance if facts is not None else None) if with_verdict else None)
     if found is not None:
         also = [(o, best_of(by_provision[o]).sentence) for o in found.see_also if o in by_provision]
         drafts.append(DraftStatement(verdict_line(found), (found.provision_id, *(o for o, _ in also)),

@@ -25,7 +25,7 @@ from bifrost.retrieval.answer.extractive import extractive_statements, render
 from bifrost.retrieval.answer.lead import open_note
 from bifrost.retrieval.answer.base import Planned, Role
 from bifrost.retrieval.answer.plan import CORE_ONLY, PlanPolicy, for_question, plan_answer, question_asks
-from bifrost.retrieval.answer.deontic import read_question
+from bifrost.retrieval.answer.question_facts import facts_of
 from bifrost.retrieval.answerability.question_kinds import detect
 from bifrost.retrieval.answer.citations import cited_items, citations_for
 from bifrost.retrieval.config import RetrievalConfig
@@ -75,14 +75,16 @@ class Planner:
     def plan(self, question: str, result: RetrievalResult, cfg: RetrievalConfig, lookup: Lookup,
              core: Sequence[str] | None = None) -> list[Planned]:
         """The answer plan from the ranker's cited set, or from ``core`` (the reader's)."""
-        policy = for_question(policy_of(cfg), read_question(question).every)
+        facts = facts_of(result.facts, question)
+        policy = for_question(policy_of(cfg), facts.stance.every)
         if core is None:
             core = [it.id for it in cited_items(result.items, result.cited, cfg.cite_ratio, cfg.cite_max)]
         asks = self.asks(result)
         text = lambda pid: (p.text if (p := lookup(pid)) is not None else "")  # noqa: E731
         term = lambda pid: ((p.term or "") if (p := lookup(pid)) is not None else "")  # noqa: E731
-        return plan_answer([it.id for it in result.items], core, self.nav, text, asks, self.tokenize, policy,
-                           frozenset(self.tokenize(question)), term, self.words)
+        planned = plan_answer([it.id for it in result.items], core, self.nav, text, asks, self.tokenize, policy,
+                              frozenset(self.tokenize(question)), term, self.words)
+        return without_excluded(planned, facts.excluded, text, self.tokenize)
 
 
 def policy_of(cfg: RetrievalConfig) -> PlanPolicy:
@@ -95,13 +97,25 @@ def policy_of(cfg: RetrievalConfig) -> PlanPolicy:
                       most=cfg.plan_most)
 
 
-def not_stated(question: str, items: Sequence, lookup: Lookup, embedder: Embedder) -> list[Statement]:
+def without_excluded(planned: list[Planned], excluded: Sequence[str], text: Callable[[str], str],
+                     tokenize: Callable[[str], list[str]]) -> list[Planned]:
+    """The plan without the rules whose own text is about an activity the question rules out ("not erecting or
+    dismantling": the erectors' rule is not cited as the rule), as long as another rule is left to cite."""
+    if not excluded:
+        return planned
+    out_terms = set(tokenize(" ".join(excluded)))
+    about = lambda p: bool(out_terms & set(tokenize(text(p.id))))  # noqa: E731
+    kept = [p for p in planned if not (p.role is Role.RULE and about(p))]
+    return kept if any(p.role is Role.RULE for p in kept) else planned
+
+
+def not_stated(question: str, items: Sequence, lookup: Lookup, embedder: Embedder, ask=None) -> list[Statement]:
     """What none of the closest provisions states, then each of them quoted (its sentence closest to the question)."""
     shown = extractive_statements(question, list(items[:NOT_STATED_SHOWN]), lookup, embedder, "rank")
     if not shown:
         return []
     first = shown[0]
-    what = open_note(detect(question)).replace("The cited provisions leave this open: none of them states",
+    what = open_note(ask if ask is not None else detect(question)).replace("The cited provisions leave this open: none of them states",
                                                "The closest provisions do not state it: none of them states")
     note = DraftStatement(what, first.citations, (QuoteClaim(first.citations[0], first.quotes[0].text),), role="open")
     return check_statements([note], lookup).statements + [s.model_copy(update={"role": "closest"}) for s in shown]
@@ -117,6 +131,7 @@ def answer(
     trained reader, which decides what is cited, whether it is stated, and the verdict's sentence."""
     t0 = time.perf_counter() if t0 is None else t0
     t1 = time.perf_counter()
+    facts = facts_of(result.facts, question)
     outcome = outcome_of(result, cfg.refuse_below, question, judge)
     if outcome is not Outcome.ANSWERED and leading(result, lookup):  # it names a provision: answered from it
         outcome = Outcome.ANSWERED
@@ -144,14 +159,14 @@ def answer(
             composed = compose(question, planned, lookup, embedder, asks=planner.asks(result) if planner else (),
                                tokenize=planner.tokenize if planner else None, chosen=chosen, read=read is not None,
                                words=planner.words if planner else words_for(corpus), verdicts=cfg.verdicts,
-                               whole=result.whole)
+                               whole=result.whole, facts=facts)
             statements, verdict = composed.statements, composed.verdict
             if not statements:  # the plan holds only headings: quote the best retrieved text
                 statements = extractive_statements(question, result.items[: cfg.cite_max], lookup, embedder, "fact")
         if not statements:
             outcome = Outcome.REFUSED
     elif outcome is Outcome.NOT_STATED:
-        statements = not_stated(question, result.items, lookup, embedder)
+        statements = not_stated(question, result.items, lookup, embedder, facts.ask)
         if not statements:
             outcome = Outcome.REFUSED
     timings = {**result.timings, "answer": time.perf_counter() - t1}
@@ -198,7 +213,7 @@ def read_plan(
         reading.extend(read, reader, [p.id for p in planned], lookup)
         planned = [p for p in planned if p.id in core or (read.of(p.id) or 0.0) >= cut]
     chosen = None
-    if read_question(question).is_yes_no:
+    if facts_of(result.facts, question).stance.is_yes_no:
         chosen = reading.deciding_sentence(read, reader, [p.id for p in planned if p.role is Role.RULE], lookup)
     return planned, chosen
 

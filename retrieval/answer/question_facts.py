@@ -1,0 +1,48 @@
+"""The question read once, at the start of `ask`: its yes/no stance, the kind of fact it asks for, its figures
+with what they measure ("12ft below" a depth, "4 ft. sides" a height, "35′ away" a distance) and the scopes it
+excludes ("not erecting or dismantling"). Carried on the retrieval result, so the answer step, the plan, the
+verdict and the condition checks read these facts rather than parsing the question again."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from bifrost.core.quantities import Quantity, quantities
+from bifrost.graph_builders.requirements.read import measure_of
+from bifrost.retrieval.answer.deontic import QuestionStance, read_question
+from bifrost.retrieval.answerability.question_kinds import Ask, detect
+
+_EXCLUDED = re.compile(  # a scope set aside: "– not erecting", "other than welding"; not the situation asked about
+    r"(?:[,;(–—-]\s*not|\bother than|\bexcluding|\bbut not)\s+"  # ("I'm not tying off"), nor the alternative
+    # a question weighs ("a CDZ instead of tying off": the tie-off rule is what it asks about)
+    r"(?P<what>[a-z]+ing(?:\s*(?:,|or|and|/)\s*[a-z]+ing)*)\b", re.I)
+
+
+@dataclass(frozen=True)
+class QuestionFacts:
+    text: str
+    stance: QuestionStance
+    ask: Ask
+    figures: tuple[tuple[Quantity, str], ...] = ()  # each figure with what it measures
+    excluded: tuple[str, ...] = ()  # activities the question rules out ("erecting", "dismantling")
+
+
+def excluded_activities(question: str) -> tuple[str, ...]:
+    """The activities a question rules out: the -ing words after "not", "other than", "excluding", ..."""
+    out: list[str] = []
+    for m in _EXCLUDED.finditer(question or ""):
+        out += [w.lower() for w in re.findall(r"[A-Za-z]+ing\b", m.group("what"))]
+    return tuple(dict.fromkeys(out))
+
+
+def read_facts(question: str) -> QuestionFacts:
+    """Read the question's facts (once per `ask`)."""
+    figures = tuple((q, measure_of(question, q.start, q.end, q.dimension)) for q in quantities(question))
+    return QuestionFacts(text=question, stance=read_question(question), ask=detect(question), figures=figures,
+                         excluded=excluded_activities(question))
+
+
+def facts_of(facts: QuestionFacts | None, question: str) -> QuestionFacts:
+    """The facts read at the start of `ask`, or read now (a caller that retrieved without the pipeline)."""
+    return facts if facts is not None and facts.text == question else read_facts(question)
