@@ -87,11 +87,12 @@ class RetrievalConfig(BaseModel):
         "'osha-1926=construction,adgm=FILE' (a corpus not named: none); empty: none. Not the default: "
         "docs/results.md, 'A site-words glossary'",
     )
-    verdicts: Literal["rules", "every", "off"] = Field(
+    verdicts: Literal["rules", "depends", "every", "off"] = Field(
         default="every", description="Which yes/no verdicts an offline answer opens with: every (default) = only the "
         "\"no\" to a claim over every case that the plan's rules grant for one case only; rules = also a verdict from the "
         "first rule sentence on the question's terms (measured right on about half the unseen questions it answered: "
-        "docs/results.md, 'Verdicts'); off = none. The statements and their quotes are the same in every mode",
+        "docs/results.md, 'Verdicts'); depends = rules, and \"depends\" naming the open conditions when the deciding rule "
+        "leaves some open; off = none. The statements and their quotes are the same in every mode",
     )
     plan_most: int = Field(default=8, gt=0, description="Most provisions an answer plan cites")
     refuse_below: float = Field(

@@ -30,14 +30,14 @@ from bifrost.retrieval.answer.plan import as_written
 from bifrost.retrieval.answer.base import DraftStatement, QuoteClaim
 from bifrost.graph_builders.requirements.read import read_sentence
 from bifrost.retrieval.answer.applicability import check_exception
-from bifrost.retrieval.answer.quantities import figures_fit, open_thresholds
+from bifrost.retrieval.answer.quantities import figures_fit, open_thresholds, quantities
 from bifrost.retrieval.answer.quotes import check_statements
 
 Lookup = Callable[[str], Provision | None]
 MIN_SHARED_TERMS = 3
 """A sentence decides a verdict only when it holds this many of the question's specific terms (all of them
 when the question has fewer: a short question can get a verdict too)."""
-SAID = ("yes", "no")
+SAID = ("yes", "no")  # "depends" only with VERDICTS=depends, naming the open conditions (`_depends`)
 """The verdicts an offline answer gives: "depends" was right on 1 of 19 labelled questions it was given for
 (natural training set), so a rule that makes the answer depend on a condition gives no verdict instead."""
 ROLE_ORDER = (Role.RULE, Role.EXCEPTION, Role.CONDITION, Role.PROCEDURE, Role.DEFINITION)
@@ -68,7 +68,7 @@ def decide(question: str, planned: Sequence[Planned], lookup: Lookup, asks: Sequ
     if stance.every and stance.asked is Asked.PERMISSION and tokenize is not None:
         if (found := scoped_elsewhere(planned, lookup, asks, tokenize, words, question)) is not None:
             return found
-    if verdicts != "rules":
+    if verdicts not in ("rules", "depends"):
         return None
     if read:
         return _read_verdict(question, stance, chosen, lookup, words)
@@ -77,15 +77,35 @@ def decide(question: str, planned: Sequence[Planned], lookup: Lookup, asks: Sequ
         return None  # nothing to check a sentence's relevance with (a past edition's answer): no verdict
     said = _relevant(question, stance, planned, lookup, wanted, tokenize, words)
     fitting = [r for r in said if figures_fit(question, r[1])]
-    if not fitting or fitting[0][3].value not in SAID:
-        return None  # the first relevant rule makes it depend on a condition: no later sentence overrules it
+    if not fitting:
+        return None
     pid, sentence, rule, value = fitting[0]
+    depends = lambda: _depends(question, pid, sentence, lookup) if verdicts == "depends" else None  # noqa: E731
+    if value.value not in SAID:
+        return depends()  # the first relevant rule makes it depend on a condition: no later sentence overrules it
     if any(other[3] is not value for other in said if other[:2] != (pid, sentence)):
         return None  # another sentence on the question's terms answers otherwise: the facts given do not decide
     if leaves_open(question, sentence):
-        return None
+        return depends()
     return Verdict(value=value.value, provision_id=pid, words=sentence,
                    reason=f"{named(pid, lookup)} {because(stance, rule, value, sentence)}")
+
+
+def _depends(question: str, pid: str, sentence: str, lookup: Lookup) -> Verdict | None:
+    """"Depends", naming in the rule's own words what the question leaves open: its exceptions the question does
+    not take up and its thresholds of a kind the question gives no figure for; None when none can be named."""
+    req = read_sentence("", pid, 0, sentence)
+    if req is None:
+        return None
+    asked = {q.dimension for q in quantities(question) if q.comparable}
+    terms = set(_words(question))
+    open_ = [e.text for e in req.exceptions if check_exception(e.text, terms, _words, sentence) == "not_stated"]
+    open_ += [c.text if c.comparator else "" for c in req.conditions if c.comparator and c.dimension not in asked]
+    open_ = [o for o in dict.fromkeys(open_) if o]
+    if not open_:
+        return None
+    return Verdict(value="depends", provision_id=pid, words=sentence,
+                   reason=f"{named(pid, lookup)} decides it by what the question does not say: " + "; ".join(open_))
 
 
 def leaves_open(question: str, sentence: str) -> bool:

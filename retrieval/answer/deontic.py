@@ -72,9 +72,9 @@ _PERMISSION_Q = re.compile(
     re.I,
 )
 _OBLIGATION_Q = re.compile(
-    r"\b(?:do|does|did|will)\s+(?:we|i|you|they|he|she|it|the\s+\w+|our\s+\w+|my\s+\w+|\w+)\s+(?:\w+\s+)?(?:need|have to|got to)\b"
-    r"|\b(?:need|needs|have|has|got)\s+to\b.*\?\s*$|\bis (?:it|a|an|there|that|this)?\s*(?:\w+\s+){0,4}(?:required|mandatory|needed|necessary)\b"
-    r"|\b(?:are|is)\s+(?:\w+\s+){0,4}(?:required|mandatory|needed|necessary)\b|\bmust\s+(?:we|i|they|you|the|a|an|our|my)\b"
+    r"\b(?:do|does|did|will)\s+(?:we|i|you|they|he|she|it|the\s+[\w-]+|our\s+[\w-]+|my\s+[\w-]+|[\w-]+)\s+(?:[\w-]+\s+)?(?:need|have to|got to)\b"
+    r"|\b(?:need|needs|have|has|got)\s+to\b.*\?\s*$|\bis (?:it|a|an|there|that|this)?\s*(?:[\w-]+\s+){0,4}(?:required|mandatory|needed|necessary)\b"
+    r"|\b(?:are|is)\s+(?:[\w-]+\s+){0,4}(?:required|mandatory|needed|necessary)\b|\bmust\s+(?:we|i|they|you|the|a|an|our|my)\b"
     r"|\b(?:required|requirement) to\b|\bdo (?:i|we) (?:gotta|hafta)\b|\bshould (?:we|i)\b",
     re.I,
 )

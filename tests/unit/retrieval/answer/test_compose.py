@@ -253,3 +253,28 @@ def test_a_provision_asked_for_whole_is_stated_by_every_sentence():
     one = compose("What does k1 require?", planned(("k1", Role.RULE)), {"k1": two}.get, WordEmbedder())
     whole = compose("What does k1 require?", planned(("k1", Role.RULE)), {"k1": two}.get, WordEmbedder(), whole={"k1"})
     assert len(one.statements[0].quotes) == 1 and whole.statements[0].text == two.text
+
+
+GENERATOR = Provision(corpus="c", id="g1", kind=ProvisionKind.PARAGRAPH, heading="Portable generators.",
+                      text="Receptacles on portable generators shall be protected by ground-fault circuit interrupters, "
+                           "except that receptacles on a two-wire, single-phase portable generator rated not more than "
+                           "5 kW need not be protected.")
+GFCI_Q = "Are ground-fault circuit interrupters required on portable generators?"
+GFCI_ASKS = [frozenset(tokenize("ground-fault circuit interrupters portable generators"))]
+
+
+def test_a_rule_whose_exception_the_question_leaves_open_gives_no_yes_or_no():
+    got = decide(GFCI_Q, planned(("g1", Role.RULE)), {"g1": GENERATOR}.get, GFCI_ASKS, tokenize, verdicts="rules")
+    assert got is None
+
+
+def test_depends_names_the_open_conditions_in_the_rules_words():
+    got = decide(GFCI_Q, planned(("g1", Role.RULE)), {"g1": GENERATOR}.get, GFCI_ASKS, tokenize, verdicts="depends")
+    assert got is not None and got.value == "depends" and got.provision_id == "g1"
+    assert "5 kW" in got.reason and "two-wire, single-phase portable generator" in got.reason
+
+
+def test_a_question_that_states_the_exceptions_case_is_not_left_open():
+    q = "Are ground-fault circuit interrupters required on a two-wire single-phase portable generator of 3 kW?"
+    got = decide(q, planned(("g1", Role.RULE)), {"g1": GENERATOR}.get, GFCI_ASKS, tokenize, verdicts="depends")
+    assert got is None or got.value != "yes"
