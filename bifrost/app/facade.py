@@ -305,10 +305,12 @@ class Bifrost(TeamServing):
                 return provision_at(self.sql, edition, provision_id)
         return provision_view(self.sql, self.graph, corpus, provision_id)
 
-    def provisions_page(self, corpus: str, offset: int = 0, limit: int = 100) -> list[Provision]:
-        """A page of a corpus's provisions in document order (for listings such as MCP resources)."""
+    def provisions_page(self, corpus: str, offset: int = 0, limit: int = 100,
+                        kinds: Sequence[str] | None = None) -> list[Provision]:
+        """A page of a corpus's provisions in document order (for listings such as MCP resources); ``kinds``
+        keeps only provisions of those kinds ("part", "subpart", "section", ...)."""
         self.require_corpus(corpus)
-        return self.sql.provision_page(corpus, offset, limit)
+        return self.sql.provision_page(corpus, offset, limit, kinds)
 
     def neighbourhood(
         self, corpus: str, provision_id: str, depth: int = 1,

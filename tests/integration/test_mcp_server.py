@@ -92,7 +92,8 @@ def test_a_question_naming_a_provision_is_answered_from_it(mcp):
     assert "1926.502(z)(9): not found in the current edition of mini" in missing["text"]
 
 
-def test_provisions_are_listed_page_by_page_with_the_sdk_cursor(mcp, mini_home):
+def test_what_a_client_browses_is_listed_page_by_page_with_the_sdk_cursor(mcp, mini_home):
+    """Parts, subparts, sections and appendices are listed; paragraphs and definitions are read by the template."""
     uris, pages, cursor = [], 0, None
     while True:
         page = mcp.resources(cursor)
@@ -103,11 +104,12 @@ def test_provisions_are_listed_page_by_page_with_the_sdk_cursor(mcp, mini_home):
             break
     bf = Bifrost(Settings(home=mini_home))
     try:
-        count = len(bf.sql.provisions("mini"))
+        count = sum(p.kind.value in ("part", "subpart", "section", "appendix") for p in bf.sql.provisions("mini"))
     finally:
         bf.close()
     assert len(uris) == len(set(uris)) == count and pages == -(-count // 5)
-    assert "bifrost://mini/1926.500%28b%29%5BLeading%20edge%5D" in uris
+    assert "bifrost://mini/1926.500" in uris and "bifrost://mini/1926.500%28b%29%5BLeading%20edge%5D" not in uris
+    assert "Leading edge means" in mcp.read("bifrost://mini/1926.500%28b%29%5BLeading%20edge%5D")
 
 
 def test_a_provision_is_read_by_its_percent_encoded_uri(mcp):

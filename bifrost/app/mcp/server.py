@@ -1,5 +1,6 @@
 """The MCP server over one Bifrost home, on the official SDK's `MCPServer` (FastMCP in mcp 1.x):
-five read-only tools and every provision as a resource ``bifrost://{corpus}/{provision_id}``.
+read-only tools and every provision as a resource ``bifrost://{corpus}/{provision_id}`` (the listing holds what a
+client browses: parts, subparts, sections, appendices; paragraphs are read through the template).
 
 A `BifrostError` becomes an MCP error (JSON-RPC) with the message the web API gives; the server
 goes on serving. `MCPServer` lists only static resources, all at once, so `ResourcePages`

@@ -41,6 +41,9 @@ from bifrost.core.store.edition_diff import EditionDiff
 from bifrost.core.types import EdgeType, NavigatorSubgraph, Provision, RetrievedItem
 
 R = TypeVar("R", bound=BaseModel)
+BROWSABLE = ("part", "subpart", "section", "appendix")
+"""The kinds `resources/list` lists (Part 1926: about 800 of its 10,000 provisions); every provision, paragraphs
+and definitions too, stays readable through the template ``bifrost://{corpus}/{provision_id}``."""
 
 
 class ResourceEntry(BaseModel):
@@ -191,14 +194,15 @@ class McpService:
 
     # --- resources ---
     def resource_page(self, token: str | None) -> tuple[list[ResourceEntry], str | None]:
-        """One page of the listing (corpus by corpus, document order) and the cursor of the next."""
+        """One page of the listing (corpus by corpus, document order) and the cursor of the next: what a client
+        browses (parts, subparts, sections, appendices); paragraphs are read through the resource template."""
         corpora = self.corpora()
         if not corpora:
             return [], None
         cursor = Cursor.decode(token) if token else Cursor(corpus=corpora[0], offset=0)
         if cursor.corpus not in corpora:
             raise InvalidRequest(f"cursor names corpus {cursor.corpus!r}, which this server does not serve; list again without a cursor")
-        rows = self.bifrost.provisions_page(cursor.corpus, cursor.offset, self.page_size + 1)
+        rows = self.bifrost.provisions_page(cursor.corpus, cursor.offset, self.page_size + 1, BROWSABLE)
         if len(rows) > self.page_size:
             nxt: Cursor | None = Cursor(corpus=cursor.corpus, offset=cursor.offset + self.page_size)
         else:

@@ -260,11 +260,13 @@ class SqlStore:
             found.update({r.id: row_to_provision(r) for r in s.scalars(q)})
         return found
 
-    def provision_page(self, corpus: str, offset: int, limit: int) -> list[Provision]:
-        """``limit`` provisions of a corpus from ``offset``, in document order (for listings)."""
+    def provision_page(self, corpus: str, offset: int, limit: int, kinds: Sequence[str] | None = None) -> list[Provision]:
+        """``limit`` provisions of a corpus from ``offset``, in document order (for listings); ``kinds``: only those."""
         with self.session() as s:
-            q = (select(ProvisionRow).where(ProvisionRow.corpus == corpus)
-                 .order_by(ProvisionRow.ord, ProvisionRow.id).offset(offset).limit(limit))
+            q = select(ProvisionRow).where(ProvisionRow.corpus == corpus)
+            if kinds is not None:
+                q = q.where(ProvisionRow.kind.in_(list(kinds)))
+            q = q.order_by(ProvisionRow.ord, ProvisionRow.id).offset(offset).limit(limit)
             return [row_to_provision(r) for r in s.scalars(q)]
 
     def get_provision(self, corpus: str, provision_id: str) -> Provision | None:
