@@ -568,12 +568,13 @@ class Bifrost(TeamServing):
         corpora = self.corpora_in(corpus)
         editions = {c: self._as_of(c, as_of) for c in corpora}
         answer = self._ask_at(question, corpus, corpora, editions, config, exclude)
-        self._check_conditions(answer, corpora, editions)
+        self._check_conditions(answer, corpora, editions, as_of)
         if asked_by is not None:
             self._record(answer, asked_by, channel, {c: e.number for c, e in editions.items()}, as_of)
         return answer
 
-    def _check_conditions(self, answer: Answer, corpora: Sequence[str], editions: dict[str, Edition]) -> None:
+    def _check_conditions(self, answer: Answer, corpora: Sequence[str], editions: dict[str, Edition],
+                          as_of: str | None) -> None:
         """The cited rules' conditions against the question's facts (current editions only: the records are of
         the current text); a home built before requirement records answers as before, with one warning."""
         from bifrost.retrieval.answer.applicability import applicability
@@ -582,8 +583,8 @@ class Bifrost(TeamServing):
             return
         checks = []
         for corpus in corpora:
-            if editions[corpus].number != self.sql.current_edition(corpus).number:
-                continue
+            if as_of is not None and editions[corpus].number != self.sql.current_edition(corpus).number:
+                continue  # no as_of: the edition answered from is the current one
             if not self.sql.get_meta(corpus, "requirements"):
                 answer.warnings.append(f"{corpus} has no requirement records yet (a home built before them): "
                                        f"`bifrost build navigator --corpus {corpus}` adds them and the cited rules' conditions")

@@ -90,7 +90,6 @@ class TokenInfo(_Frozen):
     created_at: datetime
     expires_at: datetime | None = None
     revoked_at: datetime | None = None
-    last_used_at: datetime | None = None
 
 
 class User(_Frozen):

@@ -12,7 +12,7 @@ import pytest
 from bifrost.app.facade import Bifrost
 from bifrost.core.settings import Settings
 from tests.e2e.test_web_browser import browser, page, shot  # noqa: F401 - the browser fixtures
-from tests.integration.team_server import TeamServer
+from tests.unit.bifrost.app.web.test_workers import Server
 from tests.unit.mini_corpus import QUESTIONS, built_mini_home
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
@@ -24,7 +24,7 @@ def team(tmp_path_factory):
     bf = Bifrost(Settings(home=home))
     token = bf.users.add("rev", "reviewer", ["mini"]).secret
     bf.close()
-    server = TeamServer(home, env={"BIFROST_AUTH": "tokens"})
+    server = Server(home, 1, None, {"BIFROST_AUTH": "tokens"})
     yield server, token, home
     server.stop()
 

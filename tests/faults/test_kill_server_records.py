@@ -14,7 +14,7 @@ import pytest
 from bifrost.app.facade import Bifrost
 from bifrost.core.access import LOCAL
 from bifrost.core.settings import Settings
-from tests.integration.team_server import TeamServer
+from tests.unit.bifrost.app.web.test_workers import Server
 from tests.unit.mini_corpus import QUESTIONS, built_mini_home
 
 pytestmark = [pytest.mark.faults, pytest.mark.timeout(600)]
@@ -25,7 +25,7 @@ def test_a_kill_during_a_burst_loses_no_acknowledged_record(tmp_path: Path):
     bf = Bifrost(Settings(home=home))
     tokens = {f"u{i}": bf.users.add(f"u{i}", "reader", ["mini"]).secret for i in range(8)}
     bf.close()
-    server = TeamServer(home, "--workers", "2", env={"BIFROST_AUTH": "tokens"})
+    server = Server(home, 2, None, {"BIFROST_AUTH": "tokens"})
     acked: list[tuple[str, str]] = []
     lock = threading.Lock()
     killed = threading.Event()
@@ -62,7 +62,7 @@ def test_a_kill_during_a_burst_loses_no_acknowledged_record(tmp_path: Path):
             assert bf.answer_log.get(record_id, LOCAL).user == user
     finally:
         bf.close()
-    again = TeamServer(home, "--no-warm", env={"BIFROST_AUTH": "tokens"})
+    again = Server(home, 1, None, {"BIFROST_AUTH": "tokens"}, args=("--no-warm",))
     try:
         r = httpx.post(f"{again.base}/api/ask", json={"question": QUESTIONS[0], "corpus": "mini"},
                        headers={"Authorization": f"Bearer {tokens['u0']}"}, timeout=120)

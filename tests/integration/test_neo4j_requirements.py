@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import uuid
 
 import pytest
@@ -15,20 +14,13 @@ from sqlalchemy import delete
 from bifrost.core.store.requirement_tables import requirements
 from bifrost.core.store.sql_models import MetaRow, RequirementRow
 from tests.integration.neo4j_env import neo4j_uri
-from tests.unit.mini_corpus import MINI
+from tests.unit.mini_corpus import MINI, write_edge_corpus
 
 pytestmark = pytest.mark.neo4j
 
 
 def test_export_writes_requirements_with_conditions_and_exceptions(tmp_path):
-    sections = json.loads(MINI.read_text())
-    sections.append({"source": "29 CFR 1926.505", "title": "§ 1926.505 Guarding.", "section": "1926.505",
-                     "content": "(a) Edges. Each employee on a surface 6 feet (1.8 m) or more above a lower level shall "
-                                "be protected, except when the employee is inspecting the work.\n(b) Openings. Covers "
-                                "need not be provided over openings not more than 2 inches wide.",
-                     "path": sections[0]["path"]})
-    part = tmp_path / "part.json"
-    part.write_text(json.dumps(sections))
+    part = write_edge_corpus(tmp_path)
     uri = neo4j_uri()
     corpus = f"req-{uuid.uuid4().hex[:8]}"
     bf = Bifrost(Settings(home=tmp_path / "home", neo4j_uri=uri))

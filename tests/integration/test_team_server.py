@@ -21,8 +21,7 @@ from bifrost.app.facade import Bifrost
 from bifrost.core.access import LOCAL
 from bifrost.core.settings import Settings
 from tests.conftest import subprocess_env
-from tests.integration.team_server import TeamServer
-from tests.unit.bifrost.app.web.test_workers import cli, free_port
+from tests.unit.bifrost.app.web.test_workers import Server, cli, free_port
 from tests.unit.mini_corpus import MINI, QUESTIONS, build_corpus, write_marked_corpus
 
 SECRET_QUESTIONS = ("When must an anchorage be inspected?", "Who inspects the anchorage before use?")
@@ -61,7 +60,7 @@ def test_serving_off_loopback_requires_a_token(tmp_path, team_home):
     bf = Bifrost(Settings(home=home))
     token = bf.users.add("rita", "reader", ["mini"]).secret
     bf.close()
-    server = TeamServer(home, "--no-warm", host="0.0.0.0")
+    server = Server(home, 1, None, host="0.0.0.0", args=("--no-warm",))
     try:
         ask = {"question": QUESTIONS[0], "corpus": "mini"}
         assert httpx.post(f"{server.base}/api/ask", json=ask, timeout=60).status_code == 401
@@ -153,8 +152,8 @@ def test_sixteen_clients_of_mixed_roles_and_corpora_under_load(tmp_path, team_ho
         team.append((f"user{i:02d}", bf.users.add(f"user{i:02d}", role, list(scope)).secret, scope))
     bf.close()
     env = {"BIFROST_RATE_LIMIT": "100000/minute"}  # the shared limiter runs on every request, and never refuses
-    secured = TeamServer(home, "--workers", "2", env={**env, "BIFROST_AUTH": "tokens"}, name="secured")
-    open_ = TeamServer(home, "--workers", "2", env={**env, "BIFROST_AUTH": "off"}, name="open")
+    secured = Server(home, 2, None, {**env, "BIFROST_AUTH": "tokens"}, name="secured")
+    open_ = Server(home, 2, None, {**env, "BIFROST_AUTH": "off"}, name="open")
     total = load_seconds()
     rounds = 4
     with_auth: list[Client] = []

@@ -80,3 +80,22 @@ def write_marked_corpus(folder: Path) -> Path:
     path = folder / "part-marked.json"
     path.write_text(json.dumps(sections))
     return path
+
+
+EDGE_RULE = "1926.505(a)"
+
+
+def write_edge_corpus(folder: Path) -> Path:
+    """The mini part plus § 1926.505, whose rules carry a height threshold, an exception and a "need not": a corpus
+    whose requirement records have conditions and exceptions."""
+    sections = json.loads(MINI.read_text())
+    sections.append({
+        "source": "29 CFR 1926.505", "title": "§ 1926.505 Unprotected edges.", "section": "1926.505",
+        "content": "(a) Unprotected edges. Each employee working on an unprotected edge 6 feet (1.8 m) or more above a "
+                   "lower level shall be protected by a guardrail, except when the employee is inspecting the edge.\n"
+                   "(b) Openings. Covers need not be provided over openings not more than 2 inches wide.",
+        "path": sections[0]["path"],
+    })
+    path = folder / "part-edge.json"
+    path.write_text(json.dumps(sections))
+    return path

@@ -24,6 +24,8 @@ import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from bifrost.core.settings import parse_rate_limit
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -53,7 +55,7 @@ class BodyLimitMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        declared = _header(scope, b"content-length")
+        declared = header(scope, b"content-length")
         if declared is not None:
             if not (declared.strip().isascii() and declared.strip().isdigit()):
                 await send_error(send, 400, "bad_request", "the Content-Length header is not a number")
@@ -91,7 +93,8 @@ def _replay(messages: list[Message], receive: Receive) -> Receive:
     return replay
 
 
-def _header(scope: Scope, name: bytes) -> str | None:
+def header(scope: Scope, name: bytes) -> str | None:
+    """A request header's value (latin-1), or None."""
     for key, value in scope.get("headers", ()):
         if key.lower() == name:
             return value.decode("latin-1")
@@ -193,7 +196,7 @@ def client_key(scope: Scope) -> str:
     token_id = getattr(principal, "token_id", "")
     if token_id:
         return f"token:{token_id}"
-    bearer = _header(scope, b"authorization")
+    bearer = header(scope, b"authorization")
     if bearer:  # not checked yet (MCP checks it behind this limit): counted by its hash, never by a claimed id
         return "bearer:" + hashlib.sha256(bearer.encode("latin-1")).hexdigest()[:24]
     client = scope.get("client") or ("unknown", 0)
@@ -216,8 +219,6 @@ class RateLimitMiddleware:
     def _rule_of(self, scope: Scope) -> tuple[int, float]:
         own = getattr((scope.get("state") or {}).get("principal"), "rate_limit", None)
         if own:
-            from bifrost.core.settings import parse_rate_limit
-
             return parse_rate_limit(own)
         return self.rule
 

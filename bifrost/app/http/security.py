@@ -32,10 +32,16 @@ class SecurityHeadersMiddleware:
         if not path.startswith("/static/"):
             extra.append((b"cache-control", b"no-store"))
 
-        async def send_with_headers(message):
-            if message["type"] == "http.response.start":
-                have = {k.lower() for k, _ in message.get("headers", [])}
-                message["headers"] = [*message.get("headers", []), *((k, v) for k, v in extra if k not in have)]
-            await send(message)
+        await self.app(scope, receive, sending_with(send, extra))
 
-        await self.app(scope, receive, send_with_headers)
+
+def sending_with(send: Send, extra: list[tuple[bytes, bytes]]) -> Send:
+    """``send`` that adds ``extra`` headers to the response start (a header the app set itself is kept)."""
+
+    async def send_with_headers(message):
+        if message["type"] == "http.response.start":
+            have = {k.lower() for k, _ in message.get("headers", [])}
+            message["headers"] = [*message.get("headers", []), *((k, v) for k, v in extra if k not in have)]
+        await send(message)
+
+    return send_with_headers

@@ -4,12 +4,11 @@ commit; the embedding and chat models; a sha256 prefix of each corpus's ranker (
 from __future__ import annotations
 
 import functools
-import hashlib
 from importlib import metadata
 from pathlib import Path
 
 from bifrost.core.settings import Settings
-from bifrost.retrieval.ltr.model import model_paths
+from bifrost.retrieval.ltr.model import model_paths, ranker_sha256
 
 
 def _git_commit(root: Path) -> str:
@@ -41,18 +40,20 @@ def code_version() -> str:
     return f"bifrost-rag {version}" + (f"+g{commit}" if commit else "")
 
 
-@functools.lru_cache(maxsize=64)
-def _file_sha(path: str, mtime_ns: int, size: int) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+_RANKER_SHAS: dict[tuple[str, int, int], str] = {}  # the file's path and stat -> its hash: read once per change
 
 
 def ranker_version(settings: Settings, corpus: str) -> str | None:
+    """A sha256 prefix of the corpus's stored ranker (`ranker_sha256`), read again only when the file changes."""
     path = model_paths(settings, corpus)[0]
     try:
         st = path.stat()
     except OSError:
         return None
-    return _file_sha(str(path), st.st_mtime_ns, st.st_size)
+    key = (str(path), st.st_mtime_ns, st.st_size)
+    if key not in _RANKER_SHAS:
+        _RANKER_SHAS[key] = ranker_sha256(settings, corpus)[:16]
+    return _RANKER_SHAS[key]
 
 
 def model_versions(settings: Settings, corpora: list[str]) -> dict[str, str | None]:

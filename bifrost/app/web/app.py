@@ -22,7 +22,7 @@ from fastapi.templating import Jinja2Templates
 from bifrost.app.facade import Bifrost
 from bifrost.app.web import api, auth, pages
 from bifrost.app.web.auth import AuthMiddleware
-from bifrost.app.http.security import SecurityHeadersMiddleware
+from bifrost.app.http.security import SecurityHeadersMiddleware, sending_with
 from bifrost.app.web.errors import add_error_handlers, status_for
 from bifrost.app.http.limits import ASGIApp, BodyLimitMiddleware, RateLimitMiddleware, Receive, Scope, Send
 from bifrost.app.web.service import WebState
@@ -59,13 +59,7 @@ class WorkerPidMiddleware:
             await self.app(scope, receive, send)
             return
         pid = str(os.getpid()).encode()  # read per request: the app is built before workers fork
-
-        async def send_with_pid(message):
-            if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), (WORKER_HEADER, pid)]
-            await send(message)
-
-        await self.app(scope, receive, send_with_pid)
+        await self.app(scope, receive, sending_with(send, [(WORKER_HEADER, pid)]))
 
 
 def create_app(bifrost: Bifrost, corpora: Sequence[str] | None = None, require_auth: bool | None = None) -> FastAPI:

@@ -22,22 +22,15 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from bifrost.app.team.sessions import COOKIE, Sessions
 from bifrost.app.team.users import Users
 from bifrost.app.web.render import render
-from bifrost.app.http.limits import ASGIApp, Receive, Scope, Send, TokenBuckets, send_error
+from bifrost.app.http.limits import ASGIApp, Receive, Scope, Send, TokenBuckets, header, send_error
 from bifrost.core.access import LOCAL, AccessDenied, Principal, Unauthenticated
 
 OPEN_PATHS = ("/static/", "/api/health", "/login", "/favicon.ico")
 FAILED_ATTEMPTS = (20, 60.0)  # per client address: 20 failed authentications a minute, then 429
 
 
-def _header(scope: Scope, name: bytes) -> str | None:
-    for key, value in scope.get("headers", ()):
-        if key.lower() == name:
-            return value.decode("latin-1")
-    return None
-
-
 def _cookie(scope: Scope, name: str) -> str | None:
-    raw = _header(scope, b"cookie")
+    raw = header(scope, b"cookie")
     if not raw:
         return None
     jar = SimpleCookie()
@@ -80,9 +73,9 @@ class AuthMiddleware:
 
     async def _principal(self, scope: Scope, state: dict) -> tuple[Principal | None, str | None]:
         assert self.users is not None and self.sessions is not None
-        header = _header(scope, b"authorization")
-        if header:
-            scheme, _, credential = header.partition(" ")
+        given = header(scope, b"authorization")
+        if given:
+            scheme, _, credential = given.partition(" ")
             if scheme.lower() != "bearer" or not credential.strip():
                 return None, "send the token as: Authorization: Bearer <token>"
             try:

@@ -28,9 +28,3 @@ def requirements(sql: SqlStore, corpus: str, provision_ids: Iterable[str] | None
         rows = s.scalars(q.order_by(RequirementRow.provision_id, RequirementRow.sentence)).all()
     return [Requirement.model_validate(d) for d in rows]
 
-
-def count_requirements(sql: SqlStore, corpus: str) -> int:
-    from sqlalchemy import func
-
-    with sql.session() as s:
-        return s.scalar(select(func.count()).select_from(RequirementRow).where(RequirementRow.corpus == corpus)) or 0

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from bifrost.core.access import AnswerRecord, Role, TokenInfo, User
@@ -122,8 +122,6 @@ def list_records(s: Session, *, user: str | None = None, corpora: Sequence[str] 
 
 
 def count_records(s: Session) -> int:
-    from sqlalchemy import func
-
     return s.scalar(select(func.count()).select_from(AnswerRecordRow)) or 0
 
 

@@ -3,8 +3,6 @@ table); a home built before requirement records answers as before, with one warn
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import delete
@@ -13,25 +11,17 @@ from bifrost.app.facade import Bifrost
 from bifrost.app.web.app import create_app
 from bifrost.core.settings import Settings
 from bifrost.core.store.sql_models import MetaRow
-from tests.unit.mini_corpus import MINI, build_corpus
+from tests.unit.mini_corpus import EDGE_RULE, build_corpus, write_edge_corpus
 
-EDGE = "1926.505(a)"
+EDGE = EDGE_RULE
 Q = "Must an employee working 8 feet above a lower level on an unprotected edge be protected?"
 
 
 @pytest.fixture(scope="module")
 def bf(tmp_path_factory):
     root = tmp_path_factory.mktemp("conditions")
-    sections = json.loads(MINI.read_text())
-    sections.append({"source": "29 CFR 1926.505", "title": "§ 1926.505 Unprotected edges.", "section": "1926.505",
-                     "content": "(a) Unprotected edges. Each employee working on an unprotected edge 6 feet (1.8 m) or "
-                                "more above a lower level shall be protected by a guardrail, except when the employee "
-                                "is inspecting the edge.",
-                     "path": sections[0]["path"]})
-    part = root / "part.json"
-    part.write_text(json.dumps(sections))
     bf = Bifrost(Settings(home=root / "home"))
-    build_corpus(bf, "mini", part)
+    build_corpus(bf, "mini", write_edge_corpus(root))
     yield bf
     bf.close()
 

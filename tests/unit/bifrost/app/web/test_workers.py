@@ -39,14 +39,17 @@ def cli(home: Path, *args: str) -> list[str]:
 
 
 class Server:
-    """`bifrost serve` in its own process group, up once /api/health answers."""
+    """`bifrost serve` in its own process group, up once /api/health answers; ``corpus`` None serves every corpus,
+    ``host`` is the address it binds (it is reached on loopback), ``args`` go to `serve` as they are."""
 
-    def __init__(self, home: Path, workers: int, corpus: str = "mini", env: dict[str, str] | None = None) -> None:
+    def __init__(self, home: Path, workers: int = 1, corpus: str | None = "mini", env: dict[str, str] | None = None,
+                 *, host: str = "127.0.0.1", args: tuple[str, ...] = (), name: str = "serve") -> None:
         self.port = free_port()
         self.corpus = corpus
         self.base = f"http://127.0.0.1:{self.port}"
-        self.log = home.parent / f"serve-{workers}.log"
-        cmd = cli(home, "serve", "--port", str(self.port), "--corpus", corpus, "--workers", str(workers))
+        self.log = home.parent / f"{name}-{workers}-{self.port}.log"
+        which = ("--corpus", corpus) if corpus else ()
+        cmd = cli(home, "serve", "--host", host, "--port", str(self.port), *which, "--workers", str(workers), *args)
         self.proc = subprocess.Popen(cmd, env={**ENV, **(env or {})}, stdout=self.log.open("w"),
                                      stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + 300
@@ -65,6 +68,14 @@ class Server:
         r = httpx.post(f"{self.base}/api/ask", json={"question": question, "corpus": self.corpus}, timeout=120)
         assert r.status_code == 200, r.text
         return r.json(), r.headers["x-bifrost-worker"]
+
+    def kill(self) -> None:
+        """SIGKILL to the whole process group (the parent and every worker) at once, requests in flight."""
+        try:
+            os.killpg(self.proc.pid, 9)
+        except ProcessLookupError:
+            pass
+        self.proc.wait(timeout=30)
 
     def stop(self) -> None:
         """SIGTERM to the parent only: it stops its workers; none is left behind."""
