@@ -31,6 +31,7 @@ from bifrost.core.resources import Resources, make_graph_store
 from bifrost.core.settings import Settings
 from bifrost.core.store import schema
 from bifrost.core.store.edition_diff import EditionDiff, diff_editions, snapshot_entities
+from bifrost.core.requirement_types import STATES
 from bifrost.core.store.requirement_tables import requirements as stored_requirements
 from bifrost.core.store.schema import SchemaStatus
 from bifrost.core.store.sql_store import SqlStore, raw_engine
@@ -427,11 +428,10 @@ class Bifrost(TeamServing):
             nav = build_navigator(self.sql, neo, corpus, self.reference_extractor(corpus))
             ents = write_entity_network(self.sql, neo, corpus)
             precedents = neo.write_precedents(corpus, self.precedents(corpus))
-            requirements = neo.write_requirements(corpus, stored_requirements(self.sql, corpus))
-            stats = neo.stats(corpus)
+            stats = neo.stats(corpus)  # build_navigator wrote the requirement records too
         finally:
             neo.close()
-        return {"navigator": nav.model_dump(), "entities": ents, "precedents": precedents, "requirements": requirements,
+        return {"navigator": nav.model_dump(), "entities": ents, "precedents": precedents, "requirements": stats.edges_by_type.get(STATES, 0),
                 "stats": stats.model_dump()}
 
     # --- training and evaluation (each run opens its own stores; the served models are reloaded after) ---

@@ -8,6 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+STATES = "STATES"  # the edge from a provision to each requirement it states, as graph stats count it
+
 Force = Literal["must", "must_not", "may", "may_not", "need_not", "not_required", "does_not_apply", "required"]
 
 

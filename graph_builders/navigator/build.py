@@ -99,7 +99,7 @@ def build_navigator(
         graph.upsert_edges(hs + rs)
         graph.set_dangling_count(corpus, len(dangling))
     reasons = Counter((r.reason or "unknown").split(":")[0] for r in dangling)
-    build_requirements(sql, corpus, provisions)  # the rule sentences read, kept beside the graph
+    build_requirements(sql, corpus, provisions, graph)  # the rule sentences read, kept beside the graph
     return NavigatorReport(
         corpus=corpus,
         sections=len(provisions),

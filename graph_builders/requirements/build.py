@@ -9,6 +9,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bifrost.core.graph.base import GraphStore
 from bifrost.core.requirement_types import Requirement
 from bifrost.core.sentences import sentences
 from bifrost.core.store.requirement_tables import replace_requirements
@@ -47,10 +48,14 @@ def requirements_of(provisions: Sequence[Provision]) -> tuple[list[Requirement],
     return out, unread
 
 
-def build_requirements(sql: SqlStore, corpus: str, provisions: Sequence[Provision] | None = None) -> RequirementReport:
+def build_requirements(sql: SqlStore, corpus: str, provisions: Sequence[Provision] | None = None,
+                       graph: GraphStore | None = None) -> RequirementReport:
+    """Read, store (and, for a graph that holds them, write) the corpus's requirement records."""
     start = time.perf_counter()
     reqs, unread = requirements_of(provisions if provisions is not None else sql.provisions(corpus))
     replace_requirements(sql, corpus, reqs)
+    if graph is not None:
+        graph.write_requirements(corpus, reqs)
     report = RequirementReport(records=len(reqs), unread=unread, with_conditions=sum(bool(r.conditions) for r in reqs),
                                with_exceptions=sum(bool(r.exceptions) for r in reqs),
                                seconds=round(time.perf_counter() - start, 3))

@@ -201,6 +201,19 @@ class TestGraphStoreContract:
         assert st.edges_by_type["MENTIONED_IN"] == 3
         assert st.nodes_by_kind == {"paragraph": 7, "part": 1, "section": 2, "subpart": 1}
 
+    def test_requirement_records_count_as_states_edges_of_the_sections_the_graph_holds(self, loaded, tmp_path):
+        from bifrost.graph_builders.requirements.build import build_requirements
+
+        sql = getattr(loaded, "sql", None) or SqlStore(f"sqlite:///{tmp_path / 'records.db'}")  # Neo4j keeps its own
+        rules = [TREE[9].model_copy(update={"text": "Employers shall provide a net. Each net shall be inspected."}),
+                 TREE[10].model_copy(update={"text": "Nets need not be used where the fall is less than 6 feet."}),
+                 Provision(corpus=C, id="1926.999", kind=ProvisionKind.SECTION, text="Employers shall act.")]
+        report = build_requirements(sql, C, rules, loaded)
+        assert report.records == 4
+        assert loaded.stats(C).edges_by_type["STATES"] == 3  # 1926.999 is not in this graph
+        build_requirements(sql, C, rules, loaded)  # rebuilt: replaced, not added
+        assert loaded.stats(C).edges_by_type["STATES"] == 3
+
     def test_clear_removes_only_that_corpus(self, loaded):
         other = Provision(corpus=OTHER, id="1", kind=ProvisionKind.SECTION)
         loaded.upsert_sections([other])

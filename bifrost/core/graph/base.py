@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import Protocol, runtime_checkable
 
+from bifrost.core.requirement_types import Requirement
 from bifrost.core.types import Edge, EdgeType, Entity, GraphStats, Provision, Reached
 
 
@@ -41,6 +42,11 @@ class GraphStore(Protocol):
 
     def set_triple_embeddings(self, rows: Sequence[tuple[Edge, Sequence[float]]]) -> int:
         """Attach ``(RELATES edge, [h, r, t] vector)`` pairs to their edges; returns how many matched."""
+        ...
+
+    def write_requirements(self, corpus: str, reqs: Sequence[Requirement]) -> int:
+        """Replace the corpus's requirement records in the graph (``STATES`` edges); a store that reads them from
+        the SQL store writes nothing. Returns the records the graph now holds."""
         ...
 
     def clear(self, corpus: str) -> None:

@@ -15,9 +15,11 @@ import networkx as nx
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.orm import Session
 
+from bifrost.core.requirement_types import STATES, Requirement
+from bifrost.core.store.requirement_tables import requirement_provisions
 from bifrost.core.store.sql_models import GraphEdgeRow, GraphNodeRow, MetaRow
 from bifrost.core.store.sql_store import SqlStore
-from bifrost.core.types import Edge, EdgeType, Entity, GraphStats, Provision, Reached, split_uid
+from bifrost.core.types import Edge, EdgeType, Entity, GraphStats, Provision, Reached, make_uid, split_uid
 
 SECTION, ENTITY = "Section", "Entity"
 _CHUNK = 500
@@ -326,6 +328,9 @@ class EmbeddedGraphStore:
         for u, _, d in g.edges(data=True):
             if g.nodes[u].get("corpus") == corpus:
                 edges[d["type"]] = edges.get(d["type"], 0) + 1
+        # requirement records live in SQL here and as (:Section)-[:STATES]->(:Requirement) in Neo4j: count them alike
+        if states := sum(make_uid(corpus, pid) in g for pid in requirement_provisions(self.sql, corpus)):
+            edges[STATES] = states
         dangling = (self.sql.get_meta(corpus, "dangling_references") or {}).get("count", 0)
         return GraphStats(
             corpus=corpus,
@@ -335,6 +340,10 @@ class EmbeddedGraphStore:
             entities=entities,
             relations=edges.get(EdgeType.RELATES.value, 0),
         )
+
+    def write_requirements(self, corpus: str, reqs: Sequence[Requirement]) -> int:
+        """Nothing to write: this store reads requirement records from the SQL store, where the builder put them."""
+        return len(reqs)
 
     def release_connections(self, close: bool = True) -> None:
         """Nothing to drop: the in-memory graph is data (shared copy-on-write by forked workers);

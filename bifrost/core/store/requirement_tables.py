@@ -18,6 +18,12 @@ def replace_requirements(sql: SqlStore, corpus: str, reqs: Sequence[Requirement]
                                  data=r.model_dump(mode="json")) for r in reqs)
 
 
+def requirement_provisions(sql: SqlStore, corpus: str) -> list[str]:
+    """The provision id of each record of a corpus (one per record), for counting without reading the records."""
+    with sql.session() as s:
+        return list(s.scalars(select(RequirementRow.provision_id).where(RequirementRow.corpus == corpus)))
+
+
 def requirements(sql: SqlStore, corpus: str, provision_ids: Iterable[str] | None = None) -> list[Requirement]:
     """The records of a corpus (or of some of its provisions), in provision and sentence order."""
     q = select(RequirementRow.data).where(RequirementRow.corpus == corpus)
