@@ -42,8 +42,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bifrost.core.types import Provision
-from bifrost.graph_builders.navigator.adgm_references import AdgmReferenceExtractor
-from bifrost.graph_builders.scrape.adgm_json import document_id_of, parse_adgm_documents
+from bifrost.graph_builders.jurisdictions.adgm.references import AdgmReferenceExtractor
+from bifrost.graph_builders.jurisdictions.adgm.passages_json import document_id_of, parse_adgm_documents
 
 REPO = Path(__file__).resolve().parents[1]
 TYPES = ("Internal", "External")

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bifrost.core.types import Provision, ProvisionKind, Reference
-from bifrost.graph_builders.citations.cfr import CfrCitation, label_positions, label_value, validate_labels
-from bifrost.graph_builders.navigator.cfr_index import KnownProvisions
-from bifrost.graph_builders.navigator.references import CfrReferenceExtractor
+from bifrost.graph_builders.jurisdictions.us_cfr.citation import CfrCitation, label_positions, label_value, validate_labels
+from bifrost.graph_builders.jurisdictions.us_cfr.index import KnownProvisions
+from bifrost.graph_builders.jurisdictions.us_cfr.references import CfrReferenceExtractor
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_GOLD = REPO / "tests" / "fixtures" / "references" / "osha_gold_sample.jsonl"
@@ -57,7 +57,7 @@ def load_gold(path: Path) -> list[GoldItem]:
 def load_provisions(corpus_path: Path) -> list[Provision]:
     """Provisions from the scraper when it exists, else from the private line splitter below."""
     try:
-        from bifrost.graph_builders.scrape.ecfr_json import parse_ecfr_json  # type: ignore[import-not-found]
+        from bifrost.graph_builders.jurisdictions.us_cfr.sources.ecfr_json import parse_ecfr_json  # type: ignore[import-not-found]
     except ImportError:
         return _split_sections(json.loads(corpus_path.read_text(encoding="utf-8")))
     return list(parse_ecfr_json(corpus_path, corpus="osha-1926").provisions)

@@ -245,7 +245,7 @@ def run(settings: Settings, corpus: str, files: Sequence[Path], folds: int = 5, 
     resources = Resources(settings)
     try:
         jur = resources.sql.jurisdiction(corpus)
-        related, _ = hierarchy_for(jur, resources.sql.provisions(corpus) if jur not in (None, "us-cfr") else [])
+        related, _ = hierarchy_for(corpus, jur, lambda: resources.sql.provisions(corpus))
     finally:
         resources.close()
     summary = summarize(cases, folds, related) | {"corpus": corpus, "files": hashes}

@@ -144,19 +144,19 @@ class LlmOnlySystem:
         self._llm = None
 
     def warm_up(self, corpus: str) -> None:
-        from bifrost.core.corpora import corpus_spec
-        from bifrost.graph_builders.citations.cfr import normalize
+        from bifrost.graph_builders.jurisdictions.registry import pack_of
         from bifrost.retrieval.baselines.llm_only import LlmOnly
 
         res = Resources(self.settings)
         model = self.chat_model or res.chat_model
         if model is None:
             raise SystemUnavailable("llm-only needs a chat model (set BIFROST_LLM_MODEL); skipped")
-        if (res.sql.jurisdiction(corpus) or "us-cfr") != "us-cfr":
-            raise SystemUnavailable(f"llm-only names CFR citations; corpus {corpus!r} uses ids a model cannot know")
+        pack = pack_of(corpus, res.sql.jurisdiction(corpus))
+        if pack.normalize is None:
+            raise SystemUnavailable(f"llm-only names citations from memory; corpus {corpus!r} uses ids a model cannot know")
         known = {p.id for p in res.sql.provisions(corpus)}
-        spec = corpus_spec(corpus)
-        self._llm = LlmOnly(model, known, normalize, spec.description or corpus, self.settings.prompts_dir)
+        description = next((s.description for s in pack.corpora if s.name == corpus), "")
+        self._llm = LlmOnly(model, known, pack.normalize, description or corpus, self.settings.prompts_dir)
 
     def search(self, question: str, k: int) -> SystemResult:
         if self._llm is None:

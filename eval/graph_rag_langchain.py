@@ -306,13 +306,14 @@ class GraphRagLangchainSystem:
 
     def warm_up(self, corpus: str) -> None:
         from bifrost.core.resources import Resources
+        from bifrost.graph_builders.jurisdictions.registry import pack_of
 
         resources = Resources(self.settings)
         try:
             model = self.chat_model or resources.chat_model
             if model is None:
                 raise SystemUnavailable(f"{NAME} needs a chat model (set BIFROST_LLM_MODEL); skipped")
-            jurisdiction = resources.sql.jurisdiction(corpus) or "us-cfr"
+            pack = pack_of(corpus, resources.sql.jurisdiction(corpus))
         finally:
             resources.close()
         provisions = load_provisions(self.settings, corpus)
@@ -323,12 +324,9 @@ class GraphRagLangchainSystem:
         if not docs:
             raise ValueError(f"{NAME}: no provision with text in scope (subparts={'+'.join(self.subparts) or 'all'}) "
                              f"of corpus {corpus!r}")
-        normalize = None
-        if jurisdiction == "us-cfr":
-            from bifrost.graph_builders.citations.cfr import normalize
         self.rag = GraphRagLangchain(
             model, neo4j_graph(self.settings), lambda: neo4j_graph(self.settings, read_only=True), corpus,
-            {p.id for p in provisions}, normalize, self.settings.llm_concurrency, self.top_k,
+            {p.id for p in provisions}, pack.normalize, self.settings.llm_concurrency, self.top_k,
         )
         self.report = self.rag.build(docs)
         log.info("%s: graph of %s: %s", NAME, corpus, self.report)

@@ -183,7 +183,7 @@ def train_reader(settings: Settings, corpus: str, files: Sequence[Path], opts: O
         nested, readings = cross_fit(trainer, items, cfg, corpus, lookup, opts, say)
         cases, rows, cuts = answer_nested(pipe, corpus, items, nested, readings, cfg, opts, say)
         jur = resources.sql.jurisdiction(corpus)
-        related, _ = hierarchy_for(jur, resources.sql.provisions(corpus) if jur not in (None, "us-cfr") else [])
+        related, _ = hierarchy_for(corpus, jur, lambda: resources.sql.provisions(corpus))
         per_set = figures(items, cases, rows, readings, related)
         sets = [s for s in per_set if s not in ("all", "multi-hop") and per_set[s]["systems"]]
         worst = min(sets, key=lambda s: per_set[s]["systems"]["reader"]["f1"]) if sets else None

@@ -63,20 +63,17 @@ def versions() -> dict[str, str]:
 
 
 def corpus_hierarchy(settings: Settings, corpus: str, edition: int | None = None) -> tuple[Related, SectionOf, str | None]:
-    """Hierarchy credit for the corpus: CFR grammar for US CFR, else the corpus's parent links
-    (those of edition number ``edition`` when given)."""
+    """Hierarchy credit for the corpus, from its jurisdiction pack (parent links read from edition number
+    ``edition`` when given)."""
     from bifrost.core.store.sql_store import SqlStore
 
     store = SqlStore(settings.sql_url)
     try:
         jur = store.jurisdiction(corpus)
-        if jur in (None, "us-cfr"):
-            provisions = []
-        else:
-            provisions = store.provisions(corpus) if edition is None else store.provisions_at(corpus, edition)
+        related, section_of = hierarchy_for(
+            corpus, jur, lambda: store.provisions(corpus) if edition is None else store.provisions_at(corpus, edition))
     finally:
         store.dispose()
-    related, section_of = hierarchy_for(jur, provisions)
     return related, section_of, jur
 
 

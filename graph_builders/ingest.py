@@ -18,12 +18,14 @@ from pathlib import Path
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from bifrost.core.corpora import corpus_spec
-from bifrost.core.errors import BifrostError, NotFoundError, SourceParseError
+from bifrost.core.errors import BifrostError, SourceParseError
 from bifrost.core.settings import Settings
 from bifrost.core.store.editions import next_edition, parse_date, record_edition, retire
 from bifrost.core.store.sql_store import SqlStore, sql_error_line
 from bifrost.core.types import Edition, IngestReport, ParsedDocument, Provision, ReviewItem, content_hash
+from bifrost.graph_builders.jurisdictions.registry import corpus_spec, pack_of
+from bifrost.graph_builders.jurisdictions.registry import jurisdiction as pack_named
+from bifrost.graph_builders.scrape.base import SourceFormat
 from bifrost.graph_builders.scrape.reconcile import review_item
 from bifrost.graph_builders.scrape.sniff import read_source
 
@@ -33,13 +35,15 @@ Progress = Callable[[str], None]
 
 
 def parse_sources(
-    paths: Sequence[Path], corpus: str, report: IngestReport, progress: Progress | None = None, **opts
+    paths: Sequence[Path], corpus: str, formats: Sequence[SourceFormat], report: IngestReport,
+    progress: Progress | None = None, **opts
 ) -> list[ParsedDocument]:
-    """Parse every path; failures go to ``report.errors`` as one line naming the file."""
+    """Parse every path with ``formats`` (the corpus's pack's); failures go to ``report.errors`` as one line
+    naming the file."""
     docs = []
     for path in paths:
         try:
-            doc = read_source(Path(path), corpus, **opts)
+            doc = read_source(Path(path), corpus, formats, **opts)
         except SourceParseError as e:
             report.errors.append(str(e))
             log.warning("%s", e)
@@ -152,34 +156,32 @@ def ingest_sources(
     corpus: str,
     paths: Sequence[Path],
     *,
-    jurisdiction: str = "us-cfr",
+    jurisdiction: str | None = None,
     progress: Progress | None = None,
     date: str | None = None,
     allow_older: bool = False,
     **opts,
 ) -> IngestReport:
     """Parse and store sources for one corpus as a new edition; returns what happened, file by file.
+    ``jurisdiction`` names the pack that reads them (default: the corpus's stored one, else its spec's).
 
     ``date`` is the edition's date (default: the date the sources state, else today); an edition
     older than the corpus's current one is refused unless ``allow_older``.
     """
     report = IngestReport(corpus=corpus)
-    docs = parse_sources(paths, corpus, report, progress, **opts)
+    pack = pack_named(jurisdiction) if jurisdiction else pack_of(corpus, sql.jurisdiction(corpus))
+    docs = parse_sources(paths, corpus, pack.formats, report, progress, **opts)
     if docs:
-        sql.ensure_corpus(corpus, jurisdiction)
+        sql.ensure_corpus(corpus, pack.name)
         store_documents(sql, docs, report, date=date, allow_older=allow_older)
     return report
 
 
 def default_sources(settings: Settings, corpus: str) -> list[Path]:
-    """The corpus's files from the shared folder, else eCFR XML downloaded for an online user."""
+    """The corpus's files from the shared folder, else those its pack downloads for an online user (eCFR XML)."""
     spec = corpus_spec(corpus)
     paths = spec.default_sources(settings.resolve_shared_dir())
     if paths:
         return paths
-    if spec.ecfr_title and spec.ecfr_part:
-        from bifrost.graph_builders.scrape.ecfr_download import download_part
-
-        log.info("no local copy of %s; downloading eCFR title %s part %s", corpus, spec.ecfr_title, spec.ecfr_part)
-        return [download_part(spec.ecfr_title, spec.ecfr_part, settings.home / "downloads")]
-    raise NotFoundError(f"no sources given for corpus {corpus!r} and none known; pass file paths")
+    log.info("no local copy of %s; asking its publisher", corpus)
+    return pack_named(spec.jurisdiction).download(spec, settings.home / "downloads")

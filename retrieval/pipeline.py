@@ -11,7 +11,6 @@ from dataclasses import replace, dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from bifrost.core.corpora import corpus_spec
 from bifrost.core.embeddings import Embedder
 from bifrost.core.errors import BifrostError, NotFoundError
 from bifrost.core.graph.base import GraphStore
@@ -25,7 +24,7 @@ from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.decompose import ExtractorDecomposer
 from bifrost.retrieval.edition_retriever import EditionRetriever
 from bifrost.retrieval.hybrid import HybridRetriever
-from bifrost.graph_builders.navigator.extractors import named_finder_for
+from bifrost.graph_builders.jurisdictions.registry import named_finder, pack_of
 from bifrost.retrieval.answer.question_facts import read_facts
 from bifrost.retrieval.named_first import named_first, read_named
 from bifrost.retrieval.navigator import NavigatorIndex
@@ -185,7 +184,7 @@ class AskPipeline:
         encoder = ranker_encoder(res.settings, corpus)
         ranking_dense = self.dense_ranker(corpus, provisions, encoder) if encoder is not None else None
         decompose = lambda q: decomposer.decompose(q, corpus)  # noqa: E731
-        named = named_finder_for(res.sql.jurisdiction(corpus) or corpus_spec(corpus).jurisdiction, corpus, provisions)
+        named = named_finder(pack_of(corpus, res.sql.jurisdiction(corpus)), corpus, provisions)
         precedents = self._precedent_index(corpus, bm25.tokenize)
         return CorpusParts(
             corpus=corpus, graph=res.graph, embedder=res.embedder,
@@ -375,7 +374,7 @@ class AskPipeline:
 
     def planner(self, corpus: str):
         """What the answer plan of a corpus reads (its navigator maps and lexical index; loaded with the corpus)."""
-        from bifrost.graph_builders.citations.words import words_for
+        from bifrost.graph_builders.jurisdictions.registry import words_for
         from bifrost.retrieval.answer.step import Planner
 
         parts = self.parts(corpus)

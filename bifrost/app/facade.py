@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,7 +23,6 @@ from bifrost.app.team.serving import TeamServing
 from bifrost.app.team.users import Users
 from bifrost.core.access import Principal
 from bifrost.app.provision_view import ProvisionView, provision_at, provision_view
-from bifrost.core.corpora import corpus_spec, structure_file
 from bifrost.core.errors import BifrostError, NotFoundError
 from bifrost.core.graph.base import GraphStore
 from bifrost.core.graph.subgraph import navigator_subgraph
@@ -50,6 +50,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from bifrost.eval.ltr.train import TrainReport
     from bifrost.eval.runner import RunResult
     from bifrost.graph_builders.consistency import CheckReport
+    from bifrost.graph_builders.jurisdictions.base import Jurisdiction
     from bifrost.retrieval.encoder.train import EncoderReport
 
 log = logging.getLogger(__name__)
@@ -151,15 +152,12 @@ class Bifrost(TeamServing):
         navigator build's report is ``report.navigator``."""
         from bifrost.graph_builders.ingest import ingest_sources
 
-        spec = corpus_spec(corpus)
+        pack = self.jurisdiction(corpus)
         paths = list(paths) if paths else self.default_sources(corpus)
-        opts = {}
-        struct = structure_file(self.settings.resolve_shared_dir())
-        if struct and spec.jurisdiction == "us-cfr":
-            opts["structure_path"] = struct
+        opts = pack.ingest_options(self.settings.resolve_shared_dir())
         with self.sql.writer_lock(corpus):
             report = ingest_sources(
-                self.sql, corpus, paths, jurisdiction=spec.jurisdiction, progress=progress, date=date,
+                self.sql, corpus, paths, jurisdiction=pack.name, progress=progress, date=date,
                 allow_older=allow_older, **opts,
             )
         if navigator and report.files_ok:
@@ -190,11 +188,15 @@ class Bifrost(TeamServing):
             built.entities = self.build_entities(corpus, extractor, progress=lambda done, total: tell("entities", done, total))
         return built
 
+    def jurisdiction(self, corpus: str) -> Jurisdiction:
+        """The pack that reads the corpus: the jurisdiction stored with it, else the one its spec names."""
+        from bifrost.graph_builders.jurisdictions.registry import pack_of
+
+        return pack_of(corpus, self.sql.jurisdiction(corpus))
+
     def reference_extractor(self, corpus: str):
         """The rule-based reference extractor for the corpus's jurisdiction."""
-        from bifrost.graph_builders.navigator.extractors import reference_extractor_for
-
-        return reference_extractor_for(self.sql.jurisdiction(corpus) or corpus_spec(corpus).jurisdiction, corpus)
+        return self.jurisdiction(corpus).reference_extractor()
 
     def build_navigator(self, corpus: str, progress: Callable[[int], None] | None = None):
         """(Re)build the Document Navigator Graph of a corpus in the configured graph store."""
@@ -209,7 +211,7 @@ class Bifrost(TeamServing):
         self.resources.require_corpus(corpus)
 
     def stats(self, corpus: str) -> GraphStats:
-        from bifrost.graph_builders.citations.words import words_for
+        from bifrost.graph_builders.jurisdictions.registry import words_for
 
         self.require_corpus(corpus)
         st = self.graph.stats(corpus)
@@ -225,8 +227,7 @@ class Bifrost(TeamServing):
         from bifrost.graph_builders.precedents.load import import_precedents
 
         self.require_corpus(corpus)
-        jurisdiction = self.sql.jurisdiction(corpus) or corpus_spec(corpus).jurisdiction
-        report = import_precedents(self.sql, corpus, Path(path), jurisdiction, issuer)
+        report = import_precedents(self.sql, corpus, Path(path), self.jurisdiction(corpus), issuer)
         self.pipeline.forget(corpus)
         return report
 
@@ -505,9 +506,10 @@ class Bifrost(TeamServing):
 
     def download(self, part: str = "1926", title: int = 29, date: str = "current") -> Path:
         """eCFR XML of a CFR part (needs internet; cached under ``$BIFROST_HOME/downloads``)."""
-        from bifrost.graph_builders.scrape.ecfr_download import download_part
+        from bifrost.graph_builders.jurisdictions.registry import corpus_spec, jurisdiction
 
-        return download_part(title, part, self.settings.home / "downloads", date=date)
+        spec = replace(corpus_spec(f"title-{title}-part-{part}"), ecfr_title=title, ecfr_part=part)  # a new corpus
+        return jurisdiction(spec.jurisdiction).download(spec, self.settings.home / "downloads", date=date)[0]
 
     # --- asking ---
     def corpora_in(self, corpus: str) -> list[str]:

@@ -30,14 +30,14 @@ def load_provisions(corpus: str, settings: Settings, home: Path | None, sources:
             return store.provisions(corpus)
         finally:
             store.dispose()
-    from bifrost.core.corpora import corpus_spec, structure_file
     from bifrost.graph_builders.ingest import default_sources
+    from bifrost.graph_builders.jurisdictions.registry import pack_of
     from bifrost.graph_builders.scrape.sniff import read_source
 
     paths = list(sources) or default_sources(settings, corpus)
-    struct = structure_file(settings.resolve_shared_dir())
-    opts = {"structure_path": struct} if struct and corpus_spec(corpus).jurisdiction == "us-cfr" else {}
-    return [p for path in paths for p in read_source(path, corpus, **opts).provisions]
+    pack = pack_of(corpus)
+    opts = pack.ingest_options(settings.resolve_shared_dir())
+    return [p for path in paths for p in read_source(path, corpus, pack.formats, **opts).provisions]
 
 
 def run_extractor(gold: Sequence[GoldProvision], kind: str, settings: Settings, home: Path | None,

@@ -4,7 +4,8 @@ requirement, how it changes the rule it cites, and who its authorities are ("The
 power of the authority, not a permission to the reader's firm).
 
 `GENERIC` holds English words any rulebook uses; a jurisdiction adds its own (ADGM states exceptions as
-"Subject to Rule 6.2.1", 198 times). A corpus of no known jurisdiction gets `GENERIC` (`words_for`).
+"Subject to Rule 6.2.1", 198 times) in its pack. A corpus of no known jurisdiction gets `GENERIC`
+(`jurisdictions.registry.words_for`).
 """
 
 from __future__ import annotations
@@ -12,8 +13,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-
-from bifrost.core.corpora import KNOWN_CORPORA
 
 
 def _words(alternatives: tuple[str, ...]) -> re.Pattern[str]:
@@ -79,23 +78,3 @@ GENERIC = RulebookWords(
     authorities=("Authority", "Court", "Secretary", "Director", "Commissioner", "Board"),
     actors=("person", "persons", "firm", "company", "undertaking", "licensee", "applicant", "operator", "owner"),
 )
-
-BY_JURISDICTION: dict[str, RulebookWords] = {
-    "us-cfr": GENERIC.adding("us-cfr", authorities=("Assistant Secretary", "OSHA"), actors=("employer", "employee", "contractor")),
-    "adgm": GENERIC.adding(
-        "adgm",
-        exception=(r"subject to\s+(?:the\s+)?(?:rules?|sections?|paragraphs?|articles?|regulations?|chapters?|parts?|§|\(|\d)",),
-        authorities=("Regulator", "Registrar", "Chief Executive", "FSRA"),
-        actors=("Authorised Person", "Recognised Body", "Relevant Person", "Licensed Person", "Fund Manager", "Issuer"),
-    ),
-}
-
-
-def words_for(corpus: str) -> RulebookWords:
-    """The words of ``corpus``'s jurisdiction; a corpus this version does not know gets `GENERIC`, with a
-    note saying so (`graph stats` prints it)."""
-    spec = KNOWN_CORPORA.get(corpus)
-    if spec is not None and spec.jurisdiction in BY_JURISDICTION:
-        return BY_JURISDICTION[spec.jurisdiction]
-    return replace(GENERIC, note=f"corpus {corpus!r} has no rulebook words of its own: the answer plan reads "
-                                 "exceptions, incorporations and authorities by generic English words")

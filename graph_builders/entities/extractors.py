@@ -17,7 +17,7 @@ def make_entity_extractor(resources: Resources, corpus: str, kind: str = "auto")
     if kind == "llm" or (kind == "auto" and resources.chat_model is not None):
         if resources.chat_model is None:
             raise BifrostError("extractor 'llm' needs a chat model: set BIFROST_LLM_MODEL and OPENAI_API_KEY")
-        from bifrost.graph_builders.citations.cfr import normalize
+        from bifrost.graph_builders.jurisdictions.registry import pack_of
         from bifrost.graph_builders.entities.agent_prompts import ExtractionPrompts
         from bifrost.graph_builders.entities.checkpoint import ExtractionJournal
         from bifrost.graph_builders.entities.llm_agents import LlmExtractor, grammar_ref_validator
@@ -26,7 +26,7 @@ def make_entity_extractor(resources: Resources, corpus: str, kind: str = "auto")
         return LlmExtractor(
             resources.chat_model,
             ExtractionPrompts.load(prompts_dir=resources.settings.prompts_dir),
-            grammar_ref_validator(normalize, known),
+            grammar_ref_validator(pack_of(corpus, resources.sql.jurisdiction(corpus)).grammar.normalize, known),
             resources.settings.llm_concurrency,
             journal=ExtractionJournal.at_path(resources.settings.home / "extraction_journal.db"),
             callbacks=(resources.usage_counter,),

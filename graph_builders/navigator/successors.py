@@ -1,5 +1,5 @@
 """Where renumbered rules went: a successor table per jurisdiction, kept as data
-(``successor_tables/<jurisdiction>.csv``: ``old,new,note``), so a question citing an old number is
+(each jurisdiction pack's ``successors.csv``: ``old,new,note``), so a question citing an old number is
 answered from the rule's new place and says so."""
 
 from __future__ import annotations
@@ -7,7 +7,6 @@ from __future__ import annotations
 import csv
 from collections.abc import Iterable
 from dataclasses import dataclass
-from importlib import resources
 
 
 @dataclass(frozen=True)
@@ -29,11 +28,3 @@ def read_successors(lines: Iterable[str]) -> dict[str, Successor]:
         if old and new:
             out[old] = Successor(old, new, row[2].strip() if len(row) > 2 else "")
     return out
-
-
-def successors_for(jurisdiction: str) -> dict[str, Successor]:
-    """The successor table a jurisdiction ships (empty when none)."""
-    f = resources.files("bifrost.graph_builders.navigator.successor_tables").joinpath(f"{jurisdiction}.csv")
-    if not f.is_file():
-        return {}
-    return read_successors(f.read_text(encoding="utf-8").splitlines())

@@ -9,7 +9,8 @@ from pydantic import BaseModel, Field
 
 from bifrost.core.store.precedent_tables import upsert_precedents
 from bifrost.core.store.sql_store import SqlStore
-from bifrost.graph_builders.navigator.extractors import named_finder_for
+from bifrost.graph_builders.jurisdictions.base import Jurisdiction
+from bifrost.graph_builders.jurisdictions.registry import named_finder
 from bifrost.graph_builders.precedents.read import read_precedent_file
 from bifrost.graph_builders.precedents.resolve import resolve_precedents
 
@@ -28,10 +29,10 @@ class PrecedentImport(BaseModel):
     errors: list[str] = Field(default_factory=list)
 
 
-def import_precedents(sql: SqlStore, corpus: str, path: Path, jurisdiction: str, issuer: str = "") -> PrecedentImport:
-    """Import ``path`` (JSONL or CSV) into ``corpus``'s precedent bank."""
+def import_precedents(sql: SqlStore, corpus: str, path: Path, pack: Jurisdiction, issuer: str = "") -> PrecedentImport:
+    """Import ``path`` (JSONL or CSV) into ``corpus``'s precedent bank, its citations read with ``pack``."""
     read = read_precedent_file(path)
-    finder = named_finder_for(jurisdiction, corpus, sql.provisions(corpus))
+    finder = named_finder(pack, corpus, sql.provisions(corpus))
     records = resolve_precedents(read.rows, corpus, finder, issuer=issuer, source=path.name)
     with sql.session() as s:
         done = upsert_precedents(s, records)

@@ -1,11 +1,12 @@
 """What every source parser shares: one file of a corpus in, one `ParsedDocument` out.
 
-`sniff.read_source` picks the parser by extension (and content, for ADGM JSON) and calls it
+`sniff.read_source` picks the parser by suffix from the formats a jurisdiction pack declares and calls it
 through this protocol, so it never looks at which parser it got.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -20,3 +21,13 @@ class SourceParser(Protocol):
     """
 
     def __call__(self, path: Path, corpus: str, /, **options: Any) -> ParsedDocument: ...
+
+
+@dataclass(frozen=True)
+class SourceFormat:
+    """A file format a pack reads: its suffix, the parser (``module:function``, imported on first use) and
+    the content check run before it (``json``, ``markup``, ``pdf`` or ``text``)."""
+
+    suffix: str
+    parser: str
+    content: str

@@ -1,4 +1,4 @@
-"""Pick the parser for a source file and guard it against bad input.
+"""Read a source file with the parser its corpus's pack declares for its suffix, guarded against bad input.
 
 Empty, oversized, non-UTF-8, mislabelled and unknown files are refused before any parser
 runs; syntax errors a parser lets through become a one-line `SourceParseError` naming the file.
@@ -10,28 +10,15 @@ import codecs
 import importlib
 import json
 import xml.etree.ElementTree as ElementTree
+from collections.abc import Sequence
 from pathlib import Path
 
 from bifrost.core.errors import SourceParseError
 from bifrost.core.types import ParsedDocument
-from bifrost.graph_builders.scrape.base import SourceParser
+from bifrost.graph_builders.scrape.base import SourceFormat, SourceParser
 
 DEFAULT_MAX_BYTES = 200 * 1024 * 1024
 CHUNK = 1024 * 1024
-
-# extension -> (module, function, content check); parsers are imported on first use
-_PARSERS: dict[str, tuple[str, str, str]] = {
-    ".json": ("bifrost.graph_builders.scrape.ecfr_json", "parse_ecfr_json", "json"),
-    ".xml": ("bifrost.graph_builders.scrape.ecfr_xml", "parse_ecfr_xml", "markup"),
-    ".html": ("bifrost.graph_builders.scrape.html_page", "parse_html", "markup"),
-    ".htm": ("bifrost.graph_builders.scrape.html_page", "parse_html", "markup"),
-    ".pdf": ("bifrost.graph_builders.scrape.pdf_document", "parse_pdf", "pdf"),
-}
-SUPPORTED = tuple(sorted(_PARSERS))
-# JSON whose top level is a list of {ID, DocumentID, PassageID, Passage} (ADGM passages)
-_ADGM_PARSER = ("bifrost.graph_builders.scrape.adgm_json", "parse_adgm_json")
-_ADGM_KEYS = frozenset({"ID", "DocumentID", "PassageID", "Passage"})
-
 
 def _syntax_errors() -> tuple[type[BaseException], ...]:
     """Exceptions that mean 'this file is malformed' whichever parser raised them."""
@@ -45,15 +32,16 @@ def _syntax_errors() -> tuple[type[BaseException], ...]:
     return tuple(errors)
 
 
-def read_source(path: Path, corpus: str, *, max_bytes: int = DEFAULT_MAX_BYTES, **opts: object) -> ParsedDocument:
-    """Parse a source file with the parser for its extension; bad input raises SourceParseError."""
+def read_source(path: Path, corpus: str, formats: Sequence[SourceFormat], *, max_bytes: int = DEFAULT_MAX_BYTES,
+                **opts: object) -> ParsedDocument:
+    """Parse a source file with the parser ``formats`` (its pack's) gives its suffix; bad input raises
+    SourceParseError."""
     if max_bytes <= 0:
         raise ValueError(f"max_bytes must be positive, got {max_bytes}")
     path = Path(path)
-    module, function, kind = _format(path)
-    check_file(path, kind, max_bytes)
-    if kind == "json" and _is_adgm_json(path):
-        module, function = _ADGM_PARSER
+    fmt = _format(path, formats)
+    check_file(path, fmt.content, max_bytes)
+    module, function = fmt.parser.split(":")
     parser = _load_parser(path, module, function)
     try:
         return parser(path, corpus, **opts)
@@ -65,29 +53,13 @@ def read_source(path: Path, corpus: str, *, max_bytes: int = DEFAULT_MAX_BYTES, 
         raise SourceParseError(path, f"too large or too deeply nested to parse ({type(e).__name__})") from e
 
 
-def _is_adgm_json(path: Path, head_bytes: int = CHUNK) -> bool:
-    """Content sniff: the file is a JSON list whose first element is an object with exactly the ADGM keys."""
-    with path.open("rb") as f:
-        head = f.read(head_bytes).decode("utf-8", errors="ignore").lstrip("\ufeff \t\r\n")
-    if not head.startswith("["):
-        return False
-    start = head.find("{")
-    if start < 0 or head[1:start].strip():
-        return False
-    try:
-        first, _ = json.JSONDecoder().raw_decode(head, start)
-    except json.JSONDecodeError:
-        return False
-    return isinstance(first, dict) and set(first) == _ADGM_KEYS
-
-
-def _format(path: Path) -> tuple[str, str, str]:
-    try:
-        return _PARSERS[path.suffix.lower()]
-    except KeyError:
-        raise SourceParseError(
-            path, f"unsupported format {path.suffix or '(no extension)'!r}; supported: {', '.join(SUPPORTED)}"
-        ) from None
+def _format(path: Path, formats: Sequence[SourceFormat]) -> SourceFormat:
+    suffix = path.suffix.lower()
+    for fmt in formats:
+        if fmt.suffix == suffix:
+            return fmt
+    supported = ", ".join(sorted({f.suffix for f in formats}))
+    raise SourceParseError(path, f"unsupported format {path.suffix or '(no extension)'!r}; supported: {supported}")
 
 
 def _load_parser(path: Path, module: str, function: str) -> SourceParser:
@@ -119,6 +91,8 @@ def check_file(path: Path, kind: str, max_bytes: int = DEFAULT_MAX_BYTES) -> Non
     first = check_utf8(path)
     if first is None:
         raise SourceParseError(path, "empty file (whitespace only)")
+    if kind == "text":
+        return
     expected = "{[" if kind == "json" else "<"
     if first not in expected:
         raise SourceParseError(

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 from bifrost.core.embeddings import Embedder
 from bifrost.core.precedent_types import named_note
 from bifrost.core.types import Answer, AnswerMode, Outcome, PlannedProvision, Provision, Statement, Verdict
-from bifrost.graph_builders.citations.words import GENERIC, RulebookWords, words_for
+from bifrost.graph_builders.citations.words import GENERIC, RulebookWords
+from bifrost.graph_builders.jurisdictions.registry import words_for
 from bifrost.retrieval.answer.compose import compose
 from bifrost.retrieval.answer.extractive import extractive_statements, render
 from bifrost.retrieval.answer.lead import open_note

@@ -66,7 +66,7 @@ def test_crossref_eval_reaches_measured_floors(shared_dir: Path) -> None:
     sys.modules[spec.name] = ev  # dataclasses resolve their module while the script loads
     spec.loader.exec_module(ev)
     root = shared_dir / "corpora" / "adgm"
-    from bifrost.graph_builders.scrape.adgm_json import document_id_of, parse_adgm_documents
+    from bifrost.graph_builders.jurisdictions.adgm.passages_json import document_id_of, parse_adgm_documents
 
     provisions = [p for d in parse_adgm_documents(root / "documents") for p in d.provisions]
     sources, all_gold = ev.load_gold(root / "crossrefs-dev.csv")
@@ -89,9 +89,9 @@ def test_a_named_adgm_rule_leads_the_answer_in_every_citing_style(built) -> None
     """30 questions naming a rule of a named rulebook ("Rule 6.1.1(b) of COBS", "GEN 3.2.1", "FUNDS 9.7.1"): the
     rule is the provision the answer leads with; an unqualified "Rule 3.2.1" (in many rulebooks) leads with none."""
     from bifrost.eval.named_variants import adgm_variants
-    from bifrost.graph_builders.citations.adgm_documents import ADGM_DOCUMENTS
-    from bifrost.graph_builders.navigator.extractors import named_finder_for
-    from bifrost.graph_builders.scrape.adgm_json import document_id_of
+    from bifrost.graph_builders.jurisdictions.adgm.documents import ADGM_DOCUMENTS
+    from bifrost.graph_builders.jurisdictions.registry import jurisdiction, named_finder
+    from bifrost.graph_builders.jurisdictions.adgm.passages_json import document_id_of
     from bifrost.retrieval.decompose import Decomposition
     from bifrost.retrieval.named_first import leading
     from bifrost.retrieval.result import RetrievalResult
@@ -105,7 +105,7 @@ def test_a_named_adgm_rule_leads_the_answer_in_every_citing_style(built) -> None
         return doc.names[0] if doc and doc.names else ""
 
     questions = adgm_variants([(p.id, p.heading, name(p)) for p in provisions if p.text.strip()], 30, seed=0)
-    finder = named_finder_for("adgm", "adgm", provisions)
+    finder = named_finder(jurisdiction("adgm"), "adgm", provisions)
 
     def lead(text: str) -> list[str]:
         found = RetrievalResult(items=[], decomposition=Decomposition(), mode="t", evidence=0.0, relevance=0.0, timings={},

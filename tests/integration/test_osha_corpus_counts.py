@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from bifrost.core.types import ParsedDocument, Provision, ProvisionKind
-from bifrost.graph_builders.scrape.ecfr_json import parse_ecfr_json
+from bifrost.graph_builders.jurisdictions.us_cfr.sources.ecfr_json import parse_ecfr_json
 from tests.conftest import skip_or_fail
 
 TARGETS = {"L": (392, 76), "M": (220, 38), "P": (91, 25), "X": (135, 21)}

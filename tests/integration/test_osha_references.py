@@ -10,8 +10,8 @@ from types import ModuleType
 import pytest
 
 from bifrost.core.types import Provision, Reference
-from bifrost.graph_builders.navigator.cfr_index import KnownProvisions
-from bifrost.graph_builders.navigator.references import CfrReferenceExtractor
+from bifrost.graph_builders.jurisdictions.us_cfr.index import KnownProvisions
+from bifrost.graph_builders.jurisdictions.us_cfr.references import CfrReferenceExtractor
 from tests.conftest import skip_or_fail
 
 REPO = Path(__file__).resolve().parents[2]
@@ -34,7 +34,7 @@ def provisions(shared_dir: Path) -> dict[str, Provision]:
     path = shared_dir / "corpora" / "osha-1926" / "part-1926.json"
     if not path.exists():
         skip_or_fail(f"shared corpus missing: {path} (set BIFROST_SHARED_DIR)")
-    from bifrost.graph_builders.scrape.ecfr_json import parse_ecfr_json
+    from bifrost.graph_builders.jurisdictions.us_cfr.sources.ecfr_json import parse_ecfr_json
 
     return {p.id: p for p in parse_ecfr_json(path, corpus="osha-1926").provisions}
 

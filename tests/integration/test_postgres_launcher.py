@@ -58,7 +58,7 @@ def test_start_prints_a_working_url_and_stop_stops_it(user):
         from bifrost.core.store.sql_store import SqlStore
 
         store = SqlStore(url)
-        store.ensure_corpus("launched")
+        store.ensure_corpus("launched", "us-cfr")
         assert store.corpora() == ["launched"]
         store.dispose()
     finally:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bifrost.graph_builders.scrape.ecfr_json import parse_ecfr_json
+from bifrost.graph_builders.jurisdictions.us_cfr.sources.ecfr_json import parse_ecfr_json
 
 ROOT = Path(__file__).resolve().parents[2]
 

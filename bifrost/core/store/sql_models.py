@@ -33,7 +33,7 @@ class Base(DeclarativeBase):
 class CorpusRow(Base):
     __tablename__ = "corpora"
     name: Mapped[str] = mapped_column(String(64), primary_key=True)
-    jurisdiction: Mapped[str] = mapped_column(String(32), default="us-cfr")
+    jurisdiction: Mapped[str] = mapped_column(String(32))  # the pack that reads the corpus
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 

@@ -160,7 +160,7 @@ class SqlStore:
             s.close()
 
     # --- corpora and documents ---
-    def ensure_corpus(self, name: str, jurisdiction: str = "us-cfr") -> None:
+    def ensure_corpus(self, name: str, jurisdiction: str) -> None:
         with self.session() as s:
             if s.get(CorpusRow, name) is None:
                 s.add(CorpusRow(name=name, jurisdiction=jurisdiction))

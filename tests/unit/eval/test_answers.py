@@ -7,7 +7,7 @@ import pytest
 
 from bifrost.core.types import Answer, AnswerMode, Outcome, Provision, ProvisionKind, Quote, Statement, Verdict
 from bifrost.eval.answers import POLICIES, Case, Scored, report_md, scored, summarize, system_figures, validated
-from bifrost.eval.hierarchy import cfr_related
+from bifrost.graph_builders.jurisdictions.us_cfr.hierarchy import cfr_related
 from bifrost.eval.questions import Question
 
 TEXT = "Top rails shall be 42 inches high. Midrails shall be installed."

@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from bifrost.eval.hierarchy import ParentMap, cfr_related, cfr_section_of
+from bifrost.graph_builders.jurisdictions.hierarchy import ParentMap
+from bifrost.graph_builders.jurisdictions.us_cfr.hierarchy import cfr_related, cfr_section_of
 from bifrost.eval.metrics import (
     answerability_auroc, hierarchy_prf, ranking_metrics, refusal_rates, section_prf, set_prf,
 )

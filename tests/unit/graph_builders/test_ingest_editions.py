@@ -7,7 +7,7 @@ from pathlib import Path
 
 from bifrost.core.store.sql_store import SqlStore
 from bifrost.graph_builders.ingest import ingest_sources
-from bifrost.graph_builders.scrape.ecfr_xml import document_name
+from bifrost.graph_builders.jurisdictions.us_cfr.sources.ecfr_xml import document_name
 from tests.conftest import FIXTURES
 
 XML = FIXTURES / "ecfr" / "part-9999-mini.xml"

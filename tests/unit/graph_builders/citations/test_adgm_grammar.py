@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bifrost.core.errors import CitationError
-from bifrost.graph_builders.citations.adgm import AdgmCitation, AdgmGrammar, normalize
+from bifrost.graph_builders.jurisdictions.adgm.citation import AdgmCitation, AdgmGrammar, normalize
 from bifrost.graph_builders.citations.base import CitationGrammar, ParsedCitation
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from bifrost.core.errors import CitationError
 from bifrost.graph_builders.citations.base import CitationGrammar, ParsedCitation
-from bifrost.graph_builders.citations.cfr import (
+from bifrost.graph_builders.jurisdictions.us_cfr.citation import (
     CfrCitation,
     CfrGrammar,
     expand_range,

@@ -11,10 +11,11 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from bifrost.core.errors import CitationError
-from bifrost.graph_builders.citations import adgm, cfr
-from bifrost.graph_builders.citations.adgm import AdgmCitation, AdgmGrammar
+from bifrost.graph_builders.jurisdictions.adgm import citation as adgm
+from bifrost.graph_builders.jurisdictions.us_cfr import citation as cfr
+from bifrost.graph_builders.jurisdictions.adgm.citation import AdgmCitation, AdgmGrammar
 from bifrost.graph_builders.citations.base import CitationGrammar, ParsedCitation
-from bifrost.graph_builders.citations.cfr import CfrCitation, CfrGrammar, label_for
+from bifrost.graph_builders.jurisdictions.us_cfr.citation import CfrCitation, CfrGrammar, label_for
 
 GRAMMARS = [CfrGrammar(), AdgmGrammar()]
 

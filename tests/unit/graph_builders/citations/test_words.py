@@ -1,12 +1,13 @@
 """Each jurisdiction's rulebook words add to the generic English ones; a new corpus gets the generic words
 and a note saying so."""
 
-from bifrost.graph_builders.citations.words import BY_JURISDICTION, GENERIC, words_for
+from bifrost.graph_builders.citations.words import GENERIC
+from bifrost.graph_builders.jurisdictions.registry import jurisdiction, packs, words_for
 
 
 def test_known_corpora_get_their_jurisdictions_words_on_top_of_the_generic_ones():
-    assert words_for("osha-1926") is BY_JURISDICTION["us-cfr"] and words_for("adgm") is BY_JURISDICTION["adgm"]
-    for words in BY_JURISDICTION.values():
+    assert words_for("osha-1926") is jurisdiction("us-cfr").words and words_for("adgm") is jurisdiction("adgm").words
+    for words in (pack.words for pack in packs().values()):
         assert set(GENERIC.exception) <= set(words.exception) and set(GENERIC.authorities) <= set(words.authorities)
         assert words.note == ""
     assert words_for("adgm").exception_words.search("Subject to Rule 6.2.1, a firm must ...")

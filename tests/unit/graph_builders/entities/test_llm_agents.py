@@ -409,7 +409,7 @@ def test_version_names_model_and_prompt_fingerprint(prompts):
 
 
 def test_grammar_ref_validator_normalizes_and_checks_the_corpus():
-    from bifrost.graph_builders.citations import cfr
+    from bifrost.graph_builders.jurisdictions.us_cfr import citation as cfr
     from bifrost.graph_builders.entities.llm_agents import grammar_ref_validator
 
     check = grammar_ref_validator(cfr.normalize, KNOWN_IDS)

@@ -9,9 +9,10 @@ import pytest
 
 from bifrost.core.errors import SourceParseError
 from bifrost.core.types import Provision, ProvisionKind
-from bifrost.graph_builders.navigator.adgm_references import AdgmReferenceExtractor
+from bifrost.graph_builders.jurisdictions.adgm.references import AdgmReferenceExtractor
 from bifrost.graph_builders.navigator.base import ProvisionIndex, ReferenceExtractor
-from bifrost.graph_builders.scrape.adgm_json import Passage, document_id_of, parse_adgm_json, passages_to_provisions
+from bifrost.graph_builders.jurisdictions.adgm.passages_json import Passage, document_id_of, parse_adgm_json, passages_to_provisions
+from bifrost.graph_builders.jurisdictions.registry import pack_of
 from bifrost.graph_builders.scrape.sniff import read_source
 
 # DocumentIDs follow the ObliQA map: 3 COBS, 7 GEN, 13 PRU, 17 FSMR, 33 a guidance note
@@ -259,10 +260,10 @@ def test_empty_passages_are_kept_as_nodes() -> None:
     assert provs[0].text == "" and provs[0].id == "a"
 
 
-def test_sniff_sends_passage_lists_to_the_adgm_parser(tmp_path: Path) -> None:
+def test_the_adgm_pack_reads_its_json_as_passage_lists(tmp_path: Path) -> None:
     f = tmp_path / "7.json"
     f.write_text(json.dumps([{"ID": "u1", "DocumentID": 7, "PassageID": "1.", "Passage": "INTRODUCTION"}]))
-    doc = read_source(f, "adgm")
+    doc = read_source(f, "adgm", pack_of("adgm").formats)
     assert doc.document.format == "adgm-json"
     assert [p.id for p in doc.provisions] == ["u1"]
 

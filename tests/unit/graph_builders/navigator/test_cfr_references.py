@@ -6,8 +6,8 @@ import pytest
 
 from bifrost.core.types import Provision, ProvisionKind, Reference
 from bifrost.graph_builders.navigator.base import ProvisionIndex, ReferenceExtractor
-from bifrost.graph_builders.navigator.cfr_index import KnownProvisions
-from bifrost.graph_builders.navigator.references import CfrReferenceExtractor
+from bifrost.graph_builders.jurisdictions.us_cfr.index import KnownProvisions
+from bifrost.graph_builders.jurisdictions.us_cfr.references import CfrReferenceExtractor
 
 SECTIONS = {"1926.451": "L", "1926.500": "M", "1926.501": "M", "1926.502": "M", "1926.503": "M", "1926.1053": "X"}
 PARAGRAPHS = [

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from bifrost.core.types import Provision, ProvisionKind
-from bifrost.graph_builders.navigator.extractors import named_finder_for
+from bifrost.graph_builders.jurisdictions.registry import jurisdiction, named_finder
 from bifrost.graph_builders.navigator.named import loosen
-from bifrost.graph_builders.navigator.successors import read_successors, successors_for
+from bifrost.graph_builders.navigator.successors import read_successors
 
 ROWS = [
     ("1926", None, ProvisionKind.PART, ""),
@@ -31,7 +31,7 @@ ROWS = [
 def finder():
     provisions = [Provision(corpus="c", id=i, parent_id=p, kind=k, text=t, order=n, reserved=(i == "1926.550"))
                   for n, (i, p, k, t) in enumerate(ROWS)]
-    return named_finder_for("us-cfr", "c", provisions)
+    return named_finder(jurisdiction("us-cfr"), "c", provisions)
 
 
 @pytest.mark.parametrize("written, expected", [
@@ -86,8 +86,8 @@ def test_a_question_naming_nothing_names_nothing(finder):
 
 
 def test_successor_tables_are_data_per_jurisdiction():
-    assert successors_for("us-cfr")["1926.550"].new == "1926 Subpart CC"
-    assert successors_for("nowhere") == {}
+    assert jurisdiction("us-cfr").successors()["1926.550"].new == "1926 Subpart CC"
+    assert jurisdiction("adgm").successors() == {}
     table = read_successors(["# comment", "old,new,note", "1.2,3.4,moved", "bad-row"])
     assert list(table) == ["1.2"] and table["1.2"].note == "moved"
 
@@ -96,7 +96,7 @@ def test_adgm_rules_are_found_in_every_document_they_exist_in():
     rows = [Provision(corpus="a", id=f"{d}-{pid}", kind=ProvisionKind.SECTION, heading=pid, document=f"{d}: Doc {d}",
                       text="x", order=n)
             for n, (d, pid) in enumerate([(7, "3.2.1"), (7, "3.2"), (9, "3.2.1"), (9, "4.1")])]
-    finder = named_finder_for("adgm", "a", rows)
+    finder = named_finder(jurisdiction("adgm"), "a", rows)
     targets = {c.target_id for c in finder.find("What does Rule 3.2.1 require?")}
     assert targets <= {"7-3.2.1", "9-3.2.1"} and targets
 
@@ -105,7 +105,7 @@ def test_a_rule_found_only_because_no_rulebook_is_named_is_marked_context():
     rows = [Provision(corpus="a", id=f"{d}-{pid}", kind=ProvisionKind.SECTION, heading=pid, document=f"{d}: Doc {d}",
                       text="x", order=n)
             for n, (d, pid) in enumerate([(7, "3.2.1"), (9, "4.1"), (3, "6.1.1")])]
-    finder = named_finder_for("adgm", "a", rows)
+    finder = named_finder(jurisdiction("adgm"), "a", rows)
     (cite,) = finder.find("What does Rule 3.2.1 require?")
     assert (cite.target_id, cite.via) == ("7-3.2.1", "context")
     (named,) = finder.find("What does GEN Rule 3.2.1 require?")  # document 7 is the General Rulebook (GEN)

@@ -9,8 +9,8 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from bifrost.core.types import Provision, Reference
-from bifrost.graph_builders.navigator.adgm_references import AdgmReferenceExtractor
-from bifrost.graph_builders.scrape.adgm_json import Passage, passages_to_provisions
+from bifrost.graph_builders.jurisdictions.adgm.references import AdgmReferenceExtractor
+from bifrost.graph_builders.jurisdictions.adgm.passages_json import Passage, passages_to_provisions
 from tests.unit.graph_builders.navigator.test_adgm_references import PASSAGES
 from tests.unit.graph_builders.navigator.test_cfr_references import EXTRACTOR, KNOWN, _prov
 

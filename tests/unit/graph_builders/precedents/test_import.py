@@ -9,9 +9,12 @@ import pytest
 
 from bifrost.core.store.precedent_tables import count_precedents, load_precedents
 from bifrost.core.store.sql_store import SqlStore
+from bifrost.graph_builders.jurisdictions.registry import jurisdiction
 from bifrost.graph_builders.precedents.load import import_precedents
 from tests.integration.postgres_env import SQL_KINDS, sql_url
 from tests.unit.tiny_corpus import CORPUS, tiny_provisions
+
+US_CFR = jurisdiction("us-cfr")
 
 
 @pytest.fixture(params=SQL_KINDS)
@@ -19,7 +22,7 @@ def store(request, tmp_path):
     """A SQL store of each kind holding the tiny corpus."""
     with sql_url(request.param, tmp_path) as url:
         sql = SqlStore(url)
-        sql.ensure_corpus(CORPUS, "us-cfr")
+        sql.ensure_corpus(CORPUS, US_CFR.name)
         with sql.session() as s:
             sql.upsert_provisions(s, tiny_provisions())
         yield sql
@@ -38,7 +41,7 @@ def write(path, rows):
 
 def test_import_resolves_citations_and_keeps_those_outside_the_corpus(store, tmp_path):
     sql = store
-    report = import_precedents(sql, CORPUS, write(tmp_path / "l.jsonl", LETTERS), "us-cfr", issuer="OSHA")
+    report = import_precedents(sql, CORPUS, write(tmp_path / "l.jsonl", LETTERS), US_CFR, issuer="OSHA")
     assert (report.added, report.cites_resolved, report.cites_outside) == (2, 2, 1)
     with sql.session() as s:
         first = load_precedents(s, CORPUS)[0]
@@ -49,10 +52,10 @@ def test_import_resolves_citations_and_keeps_those_outside_the_corpus(store, tmp
 def test_the_same_file_twice_changes_nothing_and_an_edit_replaces(store, tmp_path):
     sql = store
     path = write(tmp_path / "l.jsonl", LETTERS)
-    import_precedents(sql, CORPUS, path, "us-cfr")
-    again = import_precedents(sql, CORPUS, path, "us-cfr")
+    import_precedents(sql, CORPUS, path, US_CFR)
+    again = import_precedents(sql, CORPUS, path, US_CFR)
     assert (again.added, again.updated, again.unchanged) == (0, 0, 2)
-    edited = import_precedents(sql, CORPUS, write(path, [{**LETTERS[0], "title": "Edited title."}]), "us-cfr")
+    edited = import_precedents(sql, CORPUS, write(path, [{**LETTERS[0], "title": "Edited title."}]), US_CFR)
     assert (edited.added, edited.updated, edited.unchanged) == (0, 1, 0)
     with sql.session() as s:
         assert count_precedents(s, CORPUS) == 2
@@ -63,5 +66,5 @@ def test_a_bad_line_is_reported_and_the_rest_imported(store, tmp_path):
     sql = store
     path = tmp_path / "l.jsonl"
     path.write_text(json.dumps(LETTERS[0]) + "\n{oops\n" + json.dumps(LETTERS[1]) + "\n", encoding="utf-8")
-    report = import_precedents(sql, CORPUS, path, "us-cfr")
+    report = import_precedents(sql, CORPUS, path, US_CFR)
     assert report.added == 2 and report.errors == ["l.jsonl, line 2: not JSON (Expecting property name enclosed in double quotes)"]

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bifrost.core.types import Provision, ProvisionKind
-from bifrost.graph_builders.scrape.cfr_labels import label_ordinal
-from bifrost.graph_builders.scrape.cfr_paragraphs import Line, split_section
+from bifrost.graph_builders.jurisdictions.us_cfr.sources.labels import label_ordinal
+from bifrost.graph_builders.jurisdictions.us_cfr.sources.paragraphs import Line, split_section
 
 
 def _split(*texts: str | Line, section: str = "1926.502", heading: str = "Systems.") -> tuple[dict[str, Provision], list[str], list[Provision]]:

@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from bifrost.core.errors import RetryableError, SourceParseError
-from bifrost.graph_builders.scrape.ecfr_download import download_part, user_agent
+from bifrost.graph_builders.jurisdictions.us_cfr.sources.ecfr_download import download_part, user_agent
 
 XML = b"<DIV5 N='1926'><HEAD>PART 1926</HEAD></DIV5>"
 

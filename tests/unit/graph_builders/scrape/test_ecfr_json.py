@@ -9,7 +9,7 @@ import pytest
 
 from bifrost.core.errors import SourceParseError
 from bifrost.core.types import ProvisionKind
-from bifrost.graph_builders.scrape.ecfr_json import parse_ecfr_json
+from bifrost.graph_builders.jurisdictions.us_cfr.sources.ecfr_json import parse_ecfr_json
 
 PATH = "PART 1926—SAFETY AND HEALTH REGULATIONS FOR CONSTRUCTION\n > PART 1926—SAFETY AND HEALTH REGULATIONS FOR CONSTRUCTION\n > Subpart M—Fall Protection"
 

@@ -8,7 +8,7 @@ import pytest
 
 from bifrost.core.errors import SourceParseError
 from bifrost.core.types import Provision, ProvisionKind
-from bifrost.graph_builders.scrape.ecfr_xml import parse_ecfr_xml
+from bifrost.graph_builders.jurisdictions.us_cfr.sources.ecfr_xml import parse_ecfr_xml
 from tests.conftest import FIXTURES
 
 FIXTURE = FIXTURES / "ecfr" / "part-9999-mini.xml"

@@ -9,7 +9,7 @@ from bs4 import BeautifulSoup
 
 from bifrost.core.errors import SourceParseError
 from bifrost.core.types import ProvisionKind
-from bifrost.graph_builders.scrape.html_page import page_runs, parse_html
+from bifrost.graph_builders.jurisdictions.us_cfr.sources.html_page import page_runs, parse_html
 
 OSHA_URL = "https://www.osha.gov/laws-regs/regulations/standardnumber/1926/1926.502"
 

@@ -15,11 +15,12 @@ from hypothesis import strategies as st
 
 from bifrost.core.errors import SourceParseError
 from bifrost.core.types import ParsedDocument, ProvisionKind
-from bifrost.graph_builders.citations import cfr
-from bifrost.graph_builders.scrape.adgm_json import adgm_files, parse_adgm_json
-from bifrost.graph_builders.scrape.ecfr_json import parse_ecfr_json
-from bifrost.graph_builders.scrape.ecfr_xml import parse_ecfr_xml
-from bifrost.graph_builders.scrape.html_page import parse_html
+from bifrost.graph_builders.jurisdictions.us_cfr import citation as cfr
+from bifrost.graph_builders.jurisdictions.adgm.passages_json import adgm_files, parse_adgm_json
+from bifrost.graph_builders.jurisdictions.us_cfr.sources.ecfr_json import parse_ecfr_json
+from bifrost.graph_builders.jurisdictions.us_cfr.sources.ecfr_xml import parse_ecfr_xml
+from bifrost.graph_builders.jurisdictions.us_cfr.sources.html_page import parse_html
+from bifrost.graph_builders.jurisdictions.registry import pack_of
 from bifrost.graph_builders.scrape.sniff import read_source
 from tests.conftest import FIXTURES
 
@@ -165,7 +166,7 @@ def test_adgm_json(folder, passages):
                          PASSAGES.map(lambda v: json.dumps(v).encode())),
        ext=st.sampled_from([".json", ".xml", ".html", ".htm", ".pdf", ".txt", ""]))
 def test_read_source_refuses_or_parses_any_file(folder, content, ext):
-    parsed_or_refused(read_source, write(folder, f"any{ext}", content), "osha-1926", cfr_ids=False)
+    parsed_or_refused(read_source, write(folder, f"any{ext}", content), "osha-1926", pack_of("osha-1926").formats, cfr_ids=False)
 
 
 def test_malformed_adgm_json_is_a_source_parse_error(folder):

@@ -8,7 +8,7 @@ import pymupdf
 import pytest
 
 from bifrost.core.errors import SourceParseError
-from bifrost.graph_builders.scrape.pdf_document import (
+from bifrost.graph_builders.jurisdictions.us_cfr.sources.pdf_document import (
     RawLine,
     extract_lines,
     is_noise,

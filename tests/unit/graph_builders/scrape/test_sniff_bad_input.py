@@ -15,27 +15,29 @@ import pymupdf
 import pytest
 
 from bifrost.core.errors import SourceParseError
+from bifrost.graph_builders.jurisdictions.registry import pack_of
 from bifrost.graph_builders.scrape.sniff import check_utf8, read_source
 
 MB = 1024 * 1024
+CFR_FORMATS = pack_of("osha-1926").formats
 
 
 @pytest.fixture()
 def xml_parser(monkeypatch: pytest.MonkeyPatch) -> None:
     """Use the real eCFR XML parser when it exists; until then a stand-in that only parses."""
     try:
-        importlib.import_module("bifrost.graph_builders.scrape.ecfr_xml")
+        importlib.import_module("bifrost.graph_builders.jurisdictions.us_cfr.sources.ecfr_xml")
     except ModuleNotFoundError as e:
-        if e.name != "bifrost.graph_builders.scrape.ecfr_xml":
+        if e.name != "bifrost.graph_builders.jurisdictions.us_cfr.sources.ecfr_xml":
             raise
-        stub = types.ModuleType("bifrost.graph_builders.scrape.ecfr_xml")
+        stub = types.ModuleType("bifrost.graph_builders.jurisdictions.us_cfr.sources.ecfr_xml")
         stub.parse_ecfr_xml = lambda path, corpus, **_: ElementTree.parse(path)  # type: ignore[attr-defined]
         monkeypatch.setitem(sys.modules, stub.__name__, stub)
 
 
 def _refused(path: Path, **opts: object) -> SourceParseError:
     with pytest.raises(SourceParseError) as err:
-        read_source(path, "osha-1926", **opts)
+        read_source(path, "osha-1926", CFR_FORMATS, **opts)
     message = str(err.value)
     assert message.startswith(f"{path}: ")
     assert "\n" not in message and len(message) < 400

@@ -9,7 +9,7 @@ import re
 import numpy as np
 
 from bifrost.core.types import Provision, ProvisionKind
-from bifrost.graph_builders.citations.words import words_for
+from bifrost.graph_builders.jurisdictions.registry import words_for
 from bifrost.retrieval.answer.compose import compose, decide, scoped_elsewhere
 from bifrost.retrieval.answer.extractive import render
 from bifrost.retrieval.answer.base import Planned, Role

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bifrost.graph_builders.citations.words import words_for
+from bifrost.graph_builders.jurisdictions.registry import words_for
 from bifrost.retrieval.answer.deontic import Asked, Decision, decision, read_question, read_rule
 
 LEADING_EDGE = ("Can a combination of a warning line system and personal fall arrest system be used for all types of "

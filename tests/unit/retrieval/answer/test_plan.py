@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from bifrost.core.types import Provision, ProvisionKind, Reference
 from bifrost.retrieval.answer.base import Role
-from bifrost.graph_builders.citations.words import words_for
+from bifrost.graph_builders.jurisdictions.registry import words_for
 from bifrost.retrieval.answer.plan import CORE_ONLY, PlanPolicy, plan_answer, reference_role
 from bifrost.core.sentences import citing_sentence
 from bifrost.retrieval.navigator import NavigatorIndex

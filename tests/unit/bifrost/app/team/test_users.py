@@ -17,7 +17,7 @@ from bifrost.core.settings import Settings
 @pytest.fixture
 def users(tmp_path) -> Users:
     bf = Bifrost(Settings(home=tmp_path / "home"))
-    bf.sql.ensure_corpus("osha-1926")
+    bf.sql.ensure_corpus("osha-1926", "us-cfr")
     bf.sql.ensure_corpus("adgm", "adgm")
     yield bf.users
     bf.close()

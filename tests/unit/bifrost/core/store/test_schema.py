@@ -114,7 +114,7 @@ def _cli(url: str, *args: str, home) -> object:
 def test_an_older_postgres_schema_is_refused_until_bifrost_db_upgrade(tmp_path):
     with fresh_database() as url:
         store = SqlStore(url)
-        store.ensure_corpus(C)
+        store.ensure_corpus(C, "us-cfr")
         store.dispose()
         _older(url)
         with pytest.raises(StoreError) as caught:

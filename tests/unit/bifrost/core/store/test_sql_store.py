@@ -133,6 +133,6 @@ def test_a_second_writer_of_a_corpus_waits_for_the_first(store):
 
 def test_the_writer_lock_is_reentrant_within_one_store(store):
     with store.writer_lock(C), store.writer_lock(C):
-        store.ensure_corpus(C)
+        store.ensure_corpus(C, "us-cfr")
     with store.writer_lock(C):  # released: taken again at once
         assert store.corpora() == [C]

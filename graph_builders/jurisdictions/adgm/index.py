@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 
 from bifrost.core.errors import CitationError
 from bifrost.core.types import Provision
-from bifrost.graph_builders.citations.adgm import AdgmCitation
-from bifrost.graph_builders.citations.adgm_documents import ADGM_DOCUMENTS, AdgmDocument, name_index
-from bifrost.graph_builders.scrape.adgm_json import document_id_of
+from bifrost.graph_builders.jurisdictions.adgm.citation import AdgmCitation
+from bifrost.graph_builders.jurisdictions.adgm.documents import ADGM_DOCUMENTS, AdgmDocument, name_index
+from bifrost.graph_builders.jurisdictions.adgm.passages_json import document_id_of
 
 
 STATUTE = "FSMR"  # unnamed `section N` / `Part N` in a rulebook or guidance cites the FSMR

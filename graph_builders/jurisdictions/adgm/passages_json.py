@@ -16,8 +16,8 @@ from pathlib import Path
 
 from bifrost.core.errors import CitationError, SourceParseError
 from bifrost.core.types import ParsedDocument, Provision, ProvisionKind, SourceDocument
-from bifrost.graph_builders.citations.adgm import AdgmCitation, segment_kind
-from bifrost.graph_builders.citations.adgm_documents import document_title
+from bifrost.graph_builders.jurisdictions.adgm.citation import AdgmCitation, segment_kind
+from bifrost.graph_builders.jurisdictions.adgm.documents import document_title
 
 FORMAT = "adgm-json"
 KEYS = ("ID", "DocumentID", "PassageID", "Passage")

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from bifrost.core.types import Provision, ProvisionKind
-from bifrost.graph_builders.scrape.cfr_labels import DEFINITION, Frame, place_label, push_frame
-from bifrost.graph_builders.scrape.cfr_lines import FIRST_CHILD, Line, Unit, definition_term, is_labelled, line_units
+from bifrost.graph_builders.jurisdictions.us_cfr.sources.labels import DEFINITION, Frame, place_label, push_frame
+from bifrost.graph_builders.jurisdictions.us_cfr.sources.lines import FIRST_CHILD, Line, Unit, definition_term, is_labelled, line_units
 
 __all__ = ["Line", "split_section"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from bifrost.graph_builders.scrape.cfr_labels import label_schemes
+from bifrost.graph_builders.jurisdictions.us_cfr.sources.labels import label_schemes
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,8 @@ from typing import Any
 
 from bifrost.core.errors import SourceParseError
 from bifrost.core.types import ParsedDocument, Provision, ProvisionKind, SourceDocument
-from bifrost.graph_builders.scrape.cfr_paragraphs import Line, split_section
-from bifrost.graph_builders.scrape.ecfr_structure import PartStructure, load_structure
+from bifrost.graph_builders.jurisdictions.us_cfr.sources.paragraphs import Line, split_section
+from bifrost.graph_builders.jurisdictions.us_cfr.sources.ecfr_structure import PartStructure, load_structure
 
 URL_BASE = "https://www.ecfr.gov/current/title-29"
 _TITLE = re.compile(r"^§§?\s*(?P<id>[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9])(?:\s*-\s*[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9]))?)\s*(?P<heading>.*)$", re.S)  # ASCII digits only

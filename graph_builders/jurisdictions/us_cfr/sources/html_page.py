@@ -17,7 +17,7 @@ from bs4.element import Comment, Declaration, Doctype, ProcessingInstruction
 
 from bifrost.core.errors import SourceParseError
 from bifrost.core.types import ParsedDocument, Provision, SourceDocument
-from bifrost.graph_builders.scrape.cfr_paragraphs import Line, split_section
+from bifrost.graph_builders.jurisdictions.us_cfr.sources.paragraphs import Line, split_section
 
 _DROP = frozenset(
     "script style noscript template nav header footer aside form button select iframe svg head title".split()

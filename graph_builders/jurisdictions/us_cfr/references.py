@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 from bifrost.core.errors import CitationError
 from bifrost.core.types import Provision, Reference
-from bifrost.graph_builders.citations.cfr import CfrCitation, expand_range
-from bifrost.graph_builders.navigator.cfr_index import KnownProvisions
-from bifrost.graph_builders.navigator.cfr_reference_text import (
+from bifrost.graph_builders.jurisdictions.us_cfr.citation import CfrCitation, expand_range
+from bifrost.graph_builders.jurisdictions.us_cfr.index import KnownProvisions
+from bifrost.graph_builders.jurisdictions.us_cfr.reference_text import (
     CONSENSUS_BEFORE,
     HEADING_BEFORE,
     LABEL_CHAIN,
@@ -28,7 +28,7 @@ from bifrost.graph_builders.navigator.cfr_reference_text import (
     relative_labels,
     valid_labels,
 )
-from bifrost.graph_builders.navigator.cfr_resolve import Hit, find_subpart, lookup, lookup_range, tree_ancestors
+from bifrost.graph_builders.jurisdictions.us_cfr.resolve import Hit, find_subpart, lookup, lookup_range, tree_ancestors
 
 EXTRACTOR_NAME = "rules"
 

@@ -15,7 +15,7 @@ from lxml import etree
 
 from bifrost.core.errors import SourceParseError
 from bifrost.core.types import ParsedDocument, Provision, ProvisionKind, SourceDocument
-from bifrost.graph_builders.scrape.cfr_paragraphs import Line, split_section
+from bifrost.graph_builders.jurisdictions.us_cfr.sources.paragraphs import Line, split_section
 
 URL_BASE = "https://www.ecfr.gov/current/title-29"
 _TEXT_TAGS = {"P", "FP", "NOTE", "EXTRACT", "GPOTABLE", "CITA", "EDNOTE", "EFFDNOT", "PSPACE", "HD1", "HD2", "HD3"}

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from bifrost.core.errors import CitationError
 from bifrost.core.provisions import ancestors
 from bifrost.core.types import Provision
-from bifrost.graph_builders.citations.cfr import CfrCitation, expand_range
-from bifrost.graph_builders.navigator.cfr_index import KnownProvisions, citation_parent
+from bifrost.graph_builders.jurisdictions.us_cfr.citation import CfrCitation, expand_range
+from bifrost.graph_builders.jurisdictions.us_cfr.index import KnownProvisions, citation_parent
 
 
 @dataclass(frozen=True)

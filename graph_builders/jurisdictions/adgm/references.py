@@ -16,9 +16,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from bifrost.core.types import Provision, Reference
-from bifrost.graph_builders.citations.adgm import AdgmCitation
-from bifrost.graph_builders.citations.adgm_documents import ADGM_DOCUMENTS
-from bifrost.graph_builders.navigator.adgm_index import AdgmIndex, DocumentIndex
+from bifrost.graph_builders.jurisdictions.adgm.citation import AdgmCitation
+from bifrost.graph_builders.jurisdictions.adgm.documents import ADGM_DOCUMENTS
+from bifrost.graph_builders.jurisdictions.adgm.index import AdgmIndex, DocumentIndex
 
 EXTRACTOR_NAME = "adgm-rules"
 MAX_RANGE = 200

@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 
 from bifrost.core.errors import CitationError
-from bifrost.graph_builders.citations.cfr import CfrCitation, label_positions, validate_labels
+from bifrost.graph_builders.jurisdictions.us_cfr.citation import CfrCitation, label_positions, validate_labels
 
 _SP = r"[^\S\n]"  # a space that does not cross a line (paragraph) break
 _DOUBLED = "|".join(c * 2 for c in "abcdefghjkmnpqrstuwyz")

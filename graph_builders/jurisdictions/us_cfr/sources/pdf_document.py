@@ -16,7 +16,7 @@ import pymupdf
 
 from bifrost.core.errors import SourceParseError
 from bifrost.core.types import ParsedDocument, Provision, SourceDocument
-from bifrost.graph_builders.scrape.cfr_paragraphs import Line, split_section
+from bifrost.graph_builders.jurisdictions.us_cfr.sources.paragraphs import Line, split_section
 
 DEFAULT_MARGINS: tuple[float, float, float, float] = (50.0, 50.0, 36.0, 36.0)
 """Top, bottom, left, right margins in points trimmed off every page (values < 1 are fractions)."""

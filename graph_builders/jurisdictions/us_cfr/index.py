@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from bifrost.core.errors import CitationError
 from bifrost.core.types import Provision
-from bifrost.graph_builders.citations.cfr import CfrCitation
+from bifrost.graph_builders.jurisdictions.us_cfr.citation import CfrCitation
 
 
 def citation_parent(pid: str) -> str | None:

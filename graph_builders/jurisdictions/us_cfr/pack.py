@@ -1,0 +1,75 @@
+"""The US CFR pack: which corpora, formats, grammar, words and hierarchy make a CFR part readable."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from bifrost.core.corpora import CorpusSpec
+from bifrost.core.errors import NotFoundError
+from bifrost.core.types import Provision
+from bifrost.graph_builders.citations.words import GENERIC
+from bifrost.graph_builders.jurisdictions.base import Related, SectionOf, SourceFormat
+from bifrost.graph_builders.jurisdictions.us_cfr.citation import CfrGrammar, normalize
+from bifrost.graph_builders.jurisdictions.us_cfr.hierarchy import cfr_related, cfr_section_of
+from bifrost.graph_builders.navigator.base import ReferenceExtractor
+from bifrost.graph_builders.navigator.successors import Successor, read_successors
+
+NAME = "us-cfr"
+_SOURCES = "bifrost.graph_builders.jurisdictions.us_cfr.sources"
+STRUCTURE_FILE = "corpora/osha-1926/title-29-structure.json"
+"""eCFR structure of Title 29 (subpart headings) in the shared folder."""
+
+
+class UsCfr:
+    name = NAME
+    corpora = (
+        CorpusSpec(
+            name="osha-1926",
+            jurisdiction=NAME,
+            shared_paths=("corpora/osha-1926/part-1926.json",),
+            ecfr_title=29,
+            ecfr_part="1926",
+            description="29 CFR Part 1926, OSHA Safety and Health Regulations for Construction",
+        ),
+    )
+    reads_new_corpora = True  # a corpus ingested from eCFR files under a new name
+    formats = (
+        SourceFormat(".json", f"{_SOURCES}.ecfr_json:parse_ecfr_json", "json"),
+        SourceFormat(".xml", f"{_SOURCES}.ecfr_xml:parse_ecfr_xml", "markup"),
+        SourceFormat(".html", f"{_SOURCES}.html_page:parse_html", "markup"),
+        SourceFormat(".htm", f"{_SOURCES}.html_page:parse_html", "markup"),
+        SourceFormat(".pdf", f"{_SOURCES}.pdf_document:parse_pdf", "pdf"),
+    )
+    grammar = CfrGrammar()
+    words = GENERIC.adding(NAME, authorities=("Assistant Secretary", "OSHA"), actors=("employer", "employee", "contractor"))
+    normalize = staticmethod(normalize)
+
+    def reference_extractor(self) -> ReferenceExtractor[Any]:
+        from bifrost.graph_builders.jurisdictions.us_cfr.references import CfrReferenceExtractor
+
+        return CfrReferenceExtractor()
+
+    def successors(self) -> Mapping[str, Successor]:
+        table = resources.files(__package__).joinpath("successors.csv").read_text(encoding="utf-8")
+        return read_successors(table.splitlines())
+
+    def question_stand_ins(self, corpus: str, provisions: Sequence[Provision]) -> list[Provision]:
+        return []
+
+    def hierarchy(self, provisions: Callable[[], Iterable[Provision]]) -> tuple[Related, SectionOf]:
+        return cfr_related, cfr_section_of  # the ids carry it: nothing to read
+
+    def download(self, spec: CorpusSpec, folder: Path, date: str = "current") -> list[Path]:
+        """eCFR XML of the spec's title and part (needs internet; cached in ``folder``)."""
+        from bifrost.graph_builders.jurisdictions.us_cfr.sources.ecfr_download import download_part
+
+        if not (spec.ecfr_title and spec.ecfr_part):
+            raise NotFoundError(f"no sources given for corpus {spec.name!r} and no eCFR title and part known; pass file paths")
+        return [download_part(spec.ecfr_title, spec.ecfr_part, folder, date=date)]
+
+    def ingest_options(self, shared_dir: Path | None) -> dict[str, Any]:
+        structure = shared_dir / STRUCTURE_FILE if shared_dir is not None else None
+        return {"structure_path": structure} if structure is not None and structure.exists() else {}

@@ -1,1 +1,0 @@
-"""Successor tables per jurisdiction (`<jurisdiction>.csv`: old,new,note), read by `successors`."""
