@@ -9,6 +9,7 @@ else (metadata, dependencies, package data) is in pyproject.toml.
 from setuptools import find_namespace_packages, find_packages, setup
 
 SUBPACKAGES = {"graph_builders": "bifrost.graph_builders", "retrieval": "bifrost.retrieval", "eval": "bifrost.eval",
+               "training": "bifrost.training",
                "prompts": "bifrost.prompts"}
 """Repository folder -> installed package name."""
 

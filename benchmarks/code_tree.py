@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 TOP_LEVEL = {"bifrost.retrieval": "retrieval", "bifrost.graph_builders": "graph_builders", "bifrost.eval": "eval",
+             "bifrost.training": "training",
              "bifrost.prompts": "prompts"}
 
 SHIM = '''import importlib.util, os, sys

@@ -30,7 +30,7 @@ import numpy as np
 from bifrost.core.resources import Resources
 from bifrost.core.settings import Settings
 from bifrost.core.types import Answer, Outcome
-from bifrost.eval.answerability import load_questions_by_file
+from bifrost.eval.question_files import load_questions_by_file
 from bifrost.eval.hierarchy import Related, hierarchy_for
 from bifrost.eval.metrics import hierarchy_prf, set_prf
 from bifrost.eval.questions import Question, own_answers

@@ -20,13 +20,13 @@ import numpy as np
 
 from bifrost.core.resources import Resources
 from bifrost.core.settings import Settings
-from bifrost.eval.reader_cv import Options, Trainer, collect_items, fit_ranker, provision_texts, question_sets, ranking
+from bifrost.training.reader.cv import Options, Trainer, collect_items, fit_ranker, provision_texts, question_sets, ranking
 from bifrost.eval.stats import auroc
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.pipeline import AskPipeline
 from bifrost.retrieval.reader.examples import ReaderExample
 from bifrost.retrieval.reader.model import ReaderCard
-from bifrost.retrieval.reader.train import encode_frozen, fit_reader
+from bifrost.training.reader.fit import encode_frozen, fit_reader
 
 
 def adgm_pairs(questions: Path, documents: Path, negatives: int = 5, seed: int = 13) -> list[ReaderExample]:

@@ -46,12 +46,12 @@ from bifrost.graph_builders.entities.base import EntityBuildReport
 
 if TYPE_CHECKING:  # pragma: no cover
     from bifrost.graph_builders.precedents.load import PrecedentImport
-    from bifrost.eval.answerability import AnswerabilityReport
-    from bifrost.eval.ltr.train import TrainReport
+    from bifrost.training.answerability.run import AnswerabilityReport
+    from bifrost.training.ranker.train import TrainReport
     from bifrost.eval.runner import RunResult
     from bifrost.graph_builders.consistency import CheckReport
     from bifrost.graph_builders.jurisdictions.base import Jurisdiction
-    from bifrost.retrieval.encoder.train import EncoderReport
+    from bifrost.training.encoder.train import EncoderReport
 
 log = logging.getLogger(__name__)
 
@@ -438,8 +438,8 @@ class Bifrost(TeamServing):
     # --- training and evaluation (each run opens its own stores; the served models are reloaded after) ---
     def train_ranker(self, questions: Sequence[Path | str], corpus: str = "osha-1926", **options: Any) -> TrainReport:
         """Cross-validate the learned ranker on question sets beside the baselines, then fit and store it
-        in the home (options: those of `bifrost.eval.ltr.train.train_ranker`, e.g. ``folds``, ``store``)."""
-        from bifrost.eval.ltr.train import train_ranker
+        in the home (options: those of `bifrost.training.ranker.train.train_ranker`, e.g. ``folds``, ``store``)."""
+        from bifrost.training.ranker.train import train_ranker
 
         report = train_ranker(self.settings, corpus, [Path(q) for q in questions], **options)
         self.pipeline.forget(corpus)
@@ -447,8 +447,8 @@ class Bifrost(TeamServing):
 
     def train_answerability(self, questions: Sequence[Path | str], corpus: str = "osha-1926", **options: Any) -> AnswerabilityReport:
         """Cross-validate and store the model that decides when to refuse (options: those of
-        `bifrost.eval.answerability.train_answerability`)."""
-        from bifrost.eval.answerability import train_answerability
+        `bifrost.training.answerability.run.train_answerability`)."""
+        from bifrost.training.answerability.run import train_answerability
 
         report = train_answerability(self.settings, corpus, [Path(q) for q in questions], **options)
         self.pipeline.forget(corpus)
@@ -456,9 +456,9 @@ class Bifrost(TeamServing):
 
     def train_reader(self, questions: Sequence[Path | str], corpus: str = "osha-1926", **options: Any) -> dict[str, Any]:
         """Cross-fit the reader by question set, score its answers nested, then store it behind the stored ranker
-        (``epochs``, ``trainable_layers``: how readers train; the rest: those of `bifrost.eval.reader_train.train_reader`)."""
-        from bifrost.eval.reader_cv import Options
-        from bifrost.eval.reader_train import train_reader
+        (``epochs``, ``trainable_layers``: how readers train; the rest: those of `bifrost.training.reader.run.train_reader`)."""
+        from bifrost.training.reader.cv import Options
+        from bifrost.training.reader.run import train_reader
 
         opts = Options(epochs=options.pop("epochs", 1), trainable_layers=options.pop("trainable_layers", 2))
         report = train_reader(self.settings, corpus, [Path(q) for q in questions], opts=opts, **options)
@@ -467,8 +467,8 @@ class Bifrost(TeamServing):
 
     def train_encoder(self, corpus: str = "osha-1926", **options: Any) -> EncoderReport:
         """Fine-tune the embedding model on the corpus's own pairs (no labels; options: those of
-        `bifrost.retrieval.encoder.train.train_encoder`)."""
-        from bifrost.retrieval.encoder.train import train_encoder
+        `bifrost.training.encoder.train.train_encoder`)."""
+        from bifrost.training.encoder.train import train_encoder
 
         return train_encoder(self.settings, corpus, **options)
 

@@ -45,3 +45,12 @@ def within_subparts(provisions: Sequence[Provision], subparts: Sequence[str]) ->
         return found.split()[-1].upper() if found else None
 
     return [p for p in provisions if subpart_of(p.id) in wanted]
+
+
+MAX_TEXT_CHARS = 1000  # longer texts are cut (an encoder reads ~256 word pieces anyway)
+MIN_TEXT_CHARS = 8  # shorter texts say too little to train or score on
+
+
+def own_text(p: Provision) -> str:
+    """The provision as an encoder reads it: term, heading and text, cut at MAX_TEXT_CHARS."""
+    return " ".join(x for x in (p.term or "", p.heading, p.text) if x).strip()[:MAX_TEXT_CHARS]

@@ -17,7 +17,7 @@ from bifrost.retrieval.answerability.features import FEATURE_GROUPS, Passage, Re
 from bifrost.retrieval.answerability.support.model import TOP as SUPPORT_TOP
 from bifrost.retrieval.answerability.support.model import SupportScorer, support_folder
 from bifrost.retrieval.channels import Channels
-from bifrost.retrieval.encoder.pairs import own_text
+from bifrost.core.provisions import own_text
 from bifrost.retrieval.navigator import NavigatorIndex
 from bifrost.retrieval.result import RetrievalResult
 

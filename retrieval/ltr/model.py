@@ -35,7 +35,7 @@ LGBM_PARAMS: dict[str, Any] = {
     "n_jobs": 1,
 }
 """Fixed settings of every ranker (LightGBM's documented ranking setup with leaves kept large
-enough in data for a few hundred questions); the sampling seed is `bifrost.eval.ltr.cv.fit`'s ``seed``."""
+enough in data for a few hundred questions); the sampling seed is `bifrost.training.ranker.cv.fit`'s ``seed``."""
 
 PARAM_GRID: tuple[dict[str, Any], ...] = tuple(
     {"num_leaves": leaves, "n_estimators": trees} for leaves in (4, 15) for trees in (100, 300)

@@ -18,7 +18,7 @@ import numpy as np
 
 from bifrost.core.types import Provision
 from bifrost.core.sentences import sentences
-from bifrost.retrieval.encoder.pairs import own_text
+from bifrost.core.provisions import own_text
 
 READ_TOP = 20
 """Ranked candidates the reader reads per question (its cost grows with this)."""

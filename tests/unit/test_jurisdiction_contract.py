@@ -17,7 +17,7 @@ def contract() -> dict:
 
 def outside_the_packs() -> set[str]:
     names = {f"bifrost.{p.name}" for p in (ROOT / "bifrost").iterdir() if p.is_dir() and (p / "__init__.py").exists()}
-    names |= {"bifrost.retrieval", "bifrost.eval"}
+    names |= {"bifrost.retrieval", "bifrost.eval", "bifrost.training"}
     for p in (ROOT / "graph_builders").iterdir():
         if p.name in ("__init__.py", "jurisdictions", "__pycache__"):
             continue

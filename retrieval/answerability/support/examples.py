@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from bifrost.retrieval.encoder.pairs import MIN_CHARS
+from bifrost.core.provisions import MIN_TEXT_CHARS as MIN_CHARS
 
 
 @dataclass(frozen=True)

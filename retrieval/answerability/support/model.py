@@ -2,7 +2,7 @@
 
 Evidence that does not depend on how a question is worded: it reads the question and the provision
 together and scores whether the provision states the answer (trained on positives and near-domain
-negatives, `retrieval/answerability/support/train.py`). The answerability judge reads its best score over the top
+negatives, `training/answerability/support_fit.py`). The answerability judge reads its best score over the top
 provisions. The model folder, ``models/support-<corpus>/``, holds the sentence-transformers
 CrossEncoder and ``support-card.json`` (base model, question files, examples, settings); no folder:
 no scorer, and the judge does without it.

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bifrost.eval import refusal_validation as rv
-from bifrost.eval.answerability import fit_examples
+from bifrost.training.answerability import refusal_validation as rv
+from bifrost.training.answerability.run import fit_examples
 from bifrost.eval.questions import Question
 
 

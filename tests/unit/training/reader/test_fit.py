@@ -8,7 +8,7 @@ import pytest
 
 from bifrost.retrieval.reader.examples import ReaderExample
 from bifrost.retrieval.reader.model import MODEL, Reader, ReaderCard, reader_folder
-from bifrost.retrieval.reader.train import _top_logits, encode_frozen, fit_reader, load_cross_encoder
+from bifrost.training.reader.fit import _top_logits, encode_frozen, fit_reader, load_cross_encoder
 
 BASE = "all-MiniLM-L6-v2"
 RAIL, NETS = "Top rails shall be 42 inches above the walking surface.", "Safety nets shall be inspected at least once a week."

@@ -6,13 +6,13 @@ import os
 
 import pytest
 
-from bifrost.eval.ltr import adapted
-from bifrost.eval.ltr.adapted import cached_encoder, fold_pairs, prune_encoders
+from bifrost.training.ranker import adapted
+from bifrost.training.ranker.adapted import cached_encoder, fold_pairs, prune_encoders
 from bifrost.eval.splits import question_key
 from bifrost.eval.splits import fold_of
 from bifrost.eval.questions import Question
-from bifrost.retrieval.encoder.pairs import Pair
-from bifrost.retrieval.encoder.train import CARD
+from bifrost.training.encoder.pairs import Pair
+from bifrost.training.encoder.train import CARD
 
 DOCS = {f"p{i}": f"Provision {i} says something specific about topic {i}." for i in range(12)}
 RANKER = [Question(id=f"q{i}", question=f"What does provision {i} require?", gold=(f"p{i}",)) for i in range(12)]

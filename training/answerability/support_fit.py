@@ -17,7 +17,7 @@ from pathlib import Path
 from bifrost.core.embeddings import resolve_model
 from bifrost.retrieval.answerability.support.examples import SupportExample
 from bifrost.retrieval.answerability.support.model import MAX_LENGTH, SupportCard
-from bifrost.retrieval.training import optimizer_and_schedule, shuffled_batches, train_step
+from bifrost.training.loop import optimizer_and_schedule, shuffled_batches, train_step
 
 
 def fit_support(

@@ -6,7 +6,7 @@ import pytest
 
 from bifrost.retrieval.answerability.support.examples import SupportExample
 from bifrost.retrieval.answerability.support.model import SupportCard, SupportScorer, support_folder
-from bifrost.retrieval.answerability.support.train import fit_support
+from bifrost.training.answerability.support_fit import fit_support
 
 EXAMPLES = [SupportExample("how high must the top rail be", "Top rails shall be 42 inches above the walking surface.", 1.0),
             SupportExample("how high must the top rail be", "Safety nets shall be inspected weekly.", 0.0),

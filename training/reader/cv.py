@@ -24,22 +24,22 @@ import numpy as np
 
 from bifrost.core.resources import Resources
 from bifrost.core.settings import Settings
-from bifrost.eval.ltr.cv import choose_delta, fit_sized, ranked
-from bifrost.eval.ltr.dataset import Group
-from bifrost.eval.ltr.train import read_sets, set_names
+from bifrost.training.ranker.cv import choose_delta, fit_sized, ranked
+from bifrost.training.ranker.dataset import Group
+from bifrost.eval.question_files import read_sets, set_names
 from bifrost.eval.questions import Question, own_answers
 from bifrost.eval.splits import Split, leave_one_set_out
 from bifrost.retrieval.config import RetrievalConfig
-from bifrost.retrieval.encoder.pairs import own_text
+from bifrost.training.encoder.pairs import own_text
 from bifrost.retrieval.fusion import rrf_fuse
 from bifrost.retrieval.ltr.features import columns_without
 from bifrost.retrieval.ltr.model import ModelCard, RankerModel
-from bifrost.retrieval.ltr.retriever import LtrRetriever, question_rows
+from bifrost.retrieval.ltr.retriever import question_rows
 from bifrost.retrieval.pipeline import AskPipeline
 from bifrost.retrieval.reader import apply
 from bifrost.retrieval.reader.examples import Negatives, ReaderExample, ReadQuestion, reader_examples
-from bifrost.retrieval.reader.model import Reader, ReaderCard, reader_folder
-from bifrost.retrieval.reader.train import FrozenPairs, encode_frozen, fit_reader
+from bifrost.retrieval.reader.model import Reader, ReaderCard
+from bifrost.training.reader.fit import FrozenPairs, encode_frozen, fit_reader
 
 Say = Callable[[str], None]
 CURVE = (1000, 2000, 4000)

@@ -12,7 +12,7 @@ import numpy as np
 
 from bifrost.retrieval.answerability.features import FEATURES
 
-Report = Any  # `bifrost.eval.answerability.Report` (that module calls this one)
+Report = Any  # `bifrost.training.answerability.run.Report` (that module calls this one)
 
 
 def _cell(f: dict[str, Any], name: str) -> str:

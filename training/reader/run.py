@@ -1,4 +1,4 @@
-"""The run of `bifrost train reader` (see `bifrost.eval.reader_cv` for the design): cross-fit, nested answers
+"""The run of `bifrost train reader` (see `bifrost.training.reader.cv` for the design): cross-fit, nested answers
 and their figures, the learning curve, then the stored reader with its card."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from bifrost.core.resources import Resources
 from bifrost.core.settings import Settings
 from bifrost.eval.answers import Case, Scored, scored, system_figures
 from bifrost.eval.hierarchy import hierarchy_for
-from bifrost.eval.reader_cv import (
+from bifrost.training.reader.cv import (
     CURVE, Item, Options, Trainer, choose_cuts, collect_items, fit_ranker, provision_texts, question_sets,
     ranking, splits_of,
 )

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bifrost.eval.answerability import Example, Logistic, cross_validate, figures, fit_examples, fit_logistic, threshold_for
+from bifrost.training.answerability.run import Example, Logistic, cross_validate, figures, fit_examples, fit_logistic, threshold_for
 from bifrost.eval.questions import Question
 from bifrost.retrieval.answerability.features import FEATURES
 from tests.conftest import import_or_skip
@@ -106,7 +106,7 @@ def test_an_ablation_drops_its_columns():
 def test_questions_by_file_count_a_question_in_two_files_once_and_check_the_gold(settings, tmp_path):
     import json
 
-    from bifrost.eval.answerability import load_questions_by_file
+    from bifrost.eval.question_files import load_questions_by_file
     from bifrost.eval.questions import QuestionFileError
 
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
@@ -123,7 +123,7 @@ def test_questions_by_file_count_a_question_in_two_files_once_and_check_the_gold
 def test_a_held_out_question_that_is_also_a_training_question_is_refused_before_anything_is_trained(settings, tmp_path):
     import json
 
-    from bifrost.eval.answerability import train_answerability
+    from bifrost.training.answerability.run import train_answerability
 
     train, held = tmp_path / "train.jsonl", tmp_path / "held.jsonl"
     train.write_text(json.dumps({"id": "1", "question": "Who inspects the trench?", "gold": ["1926.450(a)"]}) + "\n"

@@ -13,8 +13,8 @@ from bifrost.core.embeddings import DEFAULT_MODEL, SentenceTransformerEmbedder, 
 from bifrost.core.settings import Settings
 from bifrost.retrieval.baselines.dense import cache_path, model_version
 from bifrost.retrieval.baselines.documents import Documents
-from bifrost.retrieval.encoder.pairs import Pair
-from bifrost.retrieval.encoder.train import CARD, _batches, encoder_dir, fit_and_record, train_encoder
+from bifrost.training.encoder.pairs import Pair
+from bifrost.training.encoder.train import CARD, _batches, encoder_dir, fit_and_record, train_encoder
 from tests.unit.mini_corpus import MINI, build_corpus
 
 

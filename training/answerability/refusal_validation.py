@@ -32,10 +32,10 @@ from bifrost.eval.splits import Split, k_fold, leave_one_set_out
 from bifrost.eval.stats import bootstrap_auroc, bootstrap_ci
 from bifrost.retrieval.answerability.features import FEATURES
 from bifrost.retrieval.baselines.documents import index_folder
-from bifrost.retrieval.encoder.pairs import own_text
+from bifrost.training.encoder.pairs import own_text
 from bifrost.retrieval.answerability.support.examples import LabelledQuestion, support_examples
 from bifrost.retrieval.answerability.support.model import TOP, SupportCard, SupportScorer, support_folder
-from bifrost.retrieval.answerability.support.train import fit_support
+from bifrost.training.answerability.support_fit import fit_support
 
 Say = Callable[[str], None]
 SUPPORT_COLUMNS = (FEATURES.index("support_top"), FEATURES.index("support_mean"))
@@ -53,7 +53,7 @@ def fill_support(
     folder: Callable[[str], Path], card: Callable[[], SupportCard], say: Say,
 ) -> None:
     """Write every tested example's support columns from a scorer trained on the rest of its split
-    (examples: `bifrost.eval.answerability.Example`, their ``row`` arrays written in place)."""
+    (examples: `bifrost.training.answerability.run.Example`, their ``row`` arrays written in place)."""
     for split in splits:
         trained = fit_scorer([examples[i] for i in split.train], documents, base_model, folder(split.name), card(), say)
         score_examples([examples[i] for i in split.test], trained, documents)

@@ -21,13 +21,11 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from bifrost.core.provisions import CONTAINER_KINDS
+from bifrost.core.provisions import CONTAINER_KINDS, MAX_TEXT_CHARS as MAX_CHARS, MIN_TEXT_CHARS as MIN_CHARS, own_text
 from bifrost.core.types import Provision, ProvisionKind, Reference
 from bifrost.core.sentences import citing_sentence as shared_citing_sentence
 
 KINDS = ("heading", "definition", "reference", "context", "note")
-MAX_CHARS = 1000  # longer texts are cut (the encoder reads ~256 word pieces anyway)
-MIN_CHARS = 8
 
 
 @dataclass(frozen=True)
@@ -44,11 +42,6 @@ class Pair:
     def texts(self) -> tuple[str, ...]:
         """The pair's texts: anchor, positive and, when it has one, the negative."""
         return (self.anchor, self.positive, self.negative) if self.negative else (self.anchor, self.positive)
-
-
-def own_text(p: Provision) -> str:
-    """The provision as the dense channel reads it: term, heading and text."""
-    return " ".join(x for x in (p.term or "", p.heading, p.text) if x).strip()[:MAX_CHARS]
 
 
 def citing_sentence(text: str, raw: str) -> str:

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from bifrost.core.embeddings import resolve_model
 from bifrost.core.settings import Settings
-from bifrost.retrieval.encoder.pairs import Pair, corpus_pairs
-from bifrost.retrieval.training import optimizer_and_schedule, train_step
+from bifrost.training.encoder.pairs import Pair, corpus_pairs
+from bifrost.training.loop import optimizer_and_schedule, train_step
 
 log = logging.getLogger(__name__)
 

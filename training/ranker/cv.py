@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from bifrost.eval.ltr.dataset import Group
+from bifrost.training.ranker.dataset import Group
 from bifrost.eval.splits import Split, fold_of, k_fold
 from bifrost.eval.metrics import both_at, hierarchy_prf, ranking_metrics, set_prf
 from bifrost.eval.stats import bootstrap_ci

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bifrost.core.types import Provision, ProvisionKind, Reference
-from bifrost.retrieval.encoder.pairs import (
+from bifrost.training.encoder.pairs import (
     KINDS,
     citing_sentence,
     corpus_pairs,

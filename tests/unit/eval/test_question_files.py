@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bifrost.eval.ltr.train import load_sets
+from bifrost.eval.question_files import load_sets
 from bifrost.eval.questions import QuestionFileError
 
 

@@ -25,11 +25,11 @@ import numpy as np
 from bifrost.core.extras import require_extra
 from bifrost.core.resources import Resources
 from bifrost.core.settings import Settings
-from bifrost.eval import refusal_validation as rv
-from bifrost.eval.answerability_report import write_report
-from bifrost.eval.ltr.train import read_sets
+from bifrost.training.answerability import refusal_validation as rv
+from bifrost.training.answerability.report import write_report
+from bifrost.eval.question_files import load_questions_by_file
 from bifrost.eval.splits import fold_of, refuse_overlap
-from bifrost.eval.questions import Question, merge_sets, own_answers
+from bifrost.eval.questions import Question, own_answers
 from bifrost.eval.stats import bootstrap_auroc, bootstrap_ci
 from bifrost.retrieval.answerability.features import FEATURE_GROUPS, FEATURES, columns_without, vector
 from bifrost.retrieval.answerability.card import AnswerabilityCard, save_card
@@ -66,16 +66,6 @@ class Example:
         """Why an unanswerable question is so (its first tag's category, e.g. "other-part"), else ""."""
         tags = self.question.extra.get("tags") or []
         return "" if self.answerable else (str(tags[0]).split(":")[0] if tags else "untagged")
-
-
-def load_questions_by_file(
-    settings: Settings, paths: Sequence[Path], corpus: str | None = None, say: Say | None = None,
-) -> tuple[list[tuple[Question, str]], list[dict[str, str]]]:
-    """Every question with the stem of its file (a question in several files once, from the first:
-    `merge_sets`), and the files' hashes; with ``corpus``, each file's gold is checked first (`check_gold`)."""
-    sets = read_sets(settings, paths, corpus, say)
-    hashes = [{"path": str(path), "sha256": qset.sha256} for path, qset in zip(paths, sets)]
-    return [(q, Path(qset.path).stem) for q, qset in merge_sets(sets, say)], hashes
 
 
 def collect(

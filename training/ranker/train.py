@@ -17,12 +17,13 @@ from typing import Any
 from bifrost.core.extras import require_extra
 from bifrost.core.resources import Resources
 from bifrost.core.settings import Settings
-from bifrost.eval.ltr.adapted import CACHE_KEEP, collect_adapted, encoder_cache, prune_encoders, store_encoder
-from bifrost.eval.ltr.cv import ABLATIONS, TOP_N, choose_delta, cross_validate, fit, fit_sized, ranked, score_run
-from bifrost.eval.ltr.dataset import Group, collect, describe_pool
+from bifrost.training.ranker.adapted import CACHE_KEEP, collect_adapted, encoder_cache, prune_encoders, store_encoder
+from bifrost.training.ranker.cv import ABLATIONS, TOP_N, choose_delta, cross_validate, fit, fit_sized, ranked, score_run
+from bifrost.training.ranker.dataset import Group, collect, describe_pool
 from bifrost.eval.precedent_overlap import bank_overlap
-from bifrost.eval.questions import Question, QuestionSet, check_gold, load_questions, merge_sets, own_answers
-from bifrost.eval.runner import corpus_hierarchy, corpus_ids
+from bifrost.eval.question_files import load_sets, read_sets, set_names
+from bifrost.eval.questions import Question, merge_sets, own_answers
+from bifrost.eval.runner import corpus_hierarchy
 from bifrost.eval.splits import Split, leave_one_set_out, refuse_overlap
 from bifrost.eval.stats import wilcoxon_p
 from bifrost.retrieval.baselines.dense import model_version
@@ -77,38 +78,6 @@ class TrainReport:
         return {"set": name, "ratio_to_rrf": round(ratios[name], 4), "held_out": name in self.held_out}
 
 
-def read_sets(
-    settings: Settings, paths: Sequence[Path], corpus: str | None = None, say: Say | None = None,
-) -> list[QuestionSet]:
-    """The question files, each checked against the provision ids of ``corpus`` when given (`check_gold`)."""
-    shared = settings.resolve_shared_dir()
-    sets = [load_questions(path, "auto", documents_dir=(shared / "corpora/adgm/documents") if shared else None)
-            for path in paths]
-    if corpus is not None and sets:
-        known = corpus_ids(settings, corpus)
-        for qset in sets:
-            check_gold(qset, known, corpus, say)
-    return sets
-
-
-def load_sets(
-    settings: Settings, paths: Sequence[Path], corpus: str | None = None, say: Say | None = None,
-) -> tuple[list[Question], list[dict[str, str]]]:
-    """Questions of every file, a question in several files once (`merge_sets`), and the files' hashes."""
-    sets = read_sets(settings, paths, corpus, say)
-    hashes = [{"path": str(path), "sha256": qset.sha256} for path, qset in zip(paths, sets)]
-    return [q for q, _ in merge_sets(sets, say)], hashes
-
-
-def set_names(paths: Sequence[Path]) -> list[str]:
-    """A name per question file: its stem (``osha-loi-dev``), made unique with a number when two files share it."""
-    names: list[str] = []
-    for path in paths:
-        stem = Path(path).stem
-        names.append(stem if stem not in names else f"{stem}-{sum(n.startswith(stem) for n in names) + 1}")
-    return names
-
-
 @dataclass
 class Collected:
     """Ranking groups of the training sets and of the held-out sets, and what the card records."""
@@ -132,7 +101,7 @@ def train_ranker(
     False: a study that leaves the served ranker alone). ``held_out_files``: sets never trained on, scored
     by the model fitted on every training set. ``encoder_files``: question sets to adapt the dense encoder
     the ranker reads (cross-fitted by fold, or by set when several sets are given; see
-    `bifrost.eval.ltr.adapted`); stored beside the ranker. ``seeds``: LightGBM's sampling seeds (default
+    `bifrost.training.ranker.adapted`); stored beside the ranker. ``seeds``: LightGBM's sampling seeds (default
     ``[seed]``); figures are reported for the first and averaged over all."""
     require_extra("ltr")
     if folds < 2:

@@ -23,7 +23,7 @@ import numpy as np
 from bifrost.core.embeddings import resolve_model
 from bifrost.retrieval.reader.examples import ReaderExample
 from bifrost.retrieval.reader.model import INPUTS, MODEL, TOKENIZER, ReaderCard
-from bifrost.retrieval.training import optimizer_and_schedule, shuffled_batches, train_step
+from bifrost.training.loop import optimizer_and_schedule, shuffled_batches, train_step
 
 Progress = Callable[[int, int], None]
 Logits = Callable[[Sequence[tuple[str, str]]], np.ndarray]

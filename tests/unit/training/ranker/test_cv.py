@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from bifrost.eval.ltr.cv import cross_validate, fit_sized, score_run
-from bifrost.eval.ltr.dataset import Group
+from bifrost.training.ranker.cv import cross_validate, fit_sized, score_run
+from bifrost.training.ranker.dataset import Group
 from bifrost.eval.splits import fold_of
 from bifrost.eval.questions import Question
 from bifrost.retrieval.ltr.features import FEATURES
@@ -84,7 +84,7 @@ def test_a_set_left_out_is_fitted_and_scored_on_its_own_groups_collected_without
     """The letters' groups as collected with every letter out of the precedent bank replace the others for
     the letters' split only: there the gold ranks last (no letter votes for it), elsewhere first."""
     import_or_skip("lightgbm", "ltr")
-    from bifrost.eval.ltr.train import left_out_figures
+    from bifrost.training.ranker.train import left_out_figures
     from bifrost.eval.splits import leave_one_set_out
 
     groups = [group(i) for i in range(80)]

@@ -1,0 +1,1 @@
+"""Training the answerability model and the support scorer, and validating the refusal threshold."""
