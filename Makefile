@@ -59,7 +59,7 @@ llm-stop:  ## stop the local chat model server (its runtime stays cached)
 	bash docker/llm-launcher/stop.sh
 
 bench: install  ## ingest + navigator build benchmark (the others: see README, Benchmarks)
-	$(PY) benchmarks/ingest_bench.py --shared $(SHARED)
+	$(PY) -m benchmarks.ingest_bench --shared $(SHARED)
 
 clean:  ## remove demo and bench state (not the venv)
 	rm -rf $(DEMO_HOME) .bifrost-bench tests/artifacts

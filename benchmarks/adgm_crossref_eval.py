@@ -1,6 +1,6 @@
 """Precision and recall of the ADGM reference extractor against the hand-checked ObliQA-XRef list.
 
-Usage: python benchmarks/adgm_crossref_eval.py [--shared ../shared] [--json] [--no-ranges] [--errors N]
+Usage: python -m benchmarks.adgm_crossref_eval [--shared ../shared] [--json] [--no-ranges] [--errors N]
        [--audit benchmarks/data/adgm_crossref_audit.csv]
 
 Protocol. Gold = the (SourceID, TargetID) pairs of `crossrefs-dev.csv` with a TargetID, by

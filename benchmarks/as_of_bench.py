@@ -7,7 +7,7 @@ question twice (the second is the baseline: caches warm), the --as-of question t
 edition's matrix is built, reusing cached vectors of unchanged texts; second: read from disk).
 Prints one JSON object with wall seconds, the answers' own `timings.total`, and ratios to the baseline.
 
-    HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 PYTHONPATH=. python benchmarks/as_of_bench.py \
+    HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 python -m benchmarks.as_of_bench \
         --home /tmp/asof-bench/home --corpus osha-1926 --as-of 2026-01-01
 """
 
@@ -22,8 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from load_bench import copy_home  # noqa: E402 - the same consistent copy of a home in use
+from benchmarks.load_bench import copy_home  # the same consistent copy of a home in use
 
 QUESTION = "When are safety nets required and how far below the working surface must they be installed?"
 

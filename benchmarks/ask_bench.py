@@ -7,7 +7,7 @@ hits every tree alike. Reports each tree's p50 and p95 (median over rounds) and 
 the first tree's. Each tree gets its own copy of ``--home`` (the first run of new code writes its index
 files there); a home without a ranker answers with the hand-set hybrid in every tree.
 
-    HF_HUB_OFFLINE=1 python benchmarks/ask_bench.py --home .bifrost-demo --code /path/to/old --code . \\
+    HF_HUB_OFFLINE=1 python -m benchmarks.ask_bench --home .bifrost-demo --code /path/to/old --code . \\
         --questions eval/questions/osha-natural-dev.jsonl --limit 40 --rounds 2
 """
 
@@ -22,8 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script or loaded by path
-from code_tree import tree_env  # noqa: E402
+from benchmarks.code_tree import tree_env
 
 PROBE = """
 import json, statistics, sys, time

@@ -9,7 +9,7 @@ ones of a tree without them. Prints how many questions differ (0 expected) and e
 With ``--record FILE`` the answers of one tree are written to FILE; ``--against FILE`` compares a tree with
 answers recorded before (a change that moves modules: record, move, compare).
 
-    HF_HUB_OFFLINE=1 python benchmarks/ask_identity.py --home .bifrost-demo --code /path/to/main --code . \\
+    HF_HUB_OFFLINE=1 python -m benchmarks.ask_identity --home .bifrost-demo --code /path/to/main --code . \\
         --questions ../shared/eval/osha-loi-dev.jsonl
 """
 
@@ -23,8 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script or loaded by path
-from code_tree import tree_env  # noqa: E402
+from benchmarks.code_tree import tree_env
 
 PROBE = """
 import json, sys

@@ -7,7 +7,7 @@ ranker's top K is measured as one forward pass of the embedding model (plain tor
 one thread as in `ask`) over the K texts "question + candidate", batched as a cross-encoder would be.
 No cross-encoder weights are needed (none ships offline); only the cost is measured, not quality.
 
-`.venv/bin/python benchmarks/cross_encoder_cost.py --home <home with a trained ranker> --corpus adgm
+`.venv/bin/python -m benchmarks.cross_encoder_cost --home <home with a trained ranker> --corpus adgm
 --questions ../shared/eval/obliqa/ObliQA_dev.json --limit 100 --top 20,50`
 """
 

@@ -12,7 +12,7 @@ End to end through the facade, offline extractor, embedded store, in a fresh hom
 Prints one JSON object: seconds per step, totals, the ratio apply / full (target <= 0.10) and
 what B changed. The machine is shared: compare the ratio of one run, not absolute seconds.
 
-    HF_HUB_OFFLINE=1 python benchmarks/edition_apply_bench.py --shared ../shared --work /tmp/edition-bench
+    HF_HUB_OFFLINE=1 python -m benchmarks.edition_apply_bench --shared ../shared --work /tmp/edition-bench
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ extractor, embedded store; the dense index and the navigator are not part of the
 Prints one JSON object with seconds per step, the ratio incremental / full (target <= 0.10), and
 what each step parsed, embedded and changed. The machine is shared: compare ratios of one run.
 
-    HF_HUB_OFFLINE=1 python benchmarks/edition_bench.py --home /tmp/bench-home [--share 0.01] [--seed 13]
+    HF_HUB_OFFLINE=1 python -m benchmarks.edition_bench --home /tmp/bench-home [--share 0.01] [--seed 13]
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ Each run ingests ``part-1926.json`` into a fresh temporary BIFROST_HOME through 
 3,442 nodes, 6,221 relationships); (b) entities per tau, extracting once and refining per tau;
 (c) ``--full``: the whole part. Prints one JSON object; ``max_rss_mb`` is the process peak so far.
 
-    HF_HUB_OFFLINE=1 python benchmarks/eng_bench.py [--shared ../shared] [--full] [--taus 0.8 0.85 0.9 0.95 1.0]
+    HF_HUB_OFFLINE=1 python -m benchmarks.eng_bench [--shared ../shared] [--full] [--taus 0.8 0.85 0.9 0.95 1.0]
 """
 
 from __future__ import annotations

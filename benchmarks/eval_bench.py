@@ -3,7 +3,7 @@
 Ingests Part 1926 into a home (a temporary one unless --home is given, which keeps the dense
 embedding cache between runs), runs the chosen systems on every dev question and prints JSON:
 wall seconds per system (warm-up, answering) and the headline metrics.
-Run: `.venv/bin/python benchmarks/eval_bench.py [--shared ../shared] [--systems bm25,dense,rrf] [--home DIR]`.
+Run: `.venv/bin/python -m benchmarks.eval_bench [--shared ../shared] [--systems bm25,dense,rrf] [--home DIR]`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Benchmark: ingest all of Part 1926 and build its navigator graph on the embedded store.
 
 Reports wall seconds per stage and peak resident memory, as JSON. Run: `make bench` or
-`.venv/bin/python benchmarks/ingest_bench.py [--shared ../shared] [--repeat 3]`.
+`.venv/bin/python -m benchmarks.ingest_bench [--shared ../shared] [--repeat 3]`.
 """
 
 from __future__ import annotations

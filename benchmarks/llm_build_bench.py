@@ -7,7 +7,7 @@ answers: no prompt at all). Prints one JSON object: calls, tokens in and out, pe
 seconds per provision, and each rerun's seconds as a ratio to the cold build.
 
     make llm
-    HF_HUB_OFFLINE=1 PYTHONPATH=. .venv/bin/python benchmarks/llm_build_bench.py --url $(cat docker/llm-launcher/.runtime/url)
+    HF_HUB_OFFLINE=1 .venv/bin/python -m benchmarks.llm_build_bench --url $(cat docker/llm-launcher/.runtime/url)
 
 For a hosted model, its tokens per provision times the corpus's provisions (29 CFR 1926: see
 `bifrost graph stats`) are what a build costs; output tokens depend on the model.
@@ -24,9 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.unit.mini_corpus import built_mini_home  # the test suite's mini home, built offline
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-from tests.unit.mini_corpus import built_mini_home  # noqa: E402 - the test suite's mini home, built offline
 
 
 def build(home: Path, env: dict[str, str]) -> tuple[dict, float]:

@@ -13,7 +13,7 @@ start time and peak RSS. The copy is deleted afterwards (``--keep`` keeps it).
 between the processes sharing them: the honest total) and the sum of RSS (shared pages counted in
 every process), sampled every 2 s during the load; and the ratios of the last run to the first.
 
-    HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 PYTHONPATH=. python benchmarks/load_bench.py \
+    HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 python -m benchmarks.load_bench \
         --home /work/main/.bifrost-demo --clients 16 --seconds 120 --workers 1,4
 """
 
@@ -37,8 +37,7 @@ from pathlib import Path
 
 import httpx
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from web_bench import QUESTIONS, percentile  # noqa: E402 - the same questions as web_bench.py
+from benchmarks.web_bench import QUESTIONS, percentile  # the same questions as web_bench.py
 
 DB_FILES = ("bifrost.db", "bifrost.db-wal", "bifrost.db-shm")
 

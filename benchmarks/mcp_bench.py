@@ -12,7 +12,7 @@ cost), the server's voluntary context switches per call (all its threads, from /
 is a thread going to sleep to be woken again, a count the machine's load does not change), and the
 1-minute load average before and after.
 Run on a copy of a built home (the server only reads, but keep the original untouched):
-`cp -a .bifrost-demo /tmp/osha && python benchmarks/mcp_bench.py --home /tmp/osha [--code OLD --code .]`.
+`cp -a .bifrost-demo /tmp/osha && python -m benchmarks.mcp_bench --home /tmp/osha [--code OLD --code .]`.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ that only this work is timed), the SDK's conversion of the result into a `CallTo
 JSON-RPC line, the size of that line, and on the client side the parsing of the line and the check of
 the structured result against the tool's output schema (jsonschema, as the SDK's client does); the
 same for a compact text block (no indentation) instead of the SDK's indented one.
-Measures the code on PYTHONPATH: `PYTHONPATH=<checkout> python benchmarks/mcp_parts_bench.py --home <copy of a home>`.
+Measures the code on PYTHONPATH: `PYTHONPATH=<checkout> python -m benchmarks.mcp_parts_bench --home <copy of a home>`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from mcp.types import CallToolResult, TextContent
 from bifrost.app.facade import Bifrost
 from bifrost.app.mcp.server import create_server
 from bifrost.core.settings import Settings
-from mcp_bench import read_questions, search_arguments  # the script's folder is on sys.path
+from benchmarks.mcp_bench import read_questions, search_arguments
 
 
 def ms(fn: Callable[[], object]) -> float:

@@ -8,8 +8,8 @@ corpus``: ingest + navigator build on a scratch embedded store, needs the shared
 
 Run (Neo4j from docker/neo4j-launcher/start.sh):
 
-    BIFROST_NEO4J_URI=bolt://127.0.0.1:7687 .venv/bin/python benchmarks/neo4j_bench.py
-    .venv/bin/python benchmarks/neo4j_bench.py --source corpus --corpus osha-1926 --shared ../shared
+    BIFROST_NEO4J_URI=bolt://127.0.0.1:7687 .venv/bin/python -m benchmarks.neo4j_bench
+    .venv/bin/python -m benchmarks.neo4j_bench --source corpus --corpus osha-1926 --shared ../shared
 
 The benchmark writes into its own corpus name (``<corpus>-bench``) and clears it afterwards.
 """

@@ -5,7 +5,7 @@ For each question: the ranker's whole retrieval (warm), then the reader scoring 
 each, the reader's p50 as a ratio to the retrieval's, and the resident memory the loaded reader adds.
 The reader's scores are not its quality (docs/results.md, "The reader"); only its cost is measured.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/reader_bench.py --home .bifrost-demo --corpus osha-1926 \
+    HF_HUB_OFFLINE=1 .venv/bin/python -m benchmarks.reader_bench --home .bifrost-demo --corpus osha-1926 \
         --reader .bifrost-demo/index/osha-1926/readers/<one of the cross-fitted readers> \
         --questions eval/questions/osha-natural-dev.jsonl --limit 50
 """

@@ -1,6 +1,6 @@
 """Precision and recall of the rule-based CFR reference extractor against the hand-checked sample.
 
-Usage: python benchmarks/reference_extractor_eval.py [--corpus PATH] [--gold PATH] [--json] [--dangling]
+Usage: python -m benchmarks.reference_extractor_eval [--corpus PATH] [--gold PATH] [--json] [--dangling]
 
 Gold lines: {"source_id", "raw", "target_id" (null = dangling)}. A gold item is recalled when the
 extractor returns the same (source_id, target_id) pair (dangling: same source and a dangling

@@ -6,7 +6,7 @@ Synthetic runs use precomputed unit vectors (so only the refiner's cost is measu
 built from a shared vocabulary, so names sharing words are similar, as real entity names are).
 One run embeds 1k names with the real sentence-transformers model. Prints one JSON object.
 
-    HF_HUB_OFFLINE=1 python benchmarks/refiner_bench.py [--sizes 1000 10000 100000] [--modes exact lsh auto]
+    HF_HUB_OFFLINE=1 python -m benchmarks.refiner_bench [--sizes 1000 10000 100000] [--modes exact lsh auto]
         [--exact-max 100000] [--kinds random compositional] [--real 1000]
 """
 

@@ -21,8 +21,8 @@ Slopes are log-log between consecutive sizes on the provision count (1.0 = linea
 is shared: the 1-minute load average is recorded at the start and end of each size; run it
 under ``nice``. Writes ``scale.json`` and ``scale.md`` to ``--out`` after every size.
 
-    HF_HUB_OFFLINE=1 nice -n 19 python benchmarks/scale_bench.py --sizes 1,2,4,8 --work /tmp/scale --out runs/scale
-    HF_HUB_OFFLINE=1 python benchmarks/scale_bench.py --sizes 0.05,0.1 --work /tmp/scale --out runs/scale   # quick
+    HF_HUB_OFFLINE=1 nice -n 19 python -m benchmarks.scale_bench --sizes 1,2,4,8 --work /tmp/scale --out runs/scale
+    HF_HUB_OFFLINE=1 python -m benchmarks.scale_bench --sizes 0.05,0.1 --work /tmp/scale --out runs/scale   # quick
 """
 
 from __future__ import annotations
@@ -37,8 +37,7 @@ import sys
 import time
 from pathlib import Path
 
-from scale_corpus import markdown, multiply, multiply_structure, slopes, SLOPE_KEYS
-
+from benchmarks.scale_corpus import markdown, multiply, multiply_structure, slopes, SLOPE_KEYS
 HERE = Path(__file__).resolve().parent
 CORPUS = "scale"
 SOURCE = "corpora/osha-1926/part-1926.json"
@@ -131,18 +130,18 @@ def disk_mb(home: Path) -> dict:
 
 
 def run_child(args: list[str]) -> dict:
-    """Run a script of this folder in a new Python process; its stdout is one JSON object."""
+    """Run a module of this package in a new Python process (``-m benchmarks.X``); its stdout is one JSON object."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE.parent), os.environ.get("PYTHONPATH")]))}
     done = subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env, cwd=HERE.parent)
     if done.returncode != 0:
         tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        raise SystemExit(f"error: {' '.join(args[:2])} exited {done.returncode}: {tail}")
+        raise SystemExit(f"error: {' '.join(args[:3])} exited {done.returncode}: {tail}")
     return json.loads(done.stdout[done.stdout.index("{"):])
 
 
 def retrieval(home: Path, questions: Path, limit: int) -> dict:
     """p50/p95 of the hybrid and the rrf baseline, and RSS after loading (retrieval_bench.py)."""
-    out = run_child([str(HERE / "retrieval_bench.py"), "--home", str(home), "--corpus", CORPUS,
+    out = run_child(["-m", "benchmarks.retrieval_bench", "--home", str(home), "--corpus", CORPUS,
                      "--questions", str(questions), "--limit", str(limit), "--rankers", "rrf,hybrid"])
     by = {r["ranker"]: r for r in out["results"]}
     rrf, hyb = by["rrf"], by["hybrid"]
@@ -158,7 +157,7 @@ def measure_size(args: argparse.Namespace, size: float) -> dict:
     home = args.work / label(size) / "home"
     row: dict = {"size": label(size), "load_avg_start": load_avg()}
     t0 = time.perf_counter()
-    child = [str(Path(__file__).resolve()), "--build-one", str(size), "--home", str(home), "--shared", str(args.shared)]
+    child = ["-m", "benchmarks.scale_bench", "--build-one", str(size), "--home", str(home), "--shared", str(args.shared)]
     row.update(run_child(child + (["--profile"] if args.profile else [])))
     row.update(disk_mb(home))
     if not args.profile:  # a profiled run is for the build stages only

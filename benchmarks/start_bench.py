@@ -12,7 +12,7 @@ question through ``POST /api/ask`` and reads the server's peak RSS (VmHWM) from 
 Use a copy of a built home (the first run of new code writes its index files there):
 
     cp -a .bifrost-demo /tmp/start-home
-    HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 python benchmarks/start_bench.py --home /tmp/start-home \\
+    HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 python -m benchmarks.start_bench --home /tmp/start-home \\
         --code /path/to/main --code . --repeats 7 --serve
 """
 
@@ -30,8 +30,7 @@ import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script or loaded by path
-from code_tree import tree_env  # noqa: E402
+from benchmarks.code_tree import tree_env
 
 import httpx
 

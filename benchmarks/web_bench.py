@@ -4,8 +4,8 @@ Starts the real app (uvicorn, loopback) over a Bifrost home (embedded store; off
 chat model is configured), warms it up, then runs N client threads (httpx) for D seconds, each
 cycling through a list of questions. Prints one JSON object (errors counted, not raised).
 
-    HF_HUB_OFFLINE=1 python benchmarks/web_bench.py --home /tmp/bfweb [--clients 8] [--seconds 60]
-    HF_HUB_OFFLINE=1 python benchmarks/web_bench.py --url http://127.0.0.1:8000   # an already running server
+    HF_HUB_OFFLINE=1 python -m benchmarks.web_bench --home /tmp/bfweb [--clients 8] [--seconds 60]
+    HF_HUB_OFFLINE=1 python -m benchmarks.web_bench --url http://127.0.0.1:8000   # an already running server
 """
 
 from __future__ import annotations

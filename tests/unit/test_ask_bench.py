@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
+from benchmarks import ask_bench
+
 ROOT = Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location("ask_bench", ROOT / "benchmarks" / "ask_bench.py")
-ask_bench = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(ask_bench)
 
 
 def test_p50_and_p95_are_medians_over_rounds_and_the_first_tree_is_the_baseline():

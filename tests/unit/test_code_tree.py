@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
+from benchmarks import code_tree
+
 ROOT = Path(__file__).resolve().parents[1].parent
-spec = importlib.util.spec_from_file_location("code_tree", ROOT / "benchmarks" / "code_tree.py")
-code_tree = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(code_tree)
 
 
 def test_the_top_level_folders_come_from_the_tree_not_from_the_installed_checkout(tmp_path):

@@ -3,18 +3,15 @@ it would follow, on a built home."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
 
+import benchmarks.cross_encoder_cost as bench
 from tests.conftest import FIXTURES
 from tests.unit.mini_corpus import built_mini_home
 
 ROOT = Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location("cross_encoder_cost", ROOT / "benchmarks" / "cross_encoder_cost.py")
-bench = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(bench)
 
 
 def test_every_depth_is_timed_beside_the_retrieval_of_the_same_questions(tmp_path, monkeypatch, capsys):

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import sqlite3
 import time
 from pathlib import Path
 
+from benchmarks import load_bench
+
 ROOT = Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location("load_bench", ROOT / "benchmarks" / "load_bench.py")
-load_bench = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(load_bench)
 
 
 def test_the_budget_stops_at_the_request_limit_and_at_the_deadline():

@@ -3,24 +3,20 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import importlib
 import json
-import sys
 from pathlib import Path
 
 import pytest
-
-from bifrost.graph_builders.jurisdictions.us_cfr.sources.ecfr_json import parse_ecfr_json
+from bifrost.graph_builders.jurisdictions.us_cfr.sources.ecfr_json import (
+    parse_ecfr_json,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return importlib.import_module(f"benchmarks.{name}")
 
 
 scale_corpus = _load("scale_corpus")
