@@ -15,6 +15,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "eval": ("pytrec_eval", "matplotlib", "sklearn"),
     "mcp": ("mcp", "mcp.server.mcpserver"),  # MCPServer: mcp 2 (1.x had FastMCP)
     "ltr": ("lightgbm",),
+    "experiments": ("onnxruntime", "onnx"),
 }
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from bifrost.core.extras import has_module
 from bifrost.core.atomic_files import atomic_file
 
 log = logging.getLogger(__name__)
@@ -136,6 +137,10 @@ def load_reader(folder: Path, corpus: str, embedding_model: str, ranker_sha256: 
         return None
     if (why := stale_reason(card, corpus, embedding_model, ranker_sha256)) is not None:
         log.warning("the reader of %s is not used: %s%s", corpus, why, retrain)
+        return None
+    if not has_module("onnxruntime"):
+        log.warning("the reader of %s is not used: it needs the 'experiments' extra (pip install 'bifrost-rag[experiments]')",
+                    corpus)
         return None
     try:
         return Reader(folder, threads)

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from bifrost.core.extras import require_extra
 from bifrost.core.resources import Resources
 from bifrost.core.settings import Settings
 from bifrost.eval.answers import Case, Scored, scored, system_figures
@@ -169,6 +170,7 @@ def store_final(settings: Settings, trainer: Trainer, pipe: AskPipeline, corpus:
 def train_reader(settings: Settings, corpus: str, files: Sequence[Path], opts: Options = Options(), curve: bool = False,
                  store: bool = True, out_dir: Path | None = None, say: Say | None = None) -> dict[str, Any]:
     """Cross-fit, score nested, (optionally) the learning curve, then store the final reader; the report."""
+    require_extra("experiments")
     say = say or (lambda _m: None)
     questions, hashes = question_sets(settings, corpus, files, say)
     resources = Resources(settings)

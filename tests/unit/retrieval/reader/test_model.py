@@ -47,3 +47,16 @@ def test_the_card_round_trips_with_its_cuts(tmp_path):
     card = ReaderCard(corpus="c", base_model="m", cuts={"cite": 0.35, "stated": 0.12})
     card.save(tmp_path)
     assert ReaderCard.read(tmp_path).cut == Cuts(cite=0.35, stated=0.12)
+
+
+def test_without_the_experiments_extra_a_fitting_reader_is_not_used_and_the_line_names_the_extra(tmp_path, caplog, monkeypatch):
+    from bifrost.retrieval.reader import model
+
+    folder = reader_folder(tmp_path, "osha-1926")
+    folder.mkdir(parents=True)
+    ReaderCard(corpus="osha-1926", base_model="m", embedding_model="e", ranker_sha256="abc").save(folder)
+    monkeypatch.setattr(model, "has_module", lambda name: name != "onnxruntime")
+    with caplog.at_level(logging.WARNING):
+        assert load_reader(folder, "osha-1926", "e", "abc") is None
+    assert len(caplog.records) == 1 and "'experiments' extra" in caplog.text
+

@@ -78,3 +78,17 @@ def test_a_ranker_retrained_since_sets_the_reader_aside_with_one_warning(read_ho
         assert sum("reader of mini is not used" in r.getMessage() for r in caplog.records) == 1
     finally:
         model_path.write_text(saved)
+
+
+def test_training_a_reader_without_the_experiments_extra_is_one_line_naming_it(monkeypatch, tmp_path):
+    import pytest
+
+    from bifrost.core import extras
+    from bifrost.core.errors import MissingExtraError
+    from bifrost.core.settings import Settings
+    from bifrost.training.reader.run import train_reader
+
+    monkeypatch.setattr(extras, "has_module", lambda name: name not in ("onnxruntime", "onnx"))
+    with pytest.raises(MissingExtraError) as err:
+        train_reader(Settings(home=tmp_path), "osha-1926", [])
+    assert "experiments" in str(err.value) and "\n" not in str(err.value)
