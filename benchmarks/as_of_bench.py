@@ -31,8 +31,8 @@ def edition_cache(home: Path, corpus: str, as_of: str) -> tuple[int, list[Path]]
     """The past edition's number and its dense cache files in ``home``."""
     from bifrost.core.settings import Settings
     from bifrost.core.store.sql_store import SqlStore
-    from bifrost.retrieval.baselines.dense import cache_path
-    from bifrost.retrieval.baselines.documents import build_documents, load_provisions
+    from bifrost.retrieval.channels.dense import cache_path
+    from bifrost.retrieval.channels.documents import build_documents, load_provisions
 
     settings = Settings(home=home)
     store = SqlStore(settings.sql_url)

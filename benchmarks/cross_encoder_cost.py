@@ -24,7 +24,7 @@ from bifrost.core.bert_encoder import load_bert_encoder
 from bifrost.core.embeddings import resolve_model
 from bifrost.core.settings import Settings
 from bifrost.eval.questions import load_questions
-from bifrost.retrieval.baselines.documents import build_documents
+from bifrost.retrieval.channels.documents import build_documents
 
 
 def main() -> None:

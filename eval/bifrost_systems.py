@@ -29,7 +29,7 @@ from bifrost.core.settings import Settings
 from bifrost.retrieval.base import SystemResult, SystemUnavailable
 from bifrost.retrieval.answer.citations import cited_items
 from bifrost.retrieval.config import RetrievalConfig
-from bifrost.retrieval.ltr.retriever import LtrRetriever
+from bifrost.retrieval.ranking.ltr.retriever import LtrRetriever
 from bifrost.retrieval.pipeline import AskPipeline
 from bifrost.retrieval.answerability.refusal import outcome_of
 
@@ -145,7 +145,7 @@ class LlmOnlySystem:
 
     def warm_up(self, corpus: str) -> None:
         from bifrost.graph_builders.jurisdictions.registry import pack_of
-        from bifrost.retrieval.baselines.llm_only import LlmOnly
+        from bifrost.eval.baselines.llm_only import LlmOnly
 
         res = Resources(self.settings)
         model = self.chat_model or res.chat_model

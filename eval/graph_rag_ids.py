@@ -11,7 +11,7 @@ from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
 from bifrost.core.errors import CitationError
-from bifrost.retrieval.baselines.llm_only import CFR_ID
+from bifrost.eval.baselines.llm_only import CFR_ID
 
 _TOKEN = re.compile(r"[^\s'\",;{}\[\]]+")
 

@@ -30,7 +30,7 @@ from bifrost.core.types import Provision, make_uid
 from bifrost.eval.graph_rag_ids import ids_in_text, strings_in
 from bifrost.eval.graph_rag_isolation import BIFROST_LABELS, BIFROST_REL_TYPES, keep_apart, read_only_graph_class
 from bifrost.retrieval.base import SystemResult, SystemUnavailable
-from bifrost.retrieval.baselines.documents import build_documents, load_provisions
+from bifrost.retrieval.channels.documents import build_documents, load_provisions
 
 log = logging.getLogger(__name__)
 

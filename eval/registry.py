@@ -109,8 +109,8 @@ def _cite(params: dict[str, Any]) -> CiteRule:
 
 
 def bm25_factory(settings: Settings, corpus: str, **params: Any) -> System:
-    from bifrost.retrieval.baselines.bm25 import Bm25Ranker
-    from bifrost.retrieval.glossary import load_glossary
+    from bifrost.retrieval.channels.bm25 import Bm25Ranker
+    from bifrost.retrieval.channels.glossary import load_glossary
 
     cite = _cite(params)
     glossary = load_glossary(params.pop("glossary", ""))
@@ -118,17 +118,17 @@ def bm25_factory(settings: Settings, corpus: str, **params: Any) -> System:
 
 
 def dense_factory(settings: Settings, corpus: str, **params: Any) -> System:
-    from bifrost.retrieval.baselines.dense import DenseRanker
+    from bifrost.retrieval.channels.dense import DenseRanker
 
     cite = _cite(params)
     return RankerSystem("dense", DenseRanker(settings, **params), cite)
 
 
 def rrf_factory(settings: Settings, corpus: str, **params: Any) -> System:
-    from bifrost.retrieval.baselines.bm25 import Bm25Ranker
-    from bifrost.retrieval.baselines.dense import DenseRanker
-    from bifrost.retrieval.baselines.rrf import RrfRanker
-    from bifrost.retrieval.glossary import load_glossary
+    from bifrost.retrieval.channels.bm25 import Bm25Ranker
+    from bifrost.retrieval.channels.dense import DenseRanker
+    from bifrost.eval.baselines.rrf import RrfRanker
+    from bifrost.retrieval.channels.glossary import load_glossary
 
     cite = _cite(params)
     mode, edition = params.pop("mode", "context"), params.pop("edition", None)
@@ -140,7 +140,7 @@ def rrf_factory(settings: Settings, corpus: str, **params: Any) -> System:
 
 def rerank_factory(settings: Settings, corpus: str, **params: Any) -> System:
     from bifrost.core.errors import ModelUnavailableError
-    from bifrost.retrieval.baselines.rerank import CrossEncoderReranker
+    from bifrost.eval.baselines.rerank import CrossEncoderReranker
 
     cite = _cite(params)
     first = rrf_factory(settings, corpus).ranker  # type: ignore[attr-defined]

@@ -1,7 +1,7 @@
 """Adapting plain rankers to the `System` protocol (bifrost.retrieval.base) with a cited-set rule.
 
 A system answers a question with a ranked list of provision ids plus the set it would cite.
-Rankers (retrieval/baselines) only rank; `RankerSystem` adds a documented cited-set rule.
+Rankers (retrieval/channels, eval/baselines) only rank; `RankerSystem` adds a documented cited-set rule.
 """
 
 from __future__ import annotations

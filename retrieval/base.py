@@ -10,7 +10,7 @@ from typing import Any, Protocol, runtime_checkable
 from bifrost.core.errors import BifrostError
 from bifrost.core.types import RetrievedItem
 from bifrost.retrieval.config import RetrievalConfig
-from bifrost.retrieval.eng_index import EngIndex
+from bifrost.retrieval.channels.entity_index import EngIndex
 from bifrost.retrieval.result import RetrievalResult
 
 
@@ -53,7 +53,7 @@ class Preparable(Protocol):
 
 
 class Ranker(Protocol):
-    """A retrieval component that ranks provisions (see retrieval/baselines)."""
+    """A retrieval component that ranks provisions (see retrieval/channels and eval/baselines)."""
 
     def warm_up(self, corpus: str) -> None: ...
 

@@ -14,12 +14,12 @@ from collections.abc import Callable
 from bifrost.core.provisions import container_ids
 from bifrost.core.settings import Settings
 from bifrost.core.types import Edition, Provision, RetrievedItem, Via
-from bifrost.retrieval.baselines.bm25 import Bm25Ranker
-from bifrost.retrieval.baselines.dense import DenseRanker
+from bifrost.retrieval.channels.bm25 import Bm25Ranker
+from bifrost.retrieval.channels.dense import DenseRanker
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.decompose import Decomposition
 from bifrost.retrieval.fusion import rrf_fuse
-from bifrost.retrieval.glossary import load_glossary
+from bifrost.retrieval.channels.glossary import load_glossary
 from bifrost.retrieval.navigator import NavigatorIndex, traverse
 from bifrost.retrieval.result import DECAY, Hit, RetrievalResult
 

@@ -19,16 +19,16 @@ from bifrost.core.resources import Resources
 from bifrost.core.types import Answer, Edition, Provision, make_uid
 from bifrost.retrieval.answerability.judge import AnswerabilityJudge, load_judge
 from bifrost.retrieval.base import CorpusRetriever
-from bifrost.retrieval.channels import Channels
+from bifrost.retrieval.channels.base import Channels
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.decompose import ExtractorDecomposer
 from bifrost.retrieval.edition_retriever import EditionRetriever
-from bifrost.retrieval.hybrid import HybridRetriever
+from bifrost.retrieval.ranking.hybrid import HybridRetriever
 from bifrost.graph_builders.jurisdictions.registry import named_finder, pack_of
 from bifrost.retrieval.answer.question_facts import read_facts
-from bifrost.retrieval.named_first import named_first, read_named
+from bifrost.retrieval.ranking.named_first import named_first, read_named
 from bifrost.retrieval.navigator import NavigatorIndex
-from bifrost.retrieval.precedent_channel import PrecedentIndex
+from bifrost.retrieval.channels.precedents import PrecedentIndex
 from bifrost.retrieval.result import RetrievalResult
 
 NO_ENTITY_NETWORK = ("The entity network of {corpus} is not built yet: answered by keyword and meaning search over the "
@@ -143,9 +143,9 @@ class AskPipeline:
         return self._once(self._retrievers, corpus, corpus, lambda: self._load(corpus))
 
     def _load(self, corpus: str) -> CorpusRetriever:
-        from bifrost.retrieval.ltr.features import FEATURES
-        from bifrost.retrieval.ltr.model import glossary_mismatch, load_ranker
-        from bifrost.retrieval.ltr.retriever import LtrRetriever
+        from bifrost.retrieval.ranking.ltr.features import FEATURES
+        from bifrost.retrieval.ranking.ltr.model import glossary_mismatch, load_ranker
+        from bifrost.retrieval.ranking.ltr.retriever import LtrRetriever
 
         parts = self.parts(corpus)
         if not parts.has_entity_network:  # right after ingest: keywords, meaning and the navigator graph
@@ -167,11 +167,11 @@ class AskPipeline:
     def _load_parts(self, corpus: str) -> CorpusParts:
         from bifrost.graph_builders.entities.extractors import make_entity_extractor
         from bifrost.graph_builders.entities.normalize import normalize_name
-        from bifrost.retrieval.baselines.bm25 import Bm25Ranker
-        from bifrost.retrieval.baselines.documents import index_folder
-        from bifrost.retrieval.eng_index import EngIndex
-        from bifrost.retrieval.glossary import load_glossary
-        from bifrost.retrieval.ltr.model import ranker_encoder
+        from bifrost.retrieval.channels.bm25 import Bm25Ranker
+        from bifrost.retrieval.channels.documents import index_folder
+        from bifrost.retrieval.channels.entity_index import EngIndex
+        from bifrost.retrieval.channels.glossary import load_glossary
+        from bifrost.retrieval.ranking.ltr.model import ranker_encoder
 
         res = self.resources
         res.require_corpus(corpus)
@@ -198,7 +198,7 @@ class AskPipeline:
     def _precedent_index(self, corpus: str, tokenize: Callable[[str], list[str]]) -> PrecedentIndex | None:
         """The corpus's precedent bank as a search index (None when no precedent is loaded)."""
         from bifrost.core.store.precedent_tables import load_precedents
-        from bifrost.retrieval.baselines.documents import index_folder
+        from bifrost.retrieval.channels.documents import index_folder
 
         res = self.resources
         with res.sql.session() as s:
@@ -216,7 +216,7 @@ class AskPipeline:
         """Embeddings of every provision (cached on disk under $BIFROST_HOME/index), under the embedding
         model or, given ``encoder``, under that adapted encoder folder (loaded with its own embedder)."""
         from bifrost.core.embeddings import SentenceTransformerEmbedder
-        from bifrost.retrieval.baselines.dense import DenseRanker
+        from bifrost.retrieval.channels.dense import DenseRanker
 
         if encoder is None:
             dense = DenseRanker(self.resources.settings, embedder=self.resources.embedder)
@@ -238,7 +238,7 @@ class AskPipeline:
         """Store the vectors of every provision sentence (`bifrost.retrieval.answer.sentence_vectors`), so
         that answers quote without encoding them; a read-only home still answers, encoding them."""
         from bifrost.retrieval.answer import sentence_vectors
-        from bifrost.retrieval.baselines.documents import index_folder
+        from bifrost.retrieval.channels.documents import index_folder
         from bifrost.core.sentences import sentences
 
         res = self.resources
@@ -256,7 +256,7 @@ class AskPipeline:
 
     def _load_sentences(self, corpus: str) -> Embedder:
         from bifrost.retrieval.answer.sentence_vectors import StoredSentences, load
-        from bifrost.retrieval.baselines.documents import index_folder
+        from bifrost.retrieval.channels.documents import index_folder
 
         res = self.resources
         stored = load(index_folder(res.settings.home, corpus), res.settings.embedding_model)
@@ -274,8 +274,8 @@ class AskPipeline:
     def ranker_in_use(self, corpus: str) -> str:
         """sha256 of the stored ranker when it is the corpus's retriever ("" for the hybrid): the models
         trained behind a ranker (the answerability model, the reader) are set aside when it differs."""
-        from bifrost.retrieval.ltr.model import ranker_sha256
-        from bifrost.retrieval.ltr.retriever import LtrRetriever
+        from bifrost.retrieval.ranking.ltr.model import ranker_sha256
+        from bifrost.retrieval.ranking.ltr.retriever import LtrRetriever
 
         return ranker_sha256(self.resources.settings, corpus) if isinstance(self.retriever(corpus), LtrRetriever) else ""
 
@@ -330,7 +330,7 @@ class AskPipeline:
                  exclude: Collection[str] = ()) -> RetrievalResult:
         """What `ask` retrieves for a question of the current edition (the named provisions first, the similar
         precedents read, its own left out), before the answer step."""
-        from bifrost.retrieval.ltr.retriever import LtrRetriever
+        from bifrost.retrieval.ranking.ltr.retriever import LtrRetriever
 
         retr = self.retriever(corpus)
         cfg = cfg or retr.config
@@ -339,7 +339,7 @@ class AskPipeline:
 
     def read_named(self, corpus: str, result: RetrievalResult, question: str, cfg: RetrievalConfig,
                    exclude: Collection[str] = ()) -> RetrievalResult:
-        """The result with the provisions the question names first (`bifrost.retrieval.named_first`) and the
+        """The result with the provisions the question names first (`bifrost.retrieval.ranking.named_first`) and the
         question's similar precedents, read here when the retriever did not read them."""
         channels = self.parts(corpus).channels
         result = read_named(result, question, channels, exclude, cfg.use_named, cfg.use_precedents)
@@ -353,12 +353,12 @@ class AskPipeline:
         *, lookup: Callable[[str], Provision | None] | None = None, judge: AnswerabilityJudge | None = None,
         planned: bool = True, reader: Any = "stored",
     ) -> Answer:
-        """The answer to a question from its retrieval result (`bifrost.retrieval.answer.step`: answered,
+        """The answer to a question from its retrieval result (`bifrost.retrieval.answer.build`: answered,
         "not stated" or refused); ``lookup`` reads the provisions quoted (default: the current edition's),
         ``judge`` decides answerability (None: the cosine rule), ``planned`` follows the navigator graph
         from the cited set (False: a past edition, whose maps are not loaded); ``reader``: the corpus's stored
         reader (default, when ``planned``), None, or another one (a cross-fitted reader under evaluation)."""
-        from bifrost.retrieval.answer import step as answer_step
+        from bifrost.retrieval.answer import build as answer_step
 
         chat = self.resources.chat_model
         llm = None
@@ -375,7 +375,7 @@ class AskPipeline:
     def planner(self, corpus: str):
         """What the answer plan of a corpus reads (its navigator maps and lexical index; loaded with the corpus)."""
         from bifrost.graph_builders.jurisdictions.registry import words_for
-        from bifrost.retrieval.answer.step import Planner
+        from bifrost.retrieval.answer.build import Planner
 
         parts = self.parts(corpus)
         bm25 = parts.channels.bm25

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from bifrost.core.precedent_types import ResolvedCite
 from bifrost.core.types import RetrievedItem, Via
 from bifrost.retrieval.decompose import Decomposition
-from bifrost.retrieval.precedent_channel import PrecedentVotes
+from bifrost.retrieval.channels.precedents import PrecedentVotes
 
 DECAY = {Via.REFERS_TO: 0.7, Via.PARENT: 0.5, Via.CHILD: 0.6, Via.SIBLING: 0.35}
 """How much of a seed's score an expansion keeps, per way of reaching it (per hop for REFERS_TO)."""

@@ -39,7 +39,7 @@ agents = sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.star
 for agent in agents:
     for version in available_versions(agent):
         load_prompt(agent, version)
-from bifrost.retrieval.glossary import BUILT_IN, load_glossary
+from bifrost.retrieval.channels.glossary import BUILT_IN, load_glossary
 glossaries = {name: len(load_glossary(name).entries) for name in BUILT_IN}  # package data, like the prompts
 print(f"check-wheel: imported bifrost from {bifrost.__file__}; {len(agents)} agents' prompts load from {root}; "
       f"glossaries {glossaries}")

@@ -10,8 +10,8 @@ from bifrost.core.settings import Settings
 from bifrost.core.store import entity_tables
 from bifrost.core.store.sql_store import SqlStore
 from bifrost.graph_builders.entities.normalize import normalize_name
-from bifrost.retrieval.baselines.documents import index_folder
-from bifrost.retrieval.eng_index import EngIndex
+from bifrost.retrieval.channels.documents import index_folder
+from bifrost.retrieval.channels.entity_index import EngIndex
 
 
 def entity_view(sql: SqlStore, settings: Settings, embedder: Embedder, corpus: str, name: str,

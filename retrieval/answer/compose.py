@@ -20,7 +20,7 @@ from typing import Any
 from bifrost.core.embeddings import Embedder
 from bifrost.core.types import Provision, Statement, Verdict
 from bifrost.retrieval.answer.base import Candidate
-from bifrost.retrieval.answer.lead import best_of, candidates, open_note
+from bifrost.retrieval.answer.lead_sentence import best_of, candidates, open_note
 from bifrost.retrieval.answer.base import Planned, Role
 from bifrost.retrieval.answerability.question_kinds import Asks, detect
 from bifrost.core.sentences import sentences

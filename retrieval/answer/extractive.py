@@ -4,7 +4,7 @@ Every statement is a sentence of the regulation itself, cited and quoted (the se
 own supporting span, checked by `bifrost.retrieval.answer.quotes` like an LLM's quote); a provision without
 text (a heading only) has nothing to quote and is not stated. With ``lead="fact"`` (the default)
 the answer leads with the sentence that holds the fact the question asks for and says so when the
-cited provisions leave the question open (`bifrost.retrieval.answer.lead`); ``lead="rank"`` is the earlier
+cited provisions leave the question open (`bifrost.retrieval.answer.lead_sentence`); ``lead="rank"`` is the earlier
 answer: each provision's sentence closest to the question, in rank order.
 """
 
@@ -18,7 +18,7 @@ import numpy as np
 from bifrost.core.embeddings import Embedder
 from bifrost.core.types import Provision, RetrievedItem, Statement
 from bifrost.retrieval.answer.base import Candidate
-from bifrost.retrieval.answer.lead import candidates, open_note, plan
+from bifrost.retrieval.answer.lead_sentence import candidates, open_note, plan
 from bifrost.retrieval.answerability.question_kinds import Asks, detect
 from bifrost.retrieval.answer.base import DraftStatement, QuoteClaim
 from bifrost.retrieval.answer.quotes import check_statements

@@ -20,7 +20,7 @@ import numpy as np
 from bifrost.core.atomic_files import save_npy, write_json
 from bifrost.core.embeddings import Embedder
 from bifrost.core.types import Provision, content_hash
-from bifrost.retrieval.baselines.dense import embed_reusing, model_slug
+from bifrost.retrieval.channels.dense import embed_reusing, model_slug
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from bifrost.retrieval.answerability.card import AnswerabilityCard, load_card, s
 from bifrost.retrieval.answerability.features import FEATURE_GROUPS, Passage, RetrievalSignals, Term, TOP_FACT, features, vector
 from bifrost.retrieval.answerability.support.model import TOP as SUPPORT_TOP
 from bifrost.retrieval.answerability.support.model import SupportScorer, support_folder
-from bifrost.retrieval.channels import Channels
+from bifrost.retrieval.channels.base import Channels
 from bifrost.core.provisions import own_text
 from bifrost.retrieval.navigator import NavigatorIndex
 from bifrost.retrieval.result import RetrievalResult

@@ -93,7 +93,7 @@ def test_a_named_adgm_rule_leads_the_answer_in_every_citing_style(built) -> None
     from bifrost.graph_builders.jurisdictions.registry import jurisdiction, named_finder
     from bifrost.graph_builders.jurisdictions.adgm.passages_json import document_id_of
     from bifrost.retrieval.decompose import Decomposition
-    from bifrost.retrieval.named_first import leading
+    from bifrost.retrieval.ranking.named_first import leading
     from bifrost.retrieval.result import RetrievalResult
 
     app, _report, _nav = built

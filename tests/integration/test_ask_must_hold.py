@@ -11,7 +11,7 @@ from bifrost.app.facade import Bifrost
 from bifrost.core.settings import Settings
 from bifrost.core.types import AnswerMode
 from bifrost.retrieval.config import RetrievalConfig
-from bifrost.retrieval.ltr.retriever import LtrRetriever
+from bifrost.retrieval.ranking.ltr.retriever import LtrRetriever
 from tests.conftest import ranker_home_at_seed
 
 RAINSTORM = "How to protect excavation work from rainstorm hazard?"

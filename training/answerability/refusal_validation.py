@@ -31,7 +31,7 @@ from bifrost.core.types import content_hash
 from bifrost.eval.splits import Split, k_fold, leave_one_set_out
 from bifrost.eval.stats import bootstrap_auroc, bootstrap_ci
 from bifrost.retrieval.answerability.features import FEATURES
-from bifrost.retrieval.baselines.documents import index_folder
+from bifrost.retrieval.channels.documents import index_folder
 from bifrost.training.encoder.pairs import own_text
 from bifrost.retrieval.answerability.support.examples import LabelledQuestion, support_examples
 from bifrost.retrieval.answerability.support.model import TOP, SupportCard, SupportScorer, support_folder

@@ -35,7 +35,7 @@ from bifrost.retrieval.answerability.features import FEATURE_GROUPS, FEATURES, c
 from bifrost.retrieval.answerability.card import AnswerabilityCard, save_card
 from bifrost.retrieval.answerability.judge import FeatureReader, retriever_of
 from bifrost.retrieval.config import RetrievalConfig
-from bifrost.retrieval.ltr.model import ranker_sha256
+from bifrost.retrieval.ranking.ltr.model import ranker_sha256
 from bifrost.retrieval.pipeline import AskPipeline
 
 Say = Callable[[str], None]

@@ -19,8 +19,8 @@ from bifrost.core.types import content_hash
 from bifrost.training.ranker.dataset import Group, Progress, collect
 from bifrost.eval.splits import fold_of, question_key
 from bifrost.eval.questions import Question
-from bifrost.retrieval.baselines.bm25 import Bm25Ranker
-from bifrost.retrieval.baselines.documents import build_documents, index_folder
+from bifrost.retrieval.channels.bm25 import Bm25Ranker
+from bifrost.retrieval.channels.documents import build_documents, index_folder
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.training.encoder.pairs import Pair, question_pairs
 from bifrost.training.encoder.train import CARD, fit_and_record

@@ -12,8 +12,8 @@ import numpy as np
 from bifrost.eval.questions import Question, own_answers
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.fusion import rrf_fuse
-from bifrost.retrieval.ltr.candidates import PoolSizes
-from bifrost.retrieval.ltr.retriever import question_rows
+from bifrost.retrieval.ranking.ltr.candidates import PoolSizes
+from bifrost.retrieval.ranking.ltr.retriever import question_rows
 from bifrost.retrieval.pipeline import CorpusParts
 
 Progress = Callable[[int, int], None]

@@ -26,11 +26,11 @@ from bifrost.eval.questions import Question, merge_sets, own_answers
 from bifrost.eval.runner import corpus_hierarchy
 from bifrost.eval.splits import Split, leave_one_set_out, refuse_overlap
 from bifrost.eval.stats import wilcoxon_p
-from bifrost.retrieval.baselines.dense import model_version
+from bifrost.retrieval.channels.dense import model_version
 from bifrost.retrieval.config import RetrievalConfig
-from bifrost.retrieval.ltr.features import FEATURES, columns_without
-from bifrost.retrieval.ltr.model import LGBM_PARAMS, ModelCard, RankerModel, encoder_folder
-from bifrost.retrieval.ltr.retriever import cut_cited
+from bifrost.retrieval.ranking.ltr.features import FEATURES, columns_without
+from bifrost.retrieval.ranking.ltr.model import LGBM_PARAMS, ModelCard, RankerModel, encoder_folder
+from bifrost.retrieval.ranking.ltr.retriever import cut_cited
 from bifrost.retrieval.pipeline import AskPipeline
 
 Say = Callable[[str], None]

@@ -32,9 +32,9 @@ from bifrost.eval.splits import Split, leave_one_set_out
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.training.encoder.pairs import own_text
 from bifrost.retrieval.fusion import rrf_fuse
-from bifrost.retrieval.ltr.features import columns_without
-from bifrost.retrieval.ltr.model import ModelCard, RankerModel
-from bifrost.retrieval.ltr.retriever import question_rows
+from bifrost.retrieval.ranking.ltr.features import columns_without
+from bifrost.retrieval.ranking.ltr.model import ModelCard, RankerModel
+from bifrost.retrieval.ranking.ltr.retriever import question_rows
 from bifrost.retrieval.pipeline import AskPipeline
 from bifrost.retrieval.reader import apply
 from bifrost.retrieval.reader.examples import Negatives, ReaderExample, ReadQuestion, reader_examples

@@ -23,9 +23,9 @@ from bifrost.training.reader.cv import (
 )
 from bifrost.eval.stats import auroc
 from bifrost.retrieval.config import RetrievalConfig
-from bifrost.retrieval.ltr.features import FEATURES
-from bifrost.retrieval.ltr.model import load_ranker, ranker_sha256
-from bifrost.retrieval.ltr.retriever import LtrRetriever
+from bifrost.retrieval.ranking.ltr.features import FEATURES
+from bifrost.retrieval.ranking.ltr.model import load_ranker, ranker_sha256
+from bifrost.retrieval.ranking.ltr.retriever import LtrRetriever
 from bifrost.retrieval.pipeline import AskPipeline
 from bifrost.retrieval.reader import apply
 from bifrost.retrieval.reader.model import ReaderCard, reader_folder

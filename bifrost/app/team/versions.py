@@ -8,7 +8,7 @@ from importlib import metadata
 from pathlib import Path
 
 from bifrost.core.settings import Settings
-from bifrost.retrieval.ltr.model import model_paths, ranker_sha256
+from bifrost.retrieval.ranking.ltr.model import model_paths, ranker_sha256
 
 
 def _git_commit(root: Path) -> str:

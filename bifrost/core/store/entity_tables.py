@@ -238,7 +238,7 @@ GENERATION_KEY = "entity_network_generation"
 
 def new_generation(session: Session, corpus: str) -> str:
     """Mark the entity network of a corpus as changed (in the writer's transaction): files derived
-    from it (the memory-mapped matrices of `bifrost.retrieval.eng_index`) are keyed by this id."""
+    from it (the memory-mapped matrices of `bifrost.retrieval.channels.entity_index`) are keyed by this id."""
     gen = uuid.uuid4().hex
     session.merge(MetaRow(corpus=corpus, key=GENERATION_KEY, value={"id": gen}))
     return gen

@@ -74,7 +74,7 @@ def test_llm_only_keeps_the_existing_ids_the_model_names_in_its_order(settings):
 
 def test_llm_only_refusal_token_and_skip_without_a_model(settings):
     from bifrost.retrieval.base import SystemUnavailable
-    from bifrost.retrieval.baselines.llm_only import NO_ANSWER
+    from bifrost.eval.baselines.llm_only import NO_ANSWER
     from bifrost.eval.bifrost_systems import LlmOnlySystem
     from tests.fake_chat import ScriptedChatModel
 

@@ -8,13 +8,13 @@ import pytest
 
 from bifrost.core.settings import Settings
 from bifrost.core.types import Edition, Provision, ProvisionKind, Reference, Via
-from bifrost.retrieval.baselines.bm25 import Bm25Ranker
-from bifrost.retrieval.baselines.dense import DenseRanker
+from bifrost.retrieval.channels.bm25 import Bm25Ranker
+from bifrost.retrieval.channels.dense import DenseRanker
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.edition_retriever import EditionRetriever
 from bifrost.retrieval.navigator import NavigatorIndex
 from bifrost.retrieval.result import DECAY
-from tests.unit.retrieval.test_hybrid import WordsEmbedder
+from tests.unit.retrieval.ranking.test_hybrid import WordsEmbedder
 
 C = "c"
 K = ProvisionKind

@@ -11,8 +11,8 @@ import pytest
 
 from bifrost.app.facade import Bifrost
 from bifrost.core.settings import Settings
-from bifrost.retrieval.baselines.bm25 import Bm25Ranker
-from bifrost.retrieval.baselines.documents import index_folder
+from bifrost.retrieval.channels.bm25 import Bm25Ranker
+from bifrost.retrieval.channels.documents import index_folder
 from tests.unit.mini_corpus import MINI, QUESTIONS, build_corpus
 
 
@@ -110,7 +110,7 @@ def test_a_write_that_fails_leaves_no_index_and_the_next_start_rebuilds_it(home,
     with monkeypatch.context() as m:
         def killed(*_a, **_k):
             raise OSError("disk full")
-        m.setattr("bifrost.retrieval.eng_index.np.save", killed)
+        m.setattr("bifrost.retrieval.channels.entity_index.np.save", killed)
         answer = bf.ask(QUESTIONS[0], "mini")  # still answers, from SQL
     bf.close()
     assert answer.citations

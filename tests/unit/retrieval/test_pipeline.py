@@ -20,14 +20,14 @@ from bifrost.core.errors import BifrostError
 from bifrost.core.graph.base import GraphStore
 from bifrost.core.resources import Resources
 from bifrost.core.types import Edition, Provision, ProvisionKind, RetrievedItem, Via, split_uid
-from bifrost.retrieval.channels import Channels
-from bifrost.retrieval.precedent_channel import PrecedentVotes
+from bifrost.retrieval.channels.base import Channels
+from bifrost.retrieval.channels.precedents import PrecedentVotes
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.decompose import Decomposition, ExtractorDecomposer
 from bifrost.retrieval.edition_retriever import EditionRetriever
-from bifrost.retrieval.eng_index import EngIndex
+from bifrost.retrieval.channels.entity_index import EngIndex
 from bifrost.retrieval.navigator import NavigatorIndex
-from bifrost.retrieval.answer.step import REFUSAL_TEXT
+from bifrost.retrieval.answer.build import REFUSAL_TEXT
 from bifrost.retrieval.pipeline import AskPipeline, CorpusParts
 from bifrost.retrieval.result import RetrievalResult
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from bifrost.core.types import Outcome, Provision, ProvisionKind, RetrievedItem, Via
-from bifrost.retrieval.answer import step as answer_step
+from bifrost.retrieval.answer import build as answer_step
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.decompose import Decomposition
 from bifrost.retrieval.reader.model import ReaderCard

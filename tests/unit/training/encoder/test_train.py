@@ -11,8 +11,8 @@ import pytest
 from bifrost.app.facade import Bifrost
 from bifrost.core.embeddings import DEFAULT_MODEL, SentenceTransformerEmbedder, resolve_model
 from bifrost.core.settings import Settings
-from bifrost.retrieval.baselines.dense import cache_path, model_version
-from bifrost.retrieval.baselines.documents import Documents
+from bifrost.retrieval.channels.dense import cache_path, model_version
+from bifrost.retrieval.channels.documents import Documents
 from bifrost.training.encoder.pairs import Pair
 from bifrost.training.encoder.train import CARD, _batches, encoder_dir, fit_and_record, train_encoder
 from tests.unit.mini_corpus import MINI, build_corpus

@@ -9,8 +9,8 @@ from bifrost.training.ranker.cv import cross_validate, fit_sized, score_run
 from bifrost.training.ranker.dataset import Group
 from bifrost.eval.splits import fold_of
 from bifrost.eval.questions import Question
-from bifrost.retrieval.ltr.features import FEATURES
-from bifrost.retrieval.ltr.model import PARAM_GRID
+from bifrost.retrieval.ranking.ltr.features import FEATURES
+from bifrost.retrieval.ranking.ltr.model import PARAM_GRID
 from tests.conftest import import_or_skip
 
 

@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 from bifrost.app.cli.app import app
 from bifrost.app.facade import Bifrost
 from bifrost.core.settings import Settings
-from bifrost.retrieval.hybrid import HybridRetriever
-from bifrost.retrieval.ltr.model import model_paths
-from bifrost.retrieval.ltr.retriever import LtrRetriever
+from bifrost.retrieval.ranking.hybrid import HybridRetriever
+from bifrost.retrieval.ranking.ltr.model import model_paths
+from bifrost.retrieval.ranking.ltr.retriever import LtrRetriever
 from tests.conftest import FIXTURES, import_or_skip
 from tests.unit.mini_corpus import built_mini_home
 

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from bifrost.app.cli.app import app
 from bifrost.app.facade import Bifrost
 from bifrost.core.settings import Settings
-from bifrost.retrieval.ltr.model import model_paths, ranker_sha256
+from bifrost.retrieval.ranking.ltr.model import model_paths, ranker_sha256
 from bifrost.retrieval.reader.model import ReaderCard, reader_folder
 from tests.conftest import FIXTURES, import_or_skip
 from tests.unit.mini_corpus import built_mini_home

@@ -1,0 +1,225 @@
+"""The answer step of `ask`: from a retrieval result to an `Answer` with one of three outcomes.
+
+- **answered**: the answer plan (`retrieval.answer_plan`: the cited set, the asks, the exceptions,
+  conditions, procedures and definitions the navigator graph joins to it) is composed offline into a
+  verdict and statements by role (`retrieval.answer_compose`), or handed to the chat model's answer
+  agent with the same plan; either way every statement carries a verified quote;
+- **not stated**: the evidence is weak (`retrieval.refusal`): the closest provisions are quoted, after
+  a first statement saying what none of them states;
+- **refused**: clearly out of scope, or nothing retrieved.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from bifrost.core.embeddings import Embedder
+from bifrost.core.precedent_types import named_note
+from bifrost.core.types import Answer, AnswerMode, Outcome, PlannedProvision, Provision, Statement, Verdict
+from bifrost.graph_builders.citations.words import GENERIC, RulebookWords
+from bifrost.graph_builders.jurisdictions.registry import words_for
+from bifrost.retrieval.answer.compose import compose
+from bifrost.retrieval.answer.extractive import extractive_statements, render
+from bifrost.retrieval.answer.lead_sentence import open_note
+from bifrost.retrieval.answer.base import Planned, Role
+from bifrost.retrieval.answer.plan import CORE_ONLY, PlanPolicy, for_question, plan_answer, question_asks
+from bifrost.retrieval.answer.question_facts import facts_of
+from bifrost.retrieval.answerability.question_kinds import detect
+from bifrost.retrieval.answer.citations import cited_items, citations_for
+from bifrost.retrieval.config import RetrievalConfig
+from bifrost.retrieval.navigator import NavigatorIndex
+from bifrost.retrieval.answer.base import DraftStatement, QuoteClaim
+from bifrost.retrieval.answer.quotes import check_statements
+from bifrost.retrieval.reader import apply as reading
+from bifrost.retrieval.answerability.refusal import Judge, outcome_of
+from bifrost.retrieval.ranking.named_first import about_named, leading
+from bifrost.retrieval.result import RetrievalResult
+
+if TYPE_CHECKING:  # the chat model's agent needs the llm extra; offline answers do not
+    from bifrost.retrieval.answer.llm import AgentAnswer
+    from bifrost.retrieval.reader.model import Reader
+
+REFUSAL_TEXT = "The indexed regulations do not answer this question."
+AGENT_FAILED = ("the chat model's answer was set aside: none of its statements had a quote found in the provision it "
+                "cites; this is the offline answer from the same plan")
+NOT_STATED_SHOWN = 3
+"""Closest provisions quoted in a "not stated" answer."""
+SPECIFIC_SHARE = 0.05
+"""A question term is specific (it can make an ask) when at most this share of provisions hold it."""
+SIMILAR_SHOWN = 3
+"""Similar answered questions an answer shows, at most."""
+SIMILAR_LEAST = 0.6
+"""The least cosine between the question and a precedent an answer shows (the embedding model's scale)."""
+Lookup = Callable[[str], Provision | None]
+
+
+@dataclass
+class Planner:
+    """What the answer plan reads of a corpus: its navigator maps and its lexical index."""
+
+    nav: NavigatorIndex
+    tokenize: Callable[[str], list[str]]
+    document_frequency: Callable[[str], int]
+    n_docs: int
+    words: RulebookWords = GENERIC  # how the corpus's rulebook words exceptions, references and authorities
+
+    def specific(self, term: str) -> bool:
+        return 0 < self.document_frequency(term) <= SPECIFIC_SHARE * self.n_docs
+
+    def asks(self, result: RetrievalResult) -> list[frozenset[str]]:
+        """The question's asks (its phrases' specific terms)."""
+        return question_asks(result.decomposition.entities, self.tokenize, self.specific)
+
+    def plan(self, question: str, result: RetrievalResult, cfg: RetrievalConfig, lookup: Lookup,
+             core: Sequence[str] | None = None) -> list[Planned]:
+        """The answer plan from the ranker's cited set, or from ``core`` (the reader's)."""
+        facts = facts_of(result.facts, question)
+        policy = for_question(policy_of(cfg), facts.stance.every)
+        if core is None:
+            core = [it.id for it in cited_items(result.items, result.cited, cfg.cite_ratio, cfg.cite_max)]
+        asks = self.asks(result)
+        text = lambda pid: (p.text if (p := lookup(pid)) is not None else "")  # noqa: E731
+        term = lambda pid: ((p.term or "") if (p := lookup(pid)) is not None else "")  # noqa: E731
+        planned = plan_answer([it.id for it in result.items], core, self.nav, text, asks, self.tokenize, policy,
+                              frozenset(self.tokenize(question)), term, self.words)
+        return without_excluded(planned, facts.excluded, text, self.tokenize)
+
+
+def policy_of(cfg: RetrievalConfig) -> PlanPolicy:
+    """The plan policy a config names (``answer_plan``: relations joined by ``+``, or ``core``)."""
+    if cfg.answer_plan == "core":
+        return replace(CORE_ONLY, most=cfg.plan_most)
+    on = set(cfg.answer_plan.split("+"))
+    return PlanPolicy(asks="asks" in on, exceptions="exceptions" in on, procedures="procedures" in on,
+                      siblings="siblings" in on, definitions="definitions" in on, every_only="every" in on, lists="lists" in on,
+                      most=cfg.plan_most)
+
+
+def without_excluded(planned: list[Planned], excluded: Sequence[str], text: Callable[[str], str],
+                     tokenize: Callable[[str], list[str]]) -> list[Planned]:
+    """The plan without the rules whose own text is about an activity the question rules out ("not erecting or
+    dismantling": the erectors' rule is not cited as the rule), as long as another rule is left to cite."""
+    if not excluded:
+        return planned
+    out_terms = set(tokenize(" ".join(excluded)))
+    about = lambda p: bool(out_terms & set(tokenize(text(p.id))))  # noqa: E731
+    kept = [p for p in planned if not (p.role is Role.RULE and about(p))]
+    return kept if any(p.role is Role.RULE for p in kept) else planned
+
+
+def not_stated(question: str, items: Sequence, lookup: Lookup, embedder: Embedder, ask=None) -> list[Statement]:
+    """What none of the closest provisions states, then each of them quoted (its sentence closest to the question)."""
+    shown = extractive_statements(question, list(items[:NOT_STATED_SHOWN]), lookup, embedder, "rank")
+    if not shown:
+        return []
+    first = shown[0]
+    what = open_note(ask if ask is not None else detect(question)).replace("The cited provisions leave this open: none of them states",
+                                               "The closest provisions do not state it: none of them states")
+    note = DraftStatement(what, first.citations, (QuoteClaim(first.citations[0], first.quotes[0].text),), role="open")
+    return check_statements([note], lookup).statements + [s.model_copy(update={"role": "closest"}) for s in shown]
+
+
+def answer(
+    question: str, corpus: str, result: RetrievalResult, cfg: RetrievalConfig, *, lookup: Lookup, judge: Judge | None,
+    embedder: Embedder, planner: Planner | None = None, llm: Callable[..., AgentAnswer] | None = None,
+    t0: float | None = None, reader: Reader | None = None,
+) -> Answer:
+    """The answer of one question from its retrieval result (see the module docstring); ``llm``: the chat
+    model's answer agent (None: offline), called with the question, the plan and ``lookup``; ``reader``: the
+    trained reader, which decides what is cited, whether it is stated, and the verdict's sentence."""
+    t0 = time.perf_counter() if t0 is None else t0
+    t1 = time.perf_counter()
+    facts = facts_of(result.facts, question)
+    outcome = outcome_of(result, cfg.refuse_below, question, judge)
+    if outcome is not Outcome.ANSWERED and leading(result, lookup):  # it names a provision: answered from it
+        outcome = Outcome.ANSWERED
+    statements: list[Statement] = []
+    verdict: Verdict | None = None
+    planned: list[Planned] = []
+    read = None
+    note = None
+    if outcome is Outcome.ANSWERED and reader is not None:
+        read = reading.read(reader, question, [it.id for it in result.items], lookup)
+        if not reading.stated(read, reader.card.cut.stated):
+            outcome = Outcome.NOT_STATED
+    if outcome is Outcome.ANSWERED:
+        chosen = None
+        if read is not None and reader is not None:
+            planned, chosen = read_plan(question, result, cfg, lookup, planner, reader, read)
+        else:
+            planned = planner.plan(question, result, cfg, lookup) if planner is not None else _core(result, cfg)
+        if llm is not None:
+            said = llm(question, planned, lookup)
+            statements, verdict = said.statements, said.verdict
+            if not statements and not said.refused:  # nothing it said survived verification: the offline answer, said so
+                llm, note = None, AGENT_FAILED
+        if llm is None:
+            composed = compose(question, planned, lookup, embedder, asks=planner.asks(result) if planner else (),
+                               tokenize=planner.tokenize if planner else None, chosen=chosen, read=read is not None,
+                               words=planner.words if planner else words_for(corpus), verdicts=cfg.verdicts,
+                               whole=result.whole, facts=facts)
+            statements, verdict = composed.statements, composed.verdict
+            if not statements:  # the plan holds only headings: quote the best retrieved text
+                statements = extractive_statements(question, result.items[: cfg.cite_max], lookup, embedder, "fact")
+        if not statements:
+            outcome = Outcome.REFUSED
+    elif outcome is Outcome.NOT_STATED:
+        statements = not_stated(question, result.items, lookup, embedder, facts.ask)
+        if not statements:
+            outcome = Outcome.REFUSED
+    timings = {**result.timings, "answer": time.perf_counter() - t1}
+    answer = Answer(
+        question=question, corpus=corpus, mode=AnswerMode.EXTRACTIVE if llm is None else AnswerMode.LLM,
+        refused=outcome is Outcome.REFUSED, outcome=outcome, text=REFUSAL_TEXT, statements=statements, retrieved=result.items,
+        timings=timings, verdict=verdict, note=note, named=list(result.named or ()),
+        plan=[PlannedProvision(id=p.id, role=p.role.value, path=p.path, reason=p.reason) for p in planned],
+    )
+    return finished(answer, result, lookup, planner, t0)
+
+
+def finished(answer: Answer, result: RetrievalResult, lookup: Lookup, planner: Planner | None, t0: float) -> Answer:
+    """The answer with its text, citations, what went unused, and the similar precedents shown (none when
+    refused: a refusal keeps only its text, with what the question named that the corpus lacks)."""
+    refused = answer.refused
+    cited_ids = [c for s in answer.statements for c in s.citations]
+    text = REFUSAL_TEXT if refused else render(answer.statements)
+    if said := named_note(answer.named, answer.corpus):
+        text = f"{text}\n\n{said}"
+    shown = [] if refused or result.votes is None else result.votes.matches(
+        SIMILAR_SHOWN, SIMILAR_LEAST, about_named(answer.named, planner.nav.parent.get if planner else lambda _pid: None))
+    return answer.model_copy(update={
+        "text": text, "statements": [] if refused else answer.statements,
+        "citations": [] if refused else citations_for(cited_ids, lookup),
+        "unused": [it.id for it in result.items if it.id not in set(cited_ids)],
+        "verdict": None if refused else answer.verdict, "plan": [] if refused else answer.plan, "precedents": shown,
+        "timings": {**answer.timings, "total": time.perf_counter() - t0},
+    })
+
+
+def read_plan(
+    question: str, result: RetrievalResult, cfg: RetrievalConfig, lookup: Lookup, planner: Planner | None,
+    reader: Reader, read: reading.Reading,
+) -> tuple[list[Planned], tuple[str, str] | None]:
+    """The plan from the reader's cited set, keeping a provision the graph joins only when the reader says it
+    states part of the question; and, for a yes/no question, the reader's best sentence of the rule provisions."""
+    cut = reader.card.cut.cite
+    core = reading.cited(read, cut, cfg.cite_max)
+    if planner is None:
+        planned = [Planned(pid, Role.RULE, (pid,), f"read {n}") for n, pid in enumerate(core, start=1)]
+    else:
+        planned = planner.plan(question, result, cfg, lookup, core=core)
+        reading.extend(read, reader, [p.id for p in planned], lookup)
+        planned = [p for p in planned if p.id in core or (read.of(p.id) or 0.0) >= cut]
+    chosen = None
+    if facts_of(result.facts, question).stance.is_yes_no:
+        chosen = reading.deciding_sentence(read, reader, [p.id for p in planned if p.role is Role.RULE], lookup)
+    return planned, chosen
+
+
+def _core(result: RetrievalResult, cfg: RetrievalConfig) -> list[Planned]:
+    """The plan without a navigator (a past edition): the cited set, as rules."""
+    return [Planned(it.id, Role.RULE, (it.id,), f"ranked {n}")
+            for n, it in enumerate(cited_items(result.items, result.cited, cfg.cite_ratio, cfg.cite_max), start=1)]

@@ -1,0 +1,119 @@
+"""The retrieval channels of one corpus (`Channels`: BM25, dense, the Entity Network, the question
+decomposer) and what they say about one question (`Evidence`: BM25 and dense scores of every
+provision, entity and triple matches, the question's decomposition). Gathered once per question;
+the learned ranker's candidates and features and the answerability judge read it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bifrost.core.embeddings import Embedder
+from bifrost.core.precedent_types import ResolvedCite
+from bifrost.graph_builders.navigator.named import NamedFinder
+from bifrost.retrieval.channels.bm25 import Bm25Ranker
+from bifrost.retrieval.channels.dense import DenseRanker
+from bifrost.retrieval.config import RetrievalConfig
+from bifrost.retrieval.decompose import Decomposition
+from bifrost.retrieval.channels.entity_index import EngIndex
+from bifrost.retrieval.channels.entities import EntityEvidence, MatchMemo, match_entities, match_triples
+from bifrost.retrieval.channels.precedents import PrecedentIndex, PrecedentVotes
+
+
+@dataclass
+class Evidence:
+    """Channel scores of one question over one corpus (`EntityEvidence` per provision of the ENG)."""
+
+    question: str
+    bm25: np.ndarray
+    dense: np.ndarray
+    entities: dict[str, EntityEvidence] = field(default_factory=dict)
+    triples: dict[str, tuple[float, str]] = field(default_factory=dict)
+    decomposition: Decomposition = field(default_factory=Decomposition)
+    coverage: np.ndarray | None = None  # share of the question's indexed terms each provision holds
+    coverage_idf: np.ndarray | None = None  # the same, IDF-weighted
+    cosine: np.ndarray | None = None  # the embedding model's cosines when ``dense`` comes from an adapted encoder
+    terms: tuple[int, int] = (0, 0)  # the question's distinct terms, and how many the corpus holds
+    named: list[ResolvedCite] = field(default_factory=list)  # provisions the question names
+    votes: PrecedentVotes = field(default_factory=PrecedentVotes)  # what similar answered questions cite
+
+    @property
+    def relevance(self) -> float:
+        """Best cosine between the question and any provision under the embedding model (the refusal
+        signal, calibrated for that model even when the ranker reads an adapted encoder's scores)."""
+        scores = self.dense if self.cosine is None else self.cosine
+        return float(scores.max()) if len(scores) else 0.0
+
+    @property
+    def entity_evidence(self) -> float:
+        return max((e.best_cosine for e in self.entities.values()), default=0.0)
+
+
+class Channels:
+    """The retrieval channels of one corpus, sharing one document order (BM25 and dense ids agree).
+
+    ``ranking_dense``: a dense index under an encoder adapted to the corpus's questions, whose scores the
+    learned ranker reads in place of ``dense`` (the hybrid and the refusal signal keep ``dense``)."""
+
+    def __init__(
+        self, bm25: Bm25Ranker, dense: DenseRanker, index: EngIndex, embedder: Embedder,
+        decompose: Callable[[str], Decomposition], ranking_dense: DenseRanker | None = None,
+        memo: MatchMemo | None = None, named: NamedFinder | None = None, precedents: PrecedentIndex | None = None,
+    ) -> None:
+        """``named`` finds the provisions a question names; ``precedents``: the corpus's answered questions."""
+        if bm25.ids != dense.ids or (ranking_dense is not None and ranking_dense.ids != dense.ids):
+            raise ValueError("BM25 and dense indexes disagree on the documents; rebuild the index")
+        self.bm25, self.dense, self.index, self.embedder, self.decompose = bm25, dense, index, embedder, decompose
+        self.ranking_dense = ranking_dense
+        self.named, self.precedents = named, precedents
+        self.ids = dense.ids
+        self.position = {pid: i for i, pid in enumerate(self.ids)}
+        self.memo = memo if memo is not None else MatchMemo()  # filled by `prepare` only
+
+    def with_ranking_dense(self, ranking_dense: DenseRanker | None) -> Channels:
+        """The same channels (and entity-match memo) with another adapted dense index."""
+        return Channels(self.bm25, self.dense, self.index, self.embedder, self.decompose, ranking_dense, self.memo,
+                        self.named, self.precedents)
+
+    def tokenize(self, text: str) -> list[str]:
+        """Tokens of ``text`` as the lexical index reads them."""
+        return self.bm25.tokenize(text)
+
+    def names(self, question: str) -> list[ResolvedCite]:
+        """The provisions the question names (resolved or not), in the order written."""
+        return self.named.find(question) if self.named is not None else []
+
+    def votes(self, question: str, exclude: Collection[str] = ()) -> PrecedentVotes:
+        """What the question's most similar precedents cite, its own (``exclude``: ids, source URLs) left out."""
+        return self.precedents.votes(question, exclude) if self.precedents is not None else PrecedentVotes()
+
+    def prepare(self, decompositions: list[Decomposition], cfg: RetrievalConfig) -> None:
+        """Match the entities and triples of many questions at once (see `MatchMemo`)."""
+        if not cfg.use_eng or self.index.empty:
+            return
+        names = [n for d in decompositions for n in d.entities]
+        triples = [t for d in decompositions for t in (*d.triples, *(d.swapped if cfg.swap else ()))]
+        self.memo.fill(self.index, self.embedder, names, [tuple(t) for t in triples], cfg)
+
+    def gather(self, question: str, cfg: RetrievalConfig, exclude: Collection[str] = ()) -> Evidence:
+        """Every channel's evidence for one question; ``exclude``: its own precedents (ids, source URLs)."""
+        d = self.decompose(question)
+        triples = list(d.triples) + (list(d.swapped) if cfg.swap else [])
+        texts = [question, *d.entities, *(p for t in triples for p in (t[0], t[1].replace("_", " "), t[2]))]
+        self.embedder.embed(list(dict.fromkeys(texts)))  # one model call; the embedder caches the parts
+        cosine = self.dense.score_all(question)
+        if self.ranking_dense is None:
+            ev = Evidence(question, self.bm25.score_all(question), cosine, decomposition=d)
+        else:
+            ev = Evidence(question, self.bm25.score_all(question), self.ranking_dense.score_all(question),
+                          decomposition=d, cosine=cosine)
+        ev.coverage, ev.coverage_idf = self.bm25.coverage(question)
+        ev.terms = self.bm25.profile(question)
+        ev.named = self.names(question) if cfg.use_named else []
+        ev.votes = self.votes(question, exclude) if cfg.use_precedents else PrecedentVotes()
+        if cfg.use_eng:
+            ev.entities = match_entities(self.index, self.embedder, question, d.entities, cfg, self.memo)
+            ev.triples = match_triples(self.index, self.embedder, triples, cfg, self.memo)
+        return ev
