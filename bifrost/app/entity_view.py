@@ -4,6 +4,7 @@ the closest entity by embedding)."""
 
 from __future__ import annotations
 
+from bifrost.app.records import EntityRelation, EntityView
 from bifrost.core.embeddings import Embedder
 from bifrost.core.errors import NotFoundError
 from bifrost.core.settings import Settings
@@ -15,7 +16,7 @@ from bifrost.retrieval.channels.entity_index import EngIndex
 
 
 def entity_view(sql: SqlStore, settings: Settings, embedder: Embedder, corpus: str, name: str,
-                index: EngIndex | None = None) -> dict:
+                index: EngIndex | None = None) -> EntityView:
     """The entity ``name`` of ``corpus`` with its provisions and relations; ``index`` is the loaded entity
     index when there is one (else it is mapped from the index files)."""
     wanted = normalize_name(name, "")
@@ -32,10 +33,8 @@ def entity_view(sql: SqlStore, settings: Settings, embedder: Embedder, corpus: s
         raise NotFoundError(f"no entity {name!r} in corpus {corpus!r}")
     with sql.session() as s:
         rels = entity_tables.relations_of(s, corpus, entity.name)
-    return {
-        "name": entity.name,
-        "label": entity.label,
-        "asked": name,
-        "provisions": list(entity.section_ids),
-        "relations": [{"head": t.head, "relation": t.relation, "tail": t.tail, "provisions": list(t.section_ids)} for t in rels],
-    }
+    return EntityView(
+        name=entity.name, label=entity.label, asked=name, provisions=list(entity.section_ids),
+        relations=[EntityRelation(head=t.head, relation=t.relation, tail=t.tail, provisions=list(t.section_ids))
+                   for t in rels],
+    )

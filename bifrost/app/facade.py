@@ -3,8 +3,9 @@
 The CLI, the web app and the MCP server are thin layers over this class; it only wires
 `Resources` (core) to the stages in `graph_builders`, `retrieval`, `eval` and the stores, and
 holds no pipeline logic of its own. Use it as a context manager, so that stores are closed.
-The module is over 400 lines because the public API is one class; every method is a few lines of
-wiring (what each stage does lives in its own module).
+Building and asking live here; editions, the Entity Network, precedents, the team server and training and
+evaluation are mixins in their own modules (`editions_api.py`, `entity_network_api.py`, `precedents_api.py`,
+`team/serving.py`, `training_and_evaluation.py`), so each file stays about one job.
 """
 
 from __future__ import annotations
@@ -12,25 +13,28 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from bifrost.app.records import ExportReport
 from bifrost.app.team.answer_log import AnswerLog
+from bifrost.app.editions_api import EditionsApi
+from bifrost.app.entity_network_api import EntityNetworkApi
+from bifrost.app.precedents_api import PrecedentsApi
 from bifrost.app.team.serving import TeamServing
+from bifrost.app.training_and_evaluation import TrainingAndEvaluation
 from bifrost.app.team.users import Users
 from bifrost.core.access import Principal
 from bifrost.app.provision_view import ProvisionView, provision_at, provision_view
-from bifrost.core.errors import BifrostError, NotFoundError
+from bifrost.core.errors import BifrostError
 from bifrost.core.graph.base import GraphStore
 from bifrost.core.graph.subgraph import navigator_subgraph
-from bifrost.core.precedent_types import AnswerReview, Precedent, PrecedentMatch
+from bifrost.core.precedent_types import AnswerReview
 from bifrost.core.resources import Resources, make_graph_store
 from bifrost.core.settings import Settings
 from bifrost.core.store import schema
-from bifrost.core.store.edition_diff import EditionDiff, diff_editions, snapshot_entities
 from bifrost.core.requirement_types import STATES
 from bifrost.core.store.requirement_tables import requirements as stored_requirements
 from bifrost.core.store.schema import SchemaStatus
@@ -45,13 +49,8 @@ from bifrost.retrieval.pipeline import AskPipeline
 from bifrost.graph_builders.entities.base import EntityBuildReport
 
 if TYPE_CHECKING:  # pragma: no cover
-    from bifrost.graph_builders.precedents.load import PrecedentImport
-    from bifrost.training.answerability.run import AnswerabilityReport
-    from bifrost.training.ranker.train import TrainReport
-    from bifrost.eval.runner import RunResult
     from bifrost.graph_builders.consistency import CheckReport
     from bifrost.graph_builders.jurisdictions.base import Jurisdiction
-    from bifrost.training.encoder.train import EncoderReport
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +73,7 @@ def review_question_set(reviews: Sequence[tuple[AnswerReview, list[str]]]) -> li
     return review_questions([r for r, _moved in reviews])
 
 
-class Bifrost(TeamServing):
+class Bifrost(EditionsApi, EntityNetworkApi, PrecedentsApi, TeamServing, TrainingAndEvaluation):
     """Build the dual graph for a corpus and answer questions over it.
 
     >>> with Bifrost() as bf:  # doctest: +SKIP
@@ -220,69 +219,12 @@ class Bifrost(TeamServing):
             notes.append(note)
         return st.model_copy(update={"notes": notes})
 
-    # --- precedents: answered questions that cite the corpus ---
-    def import_precedents(self, path: Path | str, corpus: str, issuer: str = "") -> PrecedentImport:
-        """Import a precedent file (JSONL or CSV: id, title or question, date, url, issuer, cites) into a corpus's
-        bank; a bad line is reported and skipped; the same file twice changes nothing."""
-        from bifrost.graph_builders.precedents.load import import_precedents
-
-        self.require_corpus(corpus)
-        report = import_precedents(self.sql, corpus, Path(path), self.jurisdiction(corpus), issuer)
-        self.pipeline.forget(corpus)
-        return report
-
-    def precedents(self, corpus: str) -> list[Precedent]:
-        """Every precedent of a corpus."""
-        from bifrost.core.store.precedent_tables import load_precedents
-
-        self.require_corpus(corpus)
-        with self.sql.session() as s:
-            return load_precedents(s, corpus)
-
-    def similar_precedents(self, question: str, corpus: str, k: int = 5, exclude: Sequence[str] = ()) -> list[PrecedentMatch]:
-        """The ``k`` answered questions most similar to ``question`` (interpretations, never the rule), best first;
-        ``exclude``: ids or source URLs of the question's own precedents."""
-        if not 1 <= k <= 50:
-            raise BifrostError(f"k must be between 1 and 50, got {k}")
-        self.require_corpus(corpus)
-        return self.pipeline.parts(corpus).channels.votes(question, exclude).matches(k)
-
-    def review_answer(
-        self, question: str, corpus: str, *, reviewer: str, right: Sequence[str] = (), wrong: Sequence[str] = (),
-        added: Sequence[str] = (), team: str = "",
-    ) -> AnswerReview:
-        """Review the answer ``ask`` gives now: each cited provision marked right or wrong, missing ones added.
-        Stored with who, when and the edition; its right and added provisions become a precedent of ``team``."""
-        from bifrost.graph_builders.precedents.review import record_review
-
-        answer = self.ask(question, corpus)
-        edition = self.sql.edition(corpus).number
-        review = record_review(self.sql, corpus, answer.question, [c.id for c in answer.citations], right, wrong, added,
-                               reviewer, team, edition)
-        self.pipeline.forget(corpus)  # the precedent bank changed
-        return review
-
-    def reviews(self, corpus: str) -> list[tuple[AnswerReview, list[str]]]:
-        """Every answer review of a corpus, each with the provisions it relies on that the current edition lacks."""
-        from bifrost.graph_builders.precedents.review import reviews_of
-
-        self.require_corpus(corpus)
-        return reviews_of(self.sql, corpus)
-
     def _requirement_note(self, corpus: str) -> str:
         built = self.sql.get_meta(corpus, "requirements")
         if not built:
             return "no requirement records (a home built before them): `bifrost build navigator` adds them"
         return (f"{built['records']} requirement records ({built['with_conditions']} with quantity conditions, "
                 f"{built['with_exceptions']} with exceptions); {built['unread']} rule sentences without a requirement")
-
-    def _precedent_note(self, corpus: str) -> str:
-        bank = self.precedents(corpus)
-        if not bank:
-            return "no precedents loaded (`bifrost precedents import FILE` adds answered questions)"
-        cites = [c for p in bank for c in p.cites]
-        outside = sum(not c.resolved for c in cites)
-        return f"{len(bank)} precedents citing {len(cites) - outside} provisions of the corpus ({outside} citations outside it)"
 
     def provision(self, corpus: str, provision_id: str) -> Provision | None:
         """A stored provision by id, or None."""
@@ -329,63 +271,6 @@ class Bifrost(TeamServing):
         """Names of the ingested corpora."""
         return self.sql.corpora()
 
-    # --- the entity network ---
-    def usage_report(self) -> dict:
-        return self.resources.usage_counter.report().model_dump(mode="json")
-
-    def build_entities(
-        self, corpus: str, extractor: str = "auto", tau: float | None = None,
-        progress: Callable[[int, int], None] | None = None, subparts: Sequence[str] | None = None,
-        search: str | None = None,
-    ):
-        """Extract, refine and store the Entity Network Graph of a corpus (replacing the last one; only
-        changed or new provisions are extracted again, and only differences are written)."""
-        from bifrost.graph_builders.entities.pipeline import build_corpus_entities
-
-        with self.sql.writer_lock(corpus):
-            report = build_corpus_entities(self.resources, corpus, extractor, tau, progress, subparts, search)
-            snapshot_entities(self.sql, corpus)
-        self.write_indexes(corpus)
-        return report
-
-    def write_indexes(self, corpus: str) -> None:
-        """(Re)write the index files of a corpus (BM25, dense and entity matrices under
-        ``$BIFROST_HOME/index``) after a build, so that a new process answers by mapping them."""
-        try:
-            self.pipeline.write_indexes(corpus)
-        except NotFoundError as e:  # nothing to index yet (no entity network): the next ask says so
-            log.info("index files of %s not written: %s", corpus, e)
-        self.pipeline.forget(corpus)
-
-    # --- editions ---
-    def editions(self, corpus: str) -> list[Edition]:
-        """Recorded editions of a corpus, oldest first."""
-        self.require_corpus(corpus)
-        return self.sql.editions(corpus)
-
-    def edition(self, corpus: str, spec: str | int | None = None) -> Edition:
-        """An edition by number (``2``) or by date (``2025-01-01`` or ``20250101``: the one valid on it);
-        the current one, valid today, when spec is None."""
-        from bifrost.core.store.editions import edition_spec
-
-        self.require_corpus(corpus)
-        if spec is None:
-            return self.sql.current_edition(corpus)
-        number, when = edition_spec(spec)
-        return self.sql.edition(corpus, number, when)
-
-    def _as_of(self, corpus: str, as_of: str | None) -> Edition:
-        """The edition to answer from: the one ``as_of`` names, else the current one (so that no date and
-        today's date agree). The pipeline reads it from the provisions table when the table holds it, else
-        from the history, as after ``ingest --allow-older``. NotFoundError before the first edition."""
-        return self.sql.current_edition(corpus) if as_of is None else self.edition(corpus, as_of)
-
-    def diff(self, corpus: str, old: str | int | None = None, new: str | int | None = None) -> EditionDiff:
-        """What changed from one edition to another (default: from the previous edition to the current one)."""
-        to = self.edition(corpus, new)
-        since = self.edition(corpus, old) if old is not None else self.sql.edition(corpus, max(to.number - 1, 0))
-        return diff_editions(self.sql, corpus, since, to)
-
     def check(self, corpus: str) -> CheckReport:
         """Compare the SQL store and the graph store for a corpus (`bifrost graph check`)."""
         from bifrost.graph_builders.consistency import check_corpus
@@ -393,32 +278,7 @@ class Bifrost(TeamServing):
         self.require_corpus(corpus)
         return check_corpus(self.sql, self.graph, corpus)
 
-    def history(self, corpus: str, provision_id: str) -> list[tuple[int, int, str, Provision]]:
-        """Earlier versions of a provision, newest first: (valid_from, valid_to, change, provision)."""
-        self.require_corpus(corpus)
-        return self.sql.versions_of(corpus, provision_id)
-
-    def reembed_entities(self, corpus: str) -> dict:
-        """Recompute the stored entity, relation and triple embeddings with the configured embedding model
-        (after `train encoder`), without extracting again; names and counts are unchanged."""
-        from bifrost.graph_builders.entities.reembed import reembed_entity_network
-
-        self.require_corpus(corpus)
-        graph = None if self.settings.store == "embedded" else self.graph  # the embedded store reads SQL
-        with self.sql.writer_lock(corpus):
-            report = reembed_entity_network(self.sql, corpus, self.embedder, graph, self.settings.embedding_model)
-        self.write_indexes(corpus)
-        return {**report, "embedding_model": self.settings.embedding_model}
-
-    def entity_view(self, corpus: str, name: str) -> dict:
-        """An entity (exact normalized name, else the closest by embedding), its provisions and relations."""
-        from bifrost.app.entity_view import entity_view
-
-        self.require_corpus(corpus)
-        loaded = self.pipeline.loaded(corpus)
-        return entity_view(self.sql, self.settings, self.embedder, corpus, name, loaded.index if loaded is not None else None)
-
-    def export_neo4j(self, corpus: str) -> dict:
+    def export_neo4j(self, corpus: str) -> ExportReport:
         """Write both graphs of a corpus to the configured Neo4j server (for analysts)."""
         from bifrost.graph_builders.entities.pipeline import write_entity_network
         from bifrost.graph_builders.navigator.build import build_navigator
@@ -432,77 +292,8 @@ class Bifrost(TeamServing):
             stats = neo.stats(corpus)  # build_navigator wrote the requirement records too
         finally:
             neo.close()
-        return {"navigator": nav.model_dump(), "entities": ents, "precedents": precedents, "requirements": stats.edges_by_type.get(STATES, 0),
-                "stats": stats.model_dump()}
-
-    # --- training and evaluation (each run opens its own stores; the served models are reloaded after) ---
-    def train_ranker(self, questions: Sequence[Path | str], corpus: str = "osha-1926", **options: Any) -> TrainReport:
-        """Cross-validate the learned ranker on question sets beside the baselines, then fit and store it
-        in the home (options: those of `bifrost.training.ranker.train.train_ranker`, e.g. ``folds``, ``store``)."""
-        from bifrost.training.ranker.train import train_ranker
-
-        report = train_ranker(self.settings, corpus, [Path(q) for q in questions], **options)
-        self.pipeline.forget(corpus)
-        return report
-
-    def train_answerability(self, questions: Sequence[Path | str], corpus: str = "osha-1926", **options: Any) -> AnswerabilityReport:
-        """Cross-validate and store the model that decides when to refuse (options: those of
-        `bifrost.training.answerability.run.train_answerability`)."""
-        from bifrost.training.answerability.run import train_answerability
-
-        report = train_answerability(self.settings, corpus, [Path(q) for q in questions], **options)
-        self.pipeline.forget(corpus)
-        return report
-
-    def train_reader(self, questions: Sequence[Path | str], corpus: str = "osha-1926", **options: Any) -> dict[str, Any]:
-        """Cross-fit the reader by question set, score its answers nested, then store it behind the stored ranker
-        (``epochs``, ``trainable_layers``: how readers train; the rest: those of `bifrost.training.reader.run.train_reader`)."""
-        from bifrost.training.reader.cv import Options
-        from bifrost.training.reader.run import train_reader
-
-        opts = Options(epochs=options.pop("epochs", 1), trainable_layers=options.pop("trainable_layers", 2))
-        report = train_reader(self.settings, corpus, [Path(q) for q in questions], opts=opts, **options)
-        self.pipeline.forget(corpus)
-        return report
-
-    def train_encoder(self, corpus: str = "osha-1926", **options: Any) -> EncoderReport:
-        """Fine-tune the embedding model on the corpus's own pairs (no labels; options: those of
-        `bifrost.training.encoder.train.train_encoder`)."""
-        from bifrost.training.encoder.train import train_encoder
-
-        return train_encoder(self.settings, corpus, **options)
-
-    def evaluate(
-        self, questions: Path | str, corpus: str = "osha-1926", systems: Sequence[str] | str = "bm25,dense,rrf,bifrost-ltr",
-        out_dir: Path | str | None = None, **options: Any,
-    ) -> RunResult:
-        """Run a question set against systems and score them (metrics, per-question rows, report and plots
-        in ``out_dir``, default a new folder under ``$BIFROST_HOME/runs``; options: those of
-        `bifrost.eval.runner.run_eval`, e.g. ``limit``, ``as_of``)."""
-        from bifrost.core.extras import require_extra
-        from bifrost.eval.registry import make_default_registry
-        from bifrost.eval.runner import run_eval
-
-        require_extra("eval")
-        if out_dir is None:
-            stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
-            out_dir = self.settings.home / "runs" / f"{corpus}-{stamp}"
-        return run_eval(corpus, questions, systems, out_dir, self.settings, registry=make_default_registry(), **options)
-
-    def evaluate_answers(self, questions: Sequence[Path | str], corpus: str = "osha-1926", **options: Any) -> dict[str, Any]:
-        """Score the answers themselves (options: those of `bifrost.eval.answers.run`); ``report`` holds the
-        markdown report."""
-        from bifrost.eval.answers import report_md, run
-
-        summary = run(self.settings, corpus, [Path(q) for q in questions], **options)
-        return {**summary, "report": report_md(summary, options.get("command", ""))}
-
-    @staticmethod
-    def compare_runs(run_a: Path | str, run_b: Path | str) -> dict[str, Any]:
-        """Paired tests (Wilcoxon, exact McNemar) between two `evaluate` output folders."""
-        from bifrost.eval.compare import compare_runs
-
-        return compare_runs(Path(run_a), Path(run_b))
+        return ExportReport(navigator=nav, entities=ents, precedents=precedents,
+                            requirements=stats.edges_by_type.get(STATES, 0), stats=stats)
 
     def download(self, part: str = "1926", title: int = 29, date: str = "current") -> Path:
         """eCFR XML of a CFR part (needs internet; cached under ``$BIFROST_HOME/downloads``)."""

@@ -30,7 +30,7 @@ def test_export_writes_requirements_with_conditions_and_exceptions(tmp_path):
         stored = requirements(bf.sql, corpus)
         assert any(r.conditions for r in stored) and any(r.exceptions for r in stored)
         out = bf.export_neo4j(corpus)
-        assert out["requirements"] == len(stored)
+        assert out.requirements == len(stored)
         neo = Bifrost(Settings(home=tmp_path / "home", store="neo4j", neo4j_uri=uri))
         try:
             with neo.graph.driver.session(database=neo.graph.database) as s:

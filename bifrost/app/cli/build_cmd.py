@@ -74,7 +74,7 @@ def build_entities_cmd(
     finally:
         bf.close()
     if as_json:
-        emit_json({**report.model_dump(), "usage": usage})
+        emit_json({**report.model_dump(), "usage": usage.model_dump(mode="json") if usage else None})
         return
     out.print(
         f"entity network of [bold]{corpus}[/bold] ({report.extractor}): {report.provisions_processed} provisions, "
@@ -87,7 +87,7 @@ def build_entities_cmd(
     if len(report.failed) > 10:
         err.print(f"[yellow]failed:[/yellow] {len(report.failed) - 10} more (--json lists every one)", highlight=False)
     if usage:
-        out.print(f"model usage: {usage}")
+        out.print(f"model usage: {usage.model_dump(mode='json')}")
 
 
 def _reembed(ctx: typer.Context, corpus: str, as_json: bool) -> None:
@@ -105,7 +105,7 @@ def _reembed(ctx: typer.Context, corpus: str, as_json: bool) -> None:
         emit_json(report)
         return
     out.print(
-        f"re-embedded the entity network of [bold]{corpus}[/bold] with {escape(report['embedding_model'])}: "
-        f"{report['entities']} entities, {report['relation_types']} relation types, {report['triples']} triples, "
-        f"{report['seconds']:.1f} s"
+        f"re-embedded the entity network of [bold]{corpus}[/bold] with {escape(report.embedding_model)}: "
+        f"{report.entities} entities, {report.relation_types} relation types, {report.triples} triples, "
+        f"{report.seconds:.1f} s"
     )

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
+from pydantic import BaseModel
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -62,6 +63,9 @@ def with_bifrost(ctx: typer.Context, action: Callable[[Bifrost], T]) -> T:
 
 
 def emit_json(data: Any) -> None:
+    """``data`` (a record or plain JSON values) as JSON on stdout."""
+    if isinstance(data, BaseModel):
+        data = data.model_dump(mode="json")
     out.print_json(json.dumps(data, default=str, ensure_ascii=False))
 
 

@@ -20,10 +20,10 @@ def export_neo4j_cmd(ctx: typer.Context, corpus: CorpusOpt = "osha-1926", as_jso
     if as_json:
         emit_json(result)
         return
-    st = result["stats"]
+    st = result.stats
     out.print(
-        f"exported [bold]{corpus}[/bold] to Neo4j: nodes {st['nodes_by_kind']}, edges {st['edges_by_type']}, "
-        f"{result['entities']['entities']} entities; open {browser_url(settings_of(ctx).neo4j_uri)}"
+        f"exported [bold]{corpus}[/bold] to Neo4j: nodes {st.nodes_by_kind}, edges {st.edges_by_type}, "
+        f"{result.entities['entities']} entities; open {browser_url(settings_of(ctx).neo4j_uri)}"
     )
 
 

@@ -128,11 +128,11 @@ def graph_entity(
     if as_json:
         emit_json(view)
         return
-    note = "" if view["name"] == name else f" [dim](closest to {name!r})[/dim]"
-    out.print(f"[bold]{escape(view['name'])}[/bold] {escape(view['label'])}{note}", highlight=False)
-    out.print(f"mentioned in {len(view['provisions'])} provisions: " + ", ".join(view["provisions"][:30]), highlight=False, markup=False)
-    for r in view["relations"][:40]:
-        out.print(f"  {r['head']} --{r['relation']}--> {r['tail']}  {', '.join(r['provisions'][:5])}", highlight=False, markup=False)
+    note = "" if view.name == name else f" [dim](closest to {name!r})[/dim]"
+    out.print(f"[bold]{escape(view.name)}[/bold] {escape(view.label)}{note}", highlight=False)
+    out.print(f"mentioned in {len(view.provisions)} provisions: " + ", ".join(view.provisions[:30]), highlight=False, markup=False)
+    for r in view.relations[:40]:
+        out.print(f"  {r.head} --{r.relation}--> {r.tail}  {', '.join(r.provisions[:5])}", highlight=False, markup=False)
 
 
 @review_app.command("list")

@@ -190,7 +190,7 @@ class McpService:
         req = checked(EntityRequest, name=name, corpus=corpus)
         self.require_corpus(req.corpus)
         self._retriever(req.corpus)
-        return EntityResult.model_validate(self.bifrost.entity_view(req.corpus, req.name))
+        return EntityResult.model_validate(self.bifrost.entity_view(req.corpus, req.name).model_dump())
 
     # --- resources ---
     def resource_page(self, token: str | None) -> tuple[list[ResourceEntry], str | None]:

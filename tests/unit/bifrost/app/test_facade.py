@@ -43,7 +43,7 @@ def test_an_empty_question_and_an_unknown_corpus_are_errors(bf):
 
 def test_entity_view_finds_the_closest_entity_when_the_name_is_not_exact(bf):
     view = bf.entity_view("mini", "guardrail systems")
-    assert view["name"] == "guardrail system" and view["provisions"]
+    assert view.name == "guardrail system" and view.provisions
 
 
 def test_within_subparts_keeps_only_provisions_under_them():
@@ -88,3 +88,10 @@ def test_neighbourhood_is_the_navigator_subgraph_of_a_provision(bf):
 def test_search_ranks_a_provision_the_query_names_first(bf):
     items = bf.search("1926.502(b)(1) qualified person", "mini", k=3)
     assert items[0].id == "1926.502(b)(1)" and "named in the question" in items[0].why
+
+
+def test_options_are_typed_keywords_and_bounds_are_one_line_errors(bf, tmp_path):
+    with pytest.raises(TypeError):
+        bf.train_ranker([tmp_path / "q.jsonl"], "mini", foldz=3)  # a misspelt option is refused, not ignored
+    with pytest.raises(ValueError, match="k must be a whole number of at least 1, got 0"):
+        bf.evaluate(tmp_path / "q.jsonl", "mini", k=0)

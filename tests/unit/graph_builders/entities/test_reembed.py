@@ -65,7 +65,7 @@ def test_reembed_with_the_build_model_gives_back_the_build_vectors(built):
     report = bf.reembed_entities("mini")  # after the shifted model of the test above, or not
     names2, ent2, rels2, rel2, triples2, tri2, _ = snapshot(bf, "mini")
     assert (names2, rels2, triples2) == (names, rels, triples)
-    assert report["embedding_model"] == bf.settings.embedding_model
+    assert report.embedding_model == bf.settings.embedding_model
     assert np.allclose(ent2, ent, atol=1e-5) and np.allclose(rel2, rel, atol=1e-5) and np.allclose(tri2, tri, atol=1e-5)
 
 
