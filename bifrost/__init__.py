@@ -23,7 +23,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from bifrost.app.facade import Bifrost, BuildReport
     from bifrost.core.errors import BifrostError
     from bifrost.core.settings import Settings
-    from bifrost.core.types import Answer, Citation, Provision, RetrievedItem, Statement
+    from bifrost.core.answer_types import Answer, Citation, RetrievedItem, Statement
+    from bifrost.core.types import Provision
     from bifrost.retrieval.config import RetrievalConfig
 
 _EXPORTS = {
@@ -32,11 +33,11 @@ _EXPORTS = {
     "Settings": "bifrost.core.settings",
     "RetrievalConfig": "bifrost.retrieval.config",
     "BifrostError": "bifrost.core.errors",
-    "Answer": "bifrost.core.types",
-    "Statement": "bifrost.core.types",
-    "Citation": "bifrost.core.types",
+    "Answer": "bifrost.core.answer_types",
+    "Statement": "bifrost.core.answer_types",
+    "Citation": "bifrost.core.answer_types",
     "Provision": "bifrost.core.types",
-    "RetrievedItem": "bifrost.core.types",
+    "RetrievedItem": "bifrost.core.answer_types",
 }
 """Public name -> the module that defines it (imported on first use)."""
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from bifrost.core.resources import Resources
 from bifrost.core.settings import Settings
-from bifrost.core.types import Answer, Outcome
+from bifrost.core.answer_types import Answer, Outcome
 from bifrost.eval.question_files import load_questions_by_file
 from bifrost.eval.hierarchy import Related, hierarchy_for
 from bifrost.eval.metrics import hierarchy_prf, set_prf

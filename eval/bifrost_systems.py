@@ -24,7 +24,7 @@ import time
 from typing import Any
 
 from bifrost.core.resources import Resources
-from bifrost.core.types import Outcome
+from bifrost.core.answer_types import Outcome
 from bifrost.core.settings import Settings
 from bifrost.retrieval.base import SystemResult, SystemUnavailable
 from bifrost.retrieval.answer.citations import cited_items

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from bifrost.core.errors import BifrostError
-from bifrost.core.types import RetrievedItem
+from bifrost.core.answer_types import RetrievedItem
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.channels.entity_index import EngIndex
 from bifrost.retrieval.result import RetrievalResult

@@ -13,7 +13,8 @@ from collections.abc import Callable
 
 from bifrost.core.provisions import container_ids
 from bifrost.core.settings import Settings
-from bifrost.core.types import Edition, Provision, RetrievedItem, Via
+from bifrost.core.answer_types import RetrievedItem, Via
+from bifrost.core.types import Edition, Provision
 from bifrost.retrieval.channels.bm25 import Bm25Ranker
 from bifrost.retrieval.channels.dense import DenseRanker
 from bifrost.retrieval.config import RetrievalConfig

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from bifrost.core.errors import BifrostError, NotFoundError
 from bifrost.core.precedent_types import ResolvedCite, named_note
-from bifrost.core.types import Answer, AnswerMode, Outcome, RetrievedItem, Verdict
+from bifrost.core.answer_types import Answer, AnswerMode, Outcome, RetrievedItem, Verdict
 from bifrost.retrieval.fusion import rrf_fuse
 
 if TYPE_CHECKING:  # pragma: no cover - `bifrost --help` imports this module (input rules) but not numpy

@@ -11,7 +11,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from bifrost.core.provisions import CONTAINER_KINDS, ancestors
-from bifrost.core.types import Provision, ProvisionKind, Reference, Via
+from bifrost.core.answer_types import Via
+from bifrost.core.types import Provision, ProvisionKind, Reference
 
 
 @dataclass

@@ -16,7 +16,8 @@ from bifrost.core.errors import BifrostError, NotFoundError
 from bifrost.core.graph.base import GraphStore
 from bifrost.core.provisions import container_ids
 from bifrost.core.resources import Resources
-from bifrost.core.types import Answer, Edition, Provision, make_uid
+from bifrost.core.answer_types import Answer
+from bifrost.core.types import Edition, Provision, make_uid
 from bifrost.retrieval.answerability.judge import AnswerabilityJudge, load_judge
 from bifrost.retrieval.base import CorpusRetriever
 from bifrost.retrieval.channels.base import Channels

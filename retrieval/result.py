@@ -9,7 +9,7 @@ from typing import Any
 from dataclasses import dataclass, field
 
 from bifrost.core.precedent_types import ResolvedCite
-from bifrost.core.types import RetrievedItem, Via
+from bifrost.core.answer_types import RetrievedItem, Via
 from bifrost.retrieval.decompose import Decomposition
 from bifrost.retrieval.channels.precedents import PrecedentVotes
 

@@ -39,8 +39,9 @@ from bifrost.core.requirement_types import STATES
 from bifrost.core.store.requirement_tables import requirements as stored_requirements
 from bifrost.core.store.schema import SchemaStatus
 from bifrost.core.store.sql_store import SqlStore, raw_engine
+from bifrost.core.answer_types import Answer, RetrievedItem
 from bifrost.core.types import (
-    Answer, Edition, EdgeType, GraphStats, IngestReport, NavigatorSubgraph, Provision, RetrievedItem, ReviewItem, make_uid, split_uid,
+    Edition, EdgeType, GraphStats, IngestReport, NavigatorSubgraph, Provision, ReviewItem, make_uid, split_uid,
 )
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.multi_corpus import is_several, merge_answers, parse_corpora

@@ -7,7 +7,7 @@ from typing import Any
 
 from bifrost.core.errors import ModelUnavailableError
 from bifrost.core.settings import Settings
-from bifrost.core.types import RetrievedItem
+from bifrost.core.answer_types import RetrievedItem
 from bifrost.retrieval.channels.documents import build_documents, load_provisions
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bifrost.core.types import RetrievedItem
+from bifrost.core.answer_types import RetrievedItem
 from bifrost.retrieval.base import Preparable
 from bifrost.retrieval.fusion import rrf_fuse
 

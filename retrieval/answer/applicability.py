@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 
 from bifrost.core.quantities import Quantity, quantities
 from bifrost.core.requirement_types import Condition, Requirement
-from bifrost.core.types import ConditionCheck
+from bifrost.core.answer_types import ConditionCheck
 from bifrost.graph_builders.requirements.read import measure_of
 
 Tokenize = Callable[[str], list[str]]

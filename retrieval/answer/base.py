@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-from bifrost.core.types import Provision, Statement
+from bifrost.core.answer_types import Statement
+from bifrost.core.types import Provision
 
 
 class Role(str, Enum):

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 
 from bifrost.core.embeddings import Embedder
 from bifrost.core.precedent_types import named_note
-from bifrost.core.types import Answer, AnswerMode, Outcome, PlannedProvision, Provision, Statement, Verdict
+from bifrost.core.answer_types import Answer, AnswerMode, Outcome, PlannedProvision, Statement, Verdict
+from bifrost.core.types import Provision
 from bifrost.graph_builders.citations.words import GENERIC, RulebookWords
 from bifrost.graph_builders.jurisdictions.registry import words_for
 from bifrost.retrieval.answer.compose import compose

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from bifrost.core.types import Citation, Provision, RetrievedItem
+from bifrost.core.answer_types import Citation, RetrievedItem
+from bifrost.core.types import Provision
 
 CITE_MARK = re.compile(r"\[([^\[\]]{1,200})\]")
 SCORE_TIE = 1e-6

@@ -18,7 +18,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from bifrost.core.embeddings import Embedder
-from bifrost.core.types import Provision, Statement, Verdict
+from bifrost.core.answer_types import Statement, Verdict
+from bifrost.core.types import Provision
 from bifrost.retrieval.answer.base import Candidate
 from bifrost.retrieval.answer.lead_sentence import best_of, candidates, open_note
 from bifrost.retrieval.answer.base import Planned, Role

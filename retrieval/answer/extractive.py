@@ -16,7 +16,8 @@ from typing import Literal
 import numpy as np
 
 from bifrost.core.embeddings import Embedder
-from bifrost.core.types import Provision, RetrievedItem, Statement
+from bifrost.core.answer_types import RetrievedItem, Statement
+from bifrost.core.types import Provision
 from bifrost.retrieval.answer.base import Candidate
 from bifrost.retrieval.answer.lead_sentence import candidates, open_note, plan
 from bifrost.retrieval.answerability.question_kinds import Asks, detect

@@ -22,7 +22,8 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from bifrost.core.prompts import load_prompt
 from bifrost.core.structured import message_text
-from bifrost.core.types import Provision, RetrievedItem, Statement, Verdict
+from bifrost.core.answer_types import RetrievedItem, Statement, Verdict
+from bifrost.core.types import Provision
 from bifrost.retrieval.answer.base import Planned
 from bifrost.retrieval.answer.citations import CITE_MARK
 from bifrost.retrieval.answer.base import DraftStatement, QuoteClaim

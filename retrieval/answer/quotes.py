@@ -12,7 +12,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 
-from bifrost.core.types import Provision, Quote, Statement
+from bifrost.core.answer_types import Quote, Statement
+from bifrost.core.types import Provision
 from bifrost.retrieval.answer.base import CheckedStatements, DraftStatement, DroppedStatement, QuoteClaim
 
 log = logging.getLogger(__name__)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from bifrost.core.types import Outcome
+from bifrost.core.answer_types import Outcome
 
 
 class _Scored(Protocol):

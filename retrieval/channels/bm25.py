@@ -14,7 +14,8 @@ from typing import Any
 
 from bifrost.core.atomic_files import atomic_folder
 from bifrost.core.settings import Settings
-from bifrost.core.types import Provision, RetrievedItem, Via, content_hash
+from bifrost.core.answer_types import RetrievedItem, Via
+from bifrost.core.types import Provision, content_hash
 from bifrost.retrieval.channels.documents import Documents, build_documents, index_folder, load_provisions
 from bifrost.retrieval.channels.glossary import Glossary
 

@@ -21,7 +21,8 @@ import numpy as np
 from bifrost.core.atomic_files import save_npy, write_json
 from bifrost.core.embeddings import SentenceTransformerEmbedder
 from bifrost.core.settings import Settings
-from bifrost.core.types import Provision, RetrievedItem, Via, content_hash
+from bifrost.core.answer_types import RetrievedItem, Via
+from bifrost.core.types import Provision, content_hash
 from bifrost.retrieval.channels.documents import Documents, build_documents, index_folder, load_provisions
 
 log = logging.getLogger(__name__)

@@ -17,7 +17,8 @@ from collections.abc import Callable, Collection, Sequence
 from bifrost.core.embeddings import Embedder
 from bifrost.core.graph.base import GraphStore
 from bifrost.core.provisions import is_container
-from bifrost.core.types import RetrievedItem, Via, make_uid, split_uid
+from bifrost.core.answer_types import RetrievedItem, Via
+from bifrost.core.types import make_uid, split_uid
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.decompose import Decomposition
 from bifrost.retrieval.channels.entity_index import EngIndex

@@ -9,7 +9,8 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 
 from bifrost.core.precedent_types import Precedent, ResolvedCite
-from bifrost.core.types import Provision, RetrievedItem, Via
+from bifrost.core.answer_types import RetrievedItem, Via
+from bifrost.core.types import Provision
 from bifrost.graph_builders.navigator.named import loosen
 from bifrost.retrieval.channels.precedents import PrecedentVotes
 from bifrost.retrieval.channels.base import Channels

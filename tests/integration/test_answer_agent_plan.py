@@ -11,7 +11,7 @@ import pytest
 
 from bifrost.app.facade import Bifrost
 from bifrost.core.settings import Settings
-from bifrost.core.types import AnswerMode
+from bifrost.core.answer_types import AnswerMode
 from tests.openai_stub import OpenAIStub
 from tests.unit.mini_corpus import MINI
 

@@ -9,7 +9,7 @@ import pytest
 
 from bifrost.app.facade import Bifrost
 from bifrost.core.settings import Settings
-from bifrost.core.types import AnswerMode
+from bifrost.core.answer_types import AnswerMode
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.ranking.ltr.retriever import LtrRetriever
 from tests.conftest import ranker_home_at_seed

@@ -17,7 +17,7 @@ from bifrost.core.precedent_types import named_note
 
 if TYPE_CHECKING:
     from bifrost.app.facade import Bifrost
-    from bifrost.core.types import Answer
+    from bifrost.core.answer_types import Answer
 
 
 def local_user() -> str:

@@ -9,7 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from bifrost.app.inputs import MAX_DEPTH, MAX_QUESTION, MAX_RESULTS, check_question
 from bifrost.core.precedent_types import PrecedentMatch, ResolvedCite
-from bifrost.core.types import ConditionCheck, Edition, PlannedProvision, Statement, Verdict
+from bifrost.core.answer_types import ConditionCheck, PlannedProvision, Statement, Verdict
+from bifrost.core.types import Edition
 
 EdgeKind = Literal["HAS", "REFERS_TO"]
 

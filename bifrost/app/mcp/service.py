@@ -38,7 +38,8 @@ from bifrost.app.team.policy import scoped_corpus
 from bifrost.core.access import LOCAL, Principal
 from bifrost.core.errors import NotFoundError
 from bifrost.core.store.edition_diff import EditionDiff
-from bifrost.core.types import EdgeType, NavigatorSubgraph, Provision, RetrievedItem
+from bifrost.core.answer_types import RetrievedItem
+from bifrost.core.types import EdgeType, NavigatorSubgraph, Provision
 
 R = TypeVar("R", bound=BaseModel)
 BROWSABLE = ("part", "subpart", "section", "appendix")

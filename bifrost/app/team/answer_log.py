@@ -19,7 +19,7 @@ from bifrost.core.settings import Settings
 from bifrost.core.store import team_tables as tables
 from bifrost.core.store.sql_models import utcnow
 from bifrost.core.store.sql_store import SqlStore
-from bifrost.core.types import Answer
+from bifrost.core.answer_types import Answer
 
 log = logging.getLogger(__name__)
 PRUNE_EVERY_SECONDS = 3600.0

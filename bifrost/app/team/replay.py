@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from bifrost.core.access import AnswerRecord, CitationChange, Replay
-from bifrost.core.types import Answer
+from bifrost.core.answer_types import Answer
 
 
 def _cited(citations: Sequence[Mapping]) -> dict[str, str]:

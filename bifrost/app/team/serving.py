@@ -12,7 +12,7 @@ from bifrost.app.team.versions import code_version, model_versions
 from bifrost.core.access import LOCAL, Action, Principal, Replay
 from bifrost.core.errors import BifrostError
 from bifrost.core.precedent_types import AnswerReview
-from bifrost.core.types import Answer
+from bifrost.core.answer_types import Answer
 
 
 class TeamServing:

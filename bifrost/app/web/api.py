@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from bifrost.app.provision_view import ProvisionView
-from bifrost.core.types import Answer
+from bifrost.core.answer_types import Answer
 from bifrost.app.inputs import MAX_QUESTION, AskOptions, check_as_of, check_question
 from bifrost.app.web.errors import new_reference
 from bifrost.app.web.auth import principal_of

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pydantic import BaseModel
 
 from bifrost.app.facade import Bifrost
-from bifrost.core.types import Answer
+from bifrost.core.answer_types import Answer
 
 NODE_W = 150
 NODE_H = 30

@@ -14,7 +14,7 @@ from bifrost.app.team.policy import scoped_corpus
 from bifrost.app.team.sessions import Sessions, session_key
 from bifrost.core.access import LOCAL, Principal
 from bifrost.core.errors import BifrostError
-from bifrost.core.types import Answer
+from bifrost.core.answer_types import Answer
 from bifrost.app.web.views import EntityMentions
 
 log = logging.getLogger(__name__)

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from bifrost.core.errors import NotFoundError
 from bifrost.app.facade import Bifrost
-from bifrost.core.types import Answer, Citation, RetrievedItem
+from bifrost.core.answer_types import Answer, Citation, RetrievedItem
 
 EXAMPLES: dict[str, tuple[str, ...]] = {
     "osha-1926": (

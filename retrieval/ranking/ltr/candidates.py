@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bifrost.core.types import Via
+from bifrost.core.answer_types import Via
 from bifrost.retrieval.fusion import rrf_score
 from bifrost.retrieval.channels.base import Evidence
 from bifrost.retrieval.navigator import NavigatorIndex, traverse

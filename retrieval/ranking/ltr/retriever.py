@@ -8,7 +8,7 @@ from collections.abc import Collection
 
 import numpy as np
 
-from bifrost.core.types import RetrievedItem
+from bifrost.core.answer_types import RetrievedItem
 from bifrost.retrieval.channels.base import Channels, Evidence
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.channels.entity_index import EngIndex

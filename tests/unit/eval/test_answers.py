@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from bifrost.core.types import Answer, AnswerMode, Outcome, Provision, ProvisionKind, Quote, Statement, Verdict
+from bifrost.core.answer_types import Answer, AnswerMode, Outcome, Quote, Statement, Verdict
+from bifrost.core.types import Provision, ProvisionKind
 from bifrost.eval.answers import POLICIES, Case, Scored, report_md, scored, summarize, system_figures, validated
 from bifrost.graph_builders.jurisdictions.us_cfr.hierarchy import cfr_related
 from bifrost.eval.questions import Question

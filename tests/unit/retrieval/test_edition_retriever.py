@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from bifrost.core.settings import Settings
-from bifrost.core.types import Edition, Provision, ProvisionKind, Reference, Via
+from bifrost.core.answer_types import Via
+from bifrost.core.types import Edition, Provision, ProvisionKind, Reference
 from bifrost.retrieval.channels.bm25 import Bm25Ranker
 from bifrost.retrieval.channels.dense import DenseRanker
 from bifrost.retrieval.config import RetrievalConfig

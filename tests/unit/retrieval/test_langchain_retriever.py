@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from bifrost.core.types import Provision, ProvisionKind, RetrievedItem, Via
+from bifrost.core.answer_types import RetrievedItem, Via
+from bifrost.core.types import Provision, ProvisionKind
 from bifrost.retrieval.base import Retriever
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.decompose import Decomposition

@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 
 from bifrost.core.errors import BifrostError, NotFoundError
-from bifrost.core.types import Answer, AnswerMode, Citation, Outcome, PlannedProvision, RetrievedItem, Statement, Verdict
+from bifrost.core.answer_types import (
+    Answer, AnswerMode, Citation, Outcome, PlannedProvision, RetrievedItem, Statement, Verdict,
+)
 from bifrost.retrieval.multi_corpus import is_several, merge_answers, parse_corpora
 
 KNOWN = ["adgm", "osha-1926"]
@@ -101,7 +103,7 @@ def test_not_stated_everywhere_is_not_stated_and_disagreeing_verdicts_give_none(
 
 def test_a_citation_is_reported_not_found_only_when_no_corpus_holds_it():
     from bifrost.core.precedent_types import ResolvedCite
-    from bifrost.core.types import Answer, AnswerMode
+    from bifrost.core.answer_types import Answer, AnswerMode
     from bifrost.retrieval.multi_corpus import merged_named
 
     def answer(corpus, *named):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from bifrost.core.types import Provision, ProvisionKind, Reference, Via
+from bifrost.core.answer_types import Via
+from bifrost.core.types import Provision, ProvisionKind, Reference
 from bifrost.retrieval.navigator import NavigatorIndex, Step, traverse
 
 K = ProvisionKind

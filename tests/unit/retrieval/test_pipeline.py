@@ -19,7 +19,8 @@ from bifrost.core.embeddings import Embedder
 from bifrost.core.errors import BifrostError
 from bifrost.core.graph.base import GraphStore
 from bifrost.core.resources import Resources
-from bifrost.core.types import Edition, Provision, ProvisionKind, RetrievedItem, Via, split_uid
+from bifrost.core.answer_types import RetrievedItem, Via
+from bifrost.core.types import Edition, Provision, ProvisionKind, split_uid
 from bifrost.retrieval.channels.base import Channels
 from bifrost.retrieval.channels.precedents import PrecedentVotes
 from bifrost.retrieval.config import RetrievalConfig

@@ -8,7 +8,8 @@ from bifrost.core.errors import BifrostError, NotFoundError
 from bifrost.app.facade import Bifrost
 from bifrost.core.provisions import within_subparts
 from bifrost.core.settings import Settings
-from bifrost.core.types import AnswerMode, Provision, ProvisionKind
+from bifrost.core.answer_types import AnswerMode
+from bifrost.core.types import Provision, ProvisionKind
 from tests.unit.mini_corpus import MINI, build_corpus
 
 

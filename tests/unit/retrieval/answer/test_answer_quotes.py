@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from bifrost.app.cli.app import app
 from bifrost.app.facade import Bifrost
 from bifrost.core.settings import Settings
-from bifrost.core.types import Answer, AnswerMode
+from bifrost.core.answer_types import Answer, AnswerMode
 from tests.fake_chat import ScriptedChatModel
 from tests.unit.mini_corpus import QUESTIONS, build_corpus, write_script_corpus
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from bifrost.core.types import Provision, ProvisionKind, RetrievedItem
+from bifrost.core.answer_types import RetrievedItem
+from bifrost.core.types import Provision, ProvisionKind
 from bifrost.retrieval.answer.citations import citations_for, cited_items, find_marks, select_cited
 
 

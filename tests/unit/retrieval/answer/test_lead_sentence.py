@@ -10,7 +10,8 @@ import zlib
 import numpy as np
 import pytest
 
-from bifrost.core.types import Provision, ProvisionKind, RetrievedItem
+from bifrost.core.answer_types import RetrievedItem
+from bifrost.core.types import Provision, ProvisionKind
 from bifrost.retrieval.answer.extractive import extractive_statements
 from bifrost.retrieval.answer.lead_sentence import fact_level, open_note
 from bifrost.retrieval.answerability.question_kinds import Ask, Asks, detect

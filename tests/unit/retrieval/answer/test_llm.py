@@ -6,7 +6,8 @@ from __future__ import annotations
 from langchain_core.messages import BaseMessage
 
 from bifrost.core.prompts import load_prompt
-from bifrost.core.types import Provision, ProvisionKind, RetrievedItem
+from bifrost.core.answer_types import RetrievedItem
+from bifrost.core.types import Provision, ProvisionKind
 from bifrost.retrieval.answer.llm import NO_ANSWER, LlmAnswerer, parse_answer
 from tests.fake_chat import ScriptedChatModel
 

@@ -8,7 +8,8 @@ import re
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from bifrost.core.types import Provision, ProvisionKind, Quote
+from bifrost.core.answer_types import Quote
+from bifrost.core.types import Provision, ProvisionKind
 from bifrost.retrieval.answer.base import DraftStatement, QuoteClaim
 from bifrost.retrieval.answer.quotes import check_statements, locate, normalize, verifies
 

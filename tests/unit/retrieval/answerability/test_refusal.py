@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from bifrost.core.types import Outcome
+from bifrost.core.answer_types import Outcome
 from bifrost.retrieval.answerability.refusal import outcome_of, should_refuse
 
 

@@ -9,7 +9,8 @@ import pytest
 
 from bifrost.core.graph.embedded import EmbeddedGraphStore
 from bifrost.core.store.sql_store import SqlStore
-from bifrost.core.types import Edge, EdgeType, Provision, ProvisionKind, Triple, Via, make_uid
+from bifrost.core.answer_types import Via
+from bifrost.core.types import Edge, EdgeType, Provision, ProvisionKind, Triple, make_uid
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.decompose import Decomposition, swap
 from bifrost.retrieval.channels.entity_index import EngIndex

@@ -4,7 +4,8 @@ set; one the corpus lacks is said, never dropped."""
 from __future__ import annotations
 
 from bifrost.core.precedent_types import ResolvedCite, named_note
-from bifrost.core.types import Provision, ProvisionKind, RetrievedItem, Via
+from bifrost.core.answer_types import RetrievedItem, Via
+from bifrost.core.types import Provision, ProvisionKind
 from bifrost.retrieval.decompose import Decomposition
 from bifrost.retrieval.ranking.named_first import named_first
 from bifrost.retrieval.result import RetrievalResult

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from bifrost.core.types import Outcome, Provision, ProvisionKind, RetrievedItem, Via
+from bifrost.core.answer_types import Outcome, RetrievedItem, Via
+from bifrost.core.types import Provision, ProvisionKind
 from bifrost.retrieval.answer import build as answer_step
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.decompose import Decomposition
@@ -71,7 +72,7 @@ def test_the_verdict_comes_from_the_readers_best_sentence_of_a_cited_rule():
 
 
 def test_when_nothing_the_chat_model_said_survives_verification_the_offline_answer_is_given_and_said_so():
-    from bifrost.core.types import AnswerMode
+    from bifrost.core.answer_types import AnswerMode
     from bifrost.retrieval.answer.llm import AgentAnswer
 
     def agent(question, planned, lookup):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from bifrost.app.web.graph_svg import layout
-from bifrost.core.types import Answer, AnswerMode, Citation
+from bifrost.core.answer_types import Answer, AnswerMode, Citation
 
 TREE = {"b": "501", "b2": "b", "b2i": "b2", "b2ii": "b2", "b10": "b", "b12": "b"}
 ORDER = ["501", "b", "b2", "b2i", "b2ii", "b10", "b12"]

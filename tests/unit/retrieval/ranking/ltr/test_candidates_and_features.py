@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bifrost.core.types import Provision, ProvisionKind, Reference, Via
+from bifrost.core.answer_types import Via
+from bifrost.core.types import Provision, ProvisionKind, Reference
 from bifrost.retrieval.channels.base import Evidence
 from bifrost.retrieval.decompose import Decomposition
 from bifrost.retrieval.ranking.ltr.candidates import PoolSizes, build_pool, ranks

@@ -1,0 +1,154 @@
+"""An answer's records: what retrieval reached and how, the citations, the quoted statements, the verdict, the
+conditions checked against the question's facts, and the `Answer` the CLI, web app, MCP server and the record of
+answers carry."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Literal
+
+from pydantic import BaseModel, Field, model_validator
+
+from bifrost.core.precedent_types import PrecedentMatch, ResolvedCite
+from bifrost.core.types import Edition, Frozen
+
+
+class Via(str, Enum):
+    """How a provision was reached by retrieval."""
+
+    ENTITY = "entity"
+    TRIPLE = "triple"
+    REFERS_TO = "refers_to"
+    PARENT = "parent"
+    CHILD = "child"
+    SIBLING = "sibling"
+    LEXICAL = "lexical"
+    DENSE = "dense"
+    NAMED = "named"  # the question names it (or the section or subpart holding it)
+    PRECEDENT = "precedent"  # similar answered questions cite it
+
+
+class RetrievedItem(Frozen):
+    """A provision found by retrieval, with its score and every way it was reached."""
+
+    corpus: str
+    id: str
+    score: float
+    via: tuple[Via, ...] = ()
+    path: tuple[str, ...] = Field(default=(), description="Provision ids from a seed to this one")
+    why: str = Field(default="", description="Human-readable reason, e.g. 'cross-reference from 1926.501(b)(2)(i)'")
+
+
+class Citation(Frozen):
+    """A cited provision with what a reader needs to check it."""
+
+    corpus: str
+    id: str
+    heading: str = ""
+    text: str = ""
+    url: str | None = None
+
+
+class Quote(Frozen):
+    """The exact words of a provision that support a statement.
+
+    ``start`` and ``end`` are character offsets into the stored provision text, so that
+    ``provision.text[start:end] == text`` always holds; `bifrost.retrieval.answer.quotes` builds them.
+    """
+
+    provision_id: str
+    start: int = Field(ge=0)
+    end: int = Field(gt=0)
+    text: str = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _span_matches_text(self) -> Quote:
+        if self.end - self.start != len(self.text):
+            raise ValueError(f"quote of {self.provision_id}: span {self.start}..{self.end} does not fit a text of {len(self.text)} characters")
+        return self
+
+
+class Statement(Frozen):
+    """One sentence of an answer, the provision ids it cites and the quoted span of each."""
+
+    text: str
+    citations: tuple[str, ...]
+    quotes: tuple[Quote, ...] = Field(default=(), description="Verified spans of the cited provisions' text")
+    corpus: str | None = Field(default=None, description="Corpus of the cited provisions, set when an answer spans several")
+    role: str | None = Field(default=None, description="What the cited provision does in the answer: verdict, rule, "
+                                                        "exception, condition, procedure, definition, or open (what none of them says)")
+
+
+class PlannedProvision(Frozen):
+    """A provision the answer plan chose: its role, the provision ids that led to it (itself last), and why."""
+
+    id: str
+    role: str
+    path: tuple[str, ...] = ()
+    reason: str = ""
+
+
+class Verdict(Frozen):
+    """A yes/no answer the cited text decides: the value, the provision that decides it and its words."""
+
+    value: Literal["yes", "no", "depends"]
+    provision_id: str
+    words: str = Field(description="The sentence of the provision that decides it, as stored")
+    reason: str = Field("", description="Why, in one clause naming the provisions ('1926.451(g)(1) requires it')")
+    see_also: list[str] = Field(default_factory=list, description="Other provisions the reason names")
+
+
+class ConditionCheck(Frozen):
+    """A cited rule's condition or exception against the question's facts (`retrieval.answer.applicability`)."""
+
+    provision_id: str
+    sentence: int = Field(description="Which sentence of the provision states it (0-based)")
+    kind: Literal["quantity", "exception"]
+    text: str = Field(description="The condition as the rule writes it, or the exception's clause")
+    comparator: str = Field(default="", description='">=", "<=", ">", "<" for a threshold')
+    measure: str = Field(default="", description="What a quantity measures (height, depth, ...), or an exception's cue")
+    status: Literal["met", "not_met", "not_stated", "stated"] = Field(
+        description="met / not_met: the question's figure against the threshold; not_stated: the question does not "
+                    "say; stated: the question takes the exception up (whether it applies is for the reader)")
+    fact: str = Field(default="", description="The question's figure it was checked against")
+
+
+class Outcome(str, Enum):
+    """How a question was answered: the text states it; the closest provisions do not state it; out of scope."""
+
+    ANSWERED = "answered"
+    NOT_STATED = "not_stated"
+    REFUSED = "refused"
+
+
+class AnswerMode(str, Enum):
+    LLM = "llm"
+    EXTRACTIVE = "extractive"
+
+
+class Answer(BaseModel):
+    """The answer to a question: statements with citations, or a refusal."""
+
+    question: str
+    corpus: str
+    mode: AnswerMode
+    refused: bool
+    text: str
+    statements: list[Statement] = Field(default_factory=list)
+    citations: list[Citation] = Field(default_factory=list)
+    retrieved: list[RetrievedItem] = Field(default_factory=list)
+    unused: list[str] = Field(default_factory=list, description="Retrieved but not cited (shown on refusal)")
+    timings: dict[str, float] = Field(default_factory=dict, description="Seconds per stage")
+    edition: Edition | None = Field(default=None, description="The past edition answered from (None: the current one)")
+    note: str | None = Field(default=None, description="How a past edition was ranked (the entity network is current only)")
+    outcome: Outcome = Field(default=Outcome.ANSWERED, description="answered, not_stated (the closest provisions are quoted and "
+                                                                   "none states it) or refused (out of scope)")
+    verdict: Verdict | None = Field(default=None, description="Yes/no/depends, when the cited text decides a yes/no question")
+    plan: list[PlannedProvision] = Field(default_factory=list, description="The cited provisions' roles and the paths that brought them in")
+    named: list[ResolvedCite] = Field(default_factory=list, description="Provisions the question names, resolved or not")
+    precedents: list[PrecedentMatch] = Field(default_factory=list, description="Similar answered questions (interpretations, "
+                                                                             "never the rule)")
+    conditions: list[ConditionCheck] = Field(default_factory=list, description="Each cited rule's conditions and "
+                                                                              "exceptions against the question's facts")
+    record_id: str | None = Field(default=None, description="Id of this answer's record on the server (`bifrost answers show ID`)")
+    warnings: list[str] = Field(default_factory=list, description="What the asker should know about how it was served")
