@@ -164,7 +164,8 @@ def answer(
                                whole=result.whole, facts=facts)
             statements, verdict = composed.statements, composed.verdict
             if not statements:  # the plan holds only headings: quote the best retrieved text
-                statements = extractive_statements(question, result.items[: cfg.cite_max], lookup, embedder, "fact")
+                statements = extractive_statements(question, result.items[: cfg.cite_max], lookup, embedder, "fact",
+                                                   ask=facts.ask)
         if not statements:
             outcome = Outcome.REFUSED
     elif outcome is Outcome.NOT_STATED:

@@ -20,7 +20,7 @@ from bifrost.core.answer_types import RetrievedItem, Statement
 from bifrost.core.types import Provision
 from bifrost.retrieval.answer.base import Candidate
 from bifrost.retrieval.answer.lead_sentence import candidates, open_note, plan
-from bifrost.retrieval.answerability.question_kinds import Asks, detect
+from bifrost.retrieval.answerability.question_kinds import Ask, Asks, detect
 from bifrost.retrieval.answer.base import DraftStatement, QuoteClaim
 from bifrost.retrieval.answer.quotes import check_statements
 from bifrost.core.sentences import sentences
@@ -46,6 +46,7 @@ def extractive_statements(
     embedder: Embedder,
     lead: Lead = "fact",
     reach: Sequence[RetrievedItem] = (),
+    ask: Ask | None = None,
 ) -> list[Statement]:
     """One cited statement per cited provision with text, quoting its sentence; duplicates dropped.
 
@@ -56,7 +57,7 @@ def extractive_statements(
     provisions = _provisions(cited, lookup)
     if lead == "rank":
         return _checked([(p.id, best_sentence(qv, p, embedder)) for p in provisions], lookup)
-    ask = detect(question)
+    ask = ask if ask is not None else detect(question)  # read once by the caller, when it can
     cands = candidates(qv, provisions, sentences, embedder, ask)
     if ask.kind is not Asks.OTHER and not any(c.fact for c in cands):
         cands += _first_holding(qv, [p for p in _provisions(reach, lookup) if p not in provisions], embedder, ask, len(provisions))

@@ -68,8 +68,10 @@ class FeatureReader:
     def row(self, question: str, result: RetrievalResult) -> dict[str, float]:
         """Every feature of the question behind ``result`` (the retrieved items, best first)."""
         passages = [p for p in (self.passage(it.id) for it in result.items[:TOP_FACT]) if p is not None]
+        ask = result.facts.ask if result.facts is not None else None  # the question's facts, read once in `ask`
         return features(question, passages, self.terms(question), len(self.channels.ids), self.signals(result),
-                        self.channels.bm25.tokenize, support_scores=self.support_scores(question, [it.id for it in result.items]))
+                        self.channels.bm25.tokenize, ask=ask,
+                        support_scores=self.support_scores(question, [it.id for it in result.items]))
 
     def support_scores(self, question: str, ranked: Sequence[str]) -> list[float]:
         """The support scorer's scores of the top `SUPPORT_TOP` provisions ([] without a scorer)."""
