@@ -42,7 +42,7 @@ def main() -> None:
     args = ap.parse_args()
     bf = Bifrost(settings := Settings(home=args.home, neo4j_uri=args.neo4j))
     try:
-        print("exported:", bf.export_neo4j(args.corpus)["stats"])
+        print("exported:", bf.export_neo4j(args.corpus).stats.model_dump())
     except BifrostError as e:
         raise SystemExit(f"error: {e}") from None
     finally:
