@@ -1,9 +1,12 @@
-"""What the facade returns where no lower floor has a record for it: an entity as shown, a re-embedding and a
-Neo4j export (typed, so the CLI, web app, MCP server and Python users read fields, not dictionary keys)."""
+"""What the facade returns where no lower floor has a record for it: an entity as shown, a re-embedding, a Neo4j
+export, run comparisons and the answer and reader studies (typed, so the CLI, web app, MCP server and Python users
+read fields, not dictionary keys; a study's nested figures stay the JSON document it writes)."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from bifrost.core.types import GraphStats, NavigatorReport
 
@@ -49,3 +52,44 @@ class ExportReport(BaseModel):
     precedents: int
     requirements: int
     stats: GraphStats
+
+
+class RunComparison(BaseModel):
+    """Paired tests between two `evaluate` runs, one entry per pair of systems (metrics with Wilcoxon p, exact
+    McNemar on hit@10, the questions fixed and broken)."""
+
+    run_a: str
+    run_b: str
+    same_questions: bool
+    comparisons: list[dict[str, Any]]
+
+
+class AnswerEvaluation(BaseModel):
+    """`eval answers`: the figures of `ask`'s answers and of each plan policy, by subset (all, multi-hop, each
+    set), the policy chosen with each set left out, and the markdown report."""
+
+    model_config = ConfigDict(extra="allow")
+
+    corpus: str
+    questions: int
+    files: list[dict[str, str]]
+    chosen: dict[str, str]
+    chosen_on_all: str
+    subsets: dict[str, Any]
+    report: str
+
+
+class ReaderTraining(BaseModel):
+    """`train reader`: figures of each set left out (scored by a ranker and a reader fitted on the others), the
+    cuts chosen, and where the stored reader is (None: not stored)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    corpus: str
+    files: list[dict[str, str]]
+    left_out: dict[str, Any]
+    worst_left_out: str | None = None
+    cuts: dict[str, float]
+    cuts_by_set: dict[str, Any] = Field(default_factory=dict)
+    options: dict[str, str] = Field(default_factory=dict)
+    model_path: str | None = None

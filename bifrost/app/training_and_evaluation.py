@@ -7,7 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from bifrost.app.records import AnswerEvaluation, ReaderTraining, RunComparison
 
 if TYPE_CHECKING:  # pragma: no cover
     from bifrost.eval.runner import RunResult
@@ -67,7 +69,7 @@ class TrainingAndEvaluation:
     def train_reader(
         self, questions: Files, corpus: str = "osha-1926", *, epochs: int = 1, trainable_layers: int = 2,
         curve: bool = False, store: bool = True, out_dir: Path | None = None, say: Say | None = None,
-    ) -> dict[str, Any]:
+    ) -> ReaderTraining:
         """Cross-fit the reader by question set, score its answers nested, then store it behind the stored
         ranker (the `experiments` extra); the report as written to ``out_dir``'s JSON."""
         from bifrost.training.reader.cv import Options
@@ -77,7 +79,7 @@ class TrainingAndEvaluation:
         report = train_reader(self.settings, corpus, _paths(questions), opts=opts, curve=curve, store=store,
                               out_dir=out_dir, say=say)
         self.pipeline.forget(corpus)
-        return report
+        return ReaderTraining.model_validate(report)
 
     def train_encoder(
         self, corpus: str = "osha-1926", *, max_pairs: int = 8000, epochs: int = 1, batch_size: int = 32,
@@ -115,18 +117,18 @@ class TrainingAndEvaluation:
     def evaluate_answers(
         self, questions: Files, corpus: str = "osha-1926", *, folds: int = 5, out_dir: Path | None = None,
         progress: Progress | None = None, command: str = "",
-    ) -> dict[str, Any]:
+    ) -> AnswerEvaluation:
         """Score the answers themselves (`bifrost.eval.answers.run`); ``report`` holds the markdown report and
         ``command`` the command line it names."""
         from bifrost.eval.answers import report_md, run
 
         summary = run(self.settings, corpus, _paths(questions), folds=folds, out_dir=out_dir, progress=progress,
                       command=command)
-        return {**summary, "report": report_md(summary, command)}
+        return AnswerEvaluation.model_validate({**summary, "report": report_md(summary, command)})
 
     @staticmethod
-    def compare_runs(run_a: Path | str, run_b: Path | str) -> dict[str, Any]:
+    def compare_runs(run_a: Path | str, run_b: Path | str) -> RunComparison:
         """Paired tests (Wilcoxon, exact McNemar) between two `evaluate` output folders."""
         from bifrost.eval.compare import compare_runs
 
-        return compare_runs(Path(run_a), Path(run_b))
+        return RunComparison.model_validate(compare_runs(Path(run_a), Path(run_b)))

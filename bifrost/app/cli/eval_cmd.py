@@ -120,11 +120,11 @@ def compare(
     except BifrostError as e:
         _fail(str(e))
     if as_json:
-        _emit(res)
+        _emit(res.model_dump())
         return
-    if not res["same_questions"]:
+    if not res.same_questions:
         err.print("[yellow]warning:[/yellow] the runs used different question files; compared on common ids")
-    for c in res["comparisons"]:
+    for c in res.comparisons:
         table = Table(title=f"{c['system_a']} (A) vs {c['system_b']} (B), {c['n']} questions")
         for col in ("metric", "A", "B", "B - A", "Wilcoxon p"):
             table.add_column(col, justify="right")
@@ -162,8 +162,8 @@ def answers(
     except (BifrostError, ValueError, OSError) as e:
         _fail(str(e))
     if as_json:
-        _emit(summary)
+        _emit(summary.model_dump())
         return
-    out.print(summary["report"], highlight=False)
+    out.print(summary.report, highlight=False)
     if out_dir is not None:
         out.print(f"wrote {out_dir}/report.md, summary.json, per_question.jsonl", highlight=False)

@@ -40,10 +40,10 @@ def train_reader(
     if as_json:
         emit_json(report)
         return
-    for name, f in report["left_out"].items():
+    for name, f in report.left_out.items():
         systems = f.get("systems") or {}
         line = "  ".join(f"{s} F1 {v['f1']:.3f} (P {v['precision']:.3f})" for s, v in systems.items())
         o = f.get("outcomes", {}).get("reader", {})
         out.print(f"{name}: AUROC {f.get('auroc', float('nan')):.3f}  {line}  unanswerable set aside "
                   f"{o.get('unanswerable_refused_or_not_stated', float('nan')):.2f}", highlight=False)
-    out.print(f"cuts {report['cuts']}" + (f"; stored in {report['model_path']}" if report.get("model_path") else ""), highlight=False)
+    out.print(f"cuts {report.cuts}" + (f"; stored in {report.model_path}" if report.model_path else ""), highlight=False)

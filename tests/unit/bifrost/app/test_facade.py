@@ -96,3 +96,12 @@ def test_options_are_typed_keywords_and_bounds_are_one_line_errors(bf, tmp_path)
         bf.train_ranker([tmp_path / "q.jsonl"], "mini", foldz=3)  # a misspelt option is refused, not ignored
     with pytest.raises(ValueError, match="k must be a whole number of at least 1, got 0"):
         bf.evaluate(tmp_path / "q.jsonl", "mini", k=0)
+
+
+def test_the_answer_study_is_a_record_with_its_figures_and_report(bf):
+    from bifrost.app.records import AnswerEvaluation
+    from tests.conftest import FIXTURES
+
+    study = bf.evaluate_answers([FIXTURES / "mini" / "questions-mini.jsonl"], "mini", folds=2, command="eval answers")
+    assert isinstance(study, AnswerEvaluation) and study.corpus == "mini" and study.questions > 0
+    assert "all" in study.subsets and study.report.startswith("# Answers") and "`eval answers`" in study.report
