@@ -12,9 +12,11 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from bifrost.core.corpora import CorpusSpec
+from bifrost.core.errors import NotFoundError
 from bifrost.core.types import Provision
 from bifrost.graph_builders.citations.base import CitationGrammar
 from bifrost.graph_builders.citations.words import RulebookWords
+from bifrost.graph_builders.jurisdictions.hierarchy import ParentMap
 from bifrost.graph_builders.navigator.base import ReferenceExtractor
 from bifrost.graph_builders.navigator.successors import Successor
 from bifrost.graph_builders.scrape.base import SourceFormat
@@ -68,3 +70,24 @@ class Jurisdiction(Protocol):
     def ingest_options(self, shared_dir: Path | None) -> dict[str, Any]:
         """Options for this pack's parsers from the shared folder (the eCFR structure file, say)."""
         ...
+
+
+class PackDefaults:
+    """What most packs share, for a pack to inherit and override: no renumbering table, questions read as text of
+    no place, the hierarchy from the corpus's own parent links, no publisher to download from, no parser options."""
+
+    def successors(self) -> Mapping[str, Successor]:
+        return {}
+
+    def question_stand_ins(self, corpus: str, provisions: Sequence[Provision]) -> list[Provision]:
+        return []
+
+    def hierarchy(self, provisions: Callable[[], Iterable[Provision]]) -> tuple[Related, SectionOf]:
+        links = ParentMap.from_provisions(provisions())
+        return links.related, links.section_of
+
+    def download(self, spec: CorpusSpec, folder: Path, date: str = "current") -> list[Path]:
+        raise NotFoundError(f"no sources given for corpus {spec.name!r} and none known; pass file paths")
+
+    def ingest_options(self, shared_dir: Path | None) -> dict[str, Any]:
+        return {}

@@ -2,25 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 from bifrost.core.corpora import CorpusSpec
-from bifrost.core.errors import NotFoundError
 from bifrost.core.types import Provision, ProvisionKind
 from bifrost.graph_builders.citations.words import GENERIC
 from bifrost.graph_builders.jurisdictions.adgm.citation import AdgmGrammar
-from bifrost.graph_builders.jurisdictions.base import Related, SectionOf, SourceFormat
-from bifrost.graph_builders.jurisdictions.hierarchy import ParentMap
+from bifrost.graph_builders.jurisdictions.base import PackDefaults, SourceFormat
 from bifrost.graph_builders.navigator.base import ReferenceExtractor
 from bifrost.graph_builders.navigator.named import QUESTION_SOURCE
-from bifrost.graph_builders.navigator.successors import Successor
 
 NAME = "adgm"
 
 
-class Adgm:
+class Adgm(PackDefaults):
     name = NAME
     corpora = (
         CorpusSpec(
@@ -46,21 +42,8 @@ class Adgm:
 
         return AdgmReferenceExtractor()
 
-    def successors(self) -> Mapping[str, Successor]:
-        return {}
-
     def question_stand_ins(self, corpus: str, provisions: Sequence[Provision]) -> list[Provision]:
         """One per document: its rules are cited without the document's name, so a question is read in each."""
         documents = dict.fromkeys(p.document for p in provisions if p.document)
         return [Provision(corpus=corpus, id=f"{QUESTION_SOURCE}:{d}", kind=ProvisionKind.SECTION, document=d)
                 for d in documents]
-
-    def hierarchy(self, provisions: Callable[[], Iterable[Provision]]) -> tuple[Related, SectionOf]:
-        links = ParentMap.from_provisions(provisions())
-        return links.related, links.section_of
-
-    def download(self, spec: CorpusSpec, folder: Path, date: str = "current") -> list[Path]:
-        raise NotFoundError(f"no sources given for corpus {spec.name!r} and none known; pass file paths")
-
-    def ingest_options(self, shared_dir: Path | None) -> dict[str, Any]:
-        return {}

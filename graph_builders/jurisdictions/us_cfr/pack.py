@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -11,7 +11,7 @@ from bifrost.core.corpora import CorpusSpec
 from bifrost.core.errors import NotFoundError
 from bifrost.core.types import Provision
 from bifrost.graph_builders.citations.words import GENERIC
-from bifrost.graph_builders.jurisdictions.base import Related, SectionOf, SourceFormat
+from bifrost.graph_builders.jurisdictions.base import PackDefaults, Related, SectionOf, SourceFormat
 from bifrost.graph_builders.jurisdictions.us_cfr.citation import CfrGrammar, normalize
 from bifrost.graph_builders.jurisdictions.us_cfr.hierarchy import cfr_related, cfr_section_of
 from bifrost.graph_builders.navigator.base import ReferenceExtractor
@@ -23,7 +23,7 @@ STRUCTURE_FILE = "corpora/osha-1926/title-29-structure.json"
 """eCFR structure of Title 29 (subpart headings) in the shared folder."""
 
 
-class UsCfr:
+class UsCfr(PackDefaults):
     name = NAME
     corpora = (
         CorpusSpec(
@@ -55,9 +55,6 @@ class UsCfr:
     def successors(self) -> Mapping[str, Successor]:
         table = resources.files(__package__).joinpath("successors.csv").read_text(encoding="utf-8")
         return read_successors(table.splitlines())
-
-    def question_stand_ins(self, corpus: str, provisions: Sequence[Provision]) -> list[Provision]:
-        return []
 
     def hierarchy(self, provisions: Callable[[], Iterable[Provision]]) -> tuple[Related, SectionOf]:
         return cfr_related, cfr_section_of  # the ids carry it: nothing to read
