@@ -105,6 +105,13 @@ def test_the_dockerfile_serves_bifrost_on_all_interfaces():
     assert "pip install .[web,neo4j,postgres]" in text  # the server, and the drivers of both services
 
 
+def test_the_dockerfile_copies_every_folder_the_package_installs():
+    folders = re.findall(r'"(\w+)": "bifrost\.\w+"', (ROOT / "setup.py").read_text(encoding="utf-8"))
+    dockerfile = (ROOT / "docker" / "Dockerfile").read_text(encoding="utf-8")
+    assert {"graph_builders", "retrieval", "eval", "training", "prompts"} <= set(folders)
+    assert [f for f in folders if f"COPY {f} ./{f}" not in dockerfile] == []
+
+
 def test_the_postgres_password_is_required_from_the_environment():
     done = _run("config", "-q", pg_password=None)
     assert done.returncode != 0
@@ -161,7 +168,7 @@ def test_the_app_reads_its_neo4j_credentials_from_neo4j_auth(monkeypatch):
 
 
 def test_the_apoc_allowlist_covers_every_apoc_call_in_the_project():
-    texts = [p.read_text(encoding="utf-8") for pkg in ("bifrost", "graph_builders", "retrieval", "eval")
+    texts = [p.read_text(encoding="utf-8") for pkg in ("bifrost", "graph_builders", "retrieval", "eval", "training")
              for p in (ROOT / pkg).rglob("*.py")]
     texts.append((ROOT / "docker" / "neo4j" / "queries.cypher").read_text(encoding="utf-8"))
     called = {m for t in texts for m in re.findall(r"\bapoc\.[A-Za-z_.]*[A-Za-z_]", t)}
