@@ -24,7 +24,6 @@ from bifrost.core.store.editions import next_edition, parse_date, record_edition
 from bifrost.core.store.sql_store import SqlStore, sql_error_line
 from bifrost.core.types import Edition, IngestReport, ParsedDocument, Provision, ReviewItem, content_hash
 from bifrost.graph_builders.jurisdictions.registry import corpus_spec, pack_of
-from bifrost.graph_builders.jurisdictions.registry import jurisdiction as pack_named
 from bifrost.graph_builders.scrape.base import SourceFormat
 from bifrost.graph_builders.scrape.reconcile import review_item
 from bifrost.graph_builders.scrape.sniff import read_source
@@ -169,7 +168,7 @@ def ingest_sources(
     older than the corpus's current one is refused unless ``allow_older``.
     """
     report = IngestReport(corpus=corpus)
-    pack = pack_named(jurisdiction) if jurisdiction else pack_of(corpus, sql.jurisdiction(corpus))
+    pack = pack_of(corpus, jurisdiction or sql.jurisdiction(corpus))
     docs = parse_sources(paths, corpus, pack.formats, report, progress, **opts)
     if docs:
         sql.ensure_corpus(corpus, pack.name)
@@ -184,4 +183,4 @@ def default_sources(settings: Settings, corpus: str) -> list[Path]:
     if paths:
         return paths
     log.info("no local copy of %s; asking its publisher", corpus)
-    return pack_named(spec.jurisdiction).download(spec, settings.home / "downloads")
+    return pack_of(corpus).download(spec, settings.home / "downloads")
