@@ -37,7 +37,9 @@ test: install  ## install test needs, start Neo4j and PostgreSQL (when installed
 test-fast: install  ## unit tests only, no services
 	$(PY) -m pytest tests/unit tests/contract -q
 
-lint: install  ## layer contracts: nothing imports upward, no cycles (import-linter, on the built wheel)
+lint: install  ## formatting and line length (ruff), then the layer contracts (import-linter, on the built wheel)
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/ruff check .
 	PYTHON=$(PY) bash scripts/lint-imports.sh
 
 neo4j: install  ## start the dev Neo4j (Bolt 7687, Browser http://127.0.0.1:7474/browser/)

@@ -70,8 +70,14 @@ class Score:
         return self.tp / (self.tp + self.fn) if self.tp + self.fn else 0.0
 
     def as_dict(self) -> dict:
-        return {"type": self.type, "tp": self.tp, "fp": self.fp, "fn": self.fn,
-                "precision": round(self.precision, 4), "recall": round(self.recall, 4)}
+        return {
+            "type": self.type,
+            "tp": self.tp,
+            "fp": self.fp,
+            "fn": self.fn,
+            "precision": round(self.precision, 4),
+            "recall": round(self.recall, 4),
+        }
 
 
 def shared_dir(arg: str | None = None) -> Path:
@@ -92,7 +98,9 @@ def load_gold(path: Path) -> tuple[set[str], dict[str, set[tuple[str, str]]]]:
     return sources, gold
 
 
-def predict(provisions: Sequence[Provision], sources: set[str], expand_ranges: bool = True) -> set[tuple[str, str]]:
+def predict(
+    provisions: Sequence[Provision], sources: set[str], expand_ranges: bool = True
+) -> set[tuple[str, str]]:
     """Resolved (source, target) pairs the extractor finds in the listed source passages."""
     extractor = AdgmReferenceExtractor(expand_ranges=expand_ranges)
     index = extractor.index(provisions)
@@ -104,7 +112,9 @@ def predict(provisions: Sequence[Provision], sources: set[str], expand_ranges: b
 
 
 def score(
-    predicted: Iterable[tuple[str, str]], gold: Mapping[str, set[tuple[str, str]]], doc_of: Mapping[str, str | None]
+    predicted: Iterable[tuple[str, str]],
+    gold: Mapping[str, set[tuple[str, str]]],
+    doc_of: Mapping[str, str | None],
 ) -> list[Score]:
     """Per type: a prediction's type comes from its documents; a gold pair's from the CSV."""
     out = []
@@ -131,9 +141,14 @@ class Audited:
     missed_audited: int
 
     def as_dict(self) -> dict:
-        return {**self.score.as_dict(), "fp_audited": self.fp_audited, "fn_audited": self.fn_audited,
-                "missing_in_gold": self.missing_in_gold, "gold_error": self.gold_error,
-                "missed_audited": self.missed_audited}
+        return {
+            **self.score.as_dict(),
+            "fp_audited": self.fp_audited,
+            "fn_audited": self.fn_audited,
+            "missing_in_gold": self.missing_in_gold,
+            "gold_error": self.gold_error,
+            "missed_audited": self.missed_audited,
+        }
 
 
 def load_audit(path: Path) -> dict[AuditKey, str]:
@@ -148,15 +163,21 @@ def load_audit(path: Path) -> dict[AuditKey, str]:
             kind, verdict = row["kind"], row["verdict"]
             allowed = FP_VERDICTS if kind == "FP" else FN_VERDICTS if kind == "FN" else None
             if allowed is None or verdict not in allowed:
-                raise ValueError(f"{path}:{n}: kind {kind!r} with verdict {verdict!r} (FP: {FP_VERDICTS}; FN: {FN_VERDICTS})")
+                raise ValueError(
+                    f"{path}:{n}: kind {kind!r} with verdict {verdict!r} (FP: {FP_VERDICTS}; FN: "
+                    f"{FN_VERDICTS})"
+                )
             key = (kind, *(" ".join(row[c].split()) for c in AUDIT_COLUMNS[1:5]))
             out[key] = verdict  # type: ignore[assignment]
     return out
 
 
 def audited(
-    predicted: Iterable[tuple[str, str]], gold: Mapping[str, set[tuple[str, str]]], doc_of: Mapping[str, str | None],
-    heading_of: Mapping[str, str], audit: Mapping[AuditKey, str],
+    predicted: Iterable[tuple[str, str]],
+    gold: Mapping[str, set[tuple[str, str]]],
+    doc_of: Mapping[str, str | None],
+    heading_of: Mapping[str, str],
+    audit: Mapping[AuditKey, str],
 ) -> list[Audited]:
     """Per type, against audited gold = CSV gold + `missing-in-gold` rows - `gold-error` rows.
 
@@ -177,12 +198,17 @@ def audited(
         mig, ge = fp_v.count("missing-in-gold"), fn_v.count("gold-error")
         found = {key("FP", s, g) for s, g in mine}
         missed = sum(
-            1 for k, v in audit.items()
+            1
+            for k, v in audit.items()
             if v == "missing-in-gold" and (k[1] == k[3]) == internal and k not in found
         )
         tp = len(mine & gold[t])
         score_ = Score(t, tp + mig, len(fp_v) - mig, len(fn_v) - ge + missed)
-        out.append(Audited(score_, sum(v is not None for v in fp_v), sum(v is not None for v in fn_v), mig, ge, missed))
+        out.append(
+            Audited(
+                score_, sum(v is not None for v in fp_v), sum(v is not None for v in fn_v), mig, ge, missed
+            )
+        )
     return out
 
 
@@ -191,8 +217,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--shared", help="shared data folder (default ../shared)")
     ap.add_argument("--json", action="store_true", help="print JSON")
     ap.add_argument("--no-ranges", action="store_true", help="keep only the ends of 'Rules 4.13.5 to 4.13.8'")
-    ap.add_argument("--errors", type=int, default=0, help="print up to N false positives and negatives per type")
-    ap.add_argument("--audit", type=Path, help="hand audit of the errors (CSV): also print audited precision/recall")
+    ap.add_argument(
+        "--errors", type=int, default=0, help="print up to N false positives and negatives per type"
+    )
+    ap.add_argument(
+        "--audit", type=Path, help="hand audit of the errors (CSV): also print audited precision/recall"
+    )
     args = ap.parse_args(argv)
     root = shared_dir(args.shared) / "corpora" / "adgm"
     provisions = [p for d in parse_adgm_documents(root / "documents") for p in d.provisions]
@@ -208,7 +238,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         heading_of = {p.id: p.heading for p in provisions}
         checked = audited(predicted, gold, doc_of, heading_of, load_audit(args.audit))
     if args.json:
-        out = {"sources": len(sources), "unknown_gold_targets": unknown, "scores": [s.as_dict() for s in scores]}
+        out = {
+            "sources": len(sources),
+            "unknown_gold_targets": unknown,
+            "scores": [s.as_dict() for s in scores],
+        }
         if checked is not None:
             out["audit"] = str(args.audit)
             out["audited"] = [a.as_dict() for a in checked]
@@ -216,13 +250,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         print(f"{len(sources)} listed source passages; gold targets not in the corpus (left out): {unknown}")
         for i, s in enumerate(scores):
-            print(f"{s.type:9s} precision {s.precision:.3f} recall {s.recall:.3f}  (tp {s.tp}, fp {s.fp}, fn {s.fn})")
+            print(
+                f"{s.type:9s} precision {s.precision:.3f} recall {s.recall:.3f}  (tp {s.tp}, fp {s.fp}, fn "
+                f"{s.fn})"
+            )
             if checked is not None:
                 a, c = checked[i], checked[i].score
-                print(f"{'  audited':9s} precision {c.precision:.3f} recall {c.recall:.3f}  (tp {c.tp}, fp {c.fp}, fn {c.fn};"
-                      f" audited {a.fp_audited}/{s.fp} FPs, {a.fn_audited}/{s.fn} FNs:"
-                      f" {a.missing_in_gold} missing-in-gold, {a.gold_error} gold-error;"
-                      f" {a.missed_audited} audited references not returned)")
+                print(
+                    f"{'  audited':9s} precision {c.precision:.3f} recall {c.recall:.3f}  (tp {c.tp}, fp "
+                    f"{c.fp}, fn {c.fn};"
+                    f" audited {a.fp_audited}/{s.fp} FPs, {a.fn_audited}/{s.fn} FNs:"
+                    f" {a.missing_in_gold} missing-in-gold, {a.gold_error} gold-error;"
+                    f" {a.missed_audited} audited references not returned)"
+                )
     if args.errors:
         _print_errors(provisions, predicted, gold, doc_of, args.errors)
     return 0

@@ -47,7 +47,18 @@ def edition_cache(home: Path, corpus: str, as_of: str) -> tuple[int, list[Path]]
 
 def timed_ask(home: Path, corpus: str, question: str, as_of: str | None) -> dict:
     """Wall seconds of one `bifrost ask --json` process, with the answer's edition and timings."""
-    cmd = [sys.executable, "-m", "bifrost.app.cli.app", "--home", str(home), "ask", question, "--corpus", corpus, "--json"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "bifrost.app.cli.app",
+        "--home",
+        str(home),
+        "ask",
+        question,
+        "--corpus",
+        corpus,
+        "--json",
+    ]
     cmd += ["--as-of", as_of] if as_of else []
     t0 = time.perf_counter()
     done = subprocess.run(cmd, capture_output=True, text=True, env=os.environ.copy(), check=False)
@@ -55,8 +66,12 @@ def timed_ask(home: Path, corpus: str, question: str, as_of: str | None) -> dict
     if done.returncode != 0:
         raise SystemExit(f"ask failed: {done.stderr.strip()[-300:]}")
     answer = json.loads(done.stdout)
-    return {"wall_s": round(wall, 2), "total_s": round(answer["timings"].get("total", 0.0), 2),
-            "edition": (answer.get("edition") or {}).get("number"), "cited": [c["id"] for c in answer["citations"]]}
+    return {
+        "wall_s": round(wall, 2),
+        "total_s": round(answer["timings"].get("total", 0.0), 2),
+        "edition": (answer.get("edition") or {}).get("number"),
+        "cited": [c["id"] for c in answer["citations"]],
+    }
 
 
 def main() -> None:
@@ -79,10 +94,19 @@ def main() -> None:
             "as_of_second": timed_ask(home, args.corpus, args.question, args.as_of),
         }
     base = runs["current_warm"]["wall_s"] or 1.0
-    print(json.dumps({
-        "corpus": args.corpus, "as_of": args.as_of, "edition": number, "question": args.question, "runs": runs,
-        "ratio_to_current_warm": {k: round(v["wall_s"] / base, 2) for k, v in runs.items()},
-    }, indent=2))
+    print(
+        json.dumps(
+            {
+                "corpus": args.corpus,
+                "as_of": args.as_of,
+                "edition": number,
+                "question": args.question,
+                "runs": runs,
+                "ratio_to_current_warm": {k: round(v["wall_s"] / base, 2) for k, v in runs.items()},
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -60,8 +60,14 @@ def read_questions(path: Path, limit: int) -> list[str]:
 def run_tree(code: Path, home: Path, corpus: str, questions: list[str], warm: int) -> list[float]:
     """Seconds of each timed ask in a new process over ``code``'s packages."""
     env = tree_env(code)
-    done = subprocess.run([sys.executable, "-c", PROBE, str(home), corpus, str(warm)], input=json.dumps(questions),
-                          env=env, capture_output=True, text=True, cwd=str(code.resolve()))
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(home), corpus, str(warm)],
+        input=json.dumps(questions),
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=str(code.resolve()),
+    )
     if done.returncode != 0:
         raise SystemExit(f"{code}: the ask probe exited {done.returncode}: {done.stderr.strip()[-500:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -71,8 +77,10 @@ def summarize(per_tree: dict[str, list[list[float]]]) -> dict[str, dict[str, flo
     """p50 and p95 in ms per tree (median over rounds) and each p50 as a ratio to the first tree's."""
     out: dict[str, dict[str, float]] = {}
     for name, rounds in per_tree.items():
-        out[name] = {"p50_ms": round(1000 * statistics.median(percentile(r, 0.5) for r in rounds), 1),
-                     "p95_ms": round(1000 * statistics.median(percentile(r, 0.95) for r in rounds), 1)}
+        out[name] = {
+            "p50_ms": round(1000 * statistics.median(percentile(r, 0.5) for r in rounds), 1),
+            "p95_ms": round(1000 * statistics.median(percentile(r, 0.95) for r in rounds), 1),
+        }
     first = next(iter(out.values()))["p50_ms"] if out else 0.0
     for row in out.values():
         row["ratio_to_first"] = round(row["p50_ms"] / first, 3) if first else 0.0
@@ -81,10 +89,21 @@ def summarize(per_tree: dict[str, list[list[float]]]) -> dict[str, dict[str, flo
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--home", type=Path, action="append", required=True,
-                    help="BIFROST_HOME with the corpus built (copied per tree); one per --code to give each tree its own "
-                         "(a tree from before a schema change cannot open a newer home)")
-    ap.add_argument("--code", type=Path, action="append", required=True, help="A code tree (repeatable; the first is the baseline)")
+    ap.add_argument(
+        "--home",
+        type=Path,
+        action="append",
+        required=True,
+        help="BIFROST_HOME with the corpus built (copied per tree); one per --code to give each tree its own "
+        "(a tree from before a schema change cannot open a newer home)",
+    )
+    ap.add_argument(
+        "--code",
+        type=Path,
+        action="append",
+        required=True,
+        help="A code tree (repeatable; the first is the baseline)",
+    )
     ap.add_argument("--corpus", default="osha-1926")
     ap.add_argument("--questions", type=Path, default=Path("eval/questions/osha-natural-dev.jsonl"))
     ap.add_argument("--limit", type=int, default=40, help="At most this many timed questions")
@@ -102,8 +121,14 @@ def main() -> None:
             shutil.copytree(source, home)
         for _ in range(args.rounds):
             for code in args.code:
-                per_tree[str(code)].append(run_tree(code, homes[str(code)], args.corpus, questions, args.warm))
-    print(json.dumps({"questions": len(questions), "rounds": args.rounds, "trees": summarize(per_tree)}, indent=2))
+                per_tree[str(code)].append(
+                    run_tree(code, homes[str(code)], args.corpus, questions, args.warm)
+                )
+    print(
+        json.dumps(
+            {"questions": len(questions), "rounds": args.rounds, "trees": summarize(per_tree)}, indent=2
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -12,9 +12,13 @@ import os
 import tempfile
 from pathlib import Path
 
-TOP_LEVEL = {"bifrost.retrieval": "retrieval", "bifrost.graph_builders": "graph_builders", "bifrost.eval": "eval",
-             "bifrost.training": "training",
-             "bifrost.prompts": "prompts"}
+TOP_LEVEL = {
+    "bifrost.retrieval": "retrieval",
+    "bifrost.graph_builders": "graph_builders",
+    "bifrost.eval": "eval",
+    "bifrost.training": "training",
+    "bifrost.prompts": "prompts",
+}
 
 SHIM = '''import importlib.util, os, sys
 
@@ -43,4 +47,9 @@ def tree_env(code: Path) -> dict[str, str]:
     root = str(code.resolve())
     shim = Path(tempfile.mkdtemp(prefix="bifrost-tree-"))
     (shim / "sitecustomize.py").write_text(SHIM.format(root=root, top=TOP_LEVEL))
-    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(shim), root]), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    return {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(shim), root]),
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+    }

@@ -29,15 +29,21 @@ from bifrost.retrieval.channels.documents import build_documents
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--home", type=Path, required=True, help="BIFROST_HOME with the corpus built and a ranker trained")
+    ap.add_argument(
+        "--home", type=Path, required=True, help="BIFROST_HOME with the corpus built and a ranker trained"
+    )
     ap.add_argument("--corpus", default="adgm")
     ap.add_argument("--questions", type=Path, default=Path("../shared/eval/obliqa/ObliQA_dev.json"))
     ap.add_argument("--limit", type=int, default=100, help="At most this many questions")
-    ap.add_argument("--top", default="20,50", help="Comma list of how many of the ranker's candidates to re-score")
+    ap.add_argument(
+        "--top", default="20,50", help="Comma list of how many of the ranker's candidates to re-score"
+    )
     args = ap.parse_args()
     tops = sorted({int(t) for t in args.top.split(",") if t.strip()})
     shared = Settings().resolve_shared_dir()
-    qset = load_questions(args.questions, documents_dir=(shared / "corpora/adgm/documents") if shared else None)
+    qset = load_questions(
+        args.questions, documents_dir=(shared / "corpora/adgm/documents") if shared else None
+    )
     questions = [q.question for q in qset.questions][: args.limit]
     settings = Settings(home=args.home)
     encoder = load_bert_encoder(resolve_model(settings.embedding_model))
@@ -67,12 +73,26 @@ def main() -> None:
                 encoder.encode(pairs, batch_size=len(pairs) or 1)
                 rescore_ms[k].append((time.perf_counter() - t) * 1000)
         base = statistics.median(retrieve_ms)
-        print(json.dumps({
-            "benchmark": "cross-encoder re-scoring cost", "corpus": args.corpus, "questions": len(questions),
-            "retriever": type(retriever).__name__, "retrieve_p50_ms": round(base, 1),
-            "rescore": [{"top": k, "p50_ms": round(statistics.median(v), 1),
-                         "p50_ratio_to_retrieve": round(statistics.median(v) / base, 2)} for k, v in rescore_ms.items()],
-        }, indent=2))
+        print(
+            json.dumps(
+                {
+                    "benchmark": "cross-encoder re-scoring cost",
+                    "corpus": args.corpus,
+                    "questions": len(questions),
+                    "retriever": type(retriever).__name__,
+                    "retrieve_p50_ms": round(base, 1),
+                    "rescore": [
+                        {
+                            "top": k,
+                            "p50_ms": round(statistics.median(v), 1),
+                            "p50_ratio_to_retrieve": round(statistics.median(v) / base, 2),
+                        }
+                        for k, v in rescore_ms.items()
+                    ],
+                },
+                indent=2,
+            )
+        )
     finally:
         bf.close()
 

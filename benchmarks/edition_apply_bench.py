@@ -33,8 +33,12 @@ EDIT = " The employer shall keep a written record of compliance with this paragr
 def edition_b(source: Path, target: Path, share: float, seed: int) -> int:
     """Write edition B of a section-list JSON source; returns how many lines were edited."""
     sections = json.loads(source.read_text(encoding="utf-8"))
-    lines = [(i, j) for i, s in enumerate(sections) for j, line in enumerate(s["content"].split("\n"))
-             if line.strip() and not line.startswith("[")]
+    lines = [
+        (i, j)
+        for i, s in enumerate(sections)
+        for j, line in enumerate(s["content"].split("\n"))
+        if line.strip() and not line.startswith("[")
+    ]
     chosen = random.Random(seed).sample(lines, max(1, round(share * len(lines))))
     for i, j in chosen:
         parts = sections[i]["content"].split("\n")
@@ -56,8 +60,13 @@ def build(bf: Bifrost, corpus: str, source: Path, date: str, prefix: str, times:
     report = timed(f"{prefix}_ingest", times, lambda: bf.ingest(corpus, [source], date=date))
     timed(f"{prefix}_navigator", times, lambda: bf.build_navigator(corpus))
     entities = timed(f"{prefix}_entities", times, lambda: bf.build_entities(corpus, "offline"))
-    return {"added": report.added, "updated": len(report.updated), "removed": len(report.removed),
-            "parsed": getattr(entities, "extracted", None), "from_journal": getattr(entities, "from_journal", None)}
+    return {
+        "added": report.added,
+        "updated": len(report.updated),
+        "removed": len(report.removed),
+        "parsed": getattr(entities, "extracted", None),
+        "from_journal": getattr(entities, "from_journal", None),
+    }
 
 
 def main() -> None:
@@ -82,12 +91,23 @@ def main() -> None:
         bf.close()
     full_s = sum(v for k, v in times.items() if k.startswith("full_"))
     apply_s = sum(v for k, v in times.items() if k.startswith("apply_"))
-    print(json.dumps({
-        "corpus": args.corpus, "lines_edited": edited, "share": args.share, "seconds": times,
-        "full_seconds": round(full_s, 1), "apply_seconds": round(apply_s, 1),
-        "ratio_apply_to_full": round(apply_s / full_s, 3), "full": full, "apply": apply,
-        "graph_check_ok": check.ok,
-    }, indent=1))
+    print(
+        json.dumps(
+            {
+                "corpus": args.corpus,
+                "lines_edited": edited,
+                "share": args.share,
+                "seconds": times,
+                "full_seconds": round(full_s, 1),
+                "apply_seconds": round(apply_s, 1),
+                "ratio_apply_to_full": round(apply_s / full_s, 3),
+                "full": full,
+                "apply": apply,
+                "graph_check_ok": check.ok,
+            },
+            indent=1,
+        )
+    )
 
 
 if __name__ == "__main__":

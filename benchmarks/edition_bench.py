@@ -63,9 +63,15 @@ def timed_build(bf: Bifrost, corpus: str) -> dict:
     t0 = time.perf_counter()
     report = build_corpus_entities(bf.resources, corpus, "offline")
     seconds = round(time.perf_counter() - t0, 1)
-    return {"seconds": seconds, "entities": report.entities, "triples": report.relations,
-            "parsed": report.extracted, "from_journal": report.from_journal,
-            "texts_embedded": report.texts_embedded, "changes": report.changes.model_dump()}
+    return {
+        "seconds": seconds,
+        "entities": report.entities,
+        "triples": report.relations,
+        "parsed": report.extracted,
+        "from_journal": report.from_journal,
+        "texts_embedded": report.texts_embedded,
+        "changes": report.changes.model_dump(),
+    }
 
 
 def main() -> None:
@@ -89,7 +95,9 @@ def main() -> None:
         out["incremental"] = timed_build(bf, args.corpus)
         out["unchanged"] = timed_build(bf, args.corpus)
         if "full" in out:
-            out["ratio_incremental_to_full"] = round(out["incremental"]["seconds"] / out["full"]["seconds"], 4)
+            out["ratio_incremental_to_full"] = round(
+                out["incremental"]["seconds"] / out["full"]["seconds"], 4
+            )
             out["ratio_unchanged_to_full"] = round(out["unchanged"]["seconds"] / out["full"]["seconds"], 4)
     finally:
         bf.close()

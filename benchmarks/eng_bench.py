@@ -5,7 +5,8 @@ Each run ingests ``part-1926.json`` into a fresh temporary BIFROST_HOME through 
 3,442 nodes, 6,221 relationships); (b) entities per tau, extracting once and refining per tau;
 (c) ``--full``: the whole part. Prints one JSON object; ``max_rss_mb`` is the process peak so far.
 
-    HF_HUB_OFFLINE=1 python -m benchmarks.eng_bench [--shared ../shared] [--full] [--taus 0.8 0.85 0.9 0.95 1.0]
+    HF_HUB_OFFLINE=1 python -m benchmarks.eng_bench [--shared ../shared] [--full] [--taus 0.8 0.85 0.9 0.95
+    1.0]
 """
 
 from __future__ import annotations
@@ -88,11 +89,24 @@ def bench_tau(shared: Path, subparts: Sequence[str], taus: Sequence[float]) -> d
             refiner = IncrementalEntityRefiner(bf.embedder, tau=tau, corpus=CORPUS)
             t1 = time.perf_counter()
             mentions = refine_extractions(refiner, extractions)
-            rows.append({"tau": tau, "entities": len(refiner), "relations": len(refiner.triples()),
-                         "mentions": mentions, "refine_s": round(time.perf_counter() - t1, 2)})
+            rows.append(
+                {
+                    "tau": tau,
+                    "entities": len(refiner),
+                    "relations": len(refiner.triples()),
+                    "mentions": mentions,
+                    "refine_s": round(time.perf_counter() - t1, 2),
+                }
+            )
         bf.close()
-    return {"subparts": list(subparts), **setup, "provisions": len(todo), "extract_s": round(extract_s, 2),
-            "by_tau": rows, "max_rss_mb": max_rss_mb()}
+    return {
+        "subparts": list(subparts),
+        **setup,
+        "provisions": len(todo),
+        "extract_s": round(extract_s, 2),
+        "by_tau": rows,
+        "max_rss_mb": max_rss_mb(),
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -100,7 +114,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--shared", type=Path, default=None, help="shared data folder (default: ../shared)")
     ap.add_argument("--subparts", nargs="+", default=["L", "M", "P", "X"])
     ap.add_argument("--tau", type=float, default=None, help="tau of the builds (default: settings, 0.95)")
-    ap.add_argument("--taus", type=float, nargs="*", default=[0.80, 0.85, 0.90, 0.95, 1.00], help="tau sweep; none to skip")
+    ap.add_argument(
+        "--taus",
+        type=float,
+        nargs="*",
+        default=[0.80, 0.85, 0.90, 0.95, 1.00],
+        help="tau sweep; none to skip",
+    )
     ap.add_argument("--full", action="store_true", help="also time the offline build of the whole part")
     args = ap.parse_args(argv)
     settings = Settings()
@@ -108,8 +128,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     if shared is None or not (shared / SOURCE).exists():
         raise SystemExit(f"error: {SOURCE} not found under {shared}; pass --shared")
     tau = settings.tau if args.tau is None else args.tau
-    out: dict = {"corpus": CORPUS, "spacy_model": settings.spacy_model, "embedding_model": settings.embedding_model,
-                 "paper_lmpx": PAPER_LMPX}
+    out: dict = {
+        "corpus": CORPUS,
+        "spacy_model": settings.spacy_model,
+        "embedding_model": settings.embedding_model,
+        "paper_lmpx": PAPER_LMPX,
+    }
     out["lmpx_build"] = bench_build(shared, args.subparts, tau)
     if args.taus:
         out["tau_sweep"] = bench_tau(shared, args.subparts, args.taus)

@@ -18,7 +18,19 @@ from bifrost.app.facade import Bifrost
 from bifrost.core.settings import Settings
 from bifrost.eval.runner import run_eval
 
-HEADLINE = ("recall@10", "map@10", "ndcg@10", "mrr", "precision", "recall", "f1", "precision_h", "recall_h", "f1_h", "f1_sec")
+HEADLINE = (
+    "recall@10",
+    "map@10",
+    "ndcg@10",
+    "mrr",
+    "precision",
+    "recall",
+    "f1",
+    "precision_h",
+    "recall_h",
+    "f1_h",
+    "f1_sec",
+)
 
 
 def run(shared: Path, home: Path, systems: str, questions: str, limit: int | None) -> dict:
@@ -32,11 +44,19 @@ def run(shared: Path, home: Path, systems: str, questions: str, limit: int | Non
     t0 = time.perf_counter()
     res = run_eval("osha-1926", shared / questions, systems, home / "runs" / "bench", settings, limit=limit)
     total = time.perf_counter() - t0
-    out = {"total_s": round(total, 2), "questions": res.metrics["meta"]["questions"]["n_run"], "skipped": res.skipped, "failed": res.failed}
+    out = {
+        "total_s": round(total, 2),
+        "questions": res.metrics["meta"]["questions"]["n_run"],
+        "skipped": res.skipped,
+        "failed": res.failed,
+    }
     for name, s in res.metrics["systems"].items():
         meta = res.metrics["meta"]["systems"][name]
-        out[name] = {"warm_up_s": round(meta["warm_up_seconds"], 2), "answer_s": round(meta["answer_seconds"], 2),
-                     **{m: round(s["metrics"][m]["mean"], 4) for m in HEADLINE}}
+        out[name] = {
+            "warm_up_s": round(meta["warm_up_seconds"], 2),
+            "answer_s": round(meta["answer_seconds"], 2),
+            **{m: round(s["metrics"][m]["mean"], 4) for m in HEADLINE},
+        }
     return out
 
 
@@ -45,7 +65,9 @@ def main() -> None:
     ap.add_argument("--shared", type=Path, default=Path("../shared"))
     ap.add_argument("--systems", default="bm25,dense,rrf")
     ap.add_argument("--questions", default="eval/osha-loi-dev.jsonl")
-    ap.add_argument("--home", type=Path, default=None, help="Keep state here (dense cache reused); default: a temp dir")
+    ap.add_argument(
+        "--home", type=Path, default=None, help="Keep state here (dense cache reused); default: a temp dir"
+    )
     ap.add_argument("--limit", type=int, default=None)
     a = ap.parse_args()
     if a.home:

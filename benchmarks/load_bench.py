@@ -66,13 +66,35 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(home: Path, corpus: str, port: int, log_path: Path, timeout: float,
-                 workers: int = 1) -> tuple[subprocess.Popen, float]:
-    """`bifrost serve --workers N` over ``home`` on 127.0.0.1:``port``; returns once /api/health answers 200."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH")])),
-           "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    cmd = [sys.executable, "-m", "bifrost.app.cli.app", "--home", str(home), "serve", "--host", "127.0.0.1",
-           "--port", str(port), "--corpus", corpus, "--workers", str(workers)]
+def start_server(
+    home: Path, corpus: str, port: int, log_path: Path, timeout: float, workers: int = 1
+) -> tuple[subprocess.Popen, float]:
+    """`bifrost serve --workers N` over ``home`` on 127.0.0.1:``port``; returns once /api/health answers
+    200."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(
+            filter(None, [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH")])
+        ),
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+    }
+    cmd = [
+        sys.executable,
+        "-m",
+        "bifrost.app.cli.app",
+        "--home",
+        str(home),
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--corpus",
+        corpus,
+        "--workers",
+        str(workers),
+    ]
     t0 = time.perf_counter()
     log = log_path.open("w")
     proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -139,15 +161,20 @@ def smaps_kb(pid: int) -> dict[str, int]:
         lines = Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()
     except OSError:
         return {}
-    return {k.rstrip(":"): int(v) for k, v, *_ in (line.split() for line in lines[1:]) if k in ("Rss:", "Pss:")}
+    return {
+        k.rstrip(":"): int(v) for k, v, *_ in (line.split() for line in lines[1:]) if k in ("Rss:", "Pss:")
+    }
 
 
 def tree_memory_mb(root: int) -> dict[str, float | int]:
     """Processes, sum of PSS and sum of RSS (MB) of the server's process tree right now."""
     sizes = [smaps_kb(pid) for pid in process_tree(root)]
     sizes = [s for s in sizes if s]
-    return {"processes": len(sizes), "pss_mb": round(sum(s["Pss"] for s in sizes) / 1024, 1),
-            "rss_mb": round(sum(s["Rss"] for s in sizes) / 1024, 1)}
+    return {
+        "processes": len(sizes),
+        "pss_mb": round(sum(s["Pss"] for s in sizes) / 1024, 1),
+        "rss_mb": round(sum(s["Rss"] for s in sizes) / 1024, 1),
+    }
 
 
 class MemorySampler(threading.Thread):
@@ -186,7 +213,9 @@ class Budget:
             return True
 
 
-def client(base: str, corpus: str, offset: int, budget: Budget, timeout: float, results: list, errors: list) -> None:
+def client(
+    base: str, corpus: str, offset: int, budget: Budget, timeout: float, results: list, errors: list
+) -> None:
     i = offset
     with httpx.Client(base_url=base, timeout=timeout) as c:
         while budget.take():
@@ -209,8 +238,10 @@ def run_load(base: str, corpus: str, clients: int, seconds: float, max_requests:
     errors: list[str] = []
     budget = Budget(seconds, max_requests)
     t0 = time.perf_counter()
-    threads = [threading.Thread(target=client, args=(base, corpus, k, budget, timeout, results, errors), daemon=True)
-               for k in range(clients)]
+    threads = [
+        threading.Thread(target=client, args=(base, corpus, k, budget, timeout, results, errors), daemon=True)
+        for k in range(clients)
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -243,18 +274,33 @@ def measure(home: Path, log_path: Path, workers: int, args: argparse.Namespace) 
         sampler = MemorySampler(proc.pid)
         sampler.start()
         load_before = os.getloadavg()[0]
-        report = run_load(f"http://127.0.0.1:{port}", args.corpus, args.clients, args.seconds, args.max_requests,
-                          args.request_timeout)
+        report = run_load(
+            f"http://127.0.0.1:{port}",
+            args.corpus,
+            args.clients,
+            args.seconds,
+            args.max_requests,
+            args.request_timeout,
+        )
         after_load = tree_memory_mb(proc.pid)
         peak = sampler.stop()
-        return {"workers": workers, "url": f"http://127.0.0.1:{port}/api/ask", "corpus": args.corpus,
-                "server_start_seconds": round(started, 1), "server_peak_rss_mb": peak_rss_mb(proc.pid),
-                "memory_processes": after_load["processes"], "memory_pss_mb": after_load["pss_mb"],
-                "memory_rss_mb": after_load["rss_mb"], "memory_peak_pss_mb": peak["pss_mb"],
-                "memory_peak_rss_mb": peak["rss_mb"], "memory_idle_pss_mb": idle["pss_mb"],
-                "load_average_1min_before": round(load_before, 2),
-                "load_average_1min_after": round(os.getloadavg()[0], 2),
-                "load_average_1_5_15_after": [round(x, 2) for x in os.getloadavg()], **report}
+        return {
+            "workers": workers,
+            "url": f"http://127.0.0.1:{port}/api/ask",
+            "corpus": args.corpus,
+            "server_start_seconds": round(started, 1),
+            "server_peak_rss_mb": peak_rss_mb(proc.pid),
+            "memory_processes": after_load["processes"],
+            "memory_pss_mb": after_load["pss_mb"],
+            "memory_rss_mb": after_load["rss_mb"],
+            "memory_peak_pss_mb": peak["pss_mb"],
+            "memory_peak_rss_mb": peak["rss_mb"],
+            "memory_idle_pss_mb": idle["pss_mb"],
+            "load_average_1min_before": round(load_before, 2),
+            "load_average_1min_after": round(os.getloadavg()[0], 2),
+            "load_average_1_5_15_after": [round(x, 2) for x in os.getloadavg()],
+            **report,
+        }
     finally:
         stop_server(proc)
 
@@ -272,15 +318,23 @@ def worker_counts(text: str) -> list[int]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--home", type=Path, required=True, help="A built Bifrost home (read only: the bench works on a copy)")
+    ap.add_argument(
+        "--home", type=Path, required=True, help="A built Bifrost home (read only: the bench works on a copy)"
+    )
     ap.add_argument("--corpus", default="osha-1926")
     ap.add_argument("--clients", type=int, default=16)
     ap.add_argument("--seconds", type=float, default=120.0, help="Time limit of the load phase")
     ap.add_argument("--max-requests", type=int, default=50_000, help="Request limit of the load phase")
     ap.add_argument("--request-timeout", type=float, default=60.0)
-    ap.add_argument("--start-timeout", type=float, default=600.0, help="Seconds to wait for the server's warm-up")
-    ap.add_argument("--workers", type=worker_counts, default=[1],
-                    help="Worker counts to run one after the other, e.g. 1,4 (memory and speed reported for each)")
+    ap.add_argument(
+        "--start-timeout", type=float, default=600.0, help="Seconds to wait for the server's warm-up"
+    )
+    ap.add_argument(
+        "--workers",
+        type=worker_counts,
+        default=[1],
+        help="Worker counts to run one after the other, e.g. 1,4 (memory and speed reported for each)",
+    )
     ap.add_argument("--keep", action="store_true", help="Keep the copied home (and its server.log)")
     ap.add_argument("--out", type=Path, help="Also write the JSON report here")
     args = ap.parse_args()
@@ -307,7 +361,13 @@ def main() -> None:
         first, last = runs[0], runs[-1]
         report[f"ratio_{last['workers']}_to_{first['workers']}_workers"] = {
             key: round(last[key] / first[key], 2) if first[key] else None
-            for key in ("memory_pss_mb", "memory_rss_mb", "requests_per_second", "latency_p50_ms", "latency_p95_ms")
+            for key in (
+                "memory_pss_mb",
+                "memory_rss_mb",
+                "requests_per_second",
+                "latency_p50_ms",
+                "latency_p95_ms",
+            )
         }
     text = json.dumps(report, indent=2)
     if args.out:

@@ -39,7 +39,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def search_arguments(description: str | None) -> argparse.ArgumentParser:
     """The options every MCP search benchmark takes: the home, corpus, questions, calls and k."""
-    ap = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=description, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--home", type=Path, required=True, help="A copy of a BIFROST_HOME with the corpus built")
     ap.add_argument("--corpus", default="osha-1926")
     ap.add_argument("--questions", type=Path, default=ROOT.parent / "shared" / "eval" / "osha-loi-dev.jsonl")
@@ -64,7 +66,17 @@ def summary(times_ms: list[float]) -> dict:
 
 
 def server_command(home: Path, corpus: str, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "bifrost.app.cli.app", "--home", str(home), "mcp", "--corpus", corpus, *extra]
+    return [
+        sys.executable,
+        "-m",
+        "bifrost.app.cli.app",
+        "--home",
+        str(home),
+        "mcp",
+        "--corpus",
+        corpus,
+        *extra,
+    ]
 
 
 def server_env(code: Path = ROOT) -> dict[str, str]:
@@ -91,14 +103,19 @@ def voluntary_switches(pid: int | None) -> int | None:
     total = 0
     for status in Path(f"/proc/{pid}/task").glob("*/status"):
         try:
-            total += sum(int(line.split()[1]) for line in status.read_text().splitlines() if line.startswith("voluntary_ctxt_switches"))
+            total += sum(
+                int(line.split()[1])
+                for line in status.read_text().splitlines()
+                if line.startswith("voluntary_ctxt_switches")
+            )
         except OSError:
             continue
     return total
 
 
-async def paired(bf: Bifrost, targets: list, corpus: str, questions: list[str], k: int,
-                 codes: list[Path]) -> tuple[list[float], list[list[float]], list[float | None]]:
+async def paired(
+    bf: Bifrost, targets: list, corpus: str, questions: list[str], k: int, codes: list[Path]
+) -> tuple[list[float], list[list[float]], list[float | None]]:
     """In-process ms per question, each server's MCP ms per question (interleaved), and each
     server's voluntary context switches per call."""
     async with AsyncExitStack() as stack:
@@ -133,7 +150,10 @@ async def paired(bf: Bifrost, targets: list, corpus: str, questions: list[str], 
                 else:
                     there[slot].append(await remote(clients[slot], q))
         after = [voluntary_switches(pid) for pid in pid_of]
-        per_call = [round((b - a) / len(questions), 1) if a is not None and b is not None else None for a, b in zip(switches, after)]
+        per_call = [
+            round((b - a) / len(questions), 1) if a is not None and b is not None else None
+            for a, b in zip(switches, after)
+        ]
         return here, there, per_call
 
 
@@ -151,8 +171,13 @@ def port_open(port: int) -> bool:
 def http_server(stack: ExitStack, home: Path, corpus: str, code: Path) -> str:
     """Start `bifrost mcp --transport http` from a code tree (stopped when the stack closes); its URL."""
     port = free_port()
-    proc = subprocess.Popen(server_command(home, corpus, "--transport", "http", "--port", str(port)),
-                            env=server_env(code), cwd=str(code), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        server_command(home, corpus, "--transport", "http", "--port", str(port)),
+        env=server_env(code),
+        cwd=str(code),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
     def stop() -> None:
         proc.terminate()
@@ -167,14 +192,18 @@ def http_server(stack: ExitStack, home: Path, corpus: str, code: Path) -> str:
     return f"http://127.0.0.1:{port}/mcp"
 
 
-def run(home: Path, corpus: str, questions: list[str], k: int, transport: str,
-        codes: list[Path]) -> tuple[list[float], list[list[float]], list[float | None]]:
+def run(
+    home: Path, corpus: str, questions: list[str], k: int, transport: str, codes: list[Path]
+) -> tuple[list[float], list[list[float]], list[float | None]]:
     bf = Bifrost(Settings(home=home))
     try:
         with ExitStack() as stack:
             if transport == "stdio":
                 cmd = server_command(home, corpus)
-                targets: list = [StdioServerParameters(command=cmd[0], args=cmd[1:], env=server_env(c), cwd=str(c)) for c in codes]
+                targets: list = [
+                    StdioServerParameters(command=cmd[0], args=cmd[1:], env=server_env(c), cwd=str(c))
+                    for c in codes
+                ]
             else:
                 targets = [http_server(stack, home, corpus, c) for c in codes]
             return anyio.run(paired, bf, targets, corpus, questions, k, codes)
@@ -185,23 +214,42 @@ def run(home: Path, corpus: str, questions: list[str], k: int, transport: str,
 def main() -> None:
     ap = search_arguments(__doc__)
     ap.add_argument("--transport", choices=["stdio", "http"], default="stdio")
-    ap.add_argument("--code", type=Path, action="append",
-                    help="Code tree whose server to measure (repeatable: one server each, same run; default: this checkout)")
+    ap.add_argument(
+        "--code",
+        type=Path,
+        action="append",
+        help="Code tree whose server to measure (repeatable: one server each, same run; default: this "
+        "checkout)",
+    )
     args = ap.parse_args()
     codes = [c.resolve() for c in args.code or [ROOT]]
     questions = read_questions(args.questions, args.calls)
     load_before = os.getloadavg()[0]
     here, there, switches = run(args.home, args.corpus, questions, args.k, args.transport, codes)
-    servers = [{
-        "code": str(code), "mcp": summary(times),
-        "paired_overhead": summary([b - a for a, b in zip(here, times)]),
-        "server_voluntary_context_switches_per_call": per_call,
-    } for code, times, per_call in zip(codes, there, switches)]
-    print(json.dumps({
-        "benchmark": "MCP search tool vs in-process facade search", "corpus": args.corpus, "calls": len(questions),
-        "k": args.k, "transport": args.transport, "in_process": summary(here), "servers": servers,
-        "load_average_1min": {"before": round(load_before, 2), "after": round(os.getloadavg()[0], 2)},
-    }, indent=2))
+    servers = [
+        {
+            "code": str(code),
+            "mcp": summary(times),
+            "paired_overhead": summary([b - a for a, b in zip(here, times)]),
+            "server_voluntary_context_switches_per_call": per_call,
+        }
+        for code, times, per_call in zip(codes, there, switches)
+    ]
+    print(
+        json.dumps(
+            {
+                "benchmark": "MCP search tool vs in-process facade search",
+                "corpus": args.corpus,
+                "calls": len(questions),
+                "k": args.k,
+                "transport": args.transport,
+                "in_process": summary(here),
+                "servers": servers,
+                "load_average_1min": {"before": round(load_before, 2), "after": round(os.getloadavg()[0], 2)},
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 
 Reports, as JSON: seconds to write the graph (sections, then HAS + REFERS_TO edges) into each
 store, and p50/p95 latency of ``refers_to_closure`` from 200 random provisions (one start
-each, ``--depth`` hops), and again from 200 random provisions that cite another one. The graph is either synthetic, shaped like OSHA Part 1926 (~7k
+each, ``--depth`` hops), and again from 200 random provisions that cite another one. The graph is either
+synthetic, shaped like OSHA Part 1926 (~7k
 sections, ~7k HAS, ~1.5k REFERS_TO), or the real corpus built by the pipeline (``--source
 corpus``: ingest + navigator build on a scratch embedded store, needs the shared data).
 
@@ -39,8 +40,18 @@ def synthetic_graph(corpus: str, sections: int = 7000, refs: int = 1500, seed: i
     provs: list[Provision] = []
 
     def add(pid: str, parent: str | None, kind: ProvisionKind, level: int) -> str:
-        provs.append(Provision(corpus=corpus, id=pid, parent_id=parent, kind=kind, level=level, order=len(provs),
-                               heading=f"Heading of {pid}", text=f"Text of {pid}. " * 8))
+        provs.append(
+            Provision(
+                corpus=corpus,
+                id=pid,
+                parent_id=parent,
+                kind=kind,
+                level=level,
+                order=len(provs),
+                heading=f"Heading of {pid}",
+                text=f"Text of {pid}. " * 8,
+            )
+        )
         return pid
 
     part = add("1926", None, ProvisionKind.PART, 0)
@@ -66,7 +77,11 @@ def synthetic_graph(corpus: str, sections: int = 7000, refs: int = 1500, seed: i
     for sp in by_subpart:
         by_subpart[sp] = [p for p in by_subpart[sp] if p in ids]
     pool = [p for lst in by_subpart.values() for p in lst]
-    edges = [Edge(type=EdgeType.HAS, source=make_uid(corpus, p.parent_id), target=p.uid) for p in provs if p.parent_id]
+    edges = [
+        Edge(type=EdgeType.HAS, source=make_uid(corpus, p.parent_id), target=p.uid)
+        for p in provs
+        if p.parent_id
+    ]
     seen: set[tuple[str, str]] = set()
     groups = [lst for lst in by_subpart.values() if len(lst) > 1]
     while len(seen) < refs:
@@ -76,8 +91,14 @@ def synthetic_graph(corpus: str, sections: int = 7000, refs: int = 1500, seed: i
             src, dst = rng.sample(pool, 2)
         if (src, dst) not in seen:
             seen.add((src, dst))
-            edges.append(Edge(type=EdgeType.REFERS_TO, source=make_uid(corpus, src), target=make_uid(corpus, dst),
-                              text=f"§ {dst}"))
+            edges.append(
+                Edge(
+                    type=EdgeType.REFERS_TO,
+                    source=make_uid(corpus, src),
+                    target=make_uid(corpus, dst),
+                    text=f"§ {dst}",
+                )
+            )
     return provs, edges
 
 
@@ -101,7 +122,10 @@ def corpus_graph(corpus: str, shared: Path | None, target_corpus: str) -> Graph:
         return make_uid(target_corpus, uid.split(":", 1)[1])
 
     provisions = [p.model_copy(update={"corpus": target_corpus}) for p in provs]
-    edges = [Edge(type=EdgeType(d["type"]), source=rekey(u), target=rekey(v), text=d.get("text")) for u, v, d in raw_edges]
+    edges = [
+        Edge(type=EdgeType(d["type"]), source=rekey(u), target=rekey(v), text=d.get("text"))
+        for u, v, d in raw_edges
+    ]
     return provisions, edges
 
 
@@ -202,8 +226,11 @@ def main(argv: list[str] | None = None) -> dict:
 
             neo = Neo4jGraphStore(args.neo4j_uri, batch_size=args.batch_size)
             neo.ensure_schema()
-            result["stores"]["neo4j"] = {"uri": args.neo4j_uri, "batch_size": args.batch_size,
-                                         **measure(neo, bench_corpus, graph, starts, args.depth)}
+            result["stores"]["neo4j"] = {
+                "uri": args.neo4j_uri,
+                "batch_size": args.batch_size,
+                **measure(neo, bench_corpus, graph, starts, args.depth),
+            }
             neo.close()
     print(json.dumps(result, indent=2))
     return result

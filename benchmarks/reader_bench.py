@@ -61,13 +61,22 @@ def main() -> None:
             t2 = time.perf_counter()
             retrieval_ms.append((t1 - t0) * 1000)
             reader_ms.append((t2 - t1) * 1000)
-    print(json.dumps({
-        "questions": len(questions), "read_top": apply.READ_TOP, "reader_max_length": reader.card.max_length,
-        "retrieval_ms": {"p50": pct(retrieval_ms, 0.5), "p90": pct(retrieval_ms, 0.9)},
-        "reader_ms": {"p50": pct(reader_ms, 0.5), "p90": pct(reader_ms, 0.9)},
-        "reader_p50_ratio_to_retrieval": round(statistics.median(reader_ms) / statistics.median(retrieval_ms), 2),
-        "reader_rss_mb": round(added, 1),
-    }, indent=2))
+    print(
+        json.dumps(
+            {
+                "questions": len(questions),
+                "read_top": apply.READ_TOP,
+                "reader_max_length": reader.card.max_length,
+                "retrieval_ms": {"p50": pct(retrieval_ms, 0.5), "p90": pct(retrieval_ms, 0.9)},
+                "reader_ms": {"p50": pct(reader_ms, 0.5), "p90": pct(reader_ms, 0.9)},
+                "reader_p50_ratio_to_retrieval": round(
+                    statistics.median(reader_ms) / statistics.median(retrieval_ms), 2
+                ),
+                "reader_rss_mb": round(added, 1),
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -21,7 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bifrost.core.types import Provision, ProvisionKind, Reference
-from bifrost.graph_builders.jurisdictions.us_cfr.citation import CfrCitation, label_positions, label_value, validate_labels
+from bifrost.graph_builders.jurisdictions.us_cfr.citation import (
+    CfrCitation,
+    label_positions,
+    label_value,
+    validate_labels,
+)
 from bifrost.graph_builders.jurisdictions.us_cfr.index import KnownProvisions
 from bifrost.graph_builders.jurisdictions.us_cfr.references import CfrReferenceExtractor
 
@@ -74,7 +79,9 @@ def _labels(chain: str) -> tuple[str, ...]:
     return tuple(x.strip() for x in re.findall(r"\(\s?([A-Za-z0-9]{1,5})\s?\)", chain))
 
 
-def _place(stack: tuple[str, ...], chain: tuple[str, ...], next_label: str | None = None) -> tuple[str, ...] | None:
+def _place(
+    stack: tuple[str, ...], chain: tuple[str, ...], next_label: str | None = None
+) -> tuple[str, ...] | None:
     """Where a leading label chain goes: continue a level's numbering, or open a level at its first value."""
     options = []
     for p in (p for p in label_positions(chain[0]) if p <= len(stack)):
@@ -118,7 +125,9 @@ def _split_sections(objs: Iterable[dict]) -> list[Provision]:
         if sub and sub not in seen_sub:
             seen_sub.add(sub)
             add(id=sub, kind=ProvisionKind.SUBPART, parent_id="1926", level=1)
-        add(id=sec, kind=ProvisionKind.SECTION, parent_id=sub or "1926", level=2, heading=obj.get("title", ""))
+        add(
+            id=sec, kind=ProvisionKind.SECTION, parent_id=sub or "1926", level=2, heading=obj.get("title", "")
+        )
         stack: tuple[str, ...] = ()
         cur = sec
         texts: dict[str, list[str]] = {}
@@ -206,8 +215,14 @@ def score(gold: Sequence[GoldItem], refs: Sequence[Reference]) -> tuple[Score, S
         errors.append(f"FP  {s} -> {t}")
     for s, t in sorted(res_gold - res_pred):
         errors.append(f"FN  {s} -> {t}")
-    d_tp = sum(1 for g in dang_gold if any(r.source_id == g.source_id and _overlap(r.raw, g.raw) for r in dang_pred))
-    d_fp_items = [r for r in dang_pred if not any(r.source_id == g.source_id and _overlap(r.raw, g.raw) for g in dang_gold)]
+    d_tp = sum(
+        1 for g in dang_gold if any(r.source_id == g.source_id and _overlap(r.raw, g.raw) for r in dang_pred)
+    )
+    d_fp_items = [
+        r
+        for r in dang_pred
+        if not any(r.source_id == g.source_id and _overlap(r.raw, g.raw) for g in dang_gold)
+    ]
     for g in dang_gold:
         if not any(r.source_id == g.source_id and _overlap(r.raw, g.raw) for r in dang_pred):
             errors.append(f"FN  {g.source_id} -> dangling {g.raw!r}")
@@ -234,22 +249,41 @@ def run(corpus_path: Path, gold_path: Path) -> dict:
         "gold_items": len(gold),
         "provisions": len(provisions),
         "missing_sources": missing,
-        "resolved": {"tp": resolved.tp, "fp": resolved.fp, "fn": resolved.fn,
-                     "precision": resolved.precision, "recall": resolved.recall},
-        "dangling": {"tp": dangling.tp, "fp": dangling.fp, "fn": dangling.fn,
-                     "precision": dangling.precision, "recall": dangling.recall},
-        "overall": {"tp": total.tp, "fp": total.fp, "fn": total.fn,
-                    "precision": total.precision, "recall": total.recall},
-        "corpus_references": {"resolved": sum(1 for r in refs if not r.dangling),
-                              "dangling": sum(1 for r in refs if r.dangling),
-                              "dangling_by_reason": dict(reasons.most_common())},
+        "resolved": {
+            "tp": resolved.tp,
+            "fp": resolved.fp,
+            "fn": resolved.fn,
+            "precision": resolved.precision,
+            "recall": resolved.recall,
+        },
+        "dangling": {
+            "tp": dangling.tp,
+            "fp": dangling.fp,
+            "fn": dangling.fn,
+            "precision": dangling.precision,
+            "recall": dangling.recall,
+        },
+        "overall": {
+            "tp": total.tp,
+            "fp": total.fp,
+            "fn": total.fn,
+            "precision": total.precision,
+            "recall": total.recall,
+        },
+        "corpus_references": {
+            "resolved": sum(1 for r in refs if not r.dangling),
+            "dangling": sum(1 for r in refs if r.dangling),
+            "dangling_by_reason": dict(reasons.most_common()),
+        },
         "errors": errors,
     }
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--corpus", type=Path, default=None, help="eCFR JSON (default: $BIFROST_SHARED_DIR/corpora/...)")
+    ap.add_argument(
+        "--corpus", type=Path, default=None, help="eCFR JSON (default: $BIFROST_SHARED_DIR/corpora/...)"
+    )
     ap.add_argument("--gold", type=Path, default=DEFAULT_GOLD)
     ap.add_argument("--json", action="store_true", help="print the result as JSON")
     args = ap.parse_args(argv)

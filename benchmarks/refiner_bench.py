@@ -59,12 +59,16 @@ def synthetic(n: int, seed: int = 0) -> tuple[list[tuple[str, str, str]], list[s
     matrix = np.concatenate([base, near])
     mentions = [(nm, "concept", f"p{i % 5000}") for i, nm in enumerate(names)]
     repeats = rng.integers(0, len(names), n - len(mentions))
-    mentions += [(names[j].title() + ",", "concept", f"p{j % 5000}") for j in repeats]  # "Entity 3," -> entity 3
+    mentions += [
+        (names[j].title() + ",", "concept", f"p{j % 5000}") for j in repeats
+    ]  # "Entity 3," -> entity 3
     order = rng.permutation(len(mentions))
     return [mentions[i] for i in order], names, matrix
 
 
-def compositional(n: int, seed: int = 0, vocab: int = 2000) -> tuple[list[tuple[str, str, str]], list[str], np.ndarray]:
+def compositional(
+    n: int, seed: int = 0, vocab: int = 2000
+) -> tuple[list[tuple[str, str, str]], list[str], np.ndarray]:
     """n mentions of names "w1 w2 w3" over a shared vocabulary: a name's vector is its words'
     vectors (weighted, head word last and heaviest) plus noise, so names sharing words are similar;
     15% are near-duplicates (one word's weight jittered) and 25% exact repeats."""
@@ -73,7 +77,9 @@ def compositional(n: int, seed: int = 0, vocab: int = 2000) -> tuple[list[tuple[
     n_base = int(n * 0.6)
     triples = rng.integers(0, vocab, (n_base, 3))
     weights = np.array([0.45, 0.6, 1.0], dtype=np.float32)
-    base = np.einsum("k,nkd->nd", weights, words[triples]) + 0.3 * rng.standard_normal((n_base, DIM)).astype(np.float32)
+    base = np.einsum("k,nkd->nd", weights, words[triples]) + 0.3 * rng.standard_normal((n_base, DIM)).astype(
+        np.float32
+    )
     base /= np.linalg.norm(base, axis=1, keepdims=True)
     names = [f"w{a} w{b} w{c}" for a, b, c in triples]
     n_near = int(n * 0.15)
@@ -86,12 +92,16 @@ def compositional(n: int, seed: int = 0, vocab: int = 2000) -> tuple[list[tuple[
     names, matrix = list(names[np.argsort(keep)]), matrix[np.sort(keep)]
     mentions = [(nm, "concept", f"p{i % 5000}") for i, nm in enumerate(names)]
     repeats = rng.integers(0, len(names), max(0, n - len(mentions)))
-    mentions += [(f" {names[j]}  ,", "concept", f"p{j % 5000}") for j in repeats]  # same name after normalization
+    mentions += [
+        (f" {names[j]}  ,", "concept", f"p{j % 5000}") for j in repeats
+    ]  # same name after normalization
     order = rng.permutation(len(mentions))
     return [mentions[i] for i in order], names, matrix
 
 
-def measure(refiner: IncrementalEntityRefiner, mentions: list[tuple[str, str, str]]) -> tuple[dict, list[str]]:
+def measure(
+    refiner: IncrementalEntityRefiner, mentions: list[tuple[str, str, str]]
+) -> tuple[dict, list[str]]:
     tracemalloc.start()
     t = time.perf_counter()
     canonical = refiner.add_many(mentions)
@@ -111,15 +121,49 @@ def measure(refiner: IncrementalEntityRefiner, mentions: list[tuple[str, str, st
 
 def real_names(n: int) -> list[tuple[str, str, str]]:
     """n regulation-like entity names (with plural and spacing variants) for the real model."""
-    mods = ["guardrail", "safety net", "personal fall arrest", "scaffold", "ladder", "excavation", "trench",
-            "crane", "hoist", "lanyard", "anchorage", "warning line", "shoring", "hard hat", "respirator"]
-    heads = ["system", "component", "inspection", "requirement", "plan", "platform", "support", "device",
-             "operator", "hazard", "training", "record", "load", "opening", "edge"]
+    mods = [
+        "guardrail",
+        "safety net",
+        "personal fall arrest",
+        "scaffold",
+        "ladder",
+        "excavation",
+        "trench",
+        "crane",
+        "hoist",
+        "lanyard",
+        "anchorage",
+        "warning line",
+        "shoring",
+        "hard hat",
+        "respirator",
+    ]
+    heads = [
+        "system",
+        "component",
+        "inspection",
+        "requirement",
+        "plan",
+        "platform",
+        "support",
+        "device",
+        "operator",
+        "hazard",
+        "training",
+        "record",
+        "load",
+        "opening",
+        "edge",
+    ]
     quals = ["", "temporary ", "portable ", "mobile ", "steel ", "wooden ", "protective ", "approved "]
     out: list[tuple[str, str, str]] = []
     i = 0
     while len(out) < n:
-        q, m, h = quals[i % len(quals)], mods[(i // len(quals)) % len(mods)], heads[(i // (len(quals) * len(mods))) % len(heads)]
+        q, m, h = (
+            quals[i % len(quals)],
+            mods[(i // len(quals)) % len(mods)],
+            heads[(i // (len(quals) * len(mods))) % len(heads)],
+        )
         name = f"{q}{m} {h}" + ("s" if (i // 7) % 3 == 0 else "")
         out.append((name, "concept", f"p{i % 300}"))
         i += 1
@@ -130,13 +174,19 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10_000, 100_000])
     ap.add_argument("--modes", nargs="+", default=["exact", "lsh", "auto"], choices=["exact", "lsh", "auto"])
-    ap.add_argument("--kinds", nargs="+", default=["random", "compositional"], choices=["random", "compositional"])
-    ap.add_argument("--exact-max", type=int, default=100_000, help="skip exact search above this many mentions")
+    ap.add_argument(
+        "--kinds", nargs="+", default=["random", "compositional"], choices=["random", "compositional"]
+    )
+    ap.add_argument(
+        "--exact-max", type=int, default=100_000, help="skip exact search above this many mentions"
+    )
     ap.add_argument("--switch-at", type=int, default=20_000, help="entities after which auto switches to LSH")
     ap.add_argument("--batch-size", type=int, default=1024)
     ap.add_argument("--tau", type=float, default=0.95)
     ap.add_argument("--real", type=int, default=1000, help="names for the real-model run (0 to skip)")
-    ap.add_argument("--threads", type=int, default=1, help="BLAS/torch threads (1 = reproducible on busy machines)")
+    ap.add_argument(
+        "--threads", type=int, default=1, help="BLAS/torch threads (1 = reproducible on busy machines)"
+    )
     args = ap.parse_args()
     try:
         from threadpoolctl import threadpool_limits
@@ -144,12 +194,22 @@ def main() -> None:
         threadpool_limits(args.threads)
     except ImportError:
         pass
-    results: dict = {"dim": DIM, "tau": args.tau, "batch_size": args.batch_size, "switch_at": args.switch_at,
-                     "synthetic": [], "real": None}
+    results: dict = {
+        "dim": DIM,
+        "tau": args.tau,
+        "batch_size": args.batch_size,
+        "switch_at": args.switch_at,
+        "synthetic": [],
+        "real": None,
+    }
     makers = {"random": synthetic, "compositional": compositional}
-    warm, warm_names, warm_matrix = synthetic(2000, seed=99)  # first-call costs (BLAS, allocator) off the clock
+    warm, warm_names, warm_matrix = synthetic(
+        2000, seed=99
+    )  # first-call costs (BLAS, allocator) off the clock
     for mode in args.modes:
-        IncrementalEntityRefiner(PrecomputedEmbedder(warm_names, warm_matrix), tau=args.tau, search=mode).add_many(warm)
+        IncrementalEntityRefiner(
+            PrecomputedEmbedder(warm_names, warm_matrix), tau=args.tau, search=mode
+        ).add_many(warm)
     for kind in args.kinds:
         for n in args.sizes:
             mentions, names, matrix = makers[kind](n)
@@ -157,12 +217,19 @@ def main() -> None:
             for mode in args.modes:
                 if mode == "exact" and n > args.exact_max:
                     continue
-                refiner = IncrementalEntityRefiner(PrecomputedEmbedder(names, matrix), tau=args.tau,
-                                                   batch_size=args.batch_size, search=mode, switch_at=args.switch_at)
+                refiner = IncrementalEntityRefiner(
+                    PrecomputedEmbedder(names, matrix),
+                    tau=args.tau,
+                    batch_size=args.batch_size,
+                    search=mode,
+                    switch_at=args.switch_at,
+                )
                 row, runs[mode] = measure(refiner, mentions)
                 if mode != "exact" and "exact" in runs:  # how far the approximate network is from exact's
                     row["entities_exact"] = len(set(runs["exact"]))
-                    row["mentions_mapped_differently"] = sum(a != b for a, b in zip(runs[mode], runs["exact"]))
+                    row["mentions_mapped_differently"] = sum(
+                        a != b for a, b in zip(runs[mode], runs["exact"])
+                    )
                 results["synthetic"].append({"kind": kind, "mode": mode, **row})
                 print(json.dumps(results["synthetic"][-1]), file=sys.stderr, flush=True)
     if args.real:

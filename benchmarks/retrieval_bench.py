@@ -44,7 +44,12 @@ def rrf_baseline(bf: Bifrost, corpus: str):
 
 
 def measure(settings: Settings, corpus: str, questions: list[str], export: bool, ranker: str) -> dict:
-    bf = Bifrost(settings, RetrievalConfig.from_settings(settings).model_copy(update={"ranker": ranker}) if ranker != "rrf" else None)
+    bf = Bifrost(
+        settings,
+        RetrievalConfig.from_settings(settings).model_copy(update={"ranker": ranker})
+        if ranker != "rrf"
+        else None,
+    )
     try:
         if export:
             bf.export_neo4j(corpus)
@@ -57,7 +62,7 @@ def measure(settings: Settings, corpus: str, questions: list[str], export: bool,
             t = time.perf_counter()
             res = retrieve(q)
             times.append((time.perf_counter() - t) * 1000)
-            for k, v in (res.timings.items() if res is not None else ()):
+            for k, v in res.timings.items() if res is not None else ():
                 stages.setdefault(k, []).append(v * 1000)
         out = {
             "ranker": ranker,
@@ -82,18 +87,27 @@ def main() -> None:
     ap.add_argument("--corpus", default="osha-1926")
     ap.add_argument("--questions", type=Path, default=Path("../shared/eval/osha-loi-dev.jsonl"))
     ap.add_argument("--limit", type=int, default=200, help="At most this many questions")
-    ap.add_argument("--rankers", default="rrf,hybrid,ltr", help="Comma list of rrf, hybrid, ltr (ltr needs `bifrost train ranker`)")
+    ap.add_argument(
+        "--rankers",
+        default="rrf,hybrid,ltr",
+        help="Comma list of rrf, hybrid, ltr (ltr needs `bifrost train ranker`)",
+    )
     ap.add_argument("--neo4j", help="Bolt URI: also measure on Neo4j (the graphs are exported there first)")
     args = ap.parse_args()
     shared = Settings().resolve_shared_dir()
-    qset = load_questions(args.questions, documents_dir=(shared / "corpora/adgm/documents") if shared else None)
+    qset = load_questions(
+        args.questions, documents_dir=(shared / "corpora/adgm/documents") if shared else None
+    )
     questions = [q.question for q in qset.questions][: args.limit]
     settings = Settings(home=args.home)
     rankers = [r.strip() for r in args.rankers.split(",") if r.strip()]
     results = [measure(settings, args.corpus, questions, False, r) for r in rankers]
     if args.neo4j:
         neo = Settings(home=args.home, store="neo4j", neo4j_uri=args.neo4j)
-        results += [measure(neo, args.corpus, questions, i == 0, r) for i, r in enumerate(x for x in rankers if x != "rrf")]
+        results += [
+            measure(neo, args.corpus, questions, i == 0, r)
+            for i, r in enumerate(x for x in rankers if x != "rrf")
+        ]
     base = next((r["p50_ms"] for r in results if r["ranker"] == "rrf"), None)
     for r in results:
         if base:

@@ -104,23 +104,48 @@ def slope(n1: float, n2: float, y1: float, y2: float) -> float | None:
     return round(math.log(y2 / y1) / math.log(n2 / n1), 2)
 
 
-def slopes(rows: Sequence[Mapping[str, Any]], keys: Sequence[str], size_key: str = "provisions") -> list[dict[str, Any]]:
+def slopes(
+    rows: Sequence[Mapping[str, Any]], keys: Sequence[str], size_key: str = "provisions"
+) -> list[dict[str, Any]]:
     """Slopes of each cost in ``keys`` between consecutive rows (sorted by ``size_key``)."""
     rows = sorted(rows, key=lambda r: r[size_key])
     out = []
     for a, b in zip(rows, rows[1:]):
-        out.append({"from": a["size"], "to": b["size"],
-                    **{k: slope(a[size_key], b[size_key], a.get(k) or 0, b.get(k) or 0) for k in keys}})
+        out.append(
+            {
+                "from": a["size"],
+                "to": b["size"],
+                **{k: slope(a[size_key], b[size_key], a.get(k) or 0, b.get(k) or 0) for k in keys},
+            }
+        )
     return out
 
 
 COLUMNS = (
-    ("size", "size"), ("provisions", "provisions"), ("ingest_s", "ingest s"), ("navigator_s", "navigator s"),
-    ("entities_s", "entities s"), ("index_write_s", "index write s"), ("entities", "entities"),
-    ("index_mb", "index files MB"), ("rss_after_load_mb", "RSS loaded MB"),
-    ("p50_ms", "p50 ms"), ("p95_ms", "p95 ms"), ("rrf_p50_ms", "rrf p50 ms"), ("load_avg", "load avg start-end"),
+    ("size", "size"),
+    ("provisions", "provisions"),
+    ("ingest_s", "ingest s"),
+    ("navigator_s", "navigator s"),
+    ("entities_s", "entities s"),
+    ("index_write_s", "index write s"),
+    ("entities", "entities"),
+    ("index_mb", "index files MB"),
+    ("rss_after_load_mb", "RSS loaded MB"),
+    ("p50_ms", "p50 ms"),
+    ("p95_ms", "p95 ms"),
+    ("rrf_p50_ms", "rrf p50 ms"),
+    ("load_avg", "load avg start-end"),
 )
-SLOPE_KEYS = ("ingest_s", "navigator_s", "entities_s", "index_write_s", "index_mb", "rss_after_load_mb", "p50_ms", "p95_ms")
+SLOPE_KEYS = (
+    "ingest_s",
+    "navigator_s",
+    "entities_s",
+    "index_write_s",
+    "index_mb",
+    "rss_after_load_mb",
+    "p50_ms",
+    "p95_ms",
+)
 
 
 def markdown(rows: Sequence[Mapping[str, Any]]) -> str:
@@ -129,7 +154,9 @@ def markdown(rows: Sequence[Mapping[str, Any]]) -> str:
     body = "".join("| " + " | ".join(_cell(r.get(k)) for k, _ in COLUMNS) + " |\n" for r in rows)
     sl = slopes(rows, SLOPE_KEYS)
     shead = "| from | to | " + " | ".join(SLOPE_KEYS) + " |\n|" + "---|" * (len(SLOPE_KEYS) + 2) + "\n"
-    sbody = "".join(f"| {s['from']} | {s['to']} | " + " | ".join(_cell(s[k]) for k in SLOPE_KEYS) + " |\n" for s in sl)
+    sbody = "".join(
+        f"| {s['from']} | {s['to']} | " + " | ".join(_cell(s[k]) for k in SLOPE_KEYS) + " |\n" for s in sl
+    )
     return head + body + ("\nLog-log slopes (1.0 = linear):\n\n" + shead + sbody if sl else "")
 
 

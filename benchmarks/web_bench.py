@@ -85,7 +85,10 @@ def run(url: str, corpus: str, clients: int, seconds: float) -> dict:
     errors: list[str] = []
     t0 = time.perf_counter()
     stop_at = t0 + seconds
-    threads = [threading.Thread(target=client_loop, args=(url, corpus, k, stop_at, results, errors)) for k in range(clients)]
+    threads = [
+        threading.Thread(target=client_loop, args=(url, corpus, k, stop_at, results, errors))
+        for k in range(clients)
+    ]
     for t in threads:
         t.start()
     for t in threads:
@@ -109,7 +112,9 @@ def run(url: str, corpus: str, clients: int, seconds: float) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--home", type=Path, help="Bifrost home with the corpus built (copy it: requests may write)")
+    ap.add_argument(
+        "--home", type=Path, help="Bifrost home with the corpus built (copy it: requests may write)"
+    )
     ap.add_argument("--url", help="Target an already running server instead of starting one")
     ap.add_argument("--corpus", default="osha-1926")
     ap.add_argument("--clients", type=int, default=8)
@@ -122,8 +127,13 @@ def main() -> None:
     url = args.url
     if not url:
         url, server, facts = start_server(args.home, args.corpus)
-    report = {"url": url, "corpus": args.corpus, "store": "embedded" if server else "unknown", **facts,
-              **run(url, args.corpus, args.clients, args.seconds)}
+    report = {
+        "url": url,
+        "corpus": args.corpus,
+        "store": "embedded" if server else "unknown",
+        **facts,
+        **run(url, args.corpus, args.clients, args.seconds),
+    }
     if server is not None:
         server.should_exit = True
     print(json.dumps(report, indent=2))

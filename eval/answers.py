@@ -95,10 +95,15 @@ def scored(answer: Answer, lookup) -> Scored:
     if answer.refused or answer.outcome is not Outcome.ANSWERED:
         return Scored(())
     statements = answer.statements
-    spans_ok = all((p := lookup(q.provision_id)) is not None and verifies(q, p) for st in statements for q in st.quotes) \
-        and all(st.quotes for st in statements)
-    return Scored(tuple(dict.fromkeys(c for st in statements for c in st.citations)),
-                  statements[0].citations if statements else (), answer.verdict.value if answer.verdict else None, spans_ok)
+    spans_ok = all(
+        (p := lookup(q.provision_id)) is not None and verifies(q, p) for st in statements for q in st.quotes
+    ) and all(st.quotes for st in statements)
+    return Scored(
+        tuple(dict.fromkeys(c for st in statements for c in st.citations)),
+        statements[0].citations if statements else (),
+        answer.verdict.value if answer.verdict else None,
+        spans_ok,
+    )
 
 
 class JudgedOnce:
@@ -112,7 +117,9 @@ class JudgedOnce:
         return self._score
 
 
-def collect(settings: Settings, corpus: str, pairs: Sequence[tuple[Question, str]], progress: Progress | None = None) -> list[Case]:
+def collect(
+    settings: Settings, corpus: str, pairs: Sequence[tuple[Question, str]], progress: Progress | None = None
+) -> list[Case]:
     """Retrieve and judge each answerable question once; answer it with every policy and baseline."""
     resources = Resources(settings)
     try:
@@ -128,11 +135,21 @@ def collect(settings: Settings, corpus: str, pairs: Sequence[tuple[Question, str
             result = pipe.retrieve(q.question, corpus, base, own_answers(q))
             outcomes: dict[str, Scored] = {}
             once = JudgedOnce(judge, q.question, result) if judge is not None else None
-            for name, policy in POLICIES.items():  # through ask's own answer step: its one refusal gate (the judge or the cosine rule)
+            for (
+                name,
+                policy,
+            ) in (
+                POLICIES.items()
+            ):  # through ask's own answer step: its one refusal gate (the judge or the cosine rule)
                 cfg = base.model_copy(update={"answer_plan": policy})
                 outcomes[name] = scored(pipe.answer(q.question, corpus, result, cfg, judge=once), lookup)
-            outcomes[ASK] = scored(pipe.answer(q.question, corpus, result, base, judge=once), lookup)  # as `ask` answers
-            bm25, dense = parts.channels.bm25.score_all(q.question), parts.channels.dense.score_all(q.question)
+            outcomes[ASK] = scored(
+                pipe.answer(q.question, corpus, result, base, judge=once), lookup
+            )  # as `ask` answers
+            bm25, dense = (
+                parts.channels.bm25.score_all(q.question),
+                parts.channels.dense.score_all(q.question),
+            )
             lists = [[ids[i] for i in np.argsort(-s, kind="stable")[:100]] for s in (bm25, dense)]
             top = tuple(pid for pid, _ in rrf_fuse(lists)[:RRF_CITED])
             outcomes["rrf"] = Scored(top, top[:1])  # an answer quoting its top provisions first
@@ -154,12 +171,20 @@ def f1_of(case: Case, name: str) -> float:
 def validated(cases: Sequence[Case], folds: int) -> tuple[list[str], dict[str, str]]:
     """Per question, the policy chosen (best mean citation F1) on the cases outside its split: each set
     left out in turn, or k folds with one set; and the choice per split."""
-    splits: list[Split] = leave_one_set_out([c.source for c in cases]) or k_fold([c.question.id for c in cases], folds)
+    splits: list[Split] = leave_one_set_out([c.source for c in cases]) or k_fold(
+        [c.question.id for c in cases], folds
+    )
     chosen = [""] * len(cases)
     by_split: dict[str, str] = {}
     for split in splits:
         train = [cases[i] for i in split.train]
-        best = max(POLICIES, key=lambda p: (float(np.mean([f1_of(c, p) for c in train])) if train else 0.0, -list(POLICIES).index(p)))
+        best = max(
+            POLICIES,
+            key=lambda p: (
+                float(np.mean([f1_of(c, p) for c in train])) if train else 0.0,
+                -list(POLICIES).index(p),
+            ),
+        )
         by_split[split.name] = best
         for i in split.test:
             chosen[i] = best
@@ -180,31 +205,45 @@ def system_figures(cases: Sequence[Case], picks: Sequence[str], related: Related
     labelled = [(c.verdict, o.verdict) for c, o in rows if c.verdict is not None]
     given = [(want, got) for want, got in labelled if got is not None]
     return {
-        "n": len(rows), "cites": float(np.mean([len(o.cited) for _, o in rows])) if rows else 0.0,
-        "precision": _mean([x.precision for x in exact]), "recall": _mean([x.recall for x in exact]),
-        "f1": _mean([x.f1 for x in exact]), "f1_h": _mean([x.f1 for x in hier]),
+        "n": len(rows),
+        "cites": float(np.mean([len(o.cited) for _, o in rows])) if rows else 0.0,
+        "precision": _mean([x.precision for x in exact]),
+        "recall": _mean([x.recall for x in exact]),
+        "f1": _mean([x.f1 for x in exact]),
+        "f1_h": _mean([x.f1 for x in hier]),
         "first_statement_gold": _mean([float(bool(set(o.first) & set(c.question.gold))) for c, o in rows]),
-        "verdicts": {"labelled": len(labelled), "given": len(given),
-                     "coverage": len(given) / len(labelled) if labelled else float("nan"),
-                     "accuracy": float(np.mean([want == got for want, got in given])) if given else float("nan")},
+        "verdicts": {
+            "labelled": len(labelled),
+            "given": len(given),
+            "coverage": len(given) / len(labelled) if labelled else float("nan"),
+            "accuracy": float(np.mean([want == got for want, got in given])) if given else float("nan"),
+        },
         "spans_verified": all(o.spans_ok for _, o in rows),
     }
 
 
 def summarize(cases: Sequence[Case], folds: int, related: Related) -> dict[str, Any]:
-    """Figures of every policy and baseline, and of the validated plan, over all cases, by set and on multi-hop ones."""
+    """Figures of every policy and baseline, and of the validated plan, over all cases, by set and on
+    multi-hop ones."""
     chosen, by_split = validated(cases, folds)
     subsets = {"all": list(range(len(cases))), "multi-hop": [i for i, c in enumerate(cases) if c.multi_hop]}
-    subsets |= {f"set {s}": [i for i, c in enumerate(cases) if c.source == s] for s in sorted({c.source for c in cases})}
+    subsets |= {
+        f"set {s}": [i for i, c in enumerate(cases) if c.source == s]
+        for s in sorted({c.source for c in cases})
+    }
     out: dict[str, Any] = {"questions": len(cases), "policies": POLICIES, "chosen": by_split, "subsets": {}}
     for label, idx in subsets.items():
         if not idx:
             continue
         sub = [cases[i] for i in idx]
-        systems = {name: system_figures(sub, [name] * len(sub), related) for name in (ASK, *BASELINES, *POLICIES)}
+        systems = {
+            name: system_figures(sub, [name] * len(sub), related) for name in (ASK, *BASELINES, *POLICIES)
+        }
         systems["plan (validated)"] = system_figures(sub, [chosen[i] for i in idx], related)
         out["subsets"][label] = systems
-    out["chosen_on_all"] = max(POLICIES, key=lambda p: (float(np.mean([f1_of(c, p) for c in cases])), -list(POLICIES).index(p)))
+    out["chosen_on_all"] = max(
+        POLICIES, key=lambda p: (float(np.mean([f1_of(c, p) for c in cases])), -list(POLICIES).index(p))
+    )
     return out
 
 
@@ -215,26 +254,51 @@ def _cell(f: dict[str, Any], key: str) -> str:
 
 def report_md(summary: dict[str, Any], command: str) -> str:
     """The figures as markdown: one table per subset (all, multi-hop, each set)."""
-    lines = [f"# Answers: citations and verdicts ({summary['questions']} answerable questions)", "", f"`{command}`", "",
-             "The headline is **ask**: the answers `ask` gives, with its configured plan policy. Refused or \"not "
-             "stated\" answers cite nothing (F1 0). As a study, a policy is chosen on the other sets for "
-             f"each set left out ({', '.join(f'{k}: {v}' for k, v in summary['chosen'].items())}); on all sets: "
-             f"{summary['chosen_on_all']}.", ""]
+    lines = [
+        f"# Answers: citations and verdicts ({summary['questions']} answerable questions)",
+        "",
+        f"`{command}`",
+        "",
+        'The headline is **ask**: the answers `ask` gives, with its configured plan policy. Refused or "not '
+        'stated" answers cite nothing (F1 0). As a study, a policy is chosen on the other sets for '
+        f"each set left out ({', '.join(f'{k}: {v}' for k, v in summary['chosen'].items())}); on all sets: "
+        f"{summary['chosen_on_all']}.",
+        "",
+    ]
     for label, systems in summary["subsets"].items():
-        lines += [f"## {label}", "", "| system | cites | P | R | F1 | F1 (hierarchy) | first statement gold | verdict given | "
-                  "verdict right |", "|---|---|---|---|---|---|---|---|---|"]
+        lines += [
+            f"## {label}",
+            "",
+            "| system | cites | P | R | F1 | F1 (hierarchy) | first statement gold | verdict given | "
+            "verdict right |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
         for name, f in systems.items():
             v = f["verdicts"]
-            verdict = (f"{v['given']}/{v['labelled']}", f"{v['accuracy']:.2f}" if v["given"] else "–") if v["labelled"] else ("–", "–")
+            verdict = (
+                (f"{v['given']}/{v['labelled']}", f"{v['accuracy']:.2f}" if v["given"] else "–")
+                if v["labelled"]
+                else ("–", "–")
+            )
             bold = "**" if name == ASK else ""
-            lines.append(f"| {bold}{name}{bold} | {f['cites']:.1f} | {_cell(f, 'precision')} | {_cell(f, 'recall')} | "
-                         f"{bold}{_cell(f, 'f1')}{bold} | {_cell(f, 'f1_h')} | {_cell(f, 'first_statement_gold')} | {verdict[0]} | {verdict[1]} |")
+            lines.append(
+                f"| {bold}{name}{bold} | {f['cites']:.1f} | {_cell(f, 'precision')} | {_cell(f, 'recall')} | "
+                f"{bold}{_cell(f, 'f1')}{bold} | {_cell(f, 'f1_h')} | {_cell(f, 'first_statement_gold')} | "
+                f"{verdict[0]} | {verdict[1]} |"
+            )
         lines.append("")
     return "\n".join(lines)
 
 
-def run(settings: Settings, corpus: str, files: Sequence[Path], folds: int = 5, out_dir: Path | None = None,
-        progress: Progress | None = None, command: str = "") -> dict[str, Any]:
+def run(
+    settings: Settings,
+    corpus: str,
+    files: Sequence[Path],
+    folds: int = 5,
+    out_dir: Path | None = None,
+    progress: Progress | None = None,
+    command: str = "",
+) -> dict[str, Any]:
     """Collect, summarize and (with ``out_dir``) write summary.json, report.md and per_question.jsonl."""
     if folds < 2:
         raise ValueError(f"--folds must be at least 2, got {folds}")
@@ -255,6 +319,17 @@ def run(settings: Settings, corpus: str, files: Sequence[Path], folds: int = 5, 
         (out_dir / "report.md").write_text(report_md(summary, command))
         with (out_dir / "per_question.jsonl").open("w") as f:
             for c in cases:
-                f.write(json.dumps({"id": c.question.id, "set": c.source, "gold": c.question.gold, "verdict": c.verdict,
-                                    "multi_hop": c.multi_hop, **{k: asdict(o) for k, o in c.outcomes.items()}}) + "\n")
+                f.write(
+                    json.dumps(
+                        {
+                            "id": c.question.id,
+                            "set": c.source,
+                            "gold": c.question.gold,
+                            "verdict": c.verdict,
+                            "multi_hop": c.multi_hop,
+                            **{k: asdict(o) for k, o in c.outcomes.items()},
+                        }
+                    )
+                    + "\n"
+                )
     return summary

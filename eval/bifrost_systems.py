@@ -1,4 +1,5 @@
-"""Bifrost's systems for `bifrost eval` (over `bifrost.retrieval.pipeline.AskPipeline`): the paper's algorithm, its ablations, and our hybrid.
+"""Bifrost's systems for `bifrost eval` (over `bifrost.retrieval.pipeline.AskPipeline`): the paper's
+algorithm, its ablations, and our hybrid.
 
 - ``bifrost``: the BifrostRAG algorithm as built here: entity ∩ triple matches (union when they
   do not intersect), then the navigator graph; no keyword or dense channel.
@@ -37,13 +38,16 @@ from bifrost.retrieval.answerability.refusal import outcome_of
 class BadSystemParameters(ValueError):
     """Parameters a system factory cannot use (the registry turns it into a one-line error)."""
 
+
 PAPER = {"ranker": "hybrid", "combine": "intersection", "lexical_weight": 0.0, "dense_weight": 0.0}
 PRESETS: dict[str, dict[str, Any]] = {
     "bifrost": PAPER,
     "bifrost-eng-only": {**PAPER, "use_dng": False},
     "bifrost-no-swap": {**PAPER, "swap": False},
     "bifrost-hybrid": {"ranker": "hybrid"},
-    "bifrost-ltr": {"ranker": "ltr"},  # the ranker trained by `bifrost train ranker` (never score it on its training questions)
+    "bifrost-ltr": {
+        "ranker": "ltr"
+    },  # the ranker trained by `bifrost train ranker` (never score it on its training questions)
 }
 
 
@@ -80,7 +84,9 @@ def variant_settings(settings: Settings, corpus: str, tau: float) -> Settings:
 class BifrostSystem:
     """A `System` over `HybridRetriever` with a fixed configuration."""
 
-    def __init__(self, name: str, settings: Settings, corpus: str, config: RetrievalConfig, tau: float | None) -> None:
+    def __init__(
+        self, name: str, settings: Settings, corpus: str, config: RetrievalConfig, tau: float | None
+    ) -> None:
         self.name = name
         self.settings = settings
         self.config = config
@@ -90,7 +96,9 @@ class BifrostSystem:
         self._judge = None
 
     def warm_up(self, corpus: str) -> None:
-        settings = variant_settings(self.settings, corpus, self.tau) if self.tau is not None else self.settings
+        settings = (
+            variant_settings(self.settings, corpus, self.tau) if self.tau is not None else self.settings
+        )
         self._pipeline = AskPipeline(Resources(settings), self.config)
         self._retriever = self._pipeline.retriever(corpus)
         self._judge = self._pipeline.judge(corpus)  # refuse as `ask` refuses
@@ -111,7 +119,11 @@ class BifrostSystem:
         res = self._pipeline.retrieve(question, self._retriever.index.corpus, cfg, exclude)
         outcome = outcome_of(res, cfg.refuse_below, question, self._judge)
         answered = outcome is Outcome.ANSWERED
-        cited = [it.id for it in cited_items(res.items, res.cited, cfg.cite_ratio, cfg.cite_max)] if answered else []
+        cited = (
+            [it.id for it in cited_items(res.items, res.cited, cfg.cite_ratio, cfg.cite_max)]
+            if answered
+            else []
+        )
         return SystemResult(
             ranked=[(it.id, it.score) for it in res.items],
             cited=cited,
@@ -122,14 +134,23 @@ class BifrostSystem:
         )
 
     def describe(self) -> dict[str, Any]:
-        out = {"kind": "bifrost", "config": self.config.model_dump(), "tau": self.tau or self.settings.tau,
-               "embedding_model": self.settings.embedding_model, "extractor": "offline"}
+        out = {
+            "kind": "bifrost",
+            "config": self.config.model_dump(),
+            "tau": self.tau or self.settings.tau,
+            "embedding_model": self.settings.embedding_model,
+            "extractor": "offline",
+        }
         if isinstance(self._retriever, LtrRetriever):
             card = self._retriever.model.card
             out["ranker_card"] = {"questions": card.questions, "trained_at": card.trained_at}
         if self._judge is not None:
             a = self._judge.card
-            out["answerability_card"] = {"questions": a.questions, "trained_at": a.trained_at, "threshold": a.threshold}
+            out["answerability_card"] = {
+                "questions": a.questions,
+                "trained_at": a.trained_at,
+                "threshold": a.threshold,
+            }
         return out
 
 
@@ -153,7 +174,9 @@ class LlmOnlySystem:
             raise SystemUnavailable("llm-only needs a chat model (set BIFROST_LLM_MODEL); skipped")
         pack = pack_of(corpus, res.sql.jurisdiction(corpus))
         if pack.normalize is None:
-            raise SystemUnavailable(f"llm-only names citations from memory; corpus {corpus!r} uses ids a model cannot know")
+            raise SystemUnavailable(
+                f"llm-only names citations from memory; corpus {corpus!r} uses ids a model cannot know"
+            )
         known = {p.id for p in res.sql.provisions(corpus)}
         description = next((s.description for s in pack.corpora if s.name == corpus), "")
         self._llm = LlmOnly(model, known, pack.normalize, description or corpus, self.settings.prompts_dir)
@@ -162,8 +185,12 @@ class LlmOnlySystem:
         if self._llm is None:
             raise RuntimeError("LlmOnlySystem.search before warm_up")
         ids, refused, seconds = self._llm.answer(question)
-        return SystemResult(ranked=[(pid, 1.0 / (i + 1)) for i, pid in enumerate(ids)], cited=ids,
-                            seconds=seconds, refused=refused)
+        return SystemResult(
+            ranked=[(pid, 1.0 / (i + 1)) for i, pid in enumerate(ids)],
+            cited=ids,
+            seconds=seconds,
+            refused=refused,
+        )
 
     def describe(self) -> dict[str, Any]:
         return self._llm.describe() if self._llm else {"kind": "llm-only"}

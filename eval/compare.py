@@ -24,9 +24,15 @@ def paired(a: Rows, b: Rows, metrics: Sequence[str] = PAIRED_METRICS, hit: str =
         xb = [b[q].get(m, math.nan) for q in qids]
         pairs = [(x, y) for x, y in zip(xa, xb) if not (math.isnan(x) or math.isnan(y))]
         diff = sum(y - x for x, y in pairs) / len(pairs) if pairs else math.nan
-        out["metrics"][m] = {"mean_a": _mean([x for x, _ in pairs]), "mean_b": _mean([y for _, y in pairs]),
-                             "diff": diff, "wilcoxon_p": wilcoxon_p([x for x, _ in pairs], [y for _, y in pairs])}
-    hq = [q for q in qids if not math.isnan(a[q].get(hit, math.nan)) and not math.isnan(b[q].get(hit, math.nan))]
+        out["metrics"][m] = {
+            "mean_a": _mean([x for x, _ in pairs]),
+            "mean_b": _mean([y for _, y in pairs]),
+            "diff": diff,
+            "wilcoxon_p": wilcoxon_p([x for x, _ in pairs], [y for _, y in pairs]),
+        }
+    hq = [
+        q for q in qids if not math.isnan(a[q].get(hit, math.nan)) and not math.isnan(b[q].get(hit, math.nan))
+    ]
     ha, hb = [a[q][hit] > 0 for q in hq], [b[q][hit] > 0 for q in hq]
     mc = mcnemar_exact(ha, hb)
     fb = fixed_broken(hq, ha, hb)
@@ -71,7 +77,10 @@ def compare_runs(run_a: Path, run_b: Path, metrics: Sequence[str] = PAIRED_METRI
     pairs = [(s, s) for s in common] or [(next(iter(a)), next(iter(b)))]
     ha, hb = _question_hash(Path(run_a)), _question_hash(Path(run_b))
     return {
-        "run_a": str(run_a), "run_b": str(run_b),
+        "run_a": str(run_a),
+        "run_b": str(run_b),
         "same_questions": ha is not None and ha == hb,
-        "comparisons": [{"system_a": sa, "system_b": sb, **paired(a[sa], b[sb], metrics)} for sa, sb in pairs],
+        "comparisons": [
+            {"system_a": sa, "system_b": sb, **paired(a[sa], b[sb], metrics)} for sa, sb in pairs
+        ],
     }

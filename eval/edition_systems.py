@@ -44,21 +44,37 @@ class EditionBifrostSystem:
         cfg = self.config.model_copy(update={"top_n": max(k, self.config.top_n)})
         result = self._retriever.retrieve(question, cfg)
         refused = should_refuse(result, cfg.refuse_below, question)
-        cited = [] if refused else [it.id for it in cited_items(result.items, result.cited, cfg.cite_ratio, cfg.cite_max)]
-        return SystemResult(ranked=[(it.id, it.score) for it in result.items], cited=cited,
-                            seconds=time.perf_counter() - start, refused=refused,
-                            info={"mode": result.mode, "relevance": round(result.relevance, 4)})
+        cited = (
+            []
+            if refused
+            else [it.id for it in cited_items(result.items, result.cited, cfg.cite_ratio, cfg.cite_max)]
+        )
+        return SystemResult(
+            ranked=[(it.id, it.score) for it in result.items],
+            cited=cited,
+            seconds=time.perf_counter() - start,
+            refused=refused,
+            info={"mode": result.mode, "relevance": round(result.relevance, 4)},
+        )
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": "bifrost-edition", "edition": self.edition.number, "date": self.edition.date,
-                "note": edition_note(self.edition), "config": self.config.model_dump()}
+        return {
+            "kind": "bifrost-edition",
+            "edition": self.edition.number,
+            "date": self.edition.date,
+            "note": edition_note(self.edition),
+            "config": self.config.model_dump(),
+        }
 
 
-def create_for_edition(registry: SystemRegistry, spec: SystemSpec, settings: Settings, corpus: str,
-                       edition: Edition) -> System:
+def create_for_edition(
+    registry: SystemRegistry, spec: SystemSpec, settings: Settings, corpus: str, edition: Edition
+) -> System:
     """The system ``spec`` names, answering from ``edition``; `SystemUnavailable` when it cannot."""
     if spec.name in INDEXED:
-        system = registry.create(SystemSpec(spec.name, {**spec.params, "edition": edition.number}), settings, corpus)
+        system = registry.create(
+            SystemSpec(spec.name, {**spec.params, "edition": edition.number}), settings, corpus
+        )
         system.name = spec.label
         return system
     if spec.name in PRESETS and spec.name != "bifrost-ltr" and "tau" not in spec.params:
@@ -66,16 +82,21 @@ def create_for_edition(registry: SystemRegistry, spec: SystemSpec, settings: Set
         try:
             config = RetrievalConfig(**{**PRESETS[spec.name], **params})
         except ValueError as e:
-            raise UnknownSystemError(str(BadSystemParameters(f"system {spec.name!r}: bad parameters {params}: {e}"))) from e
+            raise UnknownSystemError(
+                str(BadSystemParameters(f"system {spec.name!r}: bad parameters {params}: {e}"))
+            ) from e
         return EditionBifrostSystem(spec.label, settings, edition, config)
     if spec.name not in registry.known():
         return registry.create(spec, settings, corpus)  # the unknown-system error
-    raise SystemUnavailable(f"{spec.label} needs the current edition (entity network, ranker or its texts); "
-                            f"skipped as of edition {edition.number}")
+    raise SystemUnavailable(
+        f"{spec.label} needs the current edition (entity network, ranker or its texts); "
+        f"skipped as of edition {edition.number}"
+    )
 
 
-def build_edition_systems(registry: SystemRegistry, specs: Sequence[SystemSpec], settings: Settings, corpus: str,
-                          edition: Edition) -> tuple[dict[str, System], dict[str, str]]:
+def build_edition_systems(
+    registry: SystemRegistry, specs: Sequence[SystemSpec], settings: Settings, corpus: str, edition: Edition
+) -> tuple[dict[str, System], dict[str, str]]:
     """Like `bifrost.eval.runner.build_systems`, for a past edition."""
     built: dict[str, System] = {}
     skipped: dict[str, str] = {}

@@ -16,7 +16,9 @@ from bifrost.eval.baselines.llm_only import CFR_ID
 _TOKEN = re.compile(r"[^\s'\",;{}\[\]]+")
 
 
-def ids_in_text(text: str, corpus: str, known: Collection[str], normalize: Callable[[str], str] | None) -> list[str]:
+def ids_in_text(
+    text: str, corpus: str, known: Collection[str], normalize: Callable[[str], str] | None
+) -> list[str]:
     """Provision ids in a text, by position: Document ids of this corpus, exact provision ids, and
     citations normalized by the corpus's grammar (None: ids are matched exactly); only ids in `known`."""
     hits: list[tuple[int, str]] = []
@@ -35,7 +37,7 @@ def ids_in_text(text: str, corpus: str, known: Collection[str], normalize: Calla
         if any(a <= m.start() and m.end() <= b for a, b in cited_spans):
             continue
         tok = _trim(m.group(0))
-        pid = tok[len(prefix):] if tok.startswith(prefix) else tok
+        pid = tok[len(prefix) :] if tok.startswith(prefix) else tok
         if pid in known:
             hits.append((m.start(), pid))
     return list(dict.fromkeys(pid for _, pid in sorted(hits, key=lambda h: h[0])))
@@ -52,7 +54,8 @@ def _trim(tok: str) -> str:
 
 
 def strings_in(value: Any) -> Iterable[str]:
-    """Every string in a Cypher result, in order; a node's ``id``/``provision_id`` before its other properties."""
+    """Every string in a Cypher result, in order; a node's ``id``/``provision_id`` before its other
+    properties."""
     if isinstance(value, str):
         yield value
     elif isinstance(value, dict):

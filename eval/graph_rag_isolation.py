@@ -32,13 +32,19 @@ def read_only_graph_class():
     class ReadOnlyNeo4jGraph(Neo4jGraph):
         """The chain's view: read transactions only, and never Bifrost's own labels or types."""
 
-        def query(self, query: str, params: dict | None = None, session_params: dict | None = None) -> list[dict[str, Any]]:
+        def query(
+            self, query: str, params: dict | None = None, session_params: dict | None = None
+        ) -> list[dict[str, Any]]:
             bad = _BIFROST_NAME.search(query)
             if bad:
-                raise ForbiddenQuery(f"the query names {bad.group(1)!r}, part of Bifrost's own graph, not this baseline's")
+                raise ForbiddenQuery(
+                    f"the query names {bad.group(1)!r}, part of Bifrost's own graph, not this baseline's"
+                )
             self._check_driver_state()
             records, _, _ = self._driver.execute_query(
-                Query(text=query, timeout=self.timeout), database_=self._database, parameters_=params or {},
+                Query(text=query, timeout=self.timeout),
+                database_=self._database,
+                parameters_=params or {},
                 routing_=RoutingControl.READ,  # the server refuses writes in a read transaction
             )
             return [r.data() for r in records]
@@ -48,7 +54,8 @@ def read_only_graph_class():
 
 def keep_apart(graph_doc: Any) -> Any:
     """Rename extracted node labels and relationship types that collide with Bifrost's graph or with
-    the baseline's Document/MENTIONS structure (``Entity`` -> ``ExtractedEntity``, ``HAS`` -> ``EXTRACTED_HAS``)."""
+    the baseline's Document/MENTIONS structure (``Entity`` -> ``ExtractedEntity``, ``HAS`` ->
+    ``EXTRACTED_HAS``)."""
     reserved_labels = set(BIFROST_LABELS) | {SOURCE_LABEL}
     reserved_types = set(BIFROST_REL_TYPES) | {SOURCE_REL}
 

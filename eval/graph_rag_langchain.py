@@ -28,7 +28,12 @@ from bifrost.core.errors import BifrostError, ModelUnavailableError, StoreError
 from bifrost.core.settings import Settings
 from bifrost.core.types import Provision, make_uid
 from bifrost.eval.graph_rag_ids import ids_in_text, strings_in
-from bifrost.eval.graph_rag_isolation import BIFROST_LABELS, BIFROST_REL_TYPES, keep_apart, read_only_graph_class
+from bifrost.eval.graph_rag_isolation import (
+    BIFROST_LABELS,
+    BIFROST_REL_TYPES,
+    keep_apart,
+    read_only_graph_class,
+)
 from bifrost.retrieval.base import SystemResult, SystemUnavailable
 from bifrost.retrieval.channels.documents import build_documents, load_provisions
 
@@ -79,8 +84,12 @@ def provision_documents(corpus: str, provisions: Sequence[Provision]) -> list[Do
     """One LangChain Document per provision with text (heading and text, as the other baselines
     read them; parts, subparts and reserved provisions are left out), keyed by ``corpus:id``."""
     docs = build_documents(provisions, mode="own")
-    return [Document(page_content=text, metadata={"id": make_uid(corpus, pid), "corpus": corpus, "provision_id": pid})
-            for pid, text in zip(docs.ids, docs.texts)]
+    return [
+        Document(
+            page_content=text, metadata={"id": make_uid(corpus, pid), "corpus": corpus, "provision_id": pid}
+        )
+        for pid, text in zip(docs.ids, docs.texts)
+    ]
 
 
 def can_bind_tools(chat_model: BaseChatModel) -> bool:
@@ -103,8 +112,13 @@ def neo4j_graph(settings: Settings, *, read_only: bool = False):
     cls = read_only_graph_class() if read_only else _graph_class()
     user, password = (settings.neo4j_user, settings.neo4j_password) if settings.neo4j_password else ("", "")
     try:
-        return cls(url=settings.neo4j_uri, username=user, password=password, database=settings.neo4j_database,
-                   refresh_schema=read_only)
+        return cls(
+            url=settings.neo4j_uri,
+            username=user,
+            password=password,
+            database=settings.neo4j_database,
+            refresh_schema=read_only,
+        )
     except ValueError as e:  # Neo4jGraph reports connection problems as ValueError
         raise StoreError(f"{NAME}: Neo4j at {settings.neo4j_uri}: {e}") from e
 
@@ -136,9 +150,17 @@ class GraphRagLangchain:
     (None when its ids are not citations, e.g. ADGM passage UUIDs, which are then matched exactly).
     """
 
-    def __init__(self, chat_model: BaseChatModel, graph: Any, read_graph_factory: Callable[[], Any], corpus: str,
-                 known: set[str], normalize: Callable[[str], str] | None = None, concurrency: int = 4,
-                 top_k: int = 10) -> None:
+    def __init__(
+        self,
+        chat_model: BaseChatModel,
+        graph: Any,
+        read_graph_factory: Callable[[], Any],
+        corpus: str,
+        known: set[str],
+        normalize: Callable[[str], str] | None = None,
+        concurrency: int = 4,
+        top_k: int = 10,
+    ) -> None:
         from langchain_core.runnables import RunnableLambda
         from langchain_experimental.graph_transformers import LLMGraphTransformer
 
@@ -156,10 +178,14 @@ class GraphRagLangchain:
     # --- building ---
     def built_ids(self) -> set[str]:
         """Provision ids whose Document node already exists for this corpus."""
-        rows = self.graph.query("MATCH (d:Document {corpus: $corpus}) RETURN d.provision_id AS id", {"corpus": self.corpus})
+        rows = self.graph.query(
+            "MATCH (d:Document {corpus: $corpus}) RETURN d.provision_id AS id", {"corpus": self.corpus}
+        )
         return {r["id"] for r in rows}
 
-    def build(self, documents: Sequence[Document], progress: Callable[[int, int], None] | None = None) -> BuildReport:
+    def build(
+        self, documents: Sequence[Document], progress: Callable[[int, int], None] | None = None
+    ) -> BuildReport:
         """Extract and store the graph of every document not built yet; failures are counted, not fatal.
 
         A provision is written only when its extraction succeeded, so a later build retries the failed ones.
@@ -167,7 +193,9 @@ class GraphRagLangchain:
         from bifrost.core.llm import fatal_model_errors
 
         start = time.perf_counter()
-        self.graph.query("CREATE INDEX graph_rag_document_corpus IF NOT EXISTS FOR (d:Document) ON (d.corpus)")
+        self.graph.query(
+            "CREATE INDEX graph_rag_document_corpus IF NOT EXISTS FOR (d:Document) ON (d.corpus)"
+        )
         done = self.built_ids()
         todo = [d for d in documents if d.metadata["provision_id"] not in done]
         report = BuildReport(in_scope=len(documents), existing=len(documents) - len(todo), sent=len(todo))
@@ -186,7 +214,9 @@ class GraphRagLangchain:
                 for doc, graph_doc, error in pool.map(convert, todo[i : i + BATCH]):
                     if error is None:
                         try:
-                            self.graph.add_graph_documents([graph_doc], include_source=True, baseEntityLabel=True)
+                            self.graph.add_graph_documents(
+                                [graph_doc], include_source=True, baseEntityLabel=True
+                            )
                             report.written += 1
                             continue
                         except Exception as e:  # e.g. a label Neo4j rejects
@@ -255,22 +285,31 @@ class GraphRagLangchain:
         named = self.ids_in_text(answer)
         retrieved = [pid for text in strings_in(context) for pid in self.ids_in_text(text)]
         ids = list(dict.fromkeys(named + retrieved))
-        return GraphAnswer(ids, named or list(dict.fromkeys(retrieved)), answer, cypher,
-                           seconds=time.perf_counter() - start)
+        return GraphAnswer(
+            ids, named or list(dict.fromkeys(retrieved)), answer, cypher, seconds=time.perf_counter() - start
+        )
 
     def ids_in_text(self, text: str) -> list[str]:
-        """Provision ids of this corpus in a text, by position (see `bifrost.eval.graph_rag_ids.ids_in_text`)."""
+        """Provision ids of this corpus in a text, by position (see
+        `bifrost.eval.graph_rag_ids.ids_in_text`)."""
         return ids_in_text(text, self.corpus, self.known, self.normalize)
 
     def describe(self) -> dict[str, Any]:
         from bifrost.core.llm import model_id
 
-        return {"kind": NAME, "model": model_id(self.chat_model), "extraction": "tools" if self.tools else "prompt",
-                "top_k": self.top_k, "question_errors": self.n_errors, "first_errors": self.errors[:3]}
+        return {
+            "kind": NAME,
+            "model": model_id(self.chat_model),
+            "extraction": "tools" if self.tools else "prompt",
+            "top_k": self.top_k,
+            "question_errors": self.n_errors,
+            "first_errors": self.errors[:3],
+        }
 
 
 def parse_subparts(value: Any) -> list[str]:
-    """Subparts from a system parameter: ``L+M+P+X`` (commas separate systems on the command line) or a list."""
+    """Subparts from a system parameter: ``L+M+P+X`` (commas separate systems on the command line) or a
+    list."""
     if value is None:
         return []
     items = value if isinstance(value, (list, tuple)) else re.split(r"[+;/\s]+", str(value))
@@ -287,12 +326,22 @@ class GraphRagLangchainSystem:
 
     name = NAME
 
-    def __init__(self, settings: Settings, chat_model: BaseChatModel | None = None, subparts: Any = None,
-                 limit: int | None = None, top_k: int = 10) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        chat_model: BaseChatModel | None = None,
+        subparts: Any = None,
+        limit: int | None = None,
+        top_k: int = 10,
+    ) -> None:
         if limit is not None and int(limit) <= 0:
             raise ValueError(f"{NAME}: limit must be > 0, got {limit}")
         self.settings, self.chat_model = settings, chat_model
-        self.subparts, self.limit, self.top_k = parse_subparts(subparts), (int(limit) if limit else None), int(top_k)
+        self.subparts, self.limit, self.top_k = (
+            parse_subparts(subparts),
+            (int(limit) if limit else None),
+            int(top_k),
+        )
         self.rag: GraphRagLangchain | None = None
         self.report: BuildReport | None = None
 
@@ -318,21 +367,35 @@ class GraphRagLangchainSystem:
             resources.close()
         provisions = load_provisions(self.settings, corpus)
         if not provisions:
-            raise ValueError(f"{NAME}: corpus {corpus!r} has no provisions; run `bifrost ingest --corpus {corpus}`")
+            raise ValueError(
+                f"{NAME}: corpus {corpus!r} has no provisions; run `bifrost ingest --corpus {corpus}`"
+            )
         docs = provision_documents(corpus, self.scope(provisions))
         docs = docs[: self.limit] if self.limit else docs
         if not docs:
-            raise ValueError(f"{NAME}: no provision with text in scope (subparts={'+'.join(self.subparts) or 'all'}) "
-                             f"of corpus {corpus!r}")
+            raise ValueError(
+                f"{NAME}: no provision with text in scope (subparts={'+'.join(self.subparts) or 'all'}) "
+                f"of corpus {corpus!r}"
+            )
         self.rag = GraphRagLangchain(
-            model, neo4j_graph(self.settings), lambda: neo4j_graph(self.settings, read_only=True), corpus,
-            {p.id for p in provisions}, pack.normalize, self.settings.llm_concurrency, self.top_k,
+            model,
+            neo4j_graph(self.settings),
+            lambda: neo4j_graph(self.settings, read_only=True),
+            corpus,
+            {p.id for p in provisions},
+            pack.normalize,
+            self.settings.llm_concurrency,
+            self.top_k,
         )
         self.report = self.rag.build(docs)
         log.info("%s: graph of %s: %s", NAME, corpus, self.report)
-        if self.report.failed and not (self.report.written or self.report.existing):  # e.g. the model is unreachable
-            raise SystemUnavailable(f"{NAME}: no provision could be turned into a graph ({self.report.failed} failed; "
-                                    f"first: {self.report.errors[0]}); skipped")
+        if self.report.failed and not (
+            self.report.written or self.report.existing
+        ):  # e.g. the model is unreachable
+            raise SystemUnavailable(
+                f"{NAME}: no provision could be turned into a graph ({self.report.failed} failed; "
+                f"first: {self.report.errors[0]}); skipped"
+            )
 
     def search(self, question: str, k: int) -> SystemResult:
         if self.rag is None:
@@ -341,8 +404,13 @@ class GraphRagLangchainSystem:
         info: dict[str, Any] = {"cypher": got.cypher}
         if got.error:
             info["error"] = got.error
-        return SystemResult(ranked=[(pid, 1.0 / (i + 1)) for i, pid in enumerate(got.ids)], cited=got.cited,
-                            seconds=got.seconds, refused=not got.ids and got.error is None, info=info)
+        return SystemResult(
+            ranked=[(pid, 1.0 / (i + 1)) for i, pid in enumerate(got.ids)],
+            cited=got.cited,
+            seconds=got.seconds,
+            refused=not got.ids and got.error is None,
+            info=info,
+        )
 
     def describe(self) -> dict[str, Any]:
         out: dict[str, Any] = self.rag.describe() if self.rag else {"kind": NAME}

@@ -16,8 +16,10 @@ from bifrost.graph_builders.jurisdictions.registry import pack_of
 __all__ = ["Related", "SectionOf", "hierarchy_for"]
 
 
-def hierarchy_for(corpus: str, jurisdiction: str | None,
-                  provisions: Callable[[], Iterable[Provision]]) -> tuple[Related, SectionOf]:
-    """The hierarchy of ``corpus`` (stored ``jurisdiction``, else its spec's); ``provisions()`` is read only by
+def hierarchy_for(
+    corpus: str, jurisdiction: str | None, provisions: Callable[[], Iterable[Provision]]
+) -> tuple[Related, SectionOf]:
+    """The hierarchy of ``corpus`` (stored ``jurisdiction``, else its spec's); ``provisions()`` is read only
+    by
     a pack whose ids carry no structure."""
     return pack_of(corpus, jurisdiction).hierarchy(provisions)

@@ -81,7 +81,9 @@ def ranking_metrics(
         ids = dedupe(runs.get(q, []))
         run[q] = {d: float(len(ids) - i) for i, d in enumerate(ids)} or {"__none__": 0.0}
     ks = ",".join(str(k) for k in sorted(set(k_values)))
-    ev = pytrec_eval.RelevanceEvaluator(qrel, {f"recall.{ks}", f"success.{ks}", "map_cut.10", "ndcg_cut.10", "recip_rank"})
+    ev = pytrec_eval.RelevanceEvaluator(
+        qrel, {f"recall.{ks}", f"success.{ks}", "map_cut.10", "ndcg_cut.10", "recip_rank"}
+    )
     res = ev.evaluate(run)
     out = {}
     for q, m in res.items():
@@ -93,7 +95,8 @@ def ranking_metrics(
 
 
 def both_at(ranked: Sequence[str], src: Sequence[str], tgt: Sequence[str], k: int) -> float:
-    """Both@k of a cross-reference question: 1 when a source passage and a cited passage are both in the top k."""
+    """Both@k of a cross-reference question: 1 when a source passage and a cited passage are both in the
+    top k."""
     top = set(dedupe(ranked)[:k])
     return float(bool(top & set(src)) and bool(top & set(tgt)))
 

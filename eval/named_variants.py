@@ -44,7 +44,9 @@ def cfr_variants(ids: Sequence[str], n: int = 60, seed: int = 0) -> list[Questio
         style, write = styles[i % len(styles)]
         cite = write(m["sec"], m["labels"])
         ask = ASKS[(i // len(styles)) % len(ASKS)]
-        out.append(Question(id=f"named-{i:02d}", question=ask.format(c=cite), gold=(pid,), extra={"style": style}))
+        out.append(
+            Question(id=f"named-{i:02d}", question=ask.format(c=cite), gold=(pid,), extra={"style": style})
+        )
     return out
 
 
@@ -57,7 +59,8 @@ ADGM_STYLES: dict[str, Callable[[str, str, str], str]] = {
 
 
 def adgm_variants(passages: Sequence[tuple[str, str, str]], n: int = 30, seed: int = 0) -> list[Question]:
-    """``n`` questions naming an ADGM rule of a named rulebook (``passages``: id, printed number, the rulebook's
+    """``n`` questions naming an ADGM rule of a named rulebook (``passages``: id, printed number, the
+    rulebook's
     citing name), each in one style and one way of asking; gold is the passage."""
     rng = random.Random(seed)
     rules = sorted((pid, m, doc) for pid, heading, doc in passages if (m := _RULE.match(heading)) and doc)
@@ -68,5 +71,9 @@ def adgm_variants(passages: Sequence[tuple[str, str, str]], n: int = 30, seed: i
         style, write = styles[i % len(styles)]
         cite = write(doc, m["num"], m["labels"].replace(".", ""))
         ask = ASKS[(i // len(styles)) % len(ASKS)]
-        out.append(Question(id=f"named-adgm-{i:02d}", question=ask.format(c=cite), gold=(pid,), extra={"style": style}))
+        out.append(
+            Question(
+                id=f"named-adgm-{i:02d}", question=ask.format(c=cite), gold=(pid,), extra={"style": style}
+            )
+        )
     return out

@@ -28,6 +28,12 @@ def bank_overlap(settings: Settings, corpus: str, questions: Sequence[Question])
     own = [q.id for q in questions if keys.intersection(own_answers(q))]
     if own:
         more = f" and {len(own) - NAMED} more" if len(own) > NAMED else ""
-        log.warning("%d scored question(s) have their own precedent in the bank of %s, left out when each is answered: %s%s",
-                    len(own), corpus, ", ".join(own[:NAMED]), more)
+        log.warning(
+            "%d scored question(s) have their own precedent in the bank of %s, left out when each is "
+            "answered: %s%s",
+            len(own),
+            corpus,
+            ", ".join(own[:NAMED]),
+            more,
+        )
     return {"bank": len(bank), "own_removed": len(own), "questions": own}

@@ -1,4 +1,5 @@
-"""Question files as the trainers and evaluations read them: each checked against the corpus's ids, merged so a
+"""Question files as the trainers and evaluations read them: each checked against the corpus's ids, merged so
+a
 question in several files counts once, and named by file (`osha-loi-dev`)."""
 
 from __future__ import annotations
@@ -14,12 +15,17 @@ Say = Callable[[str], None]
 
 
 def read_sets(
-    settings: Settings, paths: Sequence[Path], corpus: str | None = None, say: Say | None = None,
+    settings: Settings,
+    paths: Sequence[Path],
+    corpus: str | None = None,
+    say: Say | None = None,
 ) -> list[QuestionSet]:
     """The question files, each checked against the provision ids of ``corpus`` when given (`check_gold`)."""
     shared = settings.resolve_shared_dir()
-    sets = [load_questions(path, "auto", documents_dir=(shared / "corpora/adgm/documents") if shared else None)
-            for path in paths]
+    sets = [
+        load_questions(path, "auto", documents_dir=(shared / "corpora/adgm/documents") if shared else None)
+        for path in paths
+    ]
     if corpus is not None and sets:
         known = corpus_ids(settings, corpus)
         for qset in sets:
@@ -28,7 +34,10 @@ def read_sets(
 
 
 def load_sets(
-    settings: Settings, paths: Sequence[Path], corpus: str | None = None, say: Say | None = None,
+    settings: Settings,
+    paths: Sequence[Path],
+    corpus: str | None = None,
+    say: Say | None = None,
 ) -> tuple[list[Question], list[dict[str, str]]]:
     """Questions of every file, a question in several files once (`merge_sets`), and the files' hashes."""
     sets = read_sets(settings, paths, corpus, say)
@@ -37,7 +46,8 @@ def load_sets(
 
 
 def set_names(paths: Sequence[Path]) -> list[str]:
-    """A name per question file: its stem (``osha-loi-dev``), made unique with a number when two files share it."""
+    """A name per question file: its stem (``osha-loi-dev``), made unique with a number when two files
+    share it."""
     names: list[str] = []
     for path in paths:
         stem = Path(path).stem
@@ -46,10 +56,14 @@ def set_names(paths: Sequence[Path]) -> list[str]:
 
 
 def load_questions_by_file(
-    settings: Settings, paths: Sequence[Path], corpus: str | None = None, say: Say | None = None,
+    settings: Settings,
+    paths: Sequence[Path],
+    corpus: str | None = None,
+    say: Say | None = None,
 ) -> tuple[list[tuple[Question, str]], list[dict[str, str]]]:
     """Every question with the stem of its file (a question in several files once, from the first:
-    `merge_sets`), and the files' hashes; with ``corpus``, each file's gold is checked first (`check_gold`)."""
+    `merge_sets`), and the files' hashes; with ``corpus``, each file's gold is checked first
+    (`check_gold`)."""
     sets = read_sets(settings, paths, corpus, say)
     hashes = [{"path": str(path), "sha256": qset.sha256} for path, qset in zip(paths, sets)]
     return [(q, Path(qset.path).stem) for q, qset in merge_sets(sets, say)], hashes

@@ -65,7 +65,9 @@ class QuestionSet(BaseModel):
     format: str
     sha256: str
     questions: list[Question]
-    where: list[str] = Field(default_factory=list, description="Each question's place in the file: 'line N' or 'item N'")
+    where: list[str] = Field(
+        default_factory=list, description="Each question's place in the file: 'line N' or 'item N'"
+    )
 
     def place(self, n: int) -> str:
         """Where question ``n`` is in the file (``item n`` when the loader did not say)."""
@@ -149,7 +151,9 @@ class PassageIndex:
     def __init__(self, passages: Iterable[dict[str, Any]]) -> None:
         self._by_key: dict[tuple[int, str], list[tuple[str, str]]] = defaultdict(list)
         for p in passages:
-            self._by_key[(int(p["DocumentID"]), str(p["PassageID"]))].append((str(p["ID"]), p.get("Passage", "")))
+            self._by_key[(int(p["DocumentID"]), str(p["PassageID"]))].append(
+                (str(p["ID"]), p.get("Passage", ""))
+            )
 
     @classmethod
     def from_dir(cls, documents_dir: Path) -> PassageIndex:
@@ -196,7 +200,9 @@ def load_obliqa(path: Path, documents_dir: Path) -> list[Question]:
             for p in obj["Passages"]:
                 uid = p.get("ID") or index.resolve(p["DocumentID"], p["PassageID"], p.get("Passage", ""))
                 if uid is None:
-                    raise ValueError(f"passage ({p['DocumentID']}, {p['PassageID']!r}) is not in {documents_dir}")
+                    raise ValueError(
+                        f"passage ({p['DocumentID']}, {p['PassageID']!r}) is not in {documents_dir}"
+                    )
                 gold.append(uid)
             out.append(_obliqa_record(obj, tuple(dict.fromkeys(gold))))
         except (KeyError, TypeError, ValueError, ValidationError) as e:
@@ -275,23 +281,30 @@ def load_questions(
         qs = load_obliqa_mp(path, qrels_path)
     else:
         raise QuestionFileError(path, f"unknown format {fmt!r}; use auto, jsonl, obliqa or obliqa-mp")
-    return QuestionSet(path=str(path), format=fmt, sha256=file_sha256(path), questions=qs, where=_places(path, fmt, len(qs)))
+    return QuestionSet(
+        path=str(path), format=fmt, sha256=file_sha256(path), questions=qs, where=_places(path, fmt, len(qs))
+    )
 
 
 def _places(path: Path, fmt: str, n: int) -> list[str]:
-    """Where each of the ``n`` questions is: its line (JSONL: one question per non-blank line), else its item."""
+    """Where each of the ``n`` questions is: its line (JSONL: one question per non-blank line), else its
+    item."""
     if fmt == "jsonl":
         return [f"line {i}" for i, line in enumerate(_read_text(path).splitlines(), start=1) if line.strip()]
     return [f"item {i}" for i in range(n)]
 
 
 def check_gold(
-    questions: QuestionSet, known_ids: Collection[str], corpus: str = "the corpus", say: Say | None = None,
+    questions: QuestionSet,
+    known_ids: Collection[str],
+    corpus: str = "the corpus",
+    say: Say | None = None,
 ) -> None:
     """Refuse, in one line naming the file, the line (or item) and the ids, a set a corpus cannot score:
     an answerable question without gold, or one none of whose gold ids is a provision of the corpus.
     Exact ids only: an ancestor or a descendant of a stored provision is not it. A question with part
-    of its gold absent is kept as it is (that gold cannot be retrieved), with a note (``say``, else a warning)."""
+    of its gold absent is kept as it is (that gold cannot be retrieved), with a note (``say``, else a
+    warning)."""
     for n, q in enumerate(questions.questions):
         where = f"{questions.place(n)}: question {q.id!r}"
         if q.answerable and not q.gold:
@@ -300,10 +313,14 @@ def check_gold(
         if not absent:
             continue
         if all(g not in known_ids for g in q.gold):
-            raise QuestionFileError(questions.path, f"{where}: gold {absent} is not a provision of {corpus}; "
-                                                    "correct the id or drop the question")
-        (say or log.warning)(f"{questions.path}: {where}: gold {absent} is not a provision of {corpus}; "
-                             "kept, as gold no system can retrieve")
+            raise QuestionFileError(
+                questions.path,
+                f"{where}: gold {absent} is not a provision of {corpus}; correct the id or drop the question",
+            )
+        (say or log.warning)(
+            f"{questions.path}: {where}: gold {absent} is not a provision of {corpus}; "
+            "kept, as gold no system can retrieve"
+        )
 
 
 def merge_sets(sets: Sequence[QuestionSet], say: Say | None = None) -> list[tuple[Question, QuestionSet]]:
@@ -322,12 +339,17 @@ def merge_sets(sets: Sequence[QuestionSet], say: Say | None = None) -> list[tupl
                 continue
             seen, where = first[q.id]
             if seen.question != q.question:
-                raise QuestionFileError(qset.path, f"{qset.place(n)}: question id {q.id!r} is also in {where.path} "
-                                                   "with another text; give one of them a new id")
+                raise QuestionFileError(
+                    qset.path,
+                    f"{qset.place(n)}: question id {q.id!r} is also in {where.path} "
+                    "with another text; give one of them a new id",
+                )
             again[where.path] += 1
             other_gold[where.path] += seen.gold != q.gold
         for path, count in again.items():
             differ = f" ({other_gold[path]} with other gold there)" if other_gold[path] else ""
-            (say or log.info)(f"{count} question{'s' if count > 1 else ''} of {qset.path} {'are' if count > 1 else 'is'} "
-                              f"also in {path} (same id and text): counted once, from {path}{differ}")
+            (say or log.info)(
+                f"{count} question{'s' if count > 1 else ''} of {qset.path} {'are' if count > 1 else 'is'} "
+                f"also in {path} (same id and text): counted once, from {path}{differ}"
+            )
     return out

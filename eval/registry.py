@@ -93,7 +93,9 @@ class SystemRegistry:
     def create(self, spec: SystemSpec, settings: Settings, corpus: str) -> System:
         factory = self._factories.get(spec.name)
         if factory is None:
-            raise UnknownSystemError(f"unknown system {spec.name!r}; known systems: {', '.join(self.known())}")
+            raise UnknownSystemError(
+                f"unknown system {spec.name!r}; known systems: {', '.join(self.known())}"
+            )
         try:
             system = factory(settings, corpus, **spec.params)
         except BadSystemParameters as e:
@@ -105,7 +107,11 @@ class SystemRegistry:
 
 
 def _cite(params: dict[str, Any]) -> CiteRule:
-    return CiteRule(kind=params.pop("cite", "top"), n=int(params.pop("cite_n", 3)), ratio=float(params.pop("cite_ratio", 0.9)))
+    return CiteRule(
+        kind=params.pop("cite", "top"),
+        n=int(params.pop("cite_n", 3)),
+        ratio=float(params.pop("cite_ratio", 0.9)),
+    )
 
 
 def bm25_factory(settings: Settings, corpus: str, **params: Any) -> System:
@@ -133,8 +139,13 @@ def rrf_factory(settings: Settings, corpus: str, **params: Any) -> System:
     cite = _cite(params)
     mode, edition = params.pop("mode", "context"), params.pop("edition", None)
     glossary = load_glossary(params.pop("glossary", ""))
-    ranker = RrfRanker([Bm25Ranker(settings, mode=mode, edition=edition, glossary=glossary),
-                        DenseRanker(settings, mode=mode, edition=edition)], **params)
+    ranker = RrfRanker(
+        [
+            Bm25Ranker(settings, mode=mode, edition=edition, glossary=glossary),
+            DenseRanker(settings, mode=mode, edition=edition),
+        ],
+        **params,
+    )
     return RankerSystem("rrf", ranker, cite)
 
 

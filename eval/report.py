@@ -18,32 +18,51 @@ def _ci(m: dict[str, Any] | None) -> str:
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] + ["| " + " | ".join(r) + " |" for r in rows]
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] + [
+        "| " + " | ".join(r) + " |" for r in rows
+    ]
 
 
 def render_report(doc: dict[str, Any], pngs: list[str]) -> str:
     """The run as Markdown: set metrics, ranking metrics, breakdown, answerability, significance."""
     meta, systems = doc["meta"], doc["systems"]
     q = meta["questions"]
-    lines = [f"# Evaluation: {meta['corpus']}", "",
-             f"- questions: `{q['path']}` ({q['format']}, {q['n_run']} of {q['n_file']}, sha256 `{q['sha256'][:16]}…`)",
-             f"- date: {meta['date']}; embedding model: {meta['embedding_model']}; chat model: {meta['llm_model'] or 'none'}",
-             f"- cited set: {meta['cited_rule_doc']}", "- 95% bootstrap CIs in brackets", ""]
+    lines = [
+        f"# Evaluation: {meta['corpus']}",
+        "",
+        f"- questions: `{q['path']}` ({q['format']}, {q['n_run']} of {q['n_file']}, sha256 "
+        f"`{q['sha256'][:16]}…`)",
+        f"- date: {meta['date']}; embedding model: {meta['embedding_model']}; chat model: "
+        f"{meta['llm_model'] or 'none'}",
+        f"- cited set: {meta['cited_rule_doc']}",
+        "- 95% bootstrap CIs in brackets",
+        "",
+    ]
     names = list(systems)
     lines += ["## Cited-set precision, recall, F1 (paper eq. 4-6)", ""]
     rows = []
     for n in names:
         m = systems[n]["metrics"]
         for label, suf in (("exact", ""), ("hierarchy", "_h"), ("section", "_sec")):
-            rows.append([n, label, _ci(m.get(f"precision{suf}")), _ci(m.get(f"recall{suf}")), _ci(m.get(f"f1{suf}"))])
+            rows.append(
+                [n, label, _ci(m.get(f"precision{suf}")), _ci(m.get(f"recall{suf}")), _ci(m.get(f"f1{suf}"))]
+            )
     lines += _table(["system", "match", "precision", "recall", "F1"], rows) + [""]
     ks = meta["k_values"]
     lines += ["## Ranking", ""]
     rank_cols = [f"recall@{k}" for k in ks] + ["map@10", "ndcg@10", "mrr"] + [f"hit@{k}" for k in ks]
     if any("both@10" in systems[n]["metrics"] for n in names):  # cross-reference questions (src and tgt)
         rank_cols += [f"both@{k}" for k in ks]
-    rows = [[n] + [_ci(systems[n]["metrics"].get(c)) if c in ("recall@10", "map@10", "ndcg@10", "both@10")
-                   else _f((systems[n]["metrics"].get(c) or {}).get("mean")) for c in rank_cols] for n in names]
+    rows = [
+        [n]
+        + [
+            _ci(systems[n]["metrics"].get(c))
+            if c in ("recall@10", "map@10", "ndcg@10", "both@10")
+            else _f((systems[n]["metrics"].get(c) or {}).get("mean"))
+            for c in rank_cols
+        ]
+        for n in names
+    ]
     lines += _table(["system"] + rank_cols, rows) + [""]
     groups = sorted({g for n in names for g in systems[n]["by_group"]})
     if groups:
@@ -53,20 +72,44 @@ def render_report(doc: dict[str, Any], pngs: list[str]) -> str:
             for n in names:
                 b = systems[n]["by_group"].get(g)
                 if b:
-                    rows.append([g, n, str(int(b["n"])), _f(b.get("f1")), _f(b.get("f1_h")), _f(b.get("recall@10"))])
+                    rows.append(
+                        [g, n, str(int(b["n"])), _f(b.get("f1")), _f(b.get("f1_h")), _f(b.get("recall@10"))]
+                    )
         lines += _table(["group", "system", "n", "F1", "F1 (hier.)", "Recall@10"], rows) + [""]
     lines += ["## Answerability and timing", ""]
-    rows = [[n, _f(systems[n]["answerability"].get("auroc_top_score")),
-             _f(systems[n]["answerability"].get("refusal_rate_unanswerable")),
-             _f(systems[n]["answerability"].get("false_refusal_rate")),
-             _f(meta["systems"][n]["warm_up_seconds"], 1), _f(systems[n]["metrics"]["seconds"]["mean"] * 1000, 1)]
-            for n in names]
-    lines += _table(["system", "AUROC (top score)", "refusal (unanswerable)", "false refusal", "warm-up s", "ms / question"], rows) + [""]
+    rows = [
+        [
+            n,
+            _f(systems[n]["answerability"].get("auroc_top_score")),
+            _f(systems[n]["answerability"].get("refusal_rate_unanswerable")),
+            _f(systems[n]["answerability"].get("false_refusal_rate")),
+            _f(meta["systems"][n]["warm_up_seconds"], 1),
+            _f(systems[n]["metrics"]["seconds"]["mean"] * 1000, 1),
+        ]
+        for n in names
+    ]
+    lines += _table(
+        [
+            "system",
+            "AUROC (top score)",
+            "refusal (unanswerable)",
+            "false refusal",
+            "warm-up s",
+            "ms / question",
+        ],
+        rows,
+    ) + [""]
     lines += _significance(doc.get("significance") or {})
     if doc.get("skipped"):
-        lines += ["## Skipped systems", ""] + [f"- **{n}**: {why}" for n, why in doc["skipped"].items()] + [""]
+        lines += (
+            ["## Skipped systems", ""] + [f"- **{n}**: {why}" for n, why in doc["skipped"].items()] + [""]
+        )
     if doc.get("failed"):
-        lines += ["## Failed systems (not scored)", ""] + [f"- **{n}**: {why}" for n, why in doc["failed"].items()] + [""]
+        lines += (
+            ["## Failed systems (not scored)", ""]
+            + [f"- **{n}**: {why}" for n, why in doc["failed"].items()]
+            + [""]
+        )
     if pngs:
         lines += ["## Plots", ""] + [f"![{p}]({p})" for p in pngs] + [""]
     return "\n".join(lines)
@@ -82,14 +125,28 @@ def _significance(sig: dict[str, Any]) -> list[str]:
         for m, v in c["metrics"].items():
             rows.append([n, m, _f(v["mean_a"]), _f(v["mean_b"]), _f(v["diff"], 3), _f(v["wilcoxon_p"], 4)])
     lines += _table(["system", "metric", ref, "system", "diff", "Wilcoxon p"], rows) + [""]
-    rows = [[n, str(c["mcnemar"]["only_a"]), str(c["mcnemar"]["only_b"]), _f(c["mcnemar"]["pvalue"], 4),
-             str(len(c["fixed"])), str(len(c["broken"]))] for n, c in sig["vs_reference"].items()]
-    lines += _table(["system", f"hit@10 only {ref}", "hit@10 only system", "McNemar exact p", "fixed", "broken"], rows) + [""]
+    rows = [
+        [
+            n,
+            str(c["mcnemar"]["only_a"]),
+            str(c["mcnemar"]["only_b"]),
+            _f(c["mcnemar"]["pvalue"], 4),
+            str(len(c["fixed"])),
+            str(len(c["broken"])),
+        ]
+        for n, c in sig["vs_reference"].items()
+    ]
+    lines += _table(
+        ["system", f"hit@10 only {ref}", "hit@10 only system", "McNemar exact p", "fixed", "broken"], rows
+    ) + [""]
     for key in ("friedman_f1", "friedman_recall@10"):
         if key in sig:
             fr = sig[key]
-            lines.append(f"- {key.replace('_', ' ', 1)}: chi2 = {_f(fr['statistic'], 2)}, p = {_f(fr['pvalue'], 4)}; "
-                         "pairwise Wilcoxon (Holm): " + ", ".join(f"{k} p={_f(v, 4)}" for k, v in fr["pairwise_holm"].items()))
+            lines.append(
+                f"- {key.replace('_', ' ', 1)}: chi2 = {_f(fr['statistic'], 2)}, p = {_f(fr['pvalue'], 4)}; "
+                "pairwise Wilcoxon (Holm): "
+                + ", ".join(f"{k} p={_f(v, 4)}" for k, v in fr["pairwise_holm"].items())
+            )
     return lines + [""]
 
 
@@ -123,7 +180,12 @@ def save_plots(out_dir: Path, doc: dict[str, Any]) -> list[Path]:
         plt.close(fig)
     fig, ax = plt.subplots(figsize=(5, 4))
     for n in names:
-        ax.plot(ks, [(systems[n]["metrics"].get(f"recall@{k}") or {}).get("mean") or 0.0 for k in ks], marker="o", label=n)
+        ax.plot(
+            ks,
+            [(systems[n]["metrics"].get(f"recall@{k}") or {}).get("mean") or 0.0 for k in ks],
+            marker="o",
+            label=n,
+        )
     ax.set_xlabel("k")
     ax.set_ylabel("Recall@k")
     ax.set_ylim(0, 1)

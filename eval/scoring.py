@@ -8,12 +8,30 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bifrost.eval.hierarchy import Related, SectionOf
-from bifrost.eval.metrics import answerability_auroc, both_at, hierarchy_prf, ranking_metrics, refusal_rates, section_prf, set_prf
+from bifrost.eval.metrics import (
+    answerability_auroc,
+    both_at,
+    hierarchy_prf,
+    ranking_metrics,
+    refusal_rates,
+    section_prf,
+    set_prf,
+)
 from bifrost.eval.questions import Question
 from bifrost.eval.stats import bootstrap_ci
 from bifrost.retrieval.base import SystemResult
 
-SET_METRICS = ("precision", "recall", "f1", "precision_h", "recall_h", "f1_h", "precision_sec", "recall_sec", "f1_sec")
+SET_METRICS = (
+    "precision",
+    "recall",
+    "f1",
+    "precision_h",
+    "recall_h",
+    "f1_h",
+    "precision_sec",
+    "recall_sec",
+    "f1_sec",
+)
 HEADLINE = ("f1", "f1_h", "f1_sec", "recall@10", "map@10", "ndcg@10", "mrr")
 
 
@@ -26,7 +44,9 @@ class Scored:
     metrics: dict[str, float]
 
 
-def set_metrics(cited: Sequence[str], gold: Sequence[str], related: Related, section_of: SectionOf) -> dict[str, float]:
+def set_metrics(
+    cited: Sequence[str], gold: Sequence[str], related: Related, section_of: SectionOf
+) -> dict[str, float]:
     """Exact, hierarchy and section P/R/F1 of a cited set (nan when gold is empty)."""
     if not gold:
         return {m: math.nan for m in SET_METRICS}
@@ -41,8 +61,11 @@ def set_metrics(cited: Sequence[str], gold: Sequence[str], related: Related, sec
 
 
 def score_system(
-    questions: Sequence[Question], results: Sequence[SystemResult], k_values: Sequence[int],
-    related: Related, section_of: SectionOf,
+    questions: Sequence[Question],
+    results: Sequence[SystemResult],
+    k_values: Sequence[int],
+    related: Related,
+    section_of: SectionOf,
 ) -> list[Scored]:
     """Per-question metrics for one system (ranking metrics through trec_eval when installed)."""
     runs = {q.id: [pid for pid, _ in r.ranked] for q, r in zip(questions, results)}
@@ -67,7 +90,9 @@ def score_system(
 
 def summarize(scored: Sequence[Scored], seed: int = 0) -> dict[str, dict[str, float]]:
     """Mean and 95% bootstrap CI of every metric over the questions where it is defined."""
-    names = list(dict.fromkeys(n for s in scored for n in s.metrics if n not in ("top_score", "refused", "not_stated")))
+    names = list(
+        dict.fromkeys(n for s in scored for n in s.metrics if n not in ("top_score", "refused", "not_stated"))
+    )
     return {n: bootstrap_ci([s.metrics.get(n, math.nan) for s in scored], seed=seed).as_dict() for n in names}
 
 
@@ -75,8 +100,10 @@ def answerability(scored: Sequence[Scored]) -> dict[str, float]:
     """AUROC of the top score for answerable vs not, and refusal rates."""
     ans = [s.question.answerable for s in scored]
     top = [s.metrics["top_score"] if math.isfinite(s.metrics["top_score"]) else -1e9 for s in scored]
-    out = {"auroc_top_score": answerability_auroc(ans, top),
-           **refusal_rates(ans, [bool(s.metrics["refused"]) for s in scored])}
+    out = {
+        "auroc_top_score": answerability_auroc(ans, top),
+        **refusal_rates(ans, [bool(s.metrics["refused"]) for s in scored]),
+    }
     if any("not_stated" in s.metrics for s in scored):  # three outcomes: answered, not stated, refused
         refused = [bool(s.metrics["refused"]) and not s.metrics.get("not_stated") for s in scored]
         open_ = [bool(s.metrics.get("not_stated")) for s in scored]
@@ -90,7 +117,8 @@ def answerability(scored: Sequence[Scored]) -> dict[str, float]:
 
 
 def by_group(scored: Sequence[Scored], metrics: Sequence[str] = HEADLINE) -> dict[str, dict[str, float]]:
-    """Mean of headline metrics per question group (subpart, or ObliQA group); a question may be in several."""
+    """Mean of headline metrics per question group (subpart, or ObliQA group); a question may be in
+    several."""
     groups: dict[str, list[Scored]] = defaultdict(list)
     for s in scored:
         for g in s.question.groups:

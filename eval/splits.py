@@ -31,8 +31,10 @@ def refuse_overlap(trained: Iterable[str], held: Iterable[tuple[str, str, str]])
     seen = {question_key(t) for t in trained}
     for name, qid, text in held:
         if question_key(text) in seen:
-            raise ValueError(f"held-out set {name}: question {qid!r} is also a training question; a held-out set "
-                             "must not be trained on")
+            raise ValueError(
+                f"held-out set {name}: question {qid!r} is also a training question; a held-out set "
+                "must not be trained on"
+            )
 
 
 def fold_of(item_id: str, folds: int, salt: str = "") -> int:
@@ -59,5 +61,11 @@ def leave_one_set_out(sources: Sequence[str]) -> list[Split]:
     names = list(dict.fromkeys(sources))
     if len(names) < 2:
         return []
-    return [Split(name, tuple(i for i, s in enumerate(sources) if s != name), tuple(i for i, s in enumerate(sources) if s == name))
-            for name in names]
+    return [
+        Split(
+            name,
+            tuple(i for i, s in enumerate(sources) if s != name),
+            tuple(i for i, s in enumerate(sources) if s == name),
+        )
+        for name in names
+    ]

@@ -32,7 +32,9 @@ def finite(values: Sequence[float]) -> np.ndarray:
     return a[~np.isnan(a)]
 
 
-def bootstrap_ci(values: Sequence[float], confidence: float = 0.95, n_resamples: int = 2000, seed: int = 0) -> CI:
+def bootstrap_ci(
+    values: Sequence[float], confidence: float = 0.95, n_resamples: int = 2000, seed: int = 0
+) -> CI:
     """Percentile bootstrap CI of the mean (scipy.stats.bootstrap); NaNs dropped, constant data -> point."""
     a = finite(values)
     if a.size == 0:
@@ -40,8 +42,14 @@ def bootstrap_ci(values: Sequence[float], confidence: float = 0.95, n_resamples:
     m = float(a.mean())
     if a.size == 1 or np.all(a == a[0]):
         return CI(m, m, m, int(a.size))
-    res = stats.bootstrap((a,), np.mean, confidence_level=confidence, n_resamples=n_resamples,
-                          method="percentile", random_state=np.random.default_rng(seed))
+    res = stats.bootstrap(
+        (a,),
+        np.mean,
+        confidence_level=confidence,
+        n_resamples=n_resamples,
+        method="percentile",
+        random_state=np.random.default_rng(seed),
+    )
     return CI(m, float(res.confidence_interval.low), float(res.confidence_interval.high), int(a.size))
 
 
@@ -86,7 +94,9 @@ def friedman(scores: Mapping[str, Sequence[float]]) -> Friedman:
         stat, p = 0.0, 1.0
     else:
         stat, p = (float(v) for v in stats.friedmanchisquare(*mat))
-    pair = {f"{a} vs {b}": wilcoxon_p(scores[a], scores[b]) for i, a in enumerate(names) for b in names[i + 1 :]}
+    pair = {
+        f"{a} vs {b}": wilcoxon_p(scores[a], scores[b]) for i, a in enumerate(names) for b in names[i + 1 :]
+    }
     return Friedman(stat, p, pair, holm(pair))
 
 
@@ -129,8 +139,13 @@ def auroc(labels: Sequence[bool], scores: Sequence[float]) -> float:
     return float((ranks[y].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
 
 
-def bootstrap_auroc(labels: Sequence[bool], scores: Sequence[float], confidence: float = 0.95,
-                    n_resamples: int = 2000, seed: int = 0) -> CI:
+def bootstrap_auroc(
+    labels: Sequence[bool],
+    scores: Sequence[float],
+    confidence: float = 0.95,
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> CI:
     """AUROC with a percentile bootstrap CI over questions (resamples holding one class are skipped)."""
     y = np.asarray(labels, dtype=bool)
     s = np.asarray(scores, dtype=float)

@@ -1,8 +1,11 @@
-"""How `ask`'s verdicts fare on labelled yes/no questions: per question set, how many are labelled, how many get
-a verdict, right and wrong ones (a yes or no where the label differs; any verdict on a question the corpus does
+"""How `ask`'s verdicts fare on labelled yes/no questions: per question set, how many are labelled, how many
+get
+a verdict, right and wrong ones (a yes or no where the label differs; any verdict on a question the corpus
+does
 not answer), each question answered as `ask` answers it with its own precedent left out.
 
-    HF_HUB_OFFLINE=1 python -m bifrost.eval.verdicts --home .bifrost-demo -q eval/questions/osha-natural-dev.jsonl
+    HF_HUB_OFFLINE=1 python -m bifrost.eval.verdicts --home .bifrost-demo -q
+    eval/questions/osha-natural-dev.jsonl
 """
 
 from __future__ import annotations
@@ -18,11 +21,22 @@ def tally(pairs: Sequence[tuple[dict[str, Any], str | None]]) -> dict[str, Any]:
     """Figures of (question, verdict given) pairs: labelled, given, right, wrong, wrong ones named."""
     labelled = [(q, got) for q, got in pairs if q.get("verdict") or q.get("answerable") is False]
     given = [(q, got) for q, got in labelled if got is not None]
-    wrong = [(q, got) for q, got in given if q.get("answerable") is False or (got in ("yes", "no") and got != q.get("verdict"))]
+    wrong = [
+        (q, got)
+        for q, got in given
+        if q.get("answerable") is False or (got in ("yes", "no") and got != q.get("verdict"))
+    ]
     right = [(q, got) for q, got in given if q.get("answerable") is not False and got == q.get("verdict")]
-    return {"labelled": sum(1 for q, _ in labelled if q.get("verdict")), "given": len(given), "right": len(right),
-            "wrong": len(wrong), "depends_given": sum(got == "depends" for _, got in given),
-            "wrong_ids": [f"{q['id']}: said {got}, label {q.get('verdict') or 'unanswerable'}" for q, got in wrong]}
+    return {
+        "labelled": sum(1 for q, _ in labelled if q.get("verdict")),
+        "given": len(given),
+        "right": len(right),
+        "wrong": len(wrong),
+        "depends_given": sum(got == "depends" for _, got in given),
+        "wrong_ids": [
+            f"{q['id']}: said {got}, label {q.get('verdict') or 'unanswerable'}" for q, got in wrong
+        ],
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -38,7 +52,9 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     settings = Settings(home=args.home)
     resources = Resources(settings)
-    pipe = AskPipeline(resources, RetrievalConfig.from_settings(settings))  # as `ask` answers, current edition
+    pipe = AskPipeline(
+        resources, RetrievalConfig.from_settings(settings)
+    )  # as `ask` answers, current edition
     out = {}
     try:
         for path in args.questions:

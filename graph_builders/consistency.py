@@ -55,10 +55,17 @@ def _compare(report: CheckReport, item: str, expected: set[str], actual: set[str
     report.counts[item] = (len(expected), len(actual))
     missing, extra = sorted(expected - actual), sorted(actual - expected)
     if missing or extra:
-        report.differences.append(Difference(
-            item=item, sql=len(expected), graph=len(actual), missing_in_graph=missing[:EXAMPLES],
-            extra_in_graph=extra[:EXAMPLES], missing_count=len(missing), extra_count=len(extra),
-        ))
+        report.differences.append(
+            Difference(
+                item=item,
+                sql=len(expected),
+                graph=len(actual),
+                missing_in_graph=missing[:EXAMPLES],
+                extra_in_graph=extra[:EXAMPLES],
+                missing_count=len(missing),
+                extra_count=len(extra),
+            )
+        )
 
 
 def check_corpus(sql: SqlStore, graph: GraphStore, corpus: str) -> CheckReport:
@@ -67,8 +74,12 @@ def check_corpus(sql: SqlStore, graph: GraphStore, corpus: str) -> CheckReport:
     provisions = sql.provisions(corpus)
     _compare(report, "Section", {p.uid for p in provisions}, graph.node_uids(corpus, "Section"))
     _compare(report, "HAS", _edge_keys(has_edges(provisions)), _edge_keys(graph.edges(corpus, EdgeType.HAS)))
-    _compare(report, "REFERS_TO", _edge_keys(refers_to_edges(sql.references(corpus))),
-             _edge_keys(graph.edges(corpus, EdgeType.REFERS_TO)))
+    _compare(
+        report,
+        "REFERS_TO",
+        _edge_keys(refers_to_edges(sql.references(corpus))),
+        _edge_keys(graph.edges(corpus, EdgeType.REFERS_TO)),
+    )
     with sql.session() as s:
         entities = entity_tables.load_entities(s, corpus)
         triples, _ = entity_tables.load_triple_matrix(s, corpus)
@@ -76,6 +87,10 @@ def check_corpus(sql: SqlStore, graph: GraphStore, corpus: str) -> CheckReport:
     expected = graph_edges(corpus, entities, triples)
     _compare(report, "Entity", {e.uid for e in entities}, graph.node_uids(corpus, "Entity"))
     for etype in (EdgeType.MENTIONED_IN, EdgeType.RELATES):
-        _compare(report, etype.value, _edge_keys(e for e in expected if e.type is etype),
-                 _edge_keys(graph.edges(corpus, etype)))
+        _compare(
+            report,
+            etype.value,
+            _edge_keys(e for e in expected if e.type is etype),
+            _edge_keys(graph.edges(corpus, etype)),
+        )
     return report

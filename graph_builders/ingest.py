@@ -34,8 +34,12 @@ Progress = Callable[[str], None]
 
 
 def parse_sources(
-    paths: Sequence[Path], corpus: str, formats: Sequence[SourceFormat], report: IngestReport,
-    progress: Progress | None = None, **opts
+    paths: Sequence[Path],
+    corpus: str,
+    formats: Sequence[SourceFormat],
+    report: IngestReport,
+    progress: Progress | None = None,
+    **opts,
 ) -> list[ParsedDocument]:
     """Parse every path with ``formats`` (the corpus's pack's); failures go to ``report.errors`` as one line
     naming the file."""
@@ -102,7 +106,11 @@ def _store_one(sql: SqlStore, s: Session, doc: ParsedDocument, edition: int, rep
 
 
 def store_documents(
-    sql: SqlStore, docs: Sequence[ParsedDocument], report: IngestReport, *, date: str | None = None,
+    sql: SqlStore,
+    docs: Sequence[ParsedDocument],
+    report: IngestReport,
+    *,
+    date: str | None = None,
     allow_older: bool = False,
 ) -> None:
     """Store parsed documents as one new edition of their corpus, in one transaction.
@@ -132,9 +140,14 @@ def store_documents(
                 sources.append(doc.document)
         if sources:
             report.edition = Edition(
-                corpus=corpus, number=number, date=when, sources=tuple(d.name for d in sources),
+                corpus=corpus,
+                number=number,
+                date=when,
+                sources=tuple(d.name for d in sources),
                 content_hash=content_hash(*sorted(d.checksum for d in sources)),
-                added=report.added, changed=len(report.updated), removed=len(report.removed),
+                added=report.added,
+                changed=len(report.updated),
+                removed=len(report.removed),
             )
             record_edition(s, report.edition)
 
@@ -177,7 +190,8 @@ def ingest_sources(
 
 
 def default_sources(settings: Settings, corpus: str) -> list[Path]:
-    """The corpus's files from the shared folder, else those its pack downloads for an online user (eCFR XML)."""
+    """The corpus's files from the shared folder, else those its pack downloads for an online user (eCFR
+    XML)."""
     spec = corpus_spec(corpus)
     paths = spec.default_sources(settings.resolve_shared_dir())
     if paths:

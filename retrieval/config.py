@@ -12,7 +12,8 @@ from bifrost.core.settings import Settings
 
 REMOVED = {
     "fact_search_depth": "the answer plan decides what is stated; it was read nowhere",
-    "answer_lead": "answers state each cited provision by the sentence holding the asked-for fact; the setting reached only a fallback",
+    "answer_lead": "answers state each cited provision by the sentence holding the asked-for fact; the "
+    "setting reached only a fallback",
 }
 """Settings that did nothing and were taken out: a one-line error rather than a silent no-op."""
 
@@ -24,7 +25,8 @@ class RetrievalConfig(BaseModel):
 
     ranker: Literal["auto", "hybrid", "ltr"] = Field(
         default="auto",
-        description="auto: the learned ranker when one is trained for the corpus (bifrost train ranker), else hybrid; "
+        description="auto: the learned ranker when one is trained for the corpus (bifrost train ranker), "
+        "else hybrid; "
         "hybrid: the hand-set fusion; ltr: the learned ranker, an error without one",
     )
     entity_k: int = Field(default=5, gt=0, description="Entities matched per question entity")
@@ -34,16 +36,22 @@ class RetrievalConfig(BaseModel):
     swap: bool = Field(default=True, description="Also match (tail, relation, head) of every question triple")
     use_eng: bool = Field(default=True, description="Use the entity network (off: lexical seeds only)")
     use_dng: bool = Field(default=True, description="Expand candidates through the navigator graph")
-    use_named: bool = Field(default=True, description="Read the provisions the question names (off: an ablation; "
-                                                      "a named provision then neither leads nor is a candidate)")
-    use_precedents: bool = Field(default=True, description="Let the corpus's precedents vote (off: an ablation)")
+    use_named: bool = Field(
+        default=True,
+        description="Read the provisions the question names (off: an ablation; "
+        "a named provision then neither leads nor is a candidate)",
+    )
+    use_precedents: bool = Field(
+        default=True, description="Let the corpus's precedents vote (off: an ablation)"
+    )
     depth: int = Field(default=2, ge=0, description="REFERS_TO hops followed from the candidates")
     parents: bool = Field(default=True, description="Add parents of candidates for context")
     children: bool = Field(default=True, description="Add children of candidates for detail")
     siblings: bool = Field(default=False, description="Add siblings of candidates for lateral relevance")
     combine: Literal["intersection", "boost"] = Field(
         default="boost",
-        description="intersection: candidates = entity ∩ triple matches (the paper); boost: union, triple matches add score",
+        description="intersection: candidates = entity ∩ triple matches (the paper); boost: union, triple "
+        "matches add score",
     )
     weight_by_centrality: bool = Field(
         default=True, description="Weight each question entity by its cosine with the whole question"
@@ -51,47 +59,72 @@ class RetrievalConfig(BaseModel):
     fallback: Literal["union", "entities", "none"] = Field(
         default="union", description="What to use when entity and triple matches do not intersect"
     )
-    min_candidates: int = Field(default=1, ge=0, description="Fewer intersecting candidates than this triggers the fallback")
-    lexical_weight: float = Field(default=1.0, ge=0, description="Weight of BM25 seeds fused with graph seeds (0: the paper's algorithm)")
-    dense_weight: float = Field(default=0.5, ge=0, description="Weight of dense (embedding) seeds fused with graph seeds")
+    min_candidates: int = Field(
+        default=1, ge=0, description="Fewer intersecting candidates than this triggers the fallback"
+    )
+    lexical_weight: float = Field(
+        default=1.0,
+        ge=0,
+        description="Weight of BM25 seeds fused with graph seeds (0: the paper's algorithm)",
+    )
+    dense_weight: float = Field(
+        default=0.5, ge=0, description="Weight of dense (embedding) seeds fused with graph seeds"
+    )
     fusion: Literal["score", "rrf"] = Field(
-        default="score", description="How lexical seeds join graph seeds: add scaled scores, or reciprocal rank fusion"
+        default="score",
+        description="How lexical seeds join graph seeds: add scaled scores, or reciprocal rank fusion",
     )
     rrf_k: int = Field(default=60, gt=0, description="k of reciprocal rank fusion")
     order: Literal["score", "reading"] = Field(
-        default="reading", description="score: by score; reading: each seed followed by what it cross-references"
+        default="reading",
+        description="score: by score; reading: each seed followed by what it cross-references",
     )
     seeds: int = Field(default=10, gt=0, description="Top candidates expanded through the navigator graph")
     top_n: int = Field(default=20, gt=0, description="Length of the ranked list returned")
     cite_max: int = Field(default=6, gt=0, description="Most provisions an answer cites")
-    cite_ratio: float = Field(default=0.5, ge=0, le=1, description="Cite items scoring at least this share of the best")
+    cite_ratio: float = Field(
+        default=0.5, ge=0, le=1, description="Cite items scoring at least this share of the best"
+    )
     reader: Literal["auto", "off"] = Field(
-        default="off", description="auto: the trained reader (bifrost train reader) decides what is cited, \"not stated\" and "
-        "the verdict's sentence when it fits the ranker in use; off (default: the reader measured this round reads at "
+        default="off",
+        description='auto: the trained reader (bifrost train reader) decides what is cited, "not stated" and '
+        "the verdict's sentence when it fits the ranker in use; off (default: the reader measured this "
+        "round reads at "
         "chance, docs/results.md): the ranker's cited set and the plan's rules",
     )
     answer_plan: str = Field(
         default="asks+exceptions+procedures+siblings+every+lists",
         pattern=r"^(?:core|(?:asks|exceptions|procedures|siblings|definitions|every|lists)(?:\+(?:asks|exceptions|procedures|siblings|definitions|every|lists))*)$",
-        description="Relations the answer plan follows from the cited set (joined by +): asks (a provision for each "
-        "question phrase the cited ones do not mention), exceptions, procedures (requirements incorporated by "
-        "reference), siblings (cases split under one parent), definitions; every = follow those relations only for a "
-        "question claiming every case (all types of ...), others are answered by the cited set; lists = a short list whose "
-        "heading and one of its paragraphs rank among the top five is stated whole; core = the cited set only. Chosen by validation "
+        description="Relations the answer plan follows from the cited set (joined by +): asks (a provision "
+        "for each "
+        "question phrase the cited ones do not mention), exceptions, procedures (requirements incorporated "
+        "by "
+        "reference), siblings (cases split under one parent), definitions; every = follow those relations "
+        "only for a "
+        "question claiming every case (all types of ...), others are answered by the cited set; lists = a "
+        "short list whose "
+        "heading and one of its paragraphs rank among the top five is stated whole; core = the cited set "
+        "only. Chosen by validation "
         "(bifrost eval answers)",
     )
     glossary: str = Field(
         default="",
-        description="Site words glossary whose rule words join the lexical query ('spoil = excavated materials'): a file of "
-        "'site words = rule words' lines, or 'construction' for the built-in one, for every corpus; or per corpus, "
+        description="Site words glossary whose rule words join the lexical query ('spoil = excavated "
+        "materials'): a file of "
+        "'site words = rule words' lines, or 'construction' for the built-in one, for every corpus; or per "
+        "corpus, "
         "'osha-1926=construction,adgm=FILE' (a corpus not named: none); empty: none. Not the default: "
         "docs/results.md, 'A site-words glossary'",
     )
     verdicts: Literal["rules", "depends", "every", "off"] = Field(
-        default="every", description="Which yes/no verdicts an offline answer opens with: every (default) = only the "
-        "\"no\" to a claim over every case that the plan's rules grant for one case only; rules = also a verdict from the "
-        "first rule sentence on the question's terms (measured right on about half the unseen questions it answered: "
-        "docs/results.md, 'Verdicts'); depends = rules, and \"depends\" naming the open conditions when the deciding rule "
+        default="every",
+        description="Which yes/no verdicts an offline answer opens with: every (default) = only the "
+        '"no" to a claim over every case that the plan\'s rules grant for one case only; rules = also a '
+        "verdict from the "
+        "first rule sentence on the question's terms (measured right on about half the unseen questions it "
+        "answered: "
+        "docs/results.md, 'Verdicts'); depends = rules, and \"depends\" naming the open conditions when the "
+        "deciding rule "
         "leaves some open; off = none. The statements and their quotes are the same in every mode",
     )
     plan_most: int = Field(default=8, gt=0, description="Most provisions an answer plan cites")
@@ -100,7 +133,8 @@ class RetrievalConfig(BaseModel):
     )
 
     def glossary_for(self, corpus: str) -> str:
-        """The glossary setting of one corpus: the whole setting, or its ``corpus=`` entry when it names corpora
+        """The glossary setting of one corpus: the whole setting, or its ``corpus=`` entry when it names
+        corpora
         (construction site words are no use to a financial rulebook: "guys" are not its "employees")."""
         spec = self.glossary.strip()
         if "=" not in spec:
@@ -113,11 +147,17 @@ class RetrievalConfig(BaseModel):
         """The config with the overrides of ``settings.retrieval`` (environment, .env or bifrost.toml)."""
         for name in settings.retrieval:
             if name in REMOVED:
-                raise ConfigError(f"retrieval setting {name!r} was removed: {REMOVED[name]} (unset BIFROST_RETRIEVAL__{name.upper()} "
-                                  "or its line in [retrieval] of bifrost.toml)")
+                raise ConfigError(
+                    f"retrieval setting {name!r} was removed: {REMOVED[name]} (unset "
+                    f"BIFROST_RETRIEVAL__{name.upper()} "
+                    "or its line in [retrieval] of bifrost.toml)"
+                )
         try:
             return cls(**settings.retrieval)
         except ValidationError as e:
             err = e.errors()[0]
             field = ".".join(str(x) for x in err["loc"]) or "?"
-            raise ConfigError(f"retrieval setting {field!r}: {err['msg']} (BIFROST_RETRIEVAL__{field.upper()} or [retrieval] in bifrost.toml)") from None
+            raise ConfigError(
+                f"retrieval setting {field!r}: {err['msg']} (BIFROST_RETRIEVAL__{field.upper()} or "
+                "[retrieval] in bifrost.toml)"
+            ) from None

@@ -44,8 +44,12 @@ def parsed_before(journal: ExtractionJournal, version: str, question: str, corpo
 class ExtractorDecomposer:
     """Decompose questions with an entity extractor and the refiner's name normalizer."""
 
-    def __init__(self, extractor: EntityExtractor, normalize: Callable[[str, str], str] | None = None,
-                 cache_size: int = 10_000) -> None:
+    def __init__(
+        self,
+        extractor: EntityExtractor,
+        normalize: Callable[[str, str], str] | None = None,
+        cache_size: int = 10_000,
+    ) -> None:
         self.extractor = extractor
         self.normalize = normalize or (lambda name, _label: name.lower().strip())
         self.cache_size = cache_size
@@ -54,7 +58,10 @@ class ExtractorDecomposer:
     def decompose_many(self, questions: list[str], corpus: str = "question") -> list[Decomposition]:
         """Decompose many questions in one extractor pass (e.g. one spaCy pipe); results are cached."""
         todo = [q for q in dict.fromkeys(questions) if q not in self._cache]
-        probes = [Provision(corpus=corpus, id=f"q{i}", kind=ProvisionKind.PARAGRAPH, text=q) for i, q in enumerate(todo)]
+        probes = [
+            Provision(corpus=corpus, id=f"q{i}", kind=ProvisionKind.PARAGRAPH, text=q)
+            for i, q in enumerate(todo)
+        ]
         for q, ex in zip(todo, self.extractor.extract_many(probes)):
             if len(self._cache) < self.cache_size:
                 self._cache[q] = self._from_extraction(ex)
@@ -63,7 +70,9 @@ class ExtractorDecomposer:
     def decompose(self, question: str, corpus: str = "question") -> Decomposition:
         if question in self._cache:
             return self._cache[question]
-        return self._from_extraction(next(iter(self.extractor.extract_many([question_probe(question, corpus)])), None))
+        return self._from_extraction(
+            next(iter(self.extractor.extract_many([question_probe(question, corpus)])), None)
+        )
 
     def _from_extraction(self, ex) -> Decomposition:
         if ex is None:

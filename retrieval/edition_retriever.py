@@ -30,23 +30,35 @@ METHOD = "lexical + dense fusion with navigator neighbours"
 def edition_note(edition: Edition) -> str:
     """What an answer over a past edition says about how it was ranked."""
     when = f" ({edition.date})" if edition.date else ""
-    return (f"as of edition {edition.number}{when}: ranked by {METHOD}; "
-            "the entity network and the learned ranker cover the last ingested edition only")
+    return (
+        f"as of edition {edition.number}{when}: ranked by {METHOD}; "
+        "the entity network and the learned ranker cover the last ingested edition only"
+    )
 
 
 class EditionRetriever:
     """BM25 + dense RRF over one edition's provisions, widened through that edition's navigator graph."""
 
-    def __init__(self, edition: Edition, provisions: list[Provision], nav: NavigatorIndex,
-                 bm25: Bm25Ranker, dense: DenseRanker, config: RetrievalConfig) -> None:
+    def __init__(
+        self,
+        edition: Edition,
+        provisions: list[Provision],
+        nav: NavigatorIndex,
+        bm25: Bm25Ranker,
+        dense: DenseRanker,
+        config: RetrievalConfig,
+    ) -> None:
         self.edition, self.nav, self.bm25, self.dense, self.config = edition, nav, bm25, dense, config
         self.corpus = edition.corpus
         self.provisions = {p.id: p for p in provisions}
         self.containers = frozenset(container_ids(provisions))
 
     @classmethod
-    def load(cls, settings: Settings, edition: Edition, embedder, config: RetrievalConfig) -> EditionRetriever:
-        """Read the edition's provisions and references from SQL and index them (dense vectors cached on disk)."""
+    def load(
+        cls, settings: Settings, edition: Edition, embedder, config: RetrievalConfig
+    ) -> EditionRetriever:
+        """Read the edition's provisions and references from SQL and index them (dense vectors cached on
+        disk)."""
         from bifrost.core.store.sql_store import SqlStore
 
         store = SqlStore(settings.sql_url)
@@ -55,7 +67,9 @@ class EditionRetriever:
             references = store.references_at(edition.corpus, edition.number)
         finally:
             store.dispose()
-        bm25 = Bm25Ranker(settings, edition=edition.number, glossary=load_glossary(config.glossary_for(edition.corpus)))
+        bm25 = Bm25Ranker(
+            settings, edition=edition.number, glossary=load_glossary(config.glossary_for(edition.corpus))
+        )
         bm25.warm_up(edition.corpus)
         dense = DenseRanker(settings, embedder=embedder, edition=edition.number)
         dense.warm_up(edition.corpus)
@@ -87,16 +101,32 @@ class EditionRetriever:
         seeds = sorted(hits.items(), key=lambda kv: (-kv[1].score, kv[0]))[: cfg.seeds]
         if cfg.use_dng:
             self._expand([(pid, h.score) for pid, h in seeds], hits, cfg)
-        ranked = [kv for kv in sorted(hits.items(), key=lambda kv: (-kv[1].score, kv[0])) if kv[0] not in self.containers]
+        ranked = [
+            kv
+            for kv in sorted(hits.items(), key=lambda kv: (-kv[1].score, kv[0]))
+            if kv[0] not in self.containers
+        ]
         items = [
-            RetrievedItem(corpus=self.corpus, id=pid, score=round(h.score, 6), via=tuple(h.via), path=h.path,
-                          why="; ".join(h.why[:3]))
+            RetrievedItem(
+                corpus=self.corpus,
+                id=pid,
+                score=round(h.score, 6),
+                via=tuple(h.via),
+                path=h.path,
+                why="; ".join(h.why[:3]),
+            )
             for pid, h in ranked[: cfg.top_n]
         ]
         relevance = dense_items[0].score if dense_items else 0.0
         timings = {"match": t1 - t0, "traverse": time.perf_counter() - t1}
-        return RetrievalResult(items=items, decomposition=Decomposition(), mode="edition", evidence=0.0,
-                               relevance=relevance, timings=timings)
+        return RetrievalResult(
+            items=items,
+            decomposition=Decomposition(),
+            mode="edition",
+            evidence=0.0,
+            relevance=relevance,
+            timings=timings,
+        )
 
     def _expand(self, seeds: list[tuple[str, float]], hits: dict[str, Hit], cfg: RetrievalConfig) -> None:
         """Add what the seeds cross-reference (up to ``cfg.depth`` hops), their parents and children,

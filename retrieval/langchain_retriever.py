@@ -33,9 +33,11 @@ class BifrostRetriever(BaseRetriever):
     lookup: Callable[[str], Provision | None]
     k: int = Field(default=10, gt=0)
 
-    def _get_relevant_documents(self, query: str, *, run_manager: CallbackManagerForRetrieverRun,
-                                k: int | None = None) -> list[Document]:
-        """The ``k`` best documents (``invoke(query, k=3)`` overrides the retriever's own ``k`` for one call)."""
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun, k: int | None = None
+    ) -> list[Document]:
+        """The ``k`` best documents (``invoke(query, k=3)`` overrides the retriever's own ``k`` for one
+        call)."""
         k = self.k if k is None else k
         if not isinstance(k, int) or k <= 0:
             raise ValueError(f"k must be a whole number above 0, got {k!r}")
@@ -52,8 +54,13 @@ class BifrostRetriever(BaseRetriever):
                 Document(
                     page_content=" ".join(x for x in (p.heading, p.text) if x),
                     metadata={
-                        "id": p.id, "corpus": p.corpus, "url": p.url, "score": it.score,
-                        "via": [v.value for v in it.via], "path": list(it.path), "why": it.why,
+                        "id": p.id,
+                        "corpus": p.corpus,
+                        "url": p.url,
+                        "score": it.score,
+                        "via": [v.value for v in it.via],
+                        "path": list(it.path),
+                        "why": it.why,
                     },
                 )
             )

@@ -6,7 +6,8 @@ provision is to the question (the same embedder for every corpus, so the cosines
 the rankers' scores). A corpus that answers comes before one whose closest provisions do not state
 it, and the merged outcome is the best of them: when one corpus answers, the others' "not stated"
 adds nothing; the verdict is kept when the corpora that give one agree, and the answer plan keeps
-every answering corpus's provisions (ids ``corpus:id``). Retrieved lists are fused by reciprocal rank. Every statement, citation and
+every answering corpus's provisions (ids ``corpus:id``). Retrieved lists are fused by reciprocal rank. Every
+statement, citation and
 retrieved item carries its corpus, and the text marks each citation ``[corpus id]``. When every
 corpus refuses, the merged answer refuses. A past edition answered from (``--as-of``) stays the
 merged answer's ``edition`` when it is the only one (its ``corpus`` says whose); the note names
@@ -72,7 +73,9 @@ RANK = {Outcome.ANSWERED: 0, Outcome.NOT_STATED: 1, Outcome.REFUSED: 2}
 """Merged order: corpora that answer, then those whose closest provisions do not state it, then refusals."""
 
 
-def merge_answers(question: str, answers: Sequence[Answer], embed: Callable[[list[str]], np.ndarray]) -> Answer:
+def merge_answers(
+    question: str, answers: Sequence[Answer], embed: Callable[[list[str]], np.ndarray]
+) -> Answer:
     """One answer from the per-corpus answers (see the module docstring)."""
     from bifrost.retrieval.answer.extractive import render  # numpy: not at import (see above)
 
@@ -80,7 +83,9 @@ def merge_answers(question: str, answers: Sequence[Answer], embed: Callable[[lis
     outcome = order[0].outcome if order else Outcome.REFUSED
     kept = [a for a in order if a.outcome is outcome and not a.refused]
     statements = [s.model_copy(update={"corpus": a.corpus}) for a in kept for s in a.statements]
-    refusal = next((a.text.split("\n\n")[0] for a in order if a.refused), "")  # without a corpus's own named note
+    refusal = next(
+        (a.text.split("\n\n")[0] for a in order if a.refused), ""
+    )  # without a corpus's own named note
     past = [a.edition for a in answers if a.edition is not None]
     timings: dict[str, float] = {}
     for a in answers:
@@ -103,11 +108,18 @@ def merge_answers(question: str, answers: Sequence[Answer], embed: Callable[[lis
         unused=[f"{a.corpus}:{u}" for a in order for u in a.unused],
         timings=timings,
         verdict=merged_verdict(kept),
-        plan=[p.model_copy(update={"id": f"{a.corpus}:{p.id}", "path": tuple(f"{a.corpus}:{x}" for x in p.path)})
-              for a in kept for p in a.plan],
+        plan=[
+            p.model_copy(
+                update={"id": f"{a.corpus}:{p.id}", "path": tuple(f"{a.corpus}:{x}" for x in p.path)}
+            )
+            for a in kept
+            for p in a.plan
+        ],
         edition=past[0] if len(past) == 1 else None,
-        note="; ".join(f"{a.corpus} {a.note}" for a in answers if a.note) or None,  # past editions, per corpus
-        named=named, precedents=[p for a in kept for p in a.precedents],
+        note="; ".join(f"{a.corpus} {a.note}" for a in answers if a.note)
+        or None,  # past editions, per corpus
+        named=named,
+        precedents=[p for a in kept for p in a.precedents],
     )
 
 

@@ -27,7 +27,9 @@ class NavigatorIndex:
     refs_in: dict[str, set[str]] = field(default_factory=dict)
     children: dict[str, list[str]] = field(default_factory=dict)
     section: dict[str, str] = field(default_factory=dict)
-    ref_text: dict[tuple[str, str], str] = field(default_factory=dict)  # (source, target) -> the citation as printed
+    ref_text: dict[tuple[str, str], str] = field(
+        default_factory=dict
+    )  # (source, target) -> the citation as printed
 
     @classmethod
     def build(cls, provisions: Iterable[Provision], references: Iterable[Reference]) -> NavigatorIndex:
@@ -46,7 +48,12 @@ class NavigatorIndex:
         out: dict[str, set[str]] = defaultdict(set)
         into: dict[str, set[str]] = defaultdict(set)
         for r in references:
-            if r.target_id and r.target_id in nav.parent and r.source_id in nav.parent and r.target_id != r.source_id:
+            if (
+                r.target_id
+                and r.target_id in nav.parent
+                and r.source_id in nav.parent
+                and r.target_id != r.source_id
+            ):
                 out[r.source_id].add(r.target_id)
                 into[r.target_id].add(r.source_id)
                 nav.ref_text.setdefault((r.source_id, r.target_id), r.raw)
@@ -55,7 +62,8 @@ class NavigatorIndex:
         return nav
 
     def _section_of(self, pid: str) -> str:
-        """The nearest section-kind provision at or above ``pid``; else its top-most non-container ancestor."""
+        """The nearest section-kind provision at or above ``pid``; else its top-most non-container
+        ancestor."""
         if self.kind.get(pid) == ProvisionKind.SECTION:
             return pid
         chain = ancestors(pid, self.parent.get)
@@ -91,8 +99,15 @@ class Step:
 
 
 def traverse(
-    nav: NavigatorIndex, seed: str, *, depth: int = 1, referrers: bool = False, parents: bool = True,
-    children: bool = True, max_children: int | None = None, siblings: int = 0,
+    nav: NavigatorIndex,
+    seed: str,
+    *,
+    depth: int = 1,
+    referrers: bool = False,
+    parents: bool = True,
+    children: bool = True,
+    max_children: int | None = None,
+    siblings: int = 0,
 ) -> Iterator[Step]:
     """What the navigator graph joins to ``seed``, in this order:
 
@@ -113,7 +128,9 @@ def traverse(
                 if target not in seen:
                     seen.add(target)
                     nxt.append((*path, target))
-                    yield Step(target, Via.REFERS_TO, hop, (*path, target), f"cross-reference from {path[-1]}")
+                    yield Step(
+                        target, Via.REFERS_TO, hop, (*path, target), f"cross-reference from {path[-1]}"
+                    )
         frontier = nxt
     if referrers:
         for source in sorted(nav.refs_in.get(seed, ())):
@@ -125,7 +142,7 @@ def traverse(
         kids = nav.children.get(parent, [])
         at = kids.index(seed) if seed in kids else 0
         half = siblings // 2
-        for kid in kids[max(0, at - half): at + half + 1] if siblings else ():
+        for kid in kids[max(0, at - half) : at + half + 1] if siblings else ():
             if kid != seed:
                 yield Step(kid, Via.SIBLING, 1, (seed, kid), f"sibling of {seed}")
     if children:

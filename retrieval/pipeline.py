@@ -32,8 +32,10 @@ from bifrost.retrieval.navigator import NavigatorIndex
 from bifrost.retrieval.channels.precedents import PrecedentIndex
 from bifrost.retrieval.result import RetrievalResult
 
-NO_ENTITY_NETWORK = ("The entity network of {corpus} is not built yet: answered by keyword and meaning search over the "
-                     "navigator graph (run `bifrost build entities --corpus {corpus}` for the full ranking).")
+NO_ENTITY_NETWORK = (
+    "The entity network of {corpus} is not built yet: answered by keyword and meaning search over the "
+    "navigator graph (run `bifrost build entities --corpus {corpus}` for the full ranking)."
+)
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -71,10 +73,15 @@ class CorpusParts:
         """The hand-set hybrid retriever over these indexes."""
         ch = self.channels
         return HybridRetriever(
-            ch.index, self.graph, self.embedder, ch.decompose, config,
+            ch.index,
+            self.graph,
+            self.embedder,
+            ch.decompose,
+            config,
             lexical=lambda q, k: [(it.id, it.score) for it in ch.bm25.search(q, k)],
             dense=lambda q, k: [(it.id, it.score) for it in ch.dense.search(q, k)],
-            containers=self.containers, memo=ch.memo,
+            containers=self.containers,
+            memo=ch.memo,
         )
 
 
@@ -117,7 +124,12 @@ class AskPipeline:
     def forget(self, corpus: str | None = None) -> None:
         """Drop loaded indexes and rankers (after a rebuild or training) so the next question reloads them."""
         if corpus is None:
-            names = {*self._retrievers, *self._parts, *self._judges, *(key[0] for key in list(self._editions))}
+            names = {
+                *self._retrievers,
+                *self._parts,
+                *self._judges,
+                *(key[0] for key in list(self._editions)),
+            }
         else:
             names = {corpus}
         for name in names:
@@ -129,8 +141,12 @@ class AskPipeline:
 
     def edition_retriever(self, edition: Edition) -> EditionRetriever:
         """The retriever of a past edition (lexical + dense fusion, that edition's navigator), loaded once."""
-        return self._once(self._editions, (edition.corpus, edition.number, edition.content_hash), edition.corpus,
-                          lambda: self._load_edition(edition))
+        return self._once(
+            self._editions,
+            (edition.corpus, edition.number, edition.content_hash),
+            edition.corpus,
+            lambda: self._load_edition(edition),
+        )
 
     def _load_edition(self, edition: Edition) -> EditionRetriever:
         self.resources.require_corpus(edition.corpus)
@@ -158,7 +174,10 @@ class AskPipeline:
                     log.warning(warning)
                 return LtrRetriever(parts.channels, parts.nav, model, self.config)
             if self.config.ranker == "ltr":
-                raise NotFoundError(f"no trained ranker for corpus {corpus!r}; run `bifrost train ranker --corpus {corpus} --questions FILE`")
+                raise NotFoundError(
+                    f"no trained ranker for corpus {corpus!r}; run `bifrost train ranker --corpus {corpus} "
+                    "--questions FILE`"
+                )
         return parts.hybrid(self.config)
 
     def parts(self, corpus: str) -> CorpusParts:
@@ -188,8 +207,12 @@ class AskPipeline:
         named = named_finder(pack_of(corpus, res.sql.jurisdiction(corpus)), corpus, provisions)
         precedents = self._precedent_index(corpus, bm25.tokenize)
         return CorpusParts(
-            corpus=corpus, graph=res.graph, embedder=res.embedder,
-            channels=Channels(bm25, dense, index, res.embedder, decompose, ranking_dense, named=named, precedents=precedents),
+            corpus=corpus,
+            graph=res.graph,
+            embedder=res.embedder,
+            channels=Channels(
+                bm25, dense, index, res.embedder, decompose, ranking_dense, named=named, precedents=precedents
+            ),
             nav=NavigatorIndex.build(provisions, res.sql.references(corpus, dangling=False)),
             containers=frozenset(container_ids(provisions)),
             decomposer=decomposer,
@@ -206,14 +229,21 @@ class AskPipeline:
             bank = load_precedents(s, corpus)
         if not bank:
             return None
-        return PrecedentIndex.load(bank, tokenize, res.embedder, index_folder(res.settings.home, corpus),
-                                   res.settings.embedding_model)
+        return PrecedentIndex.load(
+            bank,
+            tokenize,
+            res.embedder,
+            index_folder(res.settings.home, corpus),
+            res.settings.embedding_model,
+        )
 
     def prepare(self, corpus: str, questions: list[str], config: RetrievalConfig | None = None) -> None:
         """Batch the per-question work of many questions (see `CorpusParts.prepare`)."""
         self.parts(corpus).prepare(questions, config)
 
-    def dense_ranker(self, corpus: str, provisions: list[Provision] | None = None, encoder: Path | None = None):
+    def dense_ranker(
+        self, corpus: str, provisions: list[Provision] | None = None, encoder: Path | None = None
+    ):
         """Embeddings of every provision (cached on disk under $BIFROST_HOME/index), under the embedding
         model or, given ``encoder``, under that adapted encoder folder (loaded with its own embedder)."""
         from bifrost.core.embeddings import SentenceTransformerEmbedder
@@ -223,7 +253,9 @@ class AskPipeline:
             dense = DenseRanker(self.resources.settings, embedder=self.resources.embedder)
         else:
             s = self.resources.settings
-            embedder = SentenceTransformerEmbedder(str(encoder), runtime=s.embedding_runtime, num_threads=s.embedding_threads)
+            embedder = SentenceTransformerEmbedder(
+                str(encoder), runtime=s.embedding_runtime, num_threads=s.embedding_threads
+            )
             dense = DenseRanker(s, model=str(encoder), embedder=embedder)
         dense.warm_up(corpus, provisions)
         return dense
@@ -245,8 +277,12 @@ class AskPipeline:
         res = self.resources
         texts = sentence_vectors.corpus_sentences(res.sql.provisions(corpus), sentences)
         try:
-            sentence_vectors.write(index_folder(res.settings.home, corpus), res.settings.embedding_model, texts,
-                                   res.embedder.embed)
+            sentence_vectors.write(
+                index_folder(res.settings.home, corpus),
+                res.settings.embedding_model,
+                texts,
+                res.embedder.embed,
+            )
         except OSError as e:
             log.warning("cannot write the sentence vectors of %s: %s", corpus, e)
 
@@ -269,8 +305,15 @@ class AskPipeline:
 
     def _load_judge(self, corpus: str) -> AnswerabilityJudge | None:
         parts = self.parts(corpus)
-        return load_judge(self.resources.settings, corpus, parts.channels, parts.nav, self.lookup(corpus),
-                          ranker=self.ranker_in_use(corpus), glossary=self.config.glossary_for(corpus))
+        return load_judge(
+            self.resources.settings,
+            corpus,
+            parts.channels,
+            parts.nav,
+            self.lookup(corpus),
+            ranker=self.ranker_in_use(corpus),
+            glossary=self.config.glossary_for(corpus),
+        )
 
     def ranker_in_use(self, corpus: str) -> str:
         """sha256 of the stored ranker when it is the corpus's retriever ("" for the hybrid): the models
@@ -278,10 +321,15 @@ class AskPipeline:
         from bifrost.retrieval.ranking.ltr.model import ranker_sha256
         from bifrost.retrieval.ranking.ltr.retriever import LtrRetriever
 
-        return ranker_sha256(self.resources.settings, corpus) if isinstance(self.retriever(corpus), LtrRetriever) else ""
+        return (
+            ranker_sha256(self.resources.settings, corpus)
+            if isinstance(self.retriever(corpus), LtrRetriever)
+            else ""
+        )
 
     def reader(self, corpus: str):
-        """The trained reader of a corpus when it fits the ranker in use (`bifrost.retrieval.reader.model`), else
+        """The trained reader of a corpus when it fits the ranker in use (`bifrost.retrieval.reader.model`),
+        else
         None with one warning line; loaded once."""
         return self._once(self._readers, corpus, corpus, lambda: self._load_reader(corpus))
 
@@ -291,14 +339,20 @@ class AskPipeline:
         if self.config.reader == "off":
             return None
         settings = self.resources.settings
-        return load_reader(reader_folder(settings.home, corpus), corpus, settings.embedding_model, self.ranker_in_use(corpus))
+        return load_reader(
+            reader_folder(settings.home, corpus), corpus, settings.embedding_model, self.ranker_in_use(corpus)
+        )
 
     def lookup(self, corpus: str) -> Callable[[str], Provision | None]:
         graph = self.resources.graph
         return lambda pid: graph.get_section(make_uid(corpus, pid))
 
     def ask(
-        self, question: str, corpus: str, config: RetrievalConfig | None = None, edition: Edition | None = None,
+        self,
+        question: str,
+        corpus: str,
+        config: RetrievalConfig | None = None,
+        edition: Edition | None = None,
         exclude: Collection[str] = (),
     ) -> Answer:
         """Answer a question with cited provisions, or refuse when nothing supports an answer.
@@ -315,7 +369,9 @@ class AskPipeline:
             past = self.edition_retriever(edition)
             cfg = config or past.config
             result = past.retrieve(question, cfg)
-            answer = self.answer(question, corpus, result, cfg, t0, lookup=past.lookup(), judge=None, planned=False)
+            answer = self.answer(
+                question, corpus, result, cfg, t0, lookup=past.lookup(), judge=None, planned=False
+            )
             return answer.model_copy(update={"edition": edition, "note": past.note()})
         retr = self.retriever(corpus)
         cfg = config or retr.config
@@ -325,34 +381,62 @@ class AskPipeline:
             answer = self.answer(question, corpus, result, cfg, t0, lookup=self.lookup(corpus), judge=None)
             return answer.model_copy(update={"note": NO_ENTITY_NETWORK.format(corpus=corpus)})
         result = self.retrieve(question, corpus, cfg, exclude)
-        return self.answer(question, corpus, result, cfg, t0, lookup=self.lookup(corpus), judge=self.judge(corpus))
+        return self.answer(
+            question, corpus, result, cfg, t0, lookup=self.lookup(corpus), judge=self.judge(corpus)
+        )
 
-    def retrieve(self, question: str, corpus: str, cfg: RetrievalConfig | None = None,
-                 exclude: Collection[str] = ()) -> RetrievalResult:
+    def retrieve(
+        self, question: str, corpus: str, cfg: RetrievalConfig | None = None, exclude: Collection[str] = ()
+    ) -> RetrievalResult:
         """What `ask` retrieves for a question of the current edition (the named provisions first, the similar
         precedents read, its own left out), before the answer step."""
         from bifrost.retrieval.ranking.ltr.retriever import LtrRetriever
 
         retr = self.retriever(corpus)
         cfg = cfg or retr.config
-        result = retr.retrieve(question, cfg, exclude) if isinstance(retr, LtrRetriever) else retr.retrieve(question, cfg)
+        result = (
+            retr.retrieve(question, cfg, exclude)
+            if isinstance(retr, LtrRetriever)
+            else retr.retrieve(question, cfg)
+        )
         return self.read_named(corpus, result, question, cfg, exclude)
 
-    def read_named(self, corpus: str, result: RetrievalResult, question: str, cfg: RetrievalConfig,
-                   exclude: Collection[str] = ()) -> RetrievalResult:
-        """The result with the provisions the question names first (`bifrost.retrieval.ranking.named_first`) and the
+    def read_named(
+        self,
+        corpus: str,
+        result: RetrievalResult,
+        question: str,
+        cfg: RetrievalConfig,
+        exclude: Collection[str] = (),
+    ) -> RetrievalResult:
+        """The result with the provisions the question names first (`bifrost.retrieval.ranking.named_first`)
+        and the
         question's similar precedents, read here when the retriever did not read them."""
         channels = self.parts(corpus).channels
         result = read_named(result, question, channels, exclude, cfg.use_named, cfg.use_precedents)
         result = replace(result, facts=read_facts(question))  # the question read once, for every step after
         children = self.parts(corpus).nav.children
-        return named_first(result, self.lookup(corpus), cfg.cite_max, question, channels.tokenize,
-                           lambda pid: bool(children.get(pid)))
+        return named_first(
+            result,
+            self.lookup(corpus),
+            cfg.cite_max,
+            question,
+            channels.tokenize,
+            lambda pid: bool(children.get(pid)),
+        )
 
     def answer(
-        self, question: str, corpus: str, result: RetrievalResult, cfg: RetrievalConfig, t0: float | None = None,
-        *, lookup: Callable[[str], Provision | None] | None = None, judge: AnswerabilityJudge | None = None,
-        planned: bool = True, reader: Any = "stored",
+        self,
+        question: str,
+        corpus: str,
+        result: RetrievalResult,
+        cfg: RetrievalConfig,
+        t0: float | None = None,
+        *,
+        lookup: Callable[[str], Provision | None] | None = None,
+        judge: AnswerabilityJudge | None = None,
+        planned: bool = True,
+        reader: Any = "stored",
     ) -> Answer:
         """The answer to a question from its retrieval result (`bifrost.retrieval.answer.build`: answered,
         "not stated" or refused); ``lookup`` reads the provisions quoted (default: the current edition's),
@@ -368,16 +452,29 @@ class AskPipeline:
 
             llm = LlmAnswerer(chat, self.resources.settings.prompts_dir).answer_plan
         return answer_step.answer(
-            question, corpus, result, cfg, lookup=lookup or self.lookup(corpus), judge=judge, embedder=self.answer_embedder(corpus),
-            planner=self.planner(corpus) if planned else None, llm=llm, t0=t0,
-            reader=(self.reader(corpus) if planned and result.items else None) if reader == "stored" else reader,
+            question,
+            corpus,
+            result,
+            cfg,
+            lookup=lookup or self.lookup(corpus),
+            judge=judge,
+            embedder=self.answer_embedder(corpus),
+            planner=self.planner(corpus) if planned else None,
+            llm=llm,
+            t0=t0,
+            reader=(self.reader(corpus) if planned and result.items else None)
+            if reader == "stored"
+            else reader,
         )
 
     def planner(self, corpus: str):
-        """What the answer plan of a corpus reads (its navigator maps and lexical index; loaded with the corpus)."""
+        """What the answer plan of a corpus reads (its navigator maps and lexical index; loaded with the
+        corpus)."""
         from bifrost.graph_builders.jurisdictions.registry import words_for
         from bifrost.retrieval.answer.build import Planner
 
         parts = self.parts(corpus)
         bm25 = parts.channels.bm25
-        return Planner(parts.nav, bm25.tokenize, bm25.document_frequency, len(parts.channels.ids), words_for(corpus))
+        return Planner(
+            parts.nav, bm25.tokenize, bm25.document_frequency, len(parts.channels.ids), words_for(corpus)
+        )

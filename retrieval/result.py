@@ -52,4 +52,5 @@ class RetrievalResult:
     named: list[ResolvedCite] | None = None  # provisions the question names (None: not read)
     votes: PrecedentVotes | None = None  # what similar answered questions cite (None: not read)
     whole: tuple[str, ...] = ()  # provisions the answer states whole (a question asking only what they say)
-    facts: Any = None  # the question's facts, read once at the start of `ask` (`bifrost.retrieval.answer.question_facts`)
+    # the question's facts, read once at the start of `ask` (`bifrost.retrieval.answer.question_facts`)
+    facts: Any = None

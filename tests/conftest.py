@@ -20,12 +20,20 @@ try:  # property-based tests: a modest, deadline-free budget (2 shared cores); C
     from hypothesis import HealthCheck, settings as hypothesis_settings
 
     hypothesis_settings.register_profile("dev", max_examples=100, deadline=None)
-    hypothesis_settings.register_profile("thorough", max_examples=3000, deadline=None, suppress_health_check=list(HealthCheck))
     hypothesis_settings.register_profile(
-        "ci", max_examples=200, deadline=None, derandomize=True, print_blob=True,
+        "thorough", max_examples=3000, deadline=None, suppress_health_check=list(HealthCheck)
+    )
+    hypothesis_settings.register_profile(
+        "ci",
+        max_examples=200,
+        deadline=None,
+        derandomize=True,
+        print_blob=True,
         suppress_health_check=[HealthCheck.too_slow],
     )
-    hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") == "true" else "dev"))
+    hypothesis_settings.load_profile(
+        os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") == "true" else "dev")
+    )
 except ImportError:  # pragma: no cover - hypothesis is in the test extra
     pass
 
@@ -136,7 +144,10 @@ def osha_ranker_candidates(osha_home: Path, shared_dir: Path, tmp_path_factory: 
     home = tmp_path_factory.mktemp("osha-ranker-candidates")
     copy_home(osha_home, home)
     settings = Settings(home=home, shared_dir=shared_dir)
-    sets = [shared_dir / "eval" / "osha-loi-dev.jsonl", *(ROOT / "eval" / "questions" / name for name in RANKER_SETS)]
+    sets = [
+        shared_dir / "eval" / "osha-loi-dev.jsonl",
+        *(ROOT / "eval" / "questions" / name for name in RANKER_SETS),
+    ]
     return settings, collect_sets(settings, "osha-1926", sets, [], [], 5, False, True, lambda _m: None, None)
 
 
@@ -150,13 +161,20 @@ def ranker_home_at_seed(osha_ranker_candidates, seed: int, home: Path) -> Path:
     settings, data = osha_ranker_candidates
     copy_home(settings.home, home)
     at = Settings(home=home, shared_dir=settings.shared_dir)
-    store_collected(at, "osha-1926", data, TrainReport("osha-1926", 0, describe_pool(data.groups), {}, seed=seed, seeds=[seed]), seed)
+    store_collected(
+        at,
+        "osha-1926",
+        data,
+        TrainReport("osha-1926", 0, describe_pool(data.groups), {}, seed=seed, seeds=[seed]),
+        seed,
+    )
     return home
 
 
 @pytest.fixture(scope="session")
 def osha_ranker_home(osha_ranker_candidates, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of `osha_home` with the learned ranker fit, at seed 0, on every question set `make demo` trains it on."""
+    """A copy of `osha_home` with the learned ranker fit, at seed 0, on every question set `make demo`
+    trains it on."""
     return ranker_home_at_seed(osha_ranker_candidates, 0, tmp_path_factory.mktemp("osha-ranker-home"))
 
 

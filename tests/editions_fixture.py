@@ -46,8 +46,10 @@ def insert_paragraph(sections: list[Section], sid: str, label: str, text: str) -
     s = _find(sections, sid)
     lines = s["content"].split("\n")
     at = next(i for i, line in enumerate(lines) if line.startswith(f"({label})"))
-    shifted = [_TOP.sub(lambda m: f"({chr(ord(m.group(1)) + 1)})", line) if i >= at else line
-               for i, line in enumerate(lines)]
+    shifted = [
+        _TOP.sub(lambda m: f"({chr(ord(m.group(1)) + 1)})", line) if i >= at else line
+        for i, line in enumerate(lines)
+    ]
     s["content"] = "\n".join(shifted[:at] + [f"({label}) {text}"] + shifted[at:])
 
 
@@ -62,27 +64,70 @@ def append_paragraph(sections: list[Section], sid: str, text: str) -> None:
 MINI_PLAN = [
     (reserve, "1926.502"),
     (insert_paragraph, "1926.500", "b", "Application. This subpart applies to all construction workplaces."),
-    (replace, "1926.501", "Each employee shall be protected from falling.",
-     "Each employee shall be protected from falling by guardrail systems or safety net systems."),
-    (replace, "1926.501", "(ii) Each employee on a walking/working surface shall be protected.",
-     "(ii) Each employee on a walking/working surface shall be protected as described in § 1926.500(a)."),
-    (replace, "1926.501", "fall protection plan which complies with § 1926.502(b) for",
-     "fall protection plan for"),
-    (replace, "1926.500", "Leading edge means the edge of a floor, roof, or formwork for a floor.",
-     "Leading edge means the unprotected edge of a floor, roof, deck, or formwork for a floor."),
-    (append_paragraph, "1926.501", "(c) Training. Each employee shall be trained as described in § 1926.500(a)(1)."),
+    (
+        replace,
+        "1926.501",
+        "Each employee shall be protected from falling.",
+        "Each employee shall be protected from falling by guardrail systems or safety net systems.",
+    ),
+    (
+        replace,
+        "1926.501",
+        "(ii) Each employee on a walking/working surface shall be protected.",
+        "(ii) Each employee on a walking/working surface shall be protected as described in § 1926.500(a).",
+    ),
+    (
+        replace,
+        "1926.501",
+        "fall protection plan which complies with § 1926.502(b) for",
+        "fall protection plan for",
+    ),
+    (
+        replace,
+        "1926.500",
+        "Leading edge means the edge of a floor, roof, or formwork for a floor.",
+        "Leading edge means the unprotected edge of a floor, roof, deck, or formwork for a floor.",
+    ),
+    (
+        append_paragraph,
+        "1926.501",
+        "(c) Training. Each employee shall be trained as described in § 1926.500(a)(1).",
+    ),
 ]
 
 OSHA_1926_PLAN = [
     (reserve, "1926.105"),
-    (insert_paragraph, "1926.106", "b", "Employees shall be trained in water rescue before working over water."),
+    (
+        insert_paragraph,
+        "1926.106",
+        "b",
+        "Employees shall be trained in water rescue before working over water.",
+    ),
     (replace, "1926.1051", "19 inches (48 cm)", "24 inches (61 cm)"),
-    (replace, "1926.106", "buoyant work vests.", "buoyant work vests. Safety nets used over water shall meet § 1926.502(c)."),
-    (replace, "1926.501", "complies with § 1926.502(k) for", "complies with the fall protection plan requirements for"),
-    (replace, "1926.500", "Leading edge means the edge of a floor, roof, or formwork for a floor",
-     "Leading edge means the unprotected edge of a floor, roof, deck, or formwork for a floor"),
-    (append_paragraph, "1926.21",
-     "(c) Records. The employer shall keep a record of the training given under paragraph (b) of this section."),
+    (
+        replace,
+        "1926.106",
+        "buoyant work vests.",
+        "buoyant work vests. Safety nets used over water shall meet § 1926.502(c).",
+    ),
+    (
+        replace,
+        "1926.501",
+        "complies with § 1926.502(k) for",
+        "complies with the fall protection plan requirements for",
+    ),
+    (
+        replace,
+        "1926.500",
+        "Leading edge means the edge of a floor, roof, or formwork for a floor",
+        "Leading edge means the unprotected edge of a floor, roof, deck, or formwork for a floor",
+    ),
+    (
+        append_paragraph,
+        "1926.21",
+        "(c) Records. The employer shall keep a record of the training given under paragraph (b) of this "
+        "section.",
+    ),
 ]
 
 

@@ -85,5 +85,9 @@ def completion(model: str, text: str) -> dict[str, Any]:
         "created": int(time.time()),
         "model": model,
         "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 10, "completion_tokens": len(text.split()), "total_tokens": 10 + len(text.split())},
+        "usage": {
+            "prompt_tokens": 10,
+            "completion_tokens": len(text.split()),
+            "total_tokens": 10 + len(text.split()),
+        },
     }

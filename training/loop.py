@@ -1,4 +1,5 @@
-"""What the CPU fine-tuning loops share (the corpus-adapted encoder, the support scorer, the reader): AdamW with a
+"""What the CPU fine-tuning loops share (the corpus-adapted encoder, the support scorer, the reader): AdamW
+with a
 linear warm-up over the first tenth of the steps and a linear decay to zero, and one clipped step."""
 
 from __future__ import annotations
@@ -6,15 +7,19 @@ from __future__ import annotations
 from typing import Any
 
 
-def optimizer_and_schedule(parameters: Any, steps: int, lr: float, weight_decay: float = 0.01) -> tuple[Any, Any]:
-    """AdamW over ``parameters`` (tensors, or groups each with its own lr) and its warm-up-then-decay schedule for ``steps`` steps."""
+def optimizer_and_schedule(
+    parameters: Any, steps: int, lr: float, weight_decay: float = 0.01
+) -> tuple[Any, Any]:
+    """AdamW over ``parameters`` (tensors, or groups each with its own lr) and its warm-up-then-decay
+    schedule for ``steps`` steps."""
     import torch
 
     parameters = list(parameters)
     optimizer = torch.optim.AdamW(parameters, lr=lr, weight_decay=weight_decay)
     warmup = max(1, steps // 10)
     scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup))))
+        optimizer, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup)))
+    )
     return optimizer, scheduler
 
 
@@ -38,5 +43,5 @@ def shuffled_batches(examples, batch_size: int, epochs: int, seed: int) -> list[
     for epoch in range(epochs):
         order = list(examples)
         random.Random(f"{seed}:{epoch}").shuffle(order)
-        out += [order[i:i + batch_size] for i in range(0, len(order), batch_size)]
+        out += [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
     return out

@@ -12,7 +12,8 @@ if TYPE_CHECKING:
 
 
 def model_services(settings: Settings, question: str, corpus: str) -> dict[str, Callable[[], Service]]:
-    """What a cold `ask` loads in child processes (one per service, `ModelProcesses`): unless a chat model decomposes
+    """What a cold `ask` loads in child processes (one per service, `ModelProcesses`): unless a chat model
+    decomposes
     questions, the spaCy parser (loaded first, and only if the extraction journal lacks this
     question's parse: decomposing comes first), then the embedding model."""
 
@@ -24,8 +25,9 @@ def model_services(settings: Settings, question: str, corpus: str) -> dict[str, 
         corpora = corpus.split(",")
         journal = ExtractionJournal.at_path(settings.home / "extraction_journal.db")
         try:
-            known = "all" not in corpora and parsed_before(journal, OfflineExtractor(settings.spacy_model).version,
-                                                          question, corpora)
+            known = "all" not in corpora and parsed_before(
+                journal, OfflineExtractor(settings.spacy_model).version, question, corpora
+            )
         finally:
             journal.close()
         return extract_service(settings.spacy_model, preload=not known)

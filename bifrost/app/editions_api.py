@@ -1,5 +1,7 @@
-"""What the facade adds for editions: the recorded editions of a corpus, one by number or date, the one a question
-is answered from, what changed between two, and a provision's earlier versions. A mixin of `Bifrost`; it uses the
+"""What the facade adds for editions: the recorded editions of a corpus, one by number or date, the one a
+question
+is answered from, what changed between two, and a provision's earlier versions. A mixin of `Bifrost`; it uses
+the
 facade's ``sql`` and ``require_corpus``."""
 
 from __future__ import annotations
@@ -34,9 +36,12 @@ class EditionsApi:
         return self.sql.current_edition(corpus) if as_of is None else self.edition(corpus, as_of)
 
     def diff(self, corpus: str, old: str | int | None = None, new: str | int | None = None) -> EditionDiff:
-        """What changed from one edition to another (default: from the previous edition to the current one)."""
+        """What changed from one edition to another (default: from the previous edition to the current
+        one)."""
         to = self.edition(corpus, new)
-        since = self.edition(corpus, old) if old is not None else self.sql.edition(corpus, max(to.number - 1, 0))
+        since = (
+            self.edition(corpus, old) if old is not None else self.sql.edition(corpus, max(to.number - 1, 0))
+        )
         return diff_editions(self.sql, corpus, since, to)
 
     def history(self, corpus: str, provision_id: str) -> list[tuple[int, int, str, Provision]]:

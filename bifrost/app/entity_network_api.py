@@ -1,4 +1,5 @@
-"""What the facade adds for the Entity Network: building it, re-embedding it after `train encoder`, the index files
+"""What the facade adds for the Entity Network: building it, re-embedding it after `train encoder`, the index
+files
 a new process maps, and an entity as shown. A mixin of `Bifrost`; it uses the facade's ``sql``, ``resources``,
 ``pipeline``, ``settings``, ``graph``, ``embedder`` and ``require_corpus``."""
 
@@ -27,8 +28,12 @@ class EntityNetworkApi:
         return self.resources.usage_counter.report()
 
     def build_entities(
-        self, corpus: str, extractor: str = "auto", tau: float | None = None,
-        progress: Callable[[int, int], None] | None = None, subparts: Sequence[str] | None = None,
+        self,
+        corpus: str,
+        extractor: str = "auto",
+        tau: float | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        subparts: Sequence[str] | None = None,
         search: str | None = None,
     ) -> EntityBuildReport:
         """Extract, refine and store the Entity Network Graph of a corpus (replacing the last one; only
@@ -58,7 +63,9 @@ class EntityNetworkApi:
         self.require_corpus(corpus)
         graph = None if self.settings.store == "embedded" else self.graph  # the embedded store reads SQL
         with self.sql.writer_lock(corpus):
-            report = reembed_entity_network(self.sql, corpus, self.embedder, graph, self.settings.embedding_model)
+            report = reembed_entity_network(
+                self.sql, corpus, self.embedder, graph, self.settings.embedding_model
+            )
         self.write_indexes(corpus)
         return ReembedReport(**report, embedding_model=self.settings.embedding_model)
 
@@ -68,4 +75,6 @@ class EntityNetworkApi:
 
         self.require_corpus(corpus)
         loaded = self.pipeline.loaded(corpus)
-        return entity_view(self.sql, self.settings, self.embedder, corpus, name, loaded.index if loaded is not None else None)
+        return entity_view(
+            self.sql, self.settings, self.embedder, corpus, name, loaded.index if loaded is not None else None
+        )

@@ -15,15 +15,23 @@ from bifrost.retrieval.channels.documents import index_folder
 from bifrost.retrieval.channels.entity_index import EngIndex
 
 
-def entity_view(sql: SqlStore, settings: Settings, embedder: Embedder, corpus: str, name: str,
-                index: EngIndex | None = None) -> EntityView:
+def entity_view(
+    sql: SqlStore,
+    settings: Settings,
+    embedder: Embedder,
+    corpus: str,
+    name: str,
+    index: EngIndex | None = None,
+) -> EntityView:
     """The entity ``name`` of ``corpus`` with its provisions and relations; ``index`` is the loaded entity
     index when there is one (else it is mapped from the index files)."""
     wanted = normalize_name(name, "")
     with sql.session() as s:
         entity = entity_tables.find_entity(s, corpus, wanted)
     if entity is None:
-        index = index if index is not None else EngIndex.load(sql, corpus, index_folder(settings.home, corpus))
+        index = (
+            index if index is not None else EngIndex.load(sql, corpus, index_folder(settings.home, corpus))
+        )
         best = index.match_entities(embedder.embed([wanted]), 1, 0.0)[0] if not index.empty else []
         if not best:
             raise NotFoundError(f"no entity {name!r} in corpus {corpus!r}")
@@ -34,7 +42,12 @@ def entity_view(sql: SqlStore, settings: Settings, embedder: Embedder, corpus: s
     with sql.session() as s:
         rels = entity_tables.relations_of(s, corpus, entity.name)
     return EntityView(
-        name=entity.name, label=entity.label, asked=name, provisions=list(entity.section_ids),
-        relations=[EntityRelation(head=t.head, relation=t.relation, tail=t.tail, provisions=list(t.section_ids))
-                   for t in rels],
+        name=entity.name,
+        label=entity.label,
+        asked=name,
+        provisions=list(entity.section_ids),
+        relations=[
+            EntityRelation(head=t.head, relation=t.relation, tail=t.tail, provisions=list(t.section_ids))
+            for t in rels
+        ],
     )

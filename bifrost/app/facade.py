@@ -41,7 +41,15 @@ from bifrost.core.store.schema import SchemaStatus
 from bifrost.core.store.sql_store import SqlStore, raw_engine
 from bifrost.core.answer_types import Answer, RetrievedItem
 from bifrost.core.types import (
-    Edition, EdgeType, GraphStats, IngestReport, NavigatorSubgraph, Provision, ReviewItem, make_uid, split_uid,
+    Edition,
+    EdgeType,
+    GraphStats,
+    IngestReport,
+    NavigatorSubgraph,
+    Provision,
+    ReviewItem,
+    make_uid,
+    split_uid,
 )
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.multi_corpus import is_several, merge_answers, parse_corpora
@@ -144,8 +152,13 @@ class Bifrost(EditionsApi, EntityNetworkApi, PrecedentsApi, TeamServing, Trainin
         return default_sources(self.settings, corpus)
 
     def ingest(
-        self, corpus: str, paths: Sequence[Path] | None = None, progress: Callable[[str], None] | None = None,
-        date: str | None = None, allow_older: bool = False, navigator: bool = True,
+        self,
+        corpus: str,
+        paths: Sequence[Path] | None = None,
+        progress: Callable[[str], None] | None = None,
+        date: str | None = None,
+        allow_older: bool = False,
+        navigator: bool = True,
     ) -> IngestReport:
         """Parse and store sources (default: the corpus's known sources) as a new edition of the corpus,
         then (unless ``navigator`` is False) bring the Document Navigator Graph up to date with it; the
@@ -157,8 +170,14 @@ class Bifrost(EditionsApi, EntityNetworkApi, PrecedentsApi, TeamServing, Trainin
         opts = pack.ingest_options(self.settings.resolve_shared_dir())
         with self.sql.writer_lock(corpus):
             report = ingest_sources(
-                self.sql, corpus, paths, jurisdiction=pack.name, progress=progress, date=date,
-                allow_older=allow_older, **opts,
+                self.sql,
+                corpus,
+                paths,
+                jurisdiction=pack.name,
+                progress=progress,
+                date=date,
+                allow_older=allow_older,
+                **opts,
             )
         if navigator and report.files_ok:
             report.navigator = self.build_navigator(corpus)
@@ -166,8 +185,14 @@ class Bifrost(EditionsApi, EntityNetworkApi, PrecedentsApi, TeamServing, Trainin
         return report
 
     def build(
-        self, corpus: str = "osha-1926", sources: Sequence[Path] | None = None, *, entities: bool = True,
-        extractor: str = "auto", progress: BuildProgress | None = None, date: str | None = None,
+        self,
+        corpus: str = "osha-1926",
+        sources: Sequence[Path] | None = None,
+        *,
+        entities: bool = True,
+        extractor: str = "auto",
+        progress: BuildProgress | None = None,
+        date: str | None = None,
         allow_older: bool = False,
     ) -> BuildReport:
         """The whole build of a corpus: ingest its sources (default: the corpus's known sources), the
@@ -185,7 +210,9 @@ class Bifrost(EditionsApi, EntityNetworkApi, PrecedentsApi, TeamServing, Trainin
         built = BuildReport(ingest=report)
         if entities and report.files_ok:
             tell("entities", 0, None)
-            built.entities = self.build_entities(corpus, extractor, progress=lambda done, total: tell("entities", done, total))
+            built.entities = self.build_entities(
+                corpus, extractor, progress=lambda done, total: tell("entities", done, total)
+            )
         return built
 
     def jurisdiction(self, corpus: str) -> Jurisdiction:
@@ -224,8 +251,11 @@ class Bifrost(EditionsApi, EntityNetworkApi, PrecedentsApi, TeamServing, Trainin
         built = self.sql.get_meta(corpus, "requirements")
         if not built:
             return "no requirement records (a home built before them): `bifrost build navigator` adds them"
-        return (f"{built['records']} requirement records ({built['with_conditions']} with quantity conditions, "
-                f"{built['with_exceptions']} with exceptions); {built['unread']} rule sentences without a requirement")
+        return (
+            f"{built['records']} requirement records ({built['with_conditions']} with quantity conditions, "
+            f"{built['with_exceptions']} with exceptions); {built['unread']} rule sentences without a "
+            "requirement"
+        )
 
     def provision(self, corpus: str, provision_id: str) -> Provision | None:
         """A stored provision by id, or None."""
@@ -250,16 +280,21 @@ class Bifrost(EditionsApi, EntityNetworkApi, PrecedentsApi, TeamServing, Trainin
                 return provision_at(self.sql, edition, provision_id)
         return provision_view(self.sql, self.graph, corpus, provision_id)
 
-    def provisions_page(self, corpus: str, offset: int = 0, limit: int = 100,
-                        kinds: Sequence[str] | None = None) -> list[Provision]:
+    def provisions_page(
+        self, corpus: str, offset: int = 0, limit: int = 100, kinds: Sequence[str] | None = None
+    ) -> list[Provision]:
         """A page of a corpus's provisions in document order (for listings such as MCP resources); ``kinds``
         keeps only provisions of those kinds ("part", "subpart", "section", ...)."""
         self.require_corpus(corpus)
         return self.sql.provision_page(corpus, offset, limit, kinds)
 
     def neighbourhood(
-        self, corpus: str, provision_id: str, depth: int = 1,
-        kinds: Sequence[EdgeType] = (EdgeType.HAS, EdgeType.REFERS_TO), limit: int = 200,
+        self,
+        corpus: str,
+        provision_id: str,
+        depth: int = 1,
+        kinds: Sequence[EdgeType] = (EdgeType.HAS, EdgeType.REFERS_TO),
+        limit: int = 200,
     ) -> NavigatorSubgraph:
         """The navigator subgraph around a provision: nodes and HAS / REFERS_TO edges up to ``depth``."""
         self.require_corpus(corpus)
@@ -293,23 +328,32 @@ class Bifrost(EditionsApi, EntityNetworkApi, PrecedentsApi, TeamServing, Trainin
             stats = neo.stats(corpus)  # build_navigator wrote the requirement records too
         finally:
             neo.close()
-        return ExportReport(navigator=nav, entities=ents, precedents=precedents,
-                            requirements=stats.edges_by_type.get(STATES, 0), stats=stats)
+        return ExportReport(
+            navigator=nav,
+            entities=ents,
+            precedents=precedents,
+            requirements=stats.edges_by_type.get(STATES, 0),
+            stats=stats,
+        )
 
     def download(self, part: str = "1926", title: int = 29, date: str = "current") -> Path:
         """eCFR XML of a CFR part (needs internet; cached under ``$BIFROST_HOME/downloads``)."""
         from bifrost.graph_builders.jurisdictions.registry import corpus_spec, jurisdiction
 
-        spec = replace(corpus_spec(f"title-{title}-part-{part}"), ecfr_title=title, ecfr_part=part)  # a new corpus
+        spec = replace(
+            corpus_spec(f"title-{title}-part-{part}"), ecfr_title=title, ecfr_part=part
+        )  # a new corpus
         return jurisdiction(spec.jurisdiction).download(spec, self.settings.home / "downloads", date=date)[0]
 
     # --- asking ---
     def corpora_in(self, corpus: str) -> list[str]:
-        """The corpora a corpus option names: one name, ``a,b`` or ``all`` (one-line errors for unknown names)."""
+        """The corpora a corpus option names: one name, ``a,b`` or ``all`` (one-line errors for unknown
+        names)."""
         return parse_corpora(corpus, self.corpora()) if is_several(corpus) else [corpus]
 
     def warm_up(self, corpus: str) -> None:
-        """Load the indexes and ranker of a corpus (or of each corpus named) now, not on the first question."""
+        """Load the indexes and ranker of a corpus (or of each corpus named) now, not on the first
+        question."""
         for name in self.corpora_in(corpus):
             self.retriever(name)
 
@@ -324,7 +368,8 @@ class Bifrost(EditionsApi, EntityNetworkApi, PrecedentsApi, TeamServing, Trainin
         return self.pipeline.lookup(corpus)
 
     def default_corpus(self, corpus: str | None) -> str:
-        """``corpus``, or the home's only corpus when none is named (a one-line error when there are none or several)."""
+        """``corpus``, or the home's only corpus when none is named (a one-line error when there are none
+        or several)."""
         if corpus:
             return corpus
         known = self.corpora()
@@ -332,7 +377,9 @@ class Bifrost(EditionsApi, EntityNetworkApi, PrecedentsApi, TeamServing, Trainin
             return known[0]
         if not known:
             raise BifrostError("no corpus ingested yet; run `bifrost ingest --corpus NAME`")
-        raise BifrostError(f"this home holds several corpora ({', '.join(known)}): name one, several as 'a,b', or 'all'")
+        raise BifrostError(
+            f"this home holds several corpora ({', '.join(known)}): name one, several as 'a,b', or 'all'"
+        )
 
     def search(self, query: str, corpus: str | None = None, k: int = 10) -> list[RetrievedItem]:
         """The ``k`` best provisions for a query, each with how it was reached (no answer step); ``corpus``:
@@ -342,11 +389,19 @@ class Bifrost(EditionsApi, EntityNetworkApi, PrecedentsApi, TeamServing, Trainin
         corpus = self.default_corpus(corpus)
         retriever = self.retriever(corpus)
         config = retriever.config.model_copy(update={"top_n": max(k, retriever.config.top_n)})
-        return self.pipeline.retrieve(query, corpus, config).items[:k]  # as `ask` ranks: a named provision first
+        return self.pipeline.retrieve(query, corpus, config).items[
+            :k
+        ]  # as `ask` ranks: a named provision first
 
     def ask(
-        self, question: str, corpus: str | None = None, config: RetrievalConfig | None = None, as_of: str | None = None,
-        exclude: Sequence[str] = (), asked_by: Principal | None = None, channel: str = "api",
+        self,
+        question: str,
+        corpus: str | None = None,
+        config: RetrievalConfig | None = None,
+        as_of: str | None = None,
+        exclude: Sequence[str] = (),
+        asked_by: Principal | None = None,
+        channel: str = "api",
     ) -> Answer:
         """Answer a question with cited provisions, or refuse when nothing supports an answer.
 
@@ -367,8 +422,9 @@ class Bifrost(EditionsApi, EntityNetworkApi, PrecedentsApi, TeamServing, Trainin
             self._record(answer, asked_by, channel, {c: e.number for c, e in editions.items()}, as_of)
         return answer
 
-    def _check_conditions(self, answer: Answer, corpora: Sequence[str], editions: dict[str, Edition],
-                          as_of: str | None) -> None:
+    def _check_conditions(
+        self, answer: Answer, corpora: Sequence[str], editions: dict[str, Edition], as_of: str | None
+    ) -> None:
         """The cited rules' conditions against the question's facts (current editions only: the records are of
         the current text); a home built before requirement records answers as before, with one warning."""
         from bifrost.retrieval.answer.applicability import applicability
@@ -380,16 +436,27 @@ class Bifrost(EditionsApi, EntityNetworkApi, PrecedentsApi, TeamServing, Trainin
             if as_of is not None and editions[corpus].number != self.sql.current_edition(corpus).number:
                 continue  # no as_of: the edition answered from is the current one
             if not self.sql.get_meta(corpus, "requirements"):
-                answer.warnings.append(f"{corpus} has no requirement records yet (a home built before them): "
-                                       f"`bifrost build navigator --corpus {corpus}` adds them and the cited rules' conditions")
+                answer.warnings.append(
+                    f"{corpus} has no requirement records yet (a home built before them): "
+                    f"`bifrost build navigator --corpus {corpus}` adds them and the cited rules' conditions"
+                )
                 continue
             cited = [c.id for c in answer.citations if c.corpus == corpus]
             tokenize = self.pipeline.parts(corpus).channels.tokenize
-            checks += applicability(answer.question, cited, stored_requirements(self.sql, corpus, cited), tokenize)
+            checks += applicability(
+                answer.question, cited, stored_requirements(self.sql, corpus, cited), tokenize
+            )
         answer.conditions = checks
 
-    def _ask_at(self, question: str, corpus: str, corpora: Sequence[str], editions: dict[str, Edition],
-                config: RetrievalConfig | None, exclude: Sequence[str] = ()) -> Answer:
+    def _ask_at(
+        self,
+        question: str,
+        corpus: str,
+        corpora: Sequence[str],
+        editions: dict[str, Edition],
+        config: RetrievalConfig | None,
+        exclude: Sequence[str] = (),
+    ) -> Answer:
         if not is_several(corpus):
             return self.pipeline.ask(question, corpus, config, editions[corpus], exclude)
         answers = [self.pipeline.ask(question, c, config, editions[c], exclude) for c in corpora]

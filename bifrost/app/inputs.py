@@ -32,9 +32,13 @@ class AskOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    top_n: int | None = Field(default=None, ge=1, le=MAX_RESULTS, description="Length of the ranked retrieved list")
+    top_n: int | None = Field(
+        default=None, ge=1, le=MAX_RESULTS, description="Length of the ranked retrieved list"
+    )
     cite_max: int | None = Field(default=None, ge=1, le=20, description="Most provisions the answer cites")
-    depth: int | None = Field(default=None, ge=0, le=MAX_DEPTH, description="REFERS_TO hops followed from candidates")
+    depth: int | None = Field(
+        default=None, ge=0, le=MAX_DEPTH, description="REFERS_TO hops followed from candidates"
+    )
 
 
 def check_question(question: str | None) -> str:
@@ -59,7 +63,9 @@ def check_as_of(as_of: str | None) -> str | None:
     try:
         return date.fromisoformat(value).isoformat()
     except ValueError:
-        raise InvalidRequest(f"as_of: {value[:40]!r} is not a date (YYYY-MM-DD) or an edition number") from None
+        raise InvalidRequest(
+            f"as_of: {value[:40]!r} is not a date (YYYY-MM-DD) or an edition number"
+        ) from None
 
 
 def check_corpus(corpus: str, served: Sequence[str], several: bool = False) -> None:
@@ -72,11 +78,15 @@ def check_corpus(corpus: str, served: Sequence[str], several: bool = False) -> N
         raise NotFoundError(f"unknown corpus {corpus!r}; loaded corpora: {', '.join(served) or 'none'}")
 
 
-def error_details(errors: Iterable[Mapping[str, Any]], skip: tuple[str, ...] = ("body",)) -> list[dict[str, str]]:
+def error_details(
+    errors: Iterable[Mapping[str, Any]], skip: tuple[str, ...] = ("body",)
+) -> list[dict[str, str]]:
     """Pydantic errors as ``{field, message}`` pairs (dotted field path, message without "Value error, ")."""
     return [
-        {"field": ".".join(str(p) for p in e.get("loc", ()) if p not in skip),
-         "message": str(e.get("msg", "")).removeprefix("Value error, ")}
+        {
+            "field": ".".join(str(p) for p in e.get("loc", ()) if p not in skip),
+            "message": str(e.get("msg", "")).removeprefix("Value error, "),
+        }
         for e in errors
     ]
 

@@ -1,5 +1,7 @@
-"""What the facade adds for precedents, answered questions that cite the corpus (OSHA's letters, a team's reviewed
-answers): importing them, finding the ones like a question, and reviewing an answer into one. A mixin of `Bifrost`;
+"""What the facade adds for precedents, answered questions that cite the corpus (OSHA's letters, a team's
+reviewed
+answers): importing them, finding the ones like a question, and reviewing an answer into one. A mixin of
+`Bifrost`;
 it uses the facade's ``sql``, ``pipeline``, ``ask``, ``jurisdiction`` and ``require_corpus``."""
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ class PrecedentsApi:
     """Import, list and match precedents; review an answer into one."""
 
     def import_precedents(self, path: Path | str, corpus: str, issuer: str = "") -> PrecedentImport:
-        """Import a precedent file (JSONL or CSV: id, title or question, date, url, issuer, cites) into a corpus's
+        """Import a precedent file (JSONL or CSV: id, title or question, date, url, issuer, cites) into a
+        corpus's
         bank; a bad line is reported and skipped; the same file twice changes nothing."""
         from bifrost.graph_builders.precedents.load import import_precedents
 
@@ -36,8 +39,11 @@ class PrecedentsApi:
         with self.sql.session() as s:
             return load_precedents(s, corpus)
 
-    def similar_precedents(self, question: str, corpus: str, k: int = 5, exclude: Sequence[str] = ()) -> list[PrecedentMatch]:
-        """The ``k`` answered questions most similar to ``question`` (interpretations, never the rule), best first;
+    def similar_precedents(
+        self, question: str, corpus: str, k: int = 5, exclude: Sequence[str] = ()
+    ) -> list[PrecedentMatch]:
+        """The ``k`` answered questions most similar to ``question`` (interpretations, never the rule), best
+        first;
         ``exclude``: ids or source URLs of the question's own precedents."""
         if not 1 <= k <= 50:
             raise BifrostError(f"k must be between 1 and 50, got {k}")
@@ -45,22 +51,42 @@ class PrecedentsApi:
         return self.pipeline.parts(corpus).channels.votes(question, exclude).matches(k)
 
     def review_answer(
-        self, question: str, corpus: str, *, reviewer: str, right: Sequence[str] = (), wrong: Sequence[str] = (),
-        added: Sequence[str] = (), team: str = "",
+        self,
+        question: str,
+        corpus: str,
+        *,
+        reviewer: str,
+        right: Sequence[str] = (),
+        wrong: Sequence[str] = (),
+        added: Sequence[str] = (),
+        team: str = "",
     ) -> AnswerReview:
-        """Review the answer ``ask`` gives now: each cited provision marked right or wrong, missing ones added.
-        Stored with who, when and the edition; its right and added provisions become a precedent of ``team``."""
+        """Review the answer ``ask`` gives now: each cited provision marked right or wrong, missing ones
+        added.
+        Stored with who, when and the edition; its right and added provisions become a precedent of
+        ``team``."""
         from bifrost.graph_builders.precedents.review import record_review
 
         answer = self.ask(question, corpus)
         edition = self.sql.edition(corpus).number
-        review = record_review(self.sql, corpus, answer.question, [c.id for c in answer.citations], right, wrong, added,
-                               reviewer, team, edition)
+        review = record_review(
+            self.sql,
+            corpus,
+            answer.question,
+            [c.id for c in answer.citations],
+            right,
+            wrong,
+            added,
+            reviewer,
+            team,
+            edition,
+        )
         self.pipeline.forget(corpus)  # the precedent bank changed
         return review
 
     def reviews(self, corpus: str) -> list[tuple[AnswerReview, list[str]]]:
-        """Every answer review of a corpus, each with the provisions it relies on that the current edition lacks."""
+        """Every answer review of a corpus, each with the provisions it relies on that the current edition
+        lacks."""
         from bifrost.graph_builders.precedents.review import reviews_of
 
         self.require_corpus(corpus)
@@ -72,4 +98,7 @@ class PrecedentsApi:
             return "no precedents loaded (`bifrost precedents import FILE` adds answered questions)"
         cites = [c for p in bank for c in p.cites]
         outside = sum(not c.resolved for c in cites)
-        return f"{len(bank)} precedents citing {len(cites) - outside} provisions of the corpus ({outside} citations outside it)"
+        return (
+            f"{len(bank)} precedents citing {len(cites) - outside} provisions of the corpus "
+            f"({outside} citations outside it)"
+        )

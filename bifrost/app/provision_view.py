@@ -31,8 +31,12 @@ class ProvisionView(BaseModel):
     references_out: list[dict] = Field(default_factory=list)
     references_in: list[dict] = Field(default_factory=list)
     dangling_references: list[dict] = Field(default_factory=list)
-    edition: Edition | None = Field(default=None, description="The edition shown when it is not the current one")
-    history: list[dict] = Field(default_factory=list, description="Earlier versions: edition range, change, text, word diff")
+    edition: Edition | None = Field(
+        default=None, description="The edition shown when it is not the current one"
+    )
+    history: list[dict] = Field(
+        default_factory=list, description="Earlier versions: edition range, change, text, word diff"
+    )
 
 
 def _neighbour(graph: GraphStore, uid: str) -> Neighbour:
@@ -55,7 +59,11 @@ def provision_view(sql: SqlStore, graph: GraphStore, corpus: str, provision_id: 
             )
         raise NotFoundError(f"provision {provision_id!r} is not in corpus {corpus!r}")
     parent = graph.parent(uid)
-    dangling = [{"raw": r.raw, "reason": r.reason} for r in sql.references(corpus, dangling=True) if r.source_id == provision_id]
+    dangling = [
+        {"raw": r.raw, "reason": r.reason}
+        for r in sql.references(corpus, dangling=True)
+        if r.source_id == provision_id
+    ]
     return ProvisionView(
         provision=p,
         parent=_neighbour(graph, parent) if parent else None,
@@ -85,7 +93,14 @@ def history(sql: SqlStore, corpus: str, current: Provision) -> list[dict]:
     """Earlier versions of a provision: edition range, change, text and a word diff to the current text."""
     dates = {e.number: e.date for e in sql.editions(corpus)}
     return [
-        {"valid_from": frm, "valid_to": to, "until": dates.get(to), "change": change, "text": old.text,
-         "heading": old.heading, "diff": word_diff(old.text, current.text)}
+        {
+            "valid_from": frm,
+            "valid_to": to,
+            "until": dates.get(to),
+            "change": change,
+            "text": old.text,
+            "heading": old.heading,
+            "diff": word_diff(old.text, current.text),
+        }
         for frm, to, change, old in sql.versions_of(corpus, current.id)
     ]

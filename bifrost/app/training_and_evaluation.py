@@ -1,6 +1,7 @@
 """What the facade adds for researchers: training each model (cross-validated, then stored in the home) and
 evaluating systems and answers on question sets. A mixin of `Bifrost`, kept apart so the facade stays about
-building and asking; every option is a typed keyword argument, passed to `bifrost.training` or `bifrost.eval`."""
+building and asking; every option is a typed keyword argument, passed to `bifrost.training` or
+`bifrost.eval`."""
 
 from __future__ import annotations
 
@@ -31,9 +32,21 @@ class TrainingAndEvaluation:
     (``pipeline.forget``). Each run opens its own stores."""
 
     def train_ranker(
-        self, questions: Files, corpus: str = "osha-1926", *, folds: int = 5, ablations: bool = True,
-        hybrid: bool = True, cv: bool = True, seed: int = 0, seeds: Sequence[int] | None = None, store: bool = True,
-        encoder_files: Files = (), held_out_files: Files = (), out_dir: Path | None = None, say: Say | None = None,
+        self,
+        questions: Files,
+        corpus: str = "osha-1926",
+        *,
+        folds: int = 5,
+        ablations: bool = True,
+        hybrid: bool = True,
+        cv: bool = True,
+        seed: int = 0,
+        seeds: Sequence[int] | None = None,
+        store: bool = True,
+        encoder_files: Files = (),
+        held_out_files: Files = (),
+        out_dir: Path | None = None,
+        say: Say | None = None,
         progress: Progress | None = None,
     ) -> TrainReport:
         """Cross-validate the learned ranker (k-fold, and leave-one-set-out over several files) beside the
@@ -42,33 +55,75 @@ class TrainingAndEvaluation:
         from bifrost.training.ranker.train import train_ranker
 
         report = train_ranker(
-            self.settings, corpus, _paths(questions), folds=folds, ablations=ablations, hybrid=hybrid, cv=cv,
-            seed=seed, seeds=seeds, store=store, encoder_files=_paths(encoder_files),
-            held_out_files=_paths(held_out_files), out_dir=out_dir, say=say, progress=progress,
+            self.settings,
+            corpus,
+            _paths(questions),
+            folds=folds,
+            ablations=ablations,
+            hybrid=hybrid,
+            cv=cv,
+            seed=seed,
+            seeds=seeds,
+            store=store,
+            encoder_files=_paths(encoder_files),
+            held_out_files=_paths(held_out_files),
+            out_dir=out_dir,
+            say=say,
+            progress=progress,
         )
         self.pipeline.forget(corpus)
         return report
 
     def train_answerability(
-        self, questions: Files, corpus: str = "osha-1926", *, folds: int = 5, target: float = 0.02,
-        open_target: float = 0.10, ablations: bool = True, support: bool = False, store: bool = True,
-        held_out_files: Files = (), out_dir: Path | None = None, say: Say | None = None, progress: Progress | None = None,
+        self,
+        questions: Files,
+        corpus: str = "osha-1926",
+        *,
+        folds: int = 5,
+        target: float = 0.02,
+        open_target: float = 0.10,
+        ablations: bool = True,
+        support: bool = False,
+        store: bool = True,
+        held_out_files: Files = (),
+        out_dir: Path | None = None,
+        say: Say | None = None,
+        progress: Progress | None = None,
     ) -> AnswerabilityReport:
-        """Cross-validate and store the model that decides when to refuse: at most ``target`` false refusals and
+        """Cross-validate and store the model that decides when to refuse: at most ``target`` false refusals
+        and
         ``open_target`` answerable questions left open; see `bifrost.training.answerability.run`."""
         from bifrost.training.answerability.run import train_answerability
 
         report = train_answerability(
-            self.settings, corpus, _paths(questions), folds=folds, target=target, open_target=open_target,
-            ablations=ablations, support=support, store=store, held_out_files=_paths(held_out_files),
-            out_dir=out_dir, say=say, progress=progress,
+            self.settings,
+            corpus,
+            _paths(questions),
+            folds=folds,
+            target=target,
+            open_target=open_target,
+            ablations=ablations,
+            support=support,
+            store=store,
+            held_out_files=_paths(held_out_files),
+            out_dir=out_dir,
+            say=say,
+            progress=progress,
         )
         self.pipeline.forget(corpus)
         return report
 
     def train_reader(
-        self, questions: Files, corpus: str = "osha-1926", *, epochs: int = 1, trainable_layers: int = 2,
-        curve: bool = False, store: bool = True, out_dir: Path | None = None, say: Say | None = None,
+        self,
+        questions: Files,
+        corpus: str = "osha-1926",
+        *,
+        epochs: int = 1,
+        trainable_layers: int = 2,
+        curve: bool = False,
+        store: bool = True,
+        out_dir: Path | None = None,
+        say: Say | None = None,
     ) -> ReaderTraining:
         """Cross-fit the reader by question set, score its answers nested, then store it behind the stored
         ranker (the `experiments` extra); the report as written to ``out_dir``'s JSON."""
@@ -76,27 +131,58 @@ class TrainingAndEvaluation:
         from bifrost.training.reader.run import train_reader
 
         opts = Options(epochs=epochs, trainable_layers=trainable_layers)
-        report = train_reader(self.settings, corpus, _paths(questions), opts=opts, curve=curve, store=store,
-                              out_dir=out_dir, say=say)
+        report = train_reader(
+            self.settings,
+            corpus,
+            _paths(questions),
+            opts=opts,
+            curve=curve,
+            store=store,
+            out_dir=out_dir,
+            say=say,
+        )
         self.pipeline.forget(corpus)
         return ReaderTraining.model_validate(report)
 
     def train_encoder(
-        self, corpus: str = "osha-1926", *, max_pairs: int = 8000, epochs: int = 1, batch_size: int = 32,
-        out: Path | None = None, seed: int = 13, progress: Progress | None = None,
+        self,
+        corpus: str = "osha-1926",
+        *,
+        max_pairs: int = 8000,
+        epochs: int = 1,
+        batch_size: int = 32,
+        out: Path | None = None,
+        seed: int = 13,
+        progress: Progress | None = None,
     ) -> EncoderReport:
         """Fine-tune the embedding model on the corpus's own pairs (no labels); see
         `bifrost.training.encoder.train`."""
         from bifrost.training.encoder.train import train_encoder
 
-        return train_encoder(self.settings, corpus, max_pairs=max_pairs, epochs=epochs, batch_size=batch_size,
-                             out=out, seed=seed, progress=progress)
+        return train_encoder(
+            self.settings,
+            corpus,
+            max_pairs=max_pairs,
+            epochs=epochs,
+            batch_size=batch_size,
+            out=out,
+            seed=seed,
+            progress=progress,
+        )
 
     def evaluate(
-        self, questions: Path | str, corpus: str = "osha-1926",
-        systems: Sequence[str] | str = "bm25,dense,rrf,bifrost-ltr", out_dir: Path | str | None = None, *,
-        k: int = 10, limit: int | None = None, question_format: str = "auto", as_of: str | None = None,
-        plots: bool = True, progress: Callable[..., None] | None = None,
+        self,
+        questions: Path | str,
+        corpus: str = "osha-1926",
+        systems: Sequence[str] | str = "bm25,dense,rrf,bifrost-ltr",
+        out_dir: Path | str | None = None,
+        *,
+        k: int = 10,
+        limit: int | None = None,
+        question_format: str = "auto",
+        as_of: str | None = None,
+        plots: bool = True,
+        progress: Callable[..., None] | None = None,
     ) -> RunResult:
         """Run a question set against systems and score them (metrics, per-question rows, report and plots in
         ``out_dir``, default a new folder under ``$BIFROST_HOME/runs``; ``as_of``: a past edition)."""
@@ -110,20 +196,44 @@ class TrainingAndEvaluation:
         if out_dir is None:
             stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
             out_dir = self.settings.home / "runs" / f"{corpus}-{stamp}"
-        return run_eval(corpus, questions, systems, out_dir, self.settings, k=k, limit=limit,
-                        registry=make_default_registry(), question_format=question_format, progress=progress,
-                        plots=plots, as_of=as_of)
+        return run_eval(
+            corpus,
+            questions,
+            systems,
+            out_dir,
+            self.settings,
+            k=k,
+            limit=limit,
+            registry=make_default_registry(),
+            question_format=question_format,
+            progress=progress,
+            plots=plots,
+            as_of=as_of,
+        )
 
     def evaluate_answers(
-        self, questions: Files, corpus: str = "osha-1926", *, folds: int = 5, out_dir: Path | None = None,
-        progress: Progress | None = None, command: str = "",
+        self,
+        questions: Files,
+        corpus: str = "osha-1926",
+        *,
+        folds: int = 5,
+        out_dir: Path | None = None,
+        progress: Progress | None = None,
+        command: str = "",
     ) -> AnswerEvaluation:
         """Score the answers themselves (`bifrost.eval.answers.run`); ``report`` holds the markdown report and
         ``command`` the command line it names."""
         from bifrost.eval.answers import report_md, run
 
-        summary = run(self.settings, corpus, _paths(questions), folds=folds, out_dir=out_dir, progress=progress,
-                      command=command)
+        summary = run(
+            self.settings,
+            corpus,
+            _paths(questions),
+            folds=folds,
+            out_dir=out_dir,
+            progress=progress,
+            command=command,
+        )
         return AnswerEvaluation.model_validate({**summary, "report": report_md(summary, command)})
 
     @staticmethod

@@ -1,1 +1,2 @@
-"""Bifrost core: typed records, errors, settings, stores, embeddings, chat models and prompts (the bottom layer)."""
+"""Bifrost core: typed records, errors, settings, stores, embeddings, chat models and prompts (the bottom
+layer)."""

@@ -54,7 +54,9 @@ class Principal(_Frozen):
     role: Role
     corpora: tuple[str, ...] = (ALL_CORPORA,)
     token_id: str = ""
-    rate_limit: str | None = Field(default=None, description="This user's own limit, e.g. '120/minute' (None: the server's)")
+    rate_limit: str | None = Field(
+        default=None, description="This user's own limit, e.g. '120/minute' (None: the server's)"
+    )
 
     def may(self, action: Action) -> bool:
         return action in _ALLOWED[self.role]
@@ -70,10 +72,13 @@ class Principal(_Frozen):
         """`AccessDenied` naming the role needed when this principal may not ``action``."""
         if not self.may(action):
             needed = {Action.READ: "reader", Action.REVIEW: "reviewer", Action.ADMIN: "admin"}[action]
-            raise AccessDenied(f"user {self.user!r} ({self.role.value}) may not {action.value}: this needs the {needed} role")
+            raise AccessDenied(
+                f"user {self.user!r} ({self.role.value}) may not {action.value}: this needs the {needed} role"
+            )
 
     def require_corpus(self, corpus: str) -> None:
-        """`AccessDenied` when ``corpus`` is outside this principal's scope (existing or not: nothing is revealed)."""
+        """`AccessDenied` when ``corpus`` is outside this principal's scope (existing or not: nothing is
+        revealed)."""
         if not self.may_read(corpus):
             raise AccessDenied(f"corpus {corpus!r} is not in the scope of user {self.user!r}")
 
@@ -121,8 +126,12 @@ class AnswerRecord(BaseModel):
     user: str
     channel: str = Field(description="cli, web, api or mcp")
     corpus: str
-    editions: dict[str, int] = Field(default_factory=dict, description="Edition number answered from, per corpus")
-    as_of: str | None = Field(default=None, description="The edition the asker asked for, when not the current one")
+    editions: dict[str, int] = Field(
+        default_factory=dict, description="Edition number answered from, per corpus"
+    )
+    as_of: str | None = Field(
+        default=None, description="The edition the asker asked for, when not the current one"
+    )
     question: str
     outcome: str
     verdict: str | None = None
@@ -144,8 +153,10 @@ class Replay(BaseModel):
 
     record: AnswerRecord
     same_edition: dict = Field(description="The answer on the recorded edition (JSON)")
-    same_edition_note: str | None = Field(default=None, description="How the recorded edition was ranked, when it is no "
-                                                                    "longer the current one (its note)")
+    same_edition_note: str | None = Field(
+        default=None,
+        description="How the recorded edition was ranked, when it is no longer the current one (its note)",
+    )
     current: dict = Field(description="The answer on today's edition (JSON)")
     current_editions: dict[str, int] = Field(default_factory=dict)
     changes_same_edition: list[CitationChange] = Field(default_factory=list)

@@ -1,5 +1,6 @@
 """An answer's records: what retrieval reached and how, the citations, the quoted statements, the verdict, the
-conditions checked against the question's facts, and the `Answer` the CLI, web app, MCP server and the record of
+conditions checked against the question's facts, and the `Answer` the CLI, web app, MCP server and the record
+of
 answers carry."""
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ class RetrievedItem(Frozen):
     score: float
     via: tuple[Via, ...] = ()
     path: tuple[str, ...] = Field(default=(), description="Provision ids from a seed to this one")
-    why: str = Field(default="", description="Human-readable reason, e.g. 'cross-reference from 1926.501(b)(2)(i)'")
+    why: str = Field(
+        default="", description="Human-readable reason, e.g. 'cross-reference from 1926.501(b)(2)(i)'"
+    )
 
 
 class Citation(Frozen):
@@ -64,7 +67,10 @@ class Quote(Frozen):
     @model_validator(mode="after")
     def _span_matches_text(self) -> Quote:
         if self.end - self.start != len(self.text):
-            raise ValueError(f"quote of {self.provision_id}: span {self.start}..{self.end} does not fit a text of {len(self.text)} characters")
+            raise ValueError(
+                f"quote of {self.provision_id}: span {self.start}..{self.end} does not fit a text of "
+                f"{len(self.text)} characters"
+            )
         return self
 
 
@@ -74,13 +80,19 @@ class Statement(Frozen):
     text: str
     citations: tuple[str, ...]
     quotes: tuple[Quote, ...] = Field(default=(), description="Verified spans of the cited provisions' text")
-    corpus: str | None = Field(default=None, description="Corpus of the cited provisions, set when an answer spans several")
-    role: str | None = Field(default=None, description="What the cited provision does in the answer: verdict, rule, "
-                                                        "exception, condition, procedure, definition, or open (what none of them says)")
+    corpus: str | None = Field(
+        default=None, description="Corpus of the cited provisions, set when an answer spans several"
+    )
+    role: str | None = Field(
+        default=None,
+        description="What the cited provision does in the answer: verdict, rule, "
+        "exception, condition, procedure, definition, or open (what none of them says)",
+    )
 
 
 class PlannedProvision(Frozen):
-    """A provision the answer plan chose: its role, the provision ids that led to it (itself last), and why."""
+    """A provision the answer plan chose: its role, the provision ids that led to it (itself last), and
+    why."""
 
     id: str
     role: str
@@ -94,27 +106,35 @@ class Verdict(Frozen):
     value: Literal["yes", "no", "depends"]
     provision_id: str
     words: str = Field(description="The sentence of the provision that decides it, as stored")
-    reason: str = Field("", description="Why, in one clause naming the provisions ('1926.451(g)(1) requires it')")
+    reason: str = Field(
+        "", description="Why, in one clause naming the provisions ('1926.451(g)(1) requires it')"
+    )
     see_also: list[str] = Field(default_factory=list, description="Other provisions the reason names")
 
 
 class ConditionCheck(Frozen):
-    """A cited rule's condition or exception against the question's facts (`retrieval.answer.applicability`)."""
+    """A cited rule's condition or exception against the question's facts
+    (`retrieval.answer.applicability`)."""
 
     provision_id: str
     sentence: int = Field(description="Which sentence of the provision states it (0-based)")
     kind: Literal["quantity", "exception"]
     text: str = Field(description="The condition as the rule writes it, or the exception's clause")
     comparator: str = Field(default="", description='">=", "<=", ">", "<" for a threshold')
-    measure: str = Field(default="", description="What a quantity measures (height, depth, ...), or an exception's cue")
+    measure: str = Field(
+        default="", description="What a quantity measures (height, depth, ...), or an exception's cue"
+    )
     status: Literal["met", "not_met", "not_stated", "stated"] = Field(
-        description="met / not_met: the question's figure against the threshold; not_stated: the question does not "
-                    "say; stated: the question takes the exception up (whether it applies is for the reader)")
+        description="met / not_met: the question's figure against the threshold; not_stated: the question "
+        "does not "
+        "say; stated: the question takes the exception up (whether it applies is for the reader)"
+    )
     fact: str = Field(default="", description="The question's figure it was checked against")
 
 
 class Outcome(str, Enum):
-    """How a question was answered: the text states it; the closest provisions do not state it; out of scope."""
+    """How a question was answered: the text states it; the closest provisions do not state it; out of
+    scope."""
 
     ANSWERED = "answered"
     NOT_STATED = "not_stated"
@@ -139,16 +159,36 @@ class Answer(BaseModel):
     retrieved: list[RetrievedItem] = Field(default_factory=list)
     unused: list[str] = Field(default_factory=list, description="Retrieved but not cited (shown on refusal)")
     timings: dict[str, float] = Field(default_factory=dict, description="Seconds per stage")
-    edition: Edition | None = Field(default=None, description="The past edition answered from (None: the current one)")
-    note: str | None = Field(default=None, description="How a past edition was ranked (the entity network is current only)")
-    outcome: Outcome = Field(default=Outcome.ANSWERED, description="answered, not_stated (the closest provisions are quoted and "
-                                                                   "none states it) or refused (out of scope)")
-    verdict: Verdict | None = Field(default=None, description="Yes/no/depends, when the cited text decides a yes/no question")
-    plan: list[PlannedProvision] = Field(default_factory=list, description="The cited provisions' roles and the paths that brought them in")
-    named: list[ResolvedCite] = Field(default_factory=list, description="Provisions the question names, resolved or not")
-    precedents: list[PrecedentMatch] = Field(default_factory=list, description="Similar answered questions (interpretations, "
-                                                                             "never the rule)")
-    conditions: list[ConditionCheck] = Field(default_factory=list, description="Each cited rule's conditions and "
-                                                                              "exceptions against the question's facts")
-    record_id: str | None = Field(default=None, description="Id of this answer's record on the server (`bifrost answers show ID`)")
-    warnings: list[str] = Field(default_factory=list, description="What the asker should know about how it was served")
+    edition: Edition | None = Field(
+        default=None, description="The past edition answered from (None: the current one)"
+    )
+    note: str | None = Field(
+        default=None, description="How a past edition was ranked (the entity network is current only)"
+    )
+    outcome: Outcome = Field(
+        default=Outcome.ANSWERED,
+        description="answered, not_stated (the closest provisions are quoted and "
+        "none states it) or refused (out of scope)",
+    )
+    verdict: Verdict | None = Field(
+        default=None, description="Yes/no/depends, when the cited text decides a yes/no question"
+    )
+    plan: list[PlannedProvision] = Field(
+        default_factory=list, description="The cited provisions' roles and the paths that brought them in"
+    )
+    named: list[ResolvedCite] = Field(
+        default_factory=list, description="Provisions the question names, resolved or not"
+    )
+    precedents: list[PrecedentMatch] = Field(
+        default_factory=list, description="Similar answered questions (interpretations, never the rule)"
+    )
+    conditions: list[ConditionCheck] = Field(
+        default_factory=list,
+        description="Each cited rule's conditions and exceptions against the question's facts",
+    )
+    record_id: str | None = Field(
+        default=None, description="Id of this answer's record on the server (`bifrost answers show ID`)"
+    )
+    warnings: list[str] = Field(
+        default_factory=list, description="What the asker should know about how it was served"
+    )

@@ -19,12 +19,17 @@ from typing import Any
 import numpy as np
 
 _EXPECTED_MODULES = (
-    ["sentence_transformers.models.Transformer", "sentence_transformers.models.Pooling",
-     "sentence_transformers.models.Normalize"],
+    [
+        "sentence_transformers.models.Transformer",
+        "sentence_transformers.models.Pooling",
+        "sentence_transformers.models.Normalize",
+    ],
     # the layout sentence-transformers 6 saves (e.g. an encoder fine-tuned by `bifrost train`)
-    ["sentence_transformers.base.modules.transformer.Transformer",
-     "sentence_transformers.sentence_transformer.modules.pooling.Pooling",
-     "sentence_transformers.base.modules.normalize.Normalize"],
+    [
+        "sentence_transformers.base.modules.transformer.Transformer",
+        "sentence_transformers.sentence_transformer.modules.pooling.Pooling",
+        "sentence_transformers.base.modules.normalize.Normalize",
+    ],
 )
 
 
@@ -53,11 +58,18 @@ def _plain_bert(folder: Path) -> dict | None:
     except (OSError, ValueError):
         return None
     types = [m.get("type") for m in modules]
-    if (types not in _EXPECTED_MODULES or config.get("model_type") != "bert" or not _mean_pooling(pooling)
-            or config.get("hidden_act") != "gelu" or config.get("position_embedding_type", "absolute") != "absolute"
-            or not (folder / "model.safetensors").is_file() or not (folder / "tokenizer.json").is_file()
-            or st_config.get("do_lower_case") or any(prompts.values())
-            or st_config.get("module_output_name", "token_embeddings") != "token_embeddings"):
+    if (
+        types not in _EXPECTED_MODULES
+        or config.get("model_type") != "bert"
+        or not _mean_pooling(pooling)
+        or config.get("hidden_act") != "gelu"
+        or config.get("position_embedding_type", "absolute") != "absolute"
+        or not (folder / "model.safetensors").is_file()
+        or not (folder / "tokenizer.json").is_file()
+        or st_config.get("do_lower_case")
+        or any(prompts.values())
+        or st_config.get("module_output_name", "token_embeddings") != "token_embeddings"
+    ):
         return None
     # sentence-transformers 6 no longer writes max_seq_length; it then reads the tokenizer's limit
     max_len = st_config.get("max_seq_length") or tokenizer_config.get("model_max_length") or 512
@@ -89,7 +101,9 @@ class BertEncoder:
         return self.torch.nn.functional.linear(x, self.w[name + ".weight"], self.w[name + ".bias"])
 
     def _norm(self, x: Any, name: str) -> Any:
-        return self.torch.nn.functional.layer_norm(x, (self.dim,), self.w[name + ".weight"], self.w[name + ".bias"], self.eps)
+        return self.torch.nn.functional.layer_norm(
+            x, (self.dim,), self.w[name + ".weight"], self.w[name + ".bias"], self.eps
+        )
 
     def _forward(self, ids: Any, types: Any, mask: Any) -> Any:
         """Last hidden states of BertModel (sdpa attention, eval mode) for one batch."""
@@ -107,10 +121,14 @@ class BertEncoder:
             q = self._linear(h, p + "attention.self.query").view(b, s, -1, head).transpose(1, 2)
             k = self._linear(h, p + "attention.self.key").view(b, s, -1, head).transpose(1, 2)
             v = self._linear(h, p + "attention.self.value").view(b, s, -1, head).transpose(1, 2)
-            a = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, dropout_p=0.0, scale=head**-0.5, is_causal=False)
+            a = F.scaled_dot_product_attention(
+                q, k, v, attn_mask=attn_mask, dropout_p=0.0, scale=head**-0.5, is_causal=False
+            )
             a = a.reshape(a.shape[0], -1, s, head).transpose(1, 2).contiguous()
             a = a.reshape(b, s, -1).contiguous()
-            h1 = self._norm(self._linear(a, p + "attention.output.dense") + h, p + "attention.output.LayerNorm")
+            h1 = self._norm(
+                self._linear(a, p + "attention.output.dense") + h, p + "attention.output.LayerNorm"
+            )
             m = F.gelu(self._linear(h1, p + "intermediate.dense"))
             h = self._norm(self._linear(m, p + "output.dense") + h1, p + "output.LayerNorm")
         return h
@@ -122,17 +140,23 @@ class BertEncoder:
         rows: list[Any] = []
         with torch.inference_mode():
             for start in range(0, len(texts), batch_size):
-                enc = self.tokenizer.encode_batch([texts[i] for i in order[start:start + batch_size]])
+                enc = self.tokenizer.encode_batch([texts[i] for i in order[start : start + batch_size]])
                 ids = torch.tensor([e.ids for e in enc], dtype=torch.long)
                 types = torch.tensor([e.type_ids for e in enc], dtype=torch.long)
                 mask = torch.tensor([e.attention_mask for e in enc], dtype=torch.long)
                 h = self._forward(ids, types, mask)
                 m = mask.unsqueeze(-1).to(h.dtype)
-                pooled = (h * m).sum(dim=1, dtype=h.dtype) / torch.clamp(m.sum(dim=1, dtype=h.dtype), min=1e-9)
+                pooled = (h * m).sum(dim=1, dtype=h.dtype) / torch.clamp(
+                    m.sum(dim=1, dtype=h.dtype), min=1e-9
+                )
                 pooled = F.normalize(pooled, p=2, dim=1)  # the Normalize module
                 rows.extend(F.normalize(pooled, p=2, dim=1))  # encode(normalize_embeddings=True)
         back = [rows[i] for i in np.argsort(order)]
-        return torch.stack(back).numpy().astype(np.float32, copy=False) if back else np.zeros((0, self.dim), np.float32)
+        return (
+            torch.stack(back).numpy().astype(np.float32, copy=False)
+            if back
+            else np.zeros((0, self.dim), np.float32)
+        )
 
 
 def load_bert_encoder(location: str) -> BertEncoder | None:

@@ -106,7 +106,11 @@ def raw_vectors(model: Any, texts: list[str], batch_size: int) -> Any:
     if isinstance(model, BertEncoder):
         return model.encode(texts, batch_size=batch_size)
     return model.encode(
-        texts, batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False,
+        texts,
+        batch_size=batch_size,
+        convert_to_numpy=True,
+        normalize_embeddings=True,
+        show_progress_bar=False,
     )
 
 

@@ -54,7 +54,9 @@ class ModelUnreachableError(ModelUnavailableError):
         self.model = model
         self.failures = failures
         self.last = last
-        super().__init__(f"chat model {model!r} is unreachable: {failures} consecutive connection failures (last: {last})")
+        super().__init__(
+            f"chat model {model!r} is unreachable: {failures} consecutive connection failures (last: {last})"
+        )
 
 
 class RetryableError(BifrostError):
@@ -85,4 +87,7 @@ class EntityBuildAborted(BifrostError):
         self.corpus = corpus
         self.reason = " ".join(reason.split())
         self.report = report
-        super().__init__(f"entity build of {corpus!r} stopped, nothing written (the previous entity network is kept): {self.reason}")
+        super().__init__(
+            f"entity build of {corpus!r} stopped, nothing written (the previous entity network is kept): "
+            f"{self.reason}"
+        )

@@ -118,7 +118,8 @@ def make_chat_model(
         raise ModelUnavailableError("langchain-openai is not installed: pip install langchain-openai") from e
     except Exception as e:  # the openai SDK raises its own error when no key is configured
         raise ModelUnavailableError(
-            f"cannot create chat model {settings.llm_model!r}: {str(e).rstrip('.')}. Set OPENAI_API_KEY (any value for a local "
+            f"cannot create chat model {settings.llm_model!r}: {str(e).rstrip('.')}. Set OPENAI_API_KEY "
+            "(any value for a local "
             "server) and OPENAI_BASE_URL for an OpenAI-compatible server such as vLLM, Ollama or llama.cpp"
         ) from e
 
@@ -160,7 +161,9 @@ def make_llm_cache(path: str | Path) -> BaseCache:
     try:
         from langchain_community.cache import SQLiteCache
     except ImportError as e:
-        raise ModelUnavailableError("langchain-community is not installed: pip install langchain-community") from e
+        raise ModelUnavailableError(
+            "langchain-community is not installed: pip install langchain-community"
+        ) from e
     cache = _validated_cache_class(SQLiteCache)(database_path=str(path))
     logger.info("LLM cache at %s", path)
     return cache
@@ -199,11 +202,16 @@ def _validated_cache_class(base: type) -> type:
         def __init__(self, database_path: str) -> None:
             super().__init__(database_path=database_path)
             with self.engine.begin() as conn:
-                conn.execute(sql("CREATE TABLE IF NOT EXISTS bifrost_rejected_replies (digest TEXT PRIMARY KEY)"))
+                conn.execute(
+                    sql("CREATE TABLE IF NOT EXISTS bifrost_rejected_replies (digest TEXT PRIMARY KEY)")
+                )
 
         def reject_reply(self, reply: str) -> None:
             with self.engine.begin() as conn:
-                conn.execute(sql("INSERT OR IGNORE INTO bifrost_rejected_replies (digest) VALUES (:d)"), {"d": digest(reply)})
+                conn.execute(
+                    sql("INSERT OR IGNORE INTO bifrost_rejected_replies (digest) VALUES (:d)"),
+                    {"d": digest(reply)},
+                )
 
         def lookup(self, prompt: str, llm_string: str) -> Any:
             found = super().lookup(prompt, llm_string)
@@ -211,7 +219,9 @@ def _validated_cache_class(base: type) -> type:
                 return found
             query = sql("SELECT 1 FROM bifrost_rejected_replies WHERE digest = :d")
             with self.engine.connect() as conn:
-                rejected = any(conn.execute(query, {"d": digest(getattr(g, "text", "") or "")}).first() for g in found)
+                rejected = any(
+                    conn.execute(query, {"d": digest(getattr(g, "text", "") or "")}).first() for g in found
+                )
             return None if rejected else found
 
     return ValidatedSQLiteCache
@@ -298,7 +308,9 @@ class UsageCounter(BaseCallbackHandler):
         for m in models:
             price = self._price(m.model)
             if price is not None:
-                m.cost_usd = (m.input_tokens * price.input_per_mtok + m.output_tokens * price.output_per_mtok) / 1e6
+                m.cost_usd = (
+                    m.input_tokens * price.input_per_mtok + m.output_tokens * price.output_per_mtok
+                ) / 1e6
         return UsageReport(models=sorted(models, key=lambda m: m.model))
 
     def _price(self, model: str) -> ModelPrice | None:

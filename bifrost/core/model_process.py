@@ -35,8 +35,11 @@ def fork_is_safe() -> bool:
     """Whether this process may fork the child: the platform forks, no other thread runs (it could
     hold a lock the child needs), and torch is not loaded yet (its thread pools are not fork-safe;
     a process that loaded it gains nothing from a child anyway)."""
-    return ("fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
-            and "torch" not in sys.modules)
+    return (
+        "fork" in multiprocessing.get_all_start_methods()
+        and threading.active_count() == 1
+        and "torch" not in sys.modules
+    )
 
 
 def _serve(conn: Connection, factories: dict[str, Callable[[], Service]]) -> None:
@@ -104,7 +107,9 @@ class ModelProcess:
             try:
                 self.conn.send((name, payload))
                 if not self.conn.poll(REPLY_TIMEOUT_S):
-                    raise ModelProcessError(f"the model process did not answer within {REPLY_TIMEOUT_S:.0f} s")
+                    raise ModelProcessError(
+                        f"the model process did not answer within {REPLY_TIMEOUT_S:.0f} s"
+                    )
                 status, value = self.conn.recv()
             except (EOFError, OSError, ValueError) as e:  # ValueError: the connection was closed
                 raise ModelProcessError(f"the model process ended ({type(e).__name__})") from e

@@ -21,8 +21,11 @@ class ResolvedCite(_Frozen):
     written: str
     target_id: str | None = None
     reason: str | None = None
-    via: str = Field(default="", description="'' (the citation itself), 'successor' (a renumbered rule's new place), "
-                                             "'context' (found only where the question stands: no rulebook named)")
+    via: str = Field(
+        default="",
+        description="'' (the citation itself), 'successor' (a renumbered rule's new place), "
+        "'context' (found only where the question stands: no rulebook named)",
+    )
 
     @property
     def resolved(self) -> bool:
@@ -35,7 +38,9 @@ class Precedent(_Frozen):
     corpus: str
     id: str
     title: str
-    question: str = Field(default="", description="The question as asked, when the source gives more than a title")
+    question: str = Field(
+        default="", description="The question as asked, when the source gives more than a title"
+    )
     date: str | None = None
     url: str | None = None
     issuer: str = ""

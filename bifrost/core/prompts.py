@@ -79,17 +79,21 @@ class PromptTemplatePair(BaseModel):
         unknown = set(variables) - allowed
         if unknown:
             raise PromptError(
-                f"prompt {self.id} ({part}): unknown variable(s) {sorted(unknown)}; the template uses {sorted(allowed)}"
+                f"prompt {self.id} ({part}): unknown variable(s) {sorted(unknown)}; the template uses "
+                f"{sorted(allowed)}"
             )
         try:
             return Template(template).substitute({k: str(v) for k, v in variables.items()})
         except KeyError as e:
             name = e.args[0]
             raise PromptError(
-                f"prompt {self.id} ({part}): placeholder ${{{name}}} has no value; pass {name}=... to render()"
+                f"prompt {self.id} ({part}): placeholder ${{{name}}} has no value; pass {name}=... to "
+                "render()"
             ) from e
         except ValueError as e:
-            raise PromptError(f"prompt {self.id} ({part}): malformed placeholder ({e}); write a literal $ as $$") from e
+            raise PromptError(
+                f"prompt {self.id} ({part}): malformed placeholder ({e}); write a literal $ as $$"
+            ) from e
 
 
 def _placeholders(template: str) -> frozenset[str]:
@@ -128,14 +132,18 @@ def available_versions(name: str, prompts_dir: str | Path | None = None) -> list
     return [f"v{n}" for n in numbers]
 
 
-def load_prompt(name: str, version: str = "latest", prompts_dir: str | Path | None = None) -> PromptTemplatePair:
+def load_prompt(
+    name: str, version: str = "latest", prompts_dir: str | Path | None = None
+) -> PromptTemplatePair:
     """Load one agent's prompt pair; ``latest`` picks the highest ``vN`` present."""
     root = resolve_prompts_dir(prompts_dir)
     folder = root / name
     if version == "latest":
         versions = available_versions(name, root)
         if not versions:
-            raise PromptError(f"no prompt {name!r}: expected {folder / 'v1.system.txt'} and {folder / 'v1.user.txt'}")
+            raise PromptError(
+                f"no prompt {name!r}: expected {folder / 'v1.system.txt'} and {folder / 'v1.user.txt'}"
+            )
         version = versions[-1]
     if not re.fullmatch(r"v\d+", version):
         raise PromptError(f"prompt {name!r}: version {version!r} is not of the form v1, v2, ... or 'latest'")
@@ -147,4 +155,6 @@ def load_prompt(name: str, version: str = "latest", prompts_dir: str | Path | No
         texts[part] = path.read_text(encoding="utf-8").strip()
     repair_path = folder / f"{version}.repair.txt"
     repair = repair_path.read_text(encoding="utf-8").strip() if repair_path.is_file() else None
-    return PromptTemplatePair(name=name, version=version, system=texts["system"], user=texts["user"], repair=repair, path=folder)
+    return PromptTemplatePair(
+        name=name, version=version, system=texts["system"], user=texts["user"], repair=repair, path=folder
+    )

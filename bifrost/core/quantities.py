@@ -1,5 +1,7 @@
-"""Quantities in rule sentences and questions ("6 feet (1.8 m) or more", "rated not more than 5kW", "within 14 days",
-"12ft below", "ten parts per billion (10 ppb)", "$10,000"), each with the threshold its words give it, normalized
+"""Quantities in rule sentences and questions ("6 feet (1.8 m) or more", "rated not more than 5kW", "within
+14 days",
+"12ft below", "ten parts per billion (10 ppb)", "$10,000"), each with the threshold its words give it,
+normalized
 with pint. A figure pint cannot convert is kept as text with no magnitude: it is never compared.
 
 One reader for the requirement records built from the rules and for the facts read from a question, so that a
@@ -13,68 +15,226 @@ from functools import lru_cache
 from typing import Any
 
 _WORDS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
-    "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
-    "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "one hundred": 100, "a hundred": 100,
-    "one-half": 0.5, "one half": 0.5, "a half": 0.5, "half": 0.5, "one-quarter": 0.25, "one quarter": 0.25,
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+    "hundred": 100,
+    "one hundred": 100,
+    "a hundred": 100,
+    "one-half": 0.5,
+    "one half": 0.5,
+    "a half": 0.5,
+    "half": 0.5,
+    "one-quarter": 0.25,
+    "one quarter": 0.25,
 }
 # how rules and people write a unit -> pint's name for it (longest forms are tried first)
 UNITS: dict[str, str] = {
-    "feet per minute": "foot / minute", "feet (per minute)": "foot / minute", "fpm": "foot / minute",
-    "miles per hour": "mile / hour", "mph": "mile / hour",
-    "parts per million": "ppm", "parts per billion": "ppb", "ppm": "ppm", "ppb": "ppb",
-    "micrograms per cubic meter": "microgram / meter ** 3", "milligrams per cubic meter": "milligram / meter ** 3",
-    "µg/m 3": "microgram / meter ** 3", "µg/m3": "microgram / meter ** 3", "μg/m 3": "microgram / meter ** 3",
-    "μg/m3": "microgram / meter ** 3", "ug/m3": "microgram / meter ** 3", "mg/m 3": "milligram / meter ** 3",
-    "mg/m3": "milligram / meter ** 3", "µg/dl": "microgram / deciliter", "μg/dl": "microgram / deciliter",
-    "ug/dl": "microgram / deciliter", "cal/cm 2": "calorie / centimeter ** 2", "cal/cm2": "calorie / centimeter ** 2",
-    "feet": "foot", "foot": "foot", "ft.": "foot", "ft": "foot", "'": "foot", "′": "foot", "’": "foot",
-    "inches": "inch", "inch": "inch", "in.": "inch", '"': "inch", "″": "inch", "”": "inch",
-    "meters": "meter", "meter": "meter", "metres": "meter", "metre": "meter", "m": "meter", "cm": "centimeter",
-    "centimeters": "centimeter", "mm": "millimeter", "millimeters": "millimeter", "micrometers": "micrometer",
-    "micrometer": "micrometer", "microns": "micrometer", "km": "kilometer", "miles": "mile", "mile": "mile",
-    "yards": "yard", "yard": "yard", "square feet": "foot ** 2", "sq ft": "foot ** 2", "cubic feet": "foot ** 3",
-    "gallons": "gallon", "gallon": "gallon", "liters": "liter", "litres": "liter", "l": "liter",
-    "kw": "kilowatt", "kilowatts": "kilowatt", "kilowatt": "kilowatt", "watts": "watt", "watt": "watt",
-    "milliwatts": "milliwatt", "horsepower": "horsepower", "hp": "horsepower",
-    "kilovolts": "kilovolt", "kv": "kilovolt", "volts": "volt", "volt": "volt", "v": "volt",
-    "milliamperes": "milliampere", "milliamps": "milliampere", "ma": "milliampere", "amperes": "ampere",
-    "amps": "ampere", "amp": "ampere", "ohms": "ohm", "ohm": "ohm", "hertz": "hertz", "hz": "hertz",
-    "pounds": "pound", "pound": "pound", "lbs.": "pound", "lbs": "pound", "lb.": "pound", "lb": "pound",
-    "kilograms": "kilogram", "kg": "kilogram", "tons": "ton", "ton": "ton", "psig": "psi", "psi": "psi",
-    "percent": "percent", "per cent": "percent", "%": "percent", "volume percent": "percent", "weight percent": "percent",
-    "°f": "degF", "° f": "degF", "degrees fahrenheit": "degF", "°c": "degC", "° c": "degC", "degrees celsius": "degC",
-    "degrees": "degree", "degree": "degree", "°": "degree",
-    "seconds": "second", "second": "second", "minutes": "minute", "minute": "minute", "hours": "hour", "hour": "hour",
-    "working days": "day", "business days": "day", "calendar days": "day", "days": "day", "day": "day",
-    "weeks": "week", "week": "week", "months": "month", "month": "month", "years": "year", "year": "year",
+    "feet per minute": "foot / minute",
+    "feet (per minute)": "foot / minute",
+    "fpm": "foot / minute",
+    "miles per hour": "mile / hour",
+    "mph": "mile / hour",
+    "parts per million": "ppm",
+    "parts per billion": "ppb",
+    "ppm": "ppm",
+    "ppb": "ppb",
+    "micrograms per cubic meter": "microgram / meter ** 3",
+    "milligrams per cubic meter": "milligram / meter ** 3",
+    "µg/m 3": "microgram / meter ** 3",
+    "µg/m3": "microgram / meter ** 3",
+    "μg/m 3": "microgram / meter ** 3",
+    "μg/m3": "microgram / meter ** 3",
+    "ug/m3": "microgram / meter ** 3",
+    "mg/m 3": "milligram / meter ** 3",
+    "mg/m3": "milligram / meter ** 3",
+    "µg/dl": "microgram / deciliter",
+    "μg/dl": "microgram / deciliter",
+    "ug/dl": "microgram / deciliter",
+    "cal/cm 2": "calorie / centimeter ** 2",
+    "cal/cm2": "calorie / centimeter ** 2",
+    "feet": "foot",
+    "foot": "foot",
+    "ft.": "foot",
+    "ft": "foot",
+    "'": "foot",
+    "′": "foot",
+    "’": "foot",
+    "inches": "inch",
+    "inch": "inch",
+    "in.": "inch",
+    '"': "inch",
+    "″": "inch",
+    "”": "inch",
+    "meters": "meter",
+    "meter": "meter",
+    "metres": "meter",
+    "metre": "meter",
+    "m": "meter",
+    "cm": "centimeter",
+    "centimeters": "centimeter",
+    "mm": "millimeter",
+    "millimeters": "millimeter",
+    "micrometers": "micrometer",
+    "micrometer": "micrometer",
+    "microns": "micrometer",
+    "km": "kilometer",
+    "miles": "mile",
+    "mile": "mile",
+    "yards": "yard",
+    "yard": "yard",
+    "square feet": "foot ** 2",
+    "sq ft": "foot ** 2",
+    "cubic feet": "foot ** 3",
+    "gallons": "gallon",
+    "gallon": "gallon",
+    "liters": "liter",
+    "litres": "liter",
+    "l": "liter",
+    "kw": "kilowatt",
+    "kilowatts": "kilowatt",
+    "kilowatt": "kilowatt",
+    "watts": "watt",
+    "watt": "watt",
+    "milliwatts": "milliwatt",
+    "horsepower": "horsepower",
+    "hp": "horsepower",
+    "kilovolts": "kilovolt",
+    "kv": "kilovolt",
+    "volts": "volt",
+    "volt": "volt",
+    "v": "volt",
+    "milliamperes": "milliampere",
+    "milliamps": "milliampere",
+    "ma": "milliampere",
+    "amperes": "ampere",
+    "amps": "ampere",
+    "amp": "ampere",
+    "ohms": "ohm",
+    "ohm": "ohm",
+    "hertz": "hertz",
+    "hz": "hertz",
+    "pounds": "pound",
+    "pound": "pound",
+    "lbs.": "pound",
+    "lbs": "pound",
+    "lb.": "pound",
+    "lb": "pound",
+    "kilograms": "kilogram",
+    "kg": "kilogram",
+    "tons": "ton",
+    "ton": "ton",
+    "psig": "psi",
+    "psi": "psi",
+    "percent": "percent",
+    "per cent": "percent",
+    "%": "percent",
+    "volume percent": "percent",
+    "weight percent": "percent",
+    "°f": "degF",
+    "° f": "degF",
+    "degrees fahrenheit": "degF",
+    "°c": "degC",
+    "° c": "degC",
+    "degrees celsius": "degC",
+    "degrees": "degree",
+    "degree": "degree",
+    "°": "degree",
+    "seconds": "second",
+    "second": "second",
+    "minutes": "minute",
+    "minute": "minute",
+    "hours": "hour",
+    "hour": "hour",
+    "working days": "day",
+    "business days": "day",
+    "calendar days": "day",
+    "days": "day",
+    "day": "day",
+    "weeks": "week",
+    "week": "week",
+    "months": "month",
+    "month": "month",
+    "years": "year",
+    "year": "year",
 }
 _UNIT = "|".join(sorted((re.escape(u) for u in UNITS), key=len, reverse=True))
 _WORD_NUM = "|".join(sorted((re.escape(w) for w in _WORDS), key=len, reverse=True))
-_NUM = (rf"(?:\d+\s+\d/\d+|\d/\d+|\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+|"
-        rf"(?:{_WORD_NUM})(?:\s*\(\d+\))?)")  # 1 1/2, 3/4, 2,000, 0.5, .5, "thirty (30)"
+_NUM = (
+    rf"(?:\d+\s+\d/\d+|\d/\d+|\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+|"
+    rf"(?:{_WORD_NUM})(?:\s*\(\d+\))?)"
+)  # 1 1/2, 3/4, 2,000, 0.5, .5, "thirty (30)"
 FIGURE = re.compile(
     rf"(?<![\w.§/-])(?P<money>\$)?(?P<minus>minus\s+|-(?=\d))?(?P<num>{_NUM})"
     rf"(?:\s*(?:-|to|–)\s*(?P<upper>{_NUM}))?"  # a range: 5-10 ppm, 0.5 to 10 percent
     rf"(?P<ormore>\s+or\s+(?:more|less))?"  # 30 or more days
     rf"(?:\s?-?\s?(?P<unit>{_UNIT}))?"
     rf"(?:\s+(?P<num2>\d+(?:\.\d+)?)\s?-?\s?(?P<unit2>inches|inch|in\.|in|\"|″|”))?"  # 6 ft. 6 in.
-    r"(?![A-Za-z0-9])", re.I)
-_AFTER = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:or\s+(?:more|greater|longer|higher|over|above|larger)|and\s+(?:above|over|up))\b(?!\s+(?:minus\s+)?[\d$])", re.I)
-_AFTER_MOST = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:or\s+(?:less|fewer|under|below|shorter|smaller|lower))\b(?!\s+(?:minus\s+)?[\d$])", re.I)
+    r"(?![A-Za-z0-9])",
+    re.I,
+)
+_AFTER = re.compile(
+    r"^\s*(?:\([^()]*\)\s*)?(?:or\s+(?:more|greater|longer|higher|over|above|larger)|and\s+(?:above|over|up))\b(?!\s+(?:minus\s+)?[\d$])",
+    re.I,
+)
+_AFTER_MOST = re.compile(
+    r"^\s*(?:\([^()]*\)\s*)?(?:or\s+(?:less|fewer|under|below|shorter|smaller|lower))\b(?!\s+(?:minus\s+)?[\d$])",
+    re.I,
+)
 _FILLER = r"(?:\s+(?:the|a|an|of|its|their|to))*\s*$"
-_BEFORE = [(re.compile(rf"\b(?:{words}){_FILLER}", re.I), sign) for words, sign in (  # the negated forms first
-    (r"at least (?:once )?every|not more than|no more than|in no case more than|not exceeding|not to exceed|"
-     r"(?:shall|must|may|does|do|to) not exceed|not over|at most|at or below|maximum(?: \w+){0,2} of|up to|within|"
-     r"no later than|not later than|no longer than|no greater than|not greater than|or less than|"
-     r"not be (?:more|greater|longer) than", "<="),
-    (r"not less than|no less than|at least|at or above|minimum(?: \w+){0,2} of|no closer than|not closer than|"
-     r"no fewer than|not fewer than|or more than|not be (?:less|fewer|shorter) than", ">="),
-    (r"more than|greater than|exceeding|exceeds|exceed|in excess of|higher than|longer than|larger than", ">"),
-    (r"less than|fewer than|lower than|shorter than|smaller than", "<"),
-)] + [  # a bare preposition only right before the figure: "over 600 volts", not "averaged over an 8-hour day"
-    (re.compile(r"\b(?:over|above)\s*$", re.I), ">"), (re.compile(r"\b(?:under|below)\s*$", re.I), "<"),
+_BEFORE = [
+    (re.compile(rf"\b(?:{words}){_FILLER}", re.I), sign)
+    for words, sign in (  # the negated forms first
+        (
+            r"at least (?:once )?every|not more than|no more than|in no case more than|not exceeding|not to "
+            r"exceed|"
+            r"(?:shall|must|may|does|do|to) not exceed|not over|at most|at or below|maximum(?: \w+){0,2} "
+            r"of|up to|within|"
+            r"no later than|not later than|no longer than|no greater than|not greater than|or less than|"
+            r"not be (?:more|greater|longer) than",
+            "<=",
+        ),
+        (
+            r"not less than|no less than|at least|at or above|minimum(?: \w+){0,2} of|no closer than|not "
+            r"closer than|"
+            r"no fewer than|not fewer than|or more than|not be (?:less|fewer|shorter) than",
+            ">=",
+        ),
+        (
+            r"more than|greater than|exceeding|exceeds|exceed|in excess of|higher than|longer than|larger "
+            r"than",
+            ">",
+        ),
+        (r"less than|fewer than|lower than|shorter than|smaller than", "<"),
+    )
+] + [  # a bare preposition only right before the figure: "over 600 volts", not "averaged over an 8-hour day"
+    (re.compile(r"\b(?:over|above)\s*$", re.I), ">"),
+    (re.compile(r"\b(?:under|below)\s*$", re.I), "<"),
 ]
 _PAREN_OPEN = re.compile(r"\(\s*$")
 _PER = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:of(?:\s+[a-z]+){1,3}\s+)?per\s+(second|minute|hour|day)\b", re.I)
@@ -85,7 +245,11 @@ def registry() -> Any:
     import pint
 
     ureg = pint.UnitRegistry()
-    for line in ("ppm = 1e-6 = parts_per_million", "ppb = 1e-9 = parts_per_billion", "usd = [currency] = dollar"):
+    for line in (
+        "ppm = 1e-6 = parts_per_million",
+        "ppb = 1e-9 = parts_per_billion",
+        "usd = [currency] = dollar",
+    ):
         if line.split()[0] in ureg:  # pint defines some of them in some versions
             continue
         try:
@@ -99,7 +263,8 @@ def registry() -> Any:
 class Quantity:
     """A figure as written (``text``), its value and unit as read, in base units when pint converts it
     (``magnitude``, ``dimension``; None when it does not: kept as text, never compared), and the threshold its
-    words give it (">=", "<=", ">", "<"; "" for a plain figure). ``start``/``end``: offsets in the text read."""
+    words give it (">=", "<=", ">", "<"; "" for a plain figure). ``start``/``end``: offsets in the text
+    read."""
 
     text: str
     value: float
@@ -115,13 +280,23 @@ class Quantity:
         return self.magnitude is not None
 
     def meets(self, figure: Quantity) -> bool | None:
-        """Whether a question's figure meets this threshold (None: not comparable, or this is no threshold)."""
-        if not (self.comparable and figure.comparable) or figure.dimension != self.dimension or not self.comparator:
+        """Whether a question's figure meets this threshold (None: not comparable, or this is no
+        threshold)."""
+        if (
+            not (self.comparable and figure.comparable)
+            or figure.dimension != self.dimension
+            or not self.comparator
+        ):
             return None
         a, b = figure.magnitude, self.magnitude
         assert a is not None and b is not None
         close = abs(a - b) <= 0.05 * max(abs(a), abs(b), 1e-9)  # "10 feet (3.1 m)": printed conversions round
-        return {">=": a >= b or close, "<=": a <= b or close, ">": a > b and not close, "<": a < b and not close}[self.comparator]
+        return {
+            ">=": a >= b or close,
+            "<=": a <= b or close,
+            ">": a > b and not close,
+            "<": a < b and not close,
+        }[self.comparator]
 
     def same(self, figure: Quantity) -> bool:
         if not (self.comparable and figure.comparable) or figure.dimension != self.dimension:
@@ -165,12 +340,12 @@ def _inside_conversion(text: str, start: int, previous_end: int | None) -> bool:
 def _comparator(text: str, start: int, end: int, ormore: str | None) -> str:
     if ormore:
         return ">=" if "more" in ormore.lower() else "<="
-    after = text[end: end + 40]
+    after = text[end : end + 40]
     if _AFTER.match(after):
         return ">="
     if _AFTER_MOST.match(after):
         return "<="
-    before = text[max(0, start - 48): start]
+    before = text[max(0, start - 48) : start]
     for pattern, sign in _BEFORE:
         if pattern.search(before):
             return sign
@@ -189,9 +364,14 @@ def quantities(text: str) -> list[Quantity]:
             unit = UNITS[unit_text.lower()]
         else:
             continue
-        if unit_text and len(unit_text) == 1 and unit_text.lower() in ("m", "v", "l") and not m.group("num")[-1].isdigit():
+        if (
+            unit_text
+            and len(unit_text) == 1
+            and unit_text.lower() in ("m", "v", "l")
+            and not m.group("num")[-1].isdigit()
+        ):
             continue  # "one m" is no figure
-        if text[max(0, m.start() - 2): m.start()].strip().endswith(("±", "+/-")):
+        if text[max(0, m.start() - 2) : m.start()].strip().endswith(("±", "+/-")):
             continue  # a tolerance ("100 micrometers (±2 micrometers)"), not a figure of its own
         if _inside_conversion(text, m.start(), last_end):
             last_end = m.end()
@@ -205,7 +385,7 @@ def quantities(text: str) -> list[Quantity]:
             value = -value
         if m.group("num2") and unit == "foot":
             value += float(m.group("num2")) / 12.0
-        per = _PER.match(text[m.end(): m.end() + 40])
+        per = _PER.match(text[m.end() : m.end() + 40])
         if per and "/" not in unit:  # "600 feet (182.88 m) per minute"
             unit = f"{unit} / {per.group(1).lower()}"
         last_end = m.end()

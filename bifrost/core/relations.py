@@ -15,7 +15,11 @@ MAX_RELATION_LENGTH = 64
 
 def is_valid_relation(relation: object) -> bool:
     """True for a non-empty lower snake_case name of at most `MAX_RELATION_LENGTH` characters."""
-    return isinstance(relation, str) and len(relation) <= MAX_RELATION_LENGTH and bool(RELATION_PATTERN.match(relation))
+    return (
+        isinstance(relation, str)
+        and len(relation) <= MAX_RELATION_LENGTH
+        and bool(RELATION_PATTERN.match(relation))
+    )
 
 
 class RelationNameError(StoreError, ValueError):

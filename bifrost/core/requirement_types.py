@@ -10,7 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 STATES = "STATES"  # the edge from a provision to each requirement it states, as graph stats count it
 
-Force = Literal["must", "must_not", "may", "may_not", "need_not", "not_required", "does_not_apply", "required"]
+Force = Literal[
+    "must", "must_not", "may", "may_not", "need_not", "not_required", "does_not_apply", "required"
+]
 
 
 class _Frozen(BaseModel):
@@ -24,15 +26,20 @@ class Condition(_Frozen):
     comparator: str = Field(description='">=", "<=", ">", "<", or "" for a plain figure')
     value: float
     unit: str = Field(description="pint's name of the unit as written")
-    magnitude: float | None = Field(default=None, description="In base units; None when pint cannot convert it")
+    magnitude: float | None = Field(
+        default=None, description="In base units; None when pint cannot convert it"
+    )
     dimension: str = ""
-    measure: str = Field(default="", description="height, depth, distance, width, length, time, ... when the words say")
+    measure: str = Field(
+        default="", description="height, depth, distance, width, length, time, ... when the words say"
+    )
     start: int = 0
     end: int = 0
 
 
 class ExceptionClause(_Frozen):
-    """An exception: its cue ("except", "unless", "need not", "does not apply", "subject to", ...), inline or by
+    """An exception: its cue ("except", "unless", "need not", "does not apply", "subject to", ...), inline or
+    by
     reference, and the clause it opens."""
 
     cue: str

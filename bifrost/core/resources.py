@@ -28,14 +28,19 @@ def make_graph_store(settings: Settings, sql: SqlStore) -> GraphStore:
         return EmbeddedGraphStore(sql)
     if settings.store == "neo4j":
         if not settings.neo4j_uri:
-            raise StoreError("store 'neo4j' needs BIFROST_NEO4J_URI (e.g. bolt://127.0.0.1:7687); run `make neo4j`")
+            raise StoreError(
+                "store 'neo4j' needs BIFROST_NEO4J_URI (e.g. bolt://127.0.0.1:7687); run `make neo4j`"
+            )
         from bifrost.core.extras import require_extra
 
         require_extra("neo4j", "neo4j")
         from bifrost.core.graph.neo4j_store import Neo4jGraphStore
 
         return Neo4jGraphStore(
-            settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password, settings.neo4j_database,
+            settings.neo4j_uri,
+            settings.neo4j_user,
+            settings.neo4j_password,
+            settings.neo4j_database,
             embedding_dim=settings.embedding_dim,
         )
     raise StoreError(f"unknown store {settings.store!r}: use 'embedded' or 'neo4j'")
@@ -96,7 +101,10 @@ class Resources:
         known = self.sql.corpora()
         if corpus not in known:
             names = ", ".join(known) or "none"
-            raise NotFoundError(f"corpus {corpus!r} is not ingested (ingested: {names}); run `bifrost ingest --corpus {corpus}`")
+            raise NotFoundError(
+                f"corpus {corpus!r} is not ingested (ingested: {names}); run `bifrost ingest --corpus "
+                f"{corpus}`"
+            )
 
     def release_connections(self, close: bool = True) -> None:
         """Drop the SQL pool and the graph driver but keep models and loaded indexes: a server calls

@@ -26,6 +26,8 @@ def citing_sentence(text: str, raw: str) -> str:
     parts = sentences(text)
     for n, sentence in enumerate(parts):
         if raw and raw in sentence:
-            label = parts[n - 1] if n and len(parts[n - 1]) <= LABEL_CHARS and parts[n - 1].endswith(":") else ""
+            label = (
+                parts[n - 1] if n and len(parts[n - 1]) <= LABEL_CHARS and parts[n - 1].endswith(":") else ""
+            )
             return f"{label} {sentence}".strip()
     return ""

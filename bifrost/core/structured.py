@@ -97,7 +97,9 @@ def extract_json_object(text: str) -> Any:
                 return value
             except json.JSONDecodeError:
                 start = candidate.find("{", start + 1)
-    raise InvalidOutputError(f"the reply is not valid JSON ({first_error or 'no JSON object found'})", raw=text)
+    raise InvalidOutputError(
+        f"the reply is not valid JSON ({first_error or 'no JSON object found'})", raw=text
+    )
 
 
 def parse_json_output(text: str, schema: type[M]) -> M:
@@ -131,7 +133,10 @@ def response_format(schema: type[BaseModel], mode: str) -> dict[str, Any] | None
     if mode == "json_object":  # llama.cpp: the schema becomes a grammar the sampler follows
         return {"type": "json_object", "schema": schema.model_json_schema()}
     if mode == "json_schema":  # OpenAI, vLLM
-        return {"type": "json_schema", "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema()}}
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema()},
+        }
     raise ValueError(f"response format {mode!r}: use prompt, json_object or json_schema")
 
 
@@ -167,7 +172,9 @@ def invoke_structured(
             reply = model.invoke(messages, config=config)
         except cut_off_errors() as e:
             used = getattr(getattr(e.completion, "usage", None), "completion_tokens", "?")
-            last = InvalidOutputError(f"the reply was cut at the token limit ({used} tokens); reply with a shorter JSON object")
+            last = InvalidOutputError(
+                f"the reply was cut at the token limit ({used} tokens); reply with a shorter JSON object"
+            )
             messages = [*messages, HumanMessage(prompt.render_repair(error=last.reason))]
             continue
         text = message_text(reply)
@@ -178,7 +185,9 @@ def invoke_structured(
             return Structured(value, attempt)
         except InvalidOutputError as e:
             last = e
-            forget_invalid_reply(cache, text)  # a rerun must ask the model again, not replay this reply from the cache
+            forget_invalid_reply(
+                cache, text
+            )  # a rerun must ask the model again, not replay this reply from the cache
             logger.debug("%s: invalid output (attempt %d): %s", prompt.id, attempt + 1, e.reason)
             messages = [*messages, AIMessage(text), HumanMessage(prompt.render_repair(error=e.reason))]
     assert last is not None

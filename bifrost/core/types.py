@@ -15,7 +15,6 @@ from enum import Enum
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 
-
 def make_uid(corpus: str, provision_id: str) -> str:
     """The unique key of a provision across corpora: ``corpus:id``."""
     return f"{corpus}:{provision_id}"
@@ -84,7 +83,8 @@ class Provision(Frozen):
 
     @property
     def version_hash(self) -> str:
-        """Hash of every field: any change (order, url, level, pages, term, reserved...) makes a new version."""
+        """Hash of every field: any change (order, url, level, pages, term, reserved...) makes a new
+        version."""
         return content_hash(self.model_dump_json(exclude={"uid"}))
 
 
@@ -144,7 +144,9 @@ class Edition(Frozen):
 
     corpus: str
     number: int
-    date: str | None = Field(default=None, description="ISO date (YYYY-MM-DD) from which this edition is valid")
+    date: str | None = Field(
+        default=None, description="ISO date (YYYY-MM-DD) from which this edition is valid"
+    )
     sources: tuple[str, ...] = ()
     content_hash: str = ""
     added: int = 0
@@ -202,8 +204,12 @@ class IngestReport(BaseModel):
     review_items: int = 0
     oddities: list[str] = Field(default_factory=list)
     removed: list[str] = Field(default_factory=list)
-    edition: Edition | None = Field(default=None, description="The edition this ingest recorded; None when nothing changed")
-    navigator: NavigatorReport | None = Field(default=None, description="The navigator build that followed (None: not built)")
+    edition: Edition | None = Field(
+        default=None, description="The edition this ingest recorded; None when nothing changed"
+    )
+    navigator: NavigatorReport | None = Field(
+        default=None, description="The navigator build that followed (None: not built)"
+    )
 
 
 class GraphStats(BaseModel):
@@ -215,7 +221,9 @@ class GraphStats(BaseModel):
     dangling_references: int = 0
     entities: int = 0
     relations: int = 0
-    notes: list[str] = Field(default_factory=list, description="What a user of this corpus should know (one line each)")
+    notes: list[str] = Field(
+        default_factory=list, description="What a user of this corpus should know (one line each)"
+    )
 
 
 class Reached(Frozen):

@@ -37,8 +37,14 @@ class LlmOnly:
 
     name = "llm-only"
 
-    def __init__(self, chat_model: BaseChatModel, known: set[str], normalize: Callable[[str], str],
-                 rulebook: str, prompts_dir=None) -> None:
+    def __init__(
+        self,
+        chat_model: BaseChatModel,
+        known: set[str],
+        normalize: Callable[[str], str],
+        rulebook: str,
+        prompts_dir=None,
+    ) -> None:
         self.chat_model, self.known, self.normalize, self.rulebook = chat_model, known, normalize, rulebook
         self.prompt = load_prompt("llm_only", prompts_dir=prompts_dir)
 
@@ -52,5 +58,8 @@ class LlmOnly:
         return cited_ids(text, self.normalize, self.known), False, time.perf_counter() - start
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": "llm-only", "model": getattr(self.chat_model, "model_name", type(self.chat_model).__name__),
-                "prompt": self.prompt.id}
+        return {
+            "kind": "llm-only",
+            "model": getattr(self.chat_model, "model_name", type(self.chat_model).__name__),
+            "prompt": self.prompt.id,
+        }

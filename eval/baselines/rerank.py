@@ -14,12 +14,21 @@ from bifrost.retrieval.channels.documents import build_documents, load_provision
 class CrossEncoderReranker:
     """Rerank the top ``depth`` candidates of ``first`` with a sentence-transformers CrossEncoder."""
 
-    def __init__(self, settings: Settings, first: Any, model_path: str | None, depth: int = 50, mode: str = "context") -> None:
+    def __init__(
+        self, settings: Settings, first: Any, model_path: str | None, depth: int = 50, mode: str = "context"
+    ) -> None:
         if not model_path or not Path(model_path).expanduser().is_dir():
             raise ModelUnavailableError(
-                f"rerank needs a local cross-encoder folder (got {model_path!r}); pass e.g. rerank:model=/path/to/ms-marco-MiniLM-L-6-v2"
+                f"rerank needs a local cross-encoder folder (got {model_path!r}); pass e.g. "
+                "rerank:model=/path/to/ms-marco-MiniLM-L-6-v2"
             )
-        self.settings, self.first, self.model_path, self.depth, self.mode = settings, first, str(model_path), depth, mode
+        self.settings, self.first, self.model_path, self.depth, self.mode = (
+            settings,
+            first,
+            str(model_path),
+            depth,
+            mode,
+        )
         self._model: Any = None
         self._text: dict[str, str] = {}
         self.corpus = ""
@@ -37,9 +46,16 @@ class CrossEncoderReranker:
         cands = self.first.search(query, top_k=max(top_k, self.depth))
         if not cands:
             return []
-        scores = self._model.predict([(query, self._text.get(c.id, "")) for c in cands], show_progress_bar=False)
+        scores = self._model.predict(
+            [(query, self._text.get(c.id, "")) for c in cands], show_progress_bar=False
+        )
         order = sorted(zip(cands, scores), key=lambda cs: -float(cs[1]))[:top_k]
         return [RetrievedItem(corpus=self.corpus, id=c.id, score=float(s), via=c.via) for c, s in order]
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": "rerank", "model": self.model_path, "depth": self.depth, "first": self.first.describe()}
+        return {
+            "kind": "rerank",
+            "model": self.model_path,
+            "depth": self.depth,
+            "first": self.first.describe(),
+        }

@@ -40,4 +40,9 @@ class RrfRanker:
         return [RetrievedItem(corpus=self.corpus, id=pid, score=s, via=vias.get(pid, ())) for pid, s in fused]
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": "rrf", "k": self.k, "depth": self.depth, "rankers": [r.describe() for r in self.rankers]}
+        return {
+            "kind": "rrf",
+            "k": self.k,
+            "depth": self.depth,
+            "rankers": [r.describe() for r in self.rankers],
+        }

@@ -1,6 +1,7 @@
 """``python -m bifrost.eval.extraction score``: an extractor's P/R/F1 on a gold file, as a table or JSON.
 
-    python -m bifrost.eval.extraction score --gold tests/fixtures/extraction/osha_lmpx_gold.jsonl --extractor offline [--json]
+python -m bifrost.eval.extraction score --gold tests/fixtures/extraction/osha_lmpx_gold.jsonl --extractor
+offline [--json]
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from bifrost.eval.extraction.matching import Lemmatizer, identity_lemma
 from bifrost.eval.extraction.scoring import MEASURES, ExtractionScores, score_extractions
 
 
-def load_provisions(corpus: str, settings: Settings, home: Path | None, sources: Sequence[Path]) -> list[Provision]:
+def load_provisions(
+    corpus: str, settings: Settings, home: Path | None, sources: Sequence[Path]
+) -> list[Provision]:
     """The corpus's provisions: from an ingested store (``home``, read only) or parsed from sources."""
     from bifrost.core.store.sql_store import SqlStore
 
@@ -40,8 +43,9 @@ def load_provisions(corpus: str, settings: Settings, home: Path | None, sources:
     return [p for path in paths for p in read_source(path, corpus, pack.formats, **opts).provisions]
 
 
-def run_extractor(gold: Sequence[GoldProvision], kind: str, settings: Settings, home: Path | None,
-                  sources: Sequence[Path]) -> dict[str, Extraction]:
+def run_extractor(
+    gold: Sequence[GoldProvision], kind: str, settings: Settings, home: Path | None, sources: Sequence[Path]
+) -> dict[str, Extraction]:
     """Extractions of the gold provisions by the ``offline`` (or ``llm``) extractor, keyed by uid."""
     from bifrost.core.resources import Resources
     from bifrost.graph_builders.entities.extractors import make_entity_extractor
@@ -61,7 +65,11 @@ def run_extractor(gold: Sequence[GoldProvision], kind: str, settings: Settings, 
 def read_predictions(path: Path) -> dict[str, Extraction]:
     """Extractions saved as JSONL (one `Extraction` per line), keyed by uid."""
     try:
-        rows = [Extraction.model_validate_json(line) for line in Path(path).read_text().splitlines() if line.strip()]
+        rows = [
+            Extraction.model_validate_json(line)
+            for line in Path(path).read_text().splitlines()
+            if line.strip()
+        ]
     except (OSError, ValueError) as e:
         raise SourceParseError(path, f"cannot read predictions: {str(e).splitlines()[0]}") from e
     return {make_uid(ex.corpus, ex.provision_id): ex for ex in rows}
@@ -74,25 +82,39 @@ def render(s: ExtractionScores) -> str:
     rows = [(k, v) for k, v in s.per_subpart.items()] + [("macro", s.macro), ("micro", s.micro_all)]
     lines = [f"extractor {s.extractor or '?'} on {s.provisions} gold provisions", head, sub]
     for name, scores in rows:
-        lines.append(f"{name:8}" + "".join(
-            f"{scores[m].precision:7.3f}{scores[m].recall:6.3f}{scores[m].f1:6.3f}   " for m in MEASURES))
+        lines.append(
+            f"{name:8}"
+            + "".join(
+                f"{scores[m].precision:7.3f}{scores[m].recall:6.3f}{scores[m].f1:6.3f}   " for m in MEASURES
+            )
+        )
     if s.missing_predictions:
         lines.append(f"no prediction for: {', '.join(s.missing_predictions)}")
     return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m bifrost.eval.extraction", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m bifrost.eval.extraction", description=__doc__.splitlines()[0]
+    )
     sub = ap.add_subparsers(dest="command", required=True)
     sc = sub.add_parser("score", help="score an extractor (or saved predictions) against a gold file")
-    sc.add_argument("--gold", type=Path, required=True, help="gold JSONL (see tests/fixtures/extraction/README.md)")
+    sc.add_argument(
+        "--gold", type=Path, required=True, help="gold JSONL (see tests/fixtures/extraction/README.md)"
+    )
     src = sc.add_mutually_exclusive_group()
     src.add_argument("--extractor", choices=["offline", "llm"], default="offline", help="extractor to run")
     src.add_argument("--predictions", type=Path, help="score saved Extraction JSONL instead of running one")
-    sc.add_argument("--home", type=Path, help="read provisions from this ingested BIFROST_HOME (else parse sources)")
-    sc.add_argument("--source", type=Path, nargs="*", default=[], help="source files (default: the corpus's shared files)")
+    sc.add_argument(
+        "--home", type=Path, help="read provisions from this ingested BIFROST_HOME (else parse sources)"
+    )
+    sc.add_argument(
+        "--source", type=Path, nargs="*", default=[], help="source files (default: the corpus's shared files)"
+    )
     sc.add_argument("--save-predictions", type=Path, help="write the extractions as JSONL")
-    sc.add_argument("--lemmatizer", choices=["spacy", "none"], default="spacy", help="relation word lemmatizer")
+    sc.add_argument(
+        "--lemmatizer", choices=["spacy", "none"], default="spacy", help="relation word lemmatizer"
+    )
     sc.add_argument("--details", action="store_true", help="include per-provision scores in --json")
     sc.add_argument("--json", action="store_true", help="print JSON")
     args = ap.parse_args(argv)
@@ -103,7 +125,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.predictions:
             preds, name = read_predictions(args.predictions), str(args.predictions)
         else:
-            preds, name = run_extractor(gold, args.extractor, settings, args.home, args.source), args.extractor
+            preds, name = (
+                run_extractor(gold, args.extractor, settings, args.home, args.source),
+                args.extractor,
+            )
         seconds = time.perf_counter() - t0
         if args.save_predictions:
             args.save_predictions.write_text("".join(ex.model_dump_json() + "\n" for ex in preds.values()))

@@ -53,7 +53,9 @@ def load_gold(path: Path) -> list[GoldProvision]:
             raise SourceParseError(path, f"line {n}: {where}: {err['msg']}") from e
         key = (g.corpus, g.provision_id)
         if key in seen:
-            raise SourceParseError(path, f"line {n}: provision {g.provision_id!r} annotated twice; keep one line")
+            raise SourceParseError(
+                path, f"line {n}: provision {g.provision_id!r} annotated twice; keep one line"
+            )
         seen.add(key)
         out.append(g)
     if not out:

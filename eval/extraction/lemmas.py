@@ -21,7 +21,9 @@ class SpacyVerbLemmatizer:
 @lru_cache(maxsize=4)
 def _verb_tables(nlp_name: str) -> tuple[dict, frozenset[str]]:
     lookups = load_spacy(nlp_name).get_pipe("lemmatizer").lookups
-    return dict(lookups.get_table("lemma_exc").get("verb", {})), frozenset(lookups.get_table("lemma_index").get("verb", []))
+    return dict(lookups.get_table("lemma_exc").get("verb", {})), frozenset(
+        lookups.get_table("lemma_index").get("verb", [])
+    )
 
 
 @lru_cache(maxsize=65_536)

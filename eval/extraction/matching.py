@@ -21,9 +21,45 @@ B = TypeVar("B")
 MODALS = frozenset({"shall", "must", "may", "should", "can", "could", "will", "would", "might", "need"})
 # Closed-class words kept verbatim (a verb lemmatizer would mangle some: "as" -> "a").
 FUNCTION_WORDS = MODALS | frozenset(
-    {"not", "to", "by", "of", "for", "in", "on", "at", "with", "from", "into", "onto", "through", "over",
-     "under", "across", "along", "around", "above", "below", "beyond", "between", "about", "against",
-     "as", "such", "than", "upon", "within", "without", "up", "out", "off", "down", "so", "and", "or"}
+    {
+        "not",
+        "to",
+        "by",
+        "of",
+        "for",
+        "in",
+        "on",
+        "at",
+        "with",
+        "from",
+        "into",
+        "onto",
+        "through",
+        "over",
+        "under",
+        "across",
+        "along",
+        "around",
+        "above",
+        "below",
+        "beyond",
+        "between",
+        "about",
+        "against",
+        "as",
+        "such",
+        "than",
+        "upon",
+        "within",
+        "without",
+        "up",
+        "out",
+        "off",
+        "down",
+        "so",
+        "and",
+        "or",
+    }
 )
 AUXILIARIES = frozenset({"be"})
 
@@ -44,12 +80,16 @@ def relation_lemmas(relation: str, lemmatize: Lemmatizer = identity_lemma) -> tu
     return tuple(w if w in FUNCTION_WORDS or not w.isalpha() else lemmatize(w) for w in words)
 
 
-def strict_triple(head: str, relation: str, tail: str, lemmatize: Lemmatizer = identity_lemma) -> tuple[str, str, str]:
+def strict_triple(
+    head: str, relation: str, tail: str, lemmatize: Lemmatizer = identity_lemma
+) -> tuple[str, str, str]:
     """A triple as compared strictly: normalized names, lemmatized snake_case relation."""
     return entity_key(head), "_".join(relation_lemmas(relation, lemmatize)), entity_key(tail)
 
 
-def relaxed_triple(head: str, relation: str, tail: str, lemmatize: Lemmatizer = identity_lemma) -> tuple[str, str, str]:
+def relaxed_triple(
+    head: str, relation: str, tail: str, lemmatize: Lemmatizer = identity_lemma
+) -> tuple[str, str, str]:
     """A triple in voice-neutral form: ``(a, shall_be_protected_by, b)`` -> ``(b, protect, a)``."""
     h, t = entity_key(head), entity_key(tail)
     words = relation_lemmas(relation, lemmatize)

@@ -14,8 +14,14 @@ from pydantic import BaseModel, Field
 from bifrost.core.types import Extraction, make_uid
 from bifrost.eval.extraction.gold import GoldProvision
 from bifrost.eval.extraction.matching import (
-    Lemmatizer, entity_key, identity_lemma, max_matching, relaxed_entity_match, relaxed_triple,
-    relaxed_triple_match, strict_triple,
+    Lemmatizer,
+    entity_key,
+    identity_lemma,
+    max_matching,
+    relaxed_entity_match,
+    relaxed_triple,
+    relaxed_triple_match,
+    strict_triple,
 )
 
 MEASURES = ("entities", "triples", "entities_relaxed", "triples_relaxed")
@@ -56,7 +62,9 @@ class Prf(BaseModel):
 def prf(c: Counts) -> Prf:
     """Micro P/R/F1 of summed counts."""
     p, r = _ratio(c.tp, c.tp + c.fp), _ratio(c.tp, c.tp + c.fn)
-    return Prf(precision=p, recall=r, f1=_ratio(2 * p * r, p + r) if p + r else 0.0, tp=c.tp, fp=c.fp, fn=c.fn)
+    return Prf(
+        precision=p, recall=r, f1=_ratio(2 * p * r, p + r) if p + r else 0.0, tp=c.tp, fp=c.fp, fn=c.fn
+    )
 
 
 def macro(scores: Iterable[Prf]) -> Prf:
@@ -70,7 +78,9 @@ def macro(scores: Iterable[Prf]) -> Prf:
     )
 
 
-def provision_counts(gold: GoldProvision, pred: Extraction | None, lemmatize: Lemmatizer = identity_lemma) -> dict[str, Counts]:
+def provision_counts(
+    gold: GoldProvision, pred: Extraction | None, lemmatize: Lemmatizer = identity_lemma
+) -> dict[str, Counts]:
     """Counts of every measure for one provision; a missing extraction predicts nothing."""
     g_ent = list(dict.fromkeys(k for k in map(entity_key, gold.entities) if k))
     p_ent = list(dict.fromkeys(k for k in (entity_key(e.name) for e in (pred.entities if pred else ())) if k))
@@ -82,8 +92,12 @@ def provision_counts(gold: GoldProvision, pred: Extraction | None, lemmatize: Le
     return {
         "entities": from_matches(len(set(g_ent) & set(p_ent)), len(g_ent), len(p_ent)),
         "triples": from_matches(len(set(g_tri) & set(p_tri)), len(g_tri), len(p_tri)),
-        "entities_relaxed": from_matches(max_matching(g_ent, p_ent, relaxed_entity_match), len(g_ent), len(p_ent)),
-        "triples_relaxed": from_matches(max_matching(g_rel, p_rel, relaxed_triple_match), len(g_rel), len(p_rel)),
+        "entities_relaxed": from_matches(
+            max_matching(g_ent, p_ent, relaxed_entity_match), len(g_ent), len(p_ent)
+        ),
+        "triples_relaxed": from_matches(
+            max_matching(g_rel, p_rel, relaxed_triple_match), len(g_rel), len(p_rel)
+        ),
     }
 
 
@@ -100,8 +114,11 @@ class ExtractionScores(BaseModel):
 
 
 def score_extractions(
-    gold: Sequence[GoldProvision], predictions: Mapping[str, Extraction], lemmatize: Lemmatizer = identity_lemma,
-    extractor: str = "", details: bool = False,
+    gold: Sequence[GoldProvision],
+    predictions: Mapping[str, Extraction],
+    lemmatize: Lemmatizer = identity_lemma,
+    extractor: str = "",
+    details: bool = False,
 ) -> ExtractionScores:
     """Score extractions (keyed by provision uid, ``corpus:id``) against gold: micro within subpart,
     macro across subparts."""
@@ -122,6 +139,8 @@ def score_extractions(
         per_subpart=per_subpart,
         macro={m: macro(v[m] for v in per_subpart.values()) for m in MEASURES},
         micro_all={m: prf(total[m]) for m in MEASURES},
-        missing_predictions=[g.provision_id for g in gold if make_uid(g.corpus, g.provision_id) not in predictions],
+        missing_predictions=[
+            g.provision_id for g in gold if make_uid(g.corpus, g.provision_id) not in predictions
+        ],
         per_provision=per_provision if details else None,
     )

@@ -17,8 +17,11 @@ from bifrost.core.settings import Settings
 from bifrost.core.store.sql_store import SqlStore
 from bifrost.core.sentences import sentences
 
-RULE = re.compile(r"\b(shall|must|may|need not|is not required|are not required|is prohibited|are prohibited|"
-                  r"does not apply|do not apply|is required|are required)\b", re.I)
+RULE = re.compile(
+    r"\b(shall|must|may|need not|is not required|are not required|is prohibited|are prohibited|"
+    r"does not apply|do not apply|is required|are required)\b",
+    re.I,
+)
 FIGURE = re.compile(r"\d")
 
 
@@ -47,10 +50,20 @@ def main() -> None:
     ap.add_argument("--with-figure", type=int, default=60)
     ap.add_argument("--seed", type=int, default=45)
     ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--exclude", type=Path, action="append", default=[], help="A sample already drawn: none of its sentences")
+    ap.add_argument(
+        "--exclude",
+        type=Path,
+        action="append",
+        default=[],
+        help="A sample already drawn: none of its sentences",
+    )
     a = ap.parse_args()
     sql = SqlStore(Settings(home=a.home).sql_url)
-    taken = {(r["provision"], r["sentence"]) for path in a.exclude for r in map(json.loads, path.read_text().splitlines())}
+    taken = {
+        (r["provision"], r["sentence"])
+        for path in a.exclude
+        for r in map(json.loads, path.read_text().splitlines())
+    }
     pool = [x for x in rule_sentences(sql, a.corpus) if (x[0], x[1]) not in taken]
     rows = draw(pool, a.n, a.with_figure, a.seed)
     with a.out.open("w") as f:

@@ -56,14 +56,27 @@ def score(path: Path, misses: bool = False) -> dict:
         gold_e = Counter(CUES.get(x["cue"], x["cue"]) for x in row["exceptions"])
         e.update(tp=sum((found_e & gold_e).values()), found=sum(found_e.values()), gold=sum(gold_e.values()))
         if misses and (hit != len(gold_q) or hit != len(found_q) or found_e != gold_e):
-            missed.append(f"{row['provision']}: gold q {gold_q} found {found_q}; gold e {dict(gold_e)} found {dict(found_e)}\n  {row['text'][:200]}")
+            missed.append(
+                f"{row['provision']}: gold q {gold_q} found {found_q}; gold e {dict(gold_e)} found "
+                f"{dict(found_e)}\n  {row['text'][:200]}"
+            )
 
     def prf(c: Counter) -> dict:
         p = c["tp"] / c["found"] if c["found"] else 1.0
         r = c["tp"] / c["gold"] if c["gold"] else 1.0
-        return {"precision": round(p, 3), "recall": round(r, 3), "gold": c["gold"], "found": c["found"], "right": c["tp"]}
+        return {
+            "precision": round(p, 3),
+            "recall": round(r, 3),
+            "gold": c["gold"],
+            "found": c["found"],
+            "right": c["tp"],
+        }
 
-    out = {"sentences": len(path.read_text(encoding="utf-8").splitlines()), "quantities": prf(q), "exceptions": prf(e)}
+    out = {
+        "sentences": len(path.read_text(encoding="utf-8").splitlines()),
+        "quantities": prf(q),
+        "exceptions": prf(e),
+    }
     if misses:
         out["misses"] = missed
     return out
@@ -80,10 +93,14 @@ def main() -> None:
         print(json.dumps(results, indent=1))
         return
     for corpus, r in results.items():
-        print(f"{corpus}: {r['sentences']} sentences; quantities P {r['quantities']['precision']} R {r['quantities']['recall']} "
-              f"({r['quantities']['right']}/{r['quantities']['found']} found, {r['quantities']['gold']} labelled); "
-              f"exceptions P {r['exceptions']['precision']} R {r['exceptions']['recall']} "
-              f"({r['exceptions']['right']}/{r['exceptions']['found']}, {r['exceptions']['gold']})")
+        print(
+            f"{corpus}: {r['sentences']} sentences; quantities P {r['quantities']['precision']} R "
+            f"{r['quantities']['recall']} "
+            f"({r['quantities']['right']}/{r['quantities']['found']} found, {r['quantities']['gold']} "
+            "labelled); "
+            f"exceptions P {r['exceptions']['precision']} R {r['exceptions']['recall']} "
+            f"({r['exceptions']['right']}/{r['exceptions']['found']}, {r['exceptions']['gold']})"
+        )
         for m in r.get("misses", []):
             print("  " + m)
 

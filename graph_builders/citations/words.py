@@ -34,7 +34,9 @@ class RulebookWords:
 
     def adding(self, jurisdiction: str, **more: tuple[str, ...]) -> RulebookWords:
         """These words and ``more`` of each kind, for ``jurisdiction``."""
-        return replace(self, jurisdiction=jurisdiction, **{k: (*getattr(self, k), *v) for k, v in more.items()})
+        return replace(
+            self, jurisdiction=jurisdiction, **{k: (*getattr(self, k), *v) for k, v in more.items()}
+        )
 
     @cached_property
     def exception_words(self) -> re.Pattern[str]:
@@ -55,26 +57,67 @@ class RulebookWords:
     @cached_property
     def actor_words(self) -> re.Pattern[str]:
         """Who a rule addresses ("an Authorised Person", "the employer"): the asker's "we" in a question."""
-        return _words((r"(?:an?|the|each|any|every)\s+(?:\w+\s+)?(?:" + "|".join(self.actors) + r")s?", *self.actors)) if self.actors \
+        return (
+            _words(
+                (
+                    r"(?:an?|the|each|any|every)\s+(?:\w+\s+)?(?:" + "|".join(self.actors) + r")s?",
+                    *self.actors,
+                )
+            )
+            if self.actors
             else re.compile(r"(?!)")
+        )
 
     @cached_property
     def authority_power(self) -> re.Pattern[str]:
-        """"The Regulator may ...": a power of the rulebook's authority."""
-        return re.compile(r"\b(?:the\s+)?(?:" + "|".join(self.authorities) + r")\s+(?:may|can|is permitted to|is allowed to)\b")
+        """ "The Regulator may ...": a power of the rulebook's authority."""
+        return re.compile(
+            r"\b(?:the\s+)?(?:"
+            + "|".join(self.authorities)
+            + r")\s+(?:may|can|is permitted to|is allowed to)\b"
+        )
 
 
-_CHANGES = ("does not apply", "do not apply", "shall not apply", "in lieu of", "instead of", "notwithstanding",
-            "need not", "is not required")
+_CHANGES = (
+    "does not apply",
+    "do not apply",
+    "shall not apply",
+    "in lieu of",
+    "instead of",
+    "notwithstanding",
+    "need not",
+    "is not required",
+)
 
 GENERIC = RulebookWords(
     jurisdiction="generic",
     exception=("except", "exception", "unless", *_CHANGES[:5], "other than", *_CHANGES[5:]),
     definition=("as defined in", "defined in", "definition of"),
-    procedure=("in accordance with", r"requirements? of", r"compl(?:y|ies|ying) with", r"meets?", "meeting",
-               r"conform(?:s|ing)? to", "specified in", "set forth in", "described in", "as provided in",
-               "pursuant to", "under"),
+    procedure=(
+        "in accordance with",
+        r"requirements? of",
+        r"compl(?:y|ies|ying) with",
+        r"meets?",
+        "meeting",
+        r"conform(?:s|ing)? to",
+        "specified in",
+        "set forth in",
+        "described in",
+        "as provided in",
+        "pursuant to",
+        "under",
+    ),
     modifies=(*_CHANGES, "are not required"),
     authorities=("Authority", "Court", "Secretary", "Director", "Commissioner", "Board"),
-    actors=("person", "persons", "firm", "company", "undertaking", "licensee", "applicant", "operator", "owner"),
+    actors=(
+        "person",
+        "persons",
+        "firm",
+        "company",
+        "undertaking",
+        "licensee",
+        "applicant",
+        "operator",
+        "owner",
+    ),
 )

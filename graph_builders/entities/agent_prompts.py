@@ -60,7 +60,9 @@ class ExtractionPrompts(BaseModel):
             if extra:
                 raise PromptError(f"prompt {pair.id} for agent {agent} uses unknown {sorted(extra)}")
             if pair.repair is None:
-                raise PromptError(f"prompt {pair.id}: missing file {pair.path / (pair.version + '.repair.txt')}")
+                raise PromptError(
+                    f"prompt {pair.id}: missing file {pair.path / (pair.version + '.repair.txt')}"
+                )
         return self
 
     def get(self, agent: str) -> PromptTemplatePair:

@@ -66,8 +66,14 @@ class EntityBuildReport(BaseModel):
     mentions: int = Field(default=0, description="Entity mentions fed to the refiner")
     section_refs: int = Field(default=0, description="Referenced provision ids found by the extractor")
     failed: list[str] = Field(default_factory=list, description="'provision id: reason' of items that failed")
-    extracted: int = Field(default=0, description="Provisions sent to the extractor (spaCy parse or model calls)")
-    from_journal: int = Field(default=0, description="Provisions read back from the extraction journal (unchanged)")
-    texts_embedded: int = Field(default=0, description="Names and relation phrases sent to the embedding model")
+    extracted: int = Field(
+        default=0, description="Provisions sent to the extractor (spaCy parse or model calls)"
+    )
+    from_journal: int = Field(
+        default=0, description="Provisions read back from the extraction journal (unchanged)"
+    )
+    texts_embedded: int = Field(
+        default=0, description="Names and relation phrases sent to the embedding model"
+    )
     changes: EntitySyncReport = Field(default_factory=EntitySyncReport)
     seconds: float = 0.0

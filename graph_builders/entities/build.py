@@ -19,11 +19,20 @@ from bifrost.core.errors import EntityBuildAborted, ModelUnavailableError
 from bifrost.core.graph.base import GraphStore
 from bifrost.core.types import Entity, Extraction, Provision
 from bifrost.graph_builders.entities.base import (
-    EntityBuildReport, EntityExtractor, EntitySyncReport, ReportsFailures,
+    EntityBuildReport,
+    EntityExtractor,
+    EntitySyncReport,
+    ReportsFailures,
 )
 from bifrost.graph_builders.entities.journaled import JournaledExtractor
 from bifrost.graph_builders.entities.refiner import IncrementalEntityRefiner
-from bifrost.graph_builders.entities.sync import WantedNetwork, graph_edges, stored_entities, sync_graph, sync_sql
+from bifrost.graph_builders.entities.sync import (
+    WantedNetwork,
+    graph_edges,
+    stored_entities,
+    sync_graph,
+    sync_sql,
+)
 from bifrost.graph_builders.entities.vector_cache import CachedEmbedder
 
 __all__ = ["build_entity_network", "graph_edges", "refine_extractions", "check_failures", "wanted_network"]
@@ -42,7 +51,9 @@ def _one_line(text: str, limit: int = MAX_REASON) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _extract_some(extractor: EntityExtractor, provisions: list[Provision], failed: list[str]) -> list[Extraction]:
+def _extract_some(
+    extractor: EntityExtractor, provisions: list[Provision], failed: list[str]
+) -> list[Extraction]:
     """Extractions of ``provisions``; each provision the extractor left out is added to ``failed``."""
     wanted = {p.id for p in provisions}
     out = [ex for ex in extractor.extract_many(provisions) if ex.provision_id in wanted]
@@ -82,8 +93,11 @@ def check_failures(report: EntityBuildReport, attempted: int, max_failure_share:
     failed = len(report.failed)
     if not attempted or not failed or (failed / attempted <= max_failure_share and report.mentions > 0):
         return
-    limit = (f"at most {max_failure_share:.0%} may fail, setting BIFROST_MAX_EXTRACTION_FAILURE_SHARE"
-             if failed / attempted > max_failure_share else "nothing was extracted")
+    limit = (
+        f"at most {max_failure_share:.0%} may fail, setting BIFROST_MAX_EXTRACTION_FAILURE_SHARE"
+        if failed / attempted > max_failure_share
+        else "nothing was extracted"
+    )
     raise EntityBuildAborted(
         report.corpus,
         f"extraction failed for {failed} of {attempted} provisions ({failed / attempted:.0%}; {limit}); "
@@ -102,9 +116,13 @@ def refine_extractions(refiner: IncrementalEntityRefiner, extractions: Sequence[
     for ex in extractions:
         labels = {e.name: e.label for e in ex.entities}
         ok = {e.name for e in ex.entities if refiner.normalizer(e.name, e.label)}
-        ok |= {n for t in ex.triples for n in (t.head, t.tail) if n not in labels and refiner.normalizer(n, "")}
+        ok |= {
+            n for t in ex.triples for n in (t.head, t.tail) if n not in labels and refiner.normalizer(n, "")
+        }
         mentions += [(e.name, e.label, ex.provision_id) for e in ex.entities if e.name in ok]
-        triples += [(t.head, t.relation, t.tail, ex.provision_id) for t in ex.triples if t.head in ok and t.tail in ok]
+        triples += [
+            (t.head, t.relation, t.tail, ex.provision_id) for t in ex.triples if t.head in ok and t.tail in ok
+        ]
     refiner.add_many(mentions)
     refiner.add_triples(triples)
     return len(mentions)
@@ -118,8 +136,13 @@ def wanted_network(refiner: IncrementalEntityRefiner, corpus: str) -> WantedNetw
     return WantedNetwork(corpus, refiner.entities(corpus), ent_matrix, rels, rel_matrix, triples, tri_matrix)
 
 
-def store_network(want: WantedNetwork, graph_store: GraphStore | None, session_scope: SessionScope | None,
-                  embedder: object, changes: EntitySyncReport) -> None:
+def store_network(
+    want: WantedNetwork,
+    graph_store: GraphStore | None,
+    session_scope: SessionScope | None,
+    embedder: object,
+    changes: EntitySyncReport,
+) -> None:
     """Write only the differences: the graph store first, then SQL in one transaction (the record).
 
     A run killed between the two leaves SQL at the previous network; the next run compares the
@@ -206,5 +229,11 @@ def build_entity_network(
     report.relations = len(triples)
     report.relation_types = len(refiner.relations())
     report.seconds = round(time.perf_counter() - started, 3)
-    log.info("entity network of %s: %d entities, %d triples in %.1fs", corpus, report.entities, report.relations, report.seconds)
+    log.info(
+        "entity network of %s: %d entities, %d triples in %.1fs",
+        corpus,
+        report.entities,
+        report.relations,
+        report.seconds,
+    )
     return report

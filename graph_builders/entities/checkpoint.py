@@ -21,7 +21,8 @@ from bifrost.core.store.sql_store import sql_error_line
 from bifrost.core.types import Extraction, Provision
 
 _IN_CHUNK = 500
-"""Provision ids per `IN (...)` query of `ExtractionJournal.find` (SQLite's bound-parameter limit is higher)."""
+"""Provision ids per `IN (...)` query of `ExtractionJournal.find` (SQLite's bound-parameter limit is
+higher)."""
 
 _metadata = MetaData()
 journal_table = Table(
@@ -82,7 +83,8 @@ class ExtractionJournal:
         """Record a finished extraction; writing the same key twice keeps one row (the latest)."""
         if (extraction.corpus, extraction.provision_id) != (provision.corpus, provision.id):
             raise ValueError(
-                f"extraction of {extraction.corpus}:{extraction.provision_id} cannot be journaled under {provision.uid}"
+                f"extraction of {extraction.corpus}:{extraction.provision_id} cannot be journaled under "
+                f"{provision.uid}"
             )
         payload = extraction.model_dump_json()
         now = datetime.now(timezone.utc)
@@ -91,7 +93,9 @@ class ExtractionJournal:
                 exists = conn.execute(select(journal_table.c.corpus).where(*_key(provision, version))).first()
                 if exists:
                     conn.execute(
-                        update(journal_table).where(*_key(provision, version)).values(extraction=payload, created_at=now)
+                        update(journal_table)
+                        .where(*_key(provision, version))
+                        .values(extraction=payload, created_at=now)
                     )
                 else:
                     conn.execute(
@@ -108,9 +112,12 @@ class ExtractionJournal:
             raise StoreError(f"extraction journal: {sql_error_line(self.url, e)}") from e
 
     def load(self, corpus: str, version: str) -> dict[tuple[str, str], Extraction]:
-        """Every journaled extraction of a corpus and extractor version, keyed by (provision id, content hash)."""
+        """Every journaled extraction of a corpus and extractor version, keyed by (provision id, content
+        hash)."""
         c = journal_table.c
-        stmt = select(c.provision_id, c.content_hash, c.extraction).where(c.corpus == corpus, c.extractor_version == version)
+        stmt = select(c.provision_id, c.content_hash, c.extraction).where(
+            c.corpus == corpus, c.extractor_version == version
+        )
         try:
             with self.engine.connect() as conn:
                 rows = conn.execute(stmt).all()
@@ -118,7 +125,9 @@ class ExtractionJournal:
             raise StoreError(f"extraction journal {self.url}: {e}") from e
         return {(pid, h): Extraction.model_validate_json(raw) for pid, h, raw in rows}
 
-    def find(self, corpus: str, version: str, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Extraction]:
+    def find(
+        self, corpus: str, version: str, keys: Iterable[tuple[str, str]]
+    ) -> dict[tuple[str, str], Extraction]:
         """The journaled extractions of these (provision id, content hash) keys only: a question's parse is
         read without validating the whole corpus's journal (10k rows, a second of a cold `ask`)."""
         wanted = set(keys)
@@ -129,7 +138,10 @@ class ExtractionJournal:
             with self.engine.connect() as conn:
                 for at in range(0, len(ids), _IN_CHUNK):
                     stmt = select(c.provision_id, c.content_hash, c.extraction).where(
-                        c.corpus == corpus, c.extractor_version == version, c.provision_id.in_(ids[at:at + _IN_CHUNK]))
+                        c.corpus == corpus,
+                        c.extractor_version == version,
+                        c.provision_id.in_(ids[at : at + _IN_CHUNK]),
+                    )
                     for pid, h, raw in conn.execute(stmt):
                         if (pid, h) in wanted:
                             found[(pid, h)] = Extraction.model_validate_json(raw)
@@ -142,7 +154,8 @@ class ExtractionJournal:
         for provision, extraction in pairs:
             if (extraction.corpus, extraction.provision_id) != (provision.corpus, provision.id):
                 raise ValueError(
-                    f"extraction of {extraction.corpus}:{extraction.provision_id} cannot be journaled under {provision.uid}"
+                    f"extraction of {extraction.corpus}:{extraction.provision_id} cannot be journaled under "
+                    f"{provision.uid}"
                 )
         now = datetime.now(timezone.utc)
         try:
@@ -150,11 +163,20 @@ class ExtractionJournal:
                 for provision, _ in pairs:
                     conn.execute(journal_table.delete().where(*_key(provision, version)))
                 if pairs:
-                    conn.execute(journal_table.insert(), [
-                        {"corpus": p.corpus, "provision_id": p.id, "content_hash": p.hash, "extractor_version": version,
-                         "extraction": ex.model_dump_json(), "created_at": now}
-                        for p, ex in pairs
-                    ])
+                    conn.execute(
+                        journal_table.insert(),
+                        [
+                            {
+                                "corpus": p.corpus,
+                                "provision_id": p.id,
+                                "content_hash": p.hash,
+                                "extractor_version": version,
+                                "extraction": ex.model_dump_json(),
+                                "created_at": now,
+                            }
+                            for p, ex in pairs
+                        ],
+                    )
         except SQLAlchemyError as e:
             raise StoreError(f"extraction journal {self.url}: {e}") from e
 

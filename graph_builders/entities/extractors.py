@@ -26,7 +26,9 @@ def make_entity_extractor(resources: Resources, corpus: str, kind: str = "auto")
         return LlmExtractor(
             resources.chat_model,
             ExtractionPrompts.load(prompts_dir=resources.settings.prompts_dir),
-            grammar_ref_validator(pack_of(corpus, resources.sql.jurisdiction(corpus)).grammar.normalize, known),
+            grammar_ref_validator(
+                pack_of(corpus, resources.sql.jurisdiction(corpus)).grammar.normalize, known
+            ),
             resources.settings.llm_concurrency,
             journal=ExtractionJournal.at_path(resources.settings.home / "extraction_journal.db"),
             callbacks=(resources.usage_counter,),
@@ -39,4 +41,6 @@ def make_entity_extractor(resources: Resources, corpus: str, kind: str = "auto")
 
     # journaled: an unchanged provision is never parsed again
     offline = OfflineExtractor(resources.settings.spacy_model, process=resources.model_process)
-    return JournaledExtractor(offline, ExtractionJournal.at_path(resources.settings.home / "extraction_journal.db"), offline.version)
+    return JournaledExtractor(
+        offline, ExtractionJournal.at_path(resources.settings.home / "extraction_journal.db"), offline.version
+    )

@@ -24,7 +24,9 @@ def unique_entities(items: Iterable[EntityOut]) -> list[ExtractedEntity]:
     for e in items:
         name = " ".join(e.name.split())
         if name:
-            out.setdefault(entity_key(name), ExtractedEntity(name=name, label=e.label, definition=e.definition))
+            out.setdefault(
+                entity_key(name), ExtractedEntity(name=name, label=e.label, definition=e.definition)
+            )
     return list(out.values())
 
 

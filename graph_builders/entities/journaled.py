@@ -52,7 +52,9 @@ class JournaledExtractor:
         if todo:
             self.extracted += len(todo)
             by_uid = {p.uid: p for p in todo}
-            fresh = [ex for ex in self.inner.extract_many(todo) if make_uid(ex.corpus, ex.provision_id) in by_uid]
+            fresh = [
+                ex for ex in self.inner.extract_many(todo) if make_uid(ex.corpus, ex.provision_id) in by_uid
+            ]
             pairs = [(by_uid[make_uid(ex.corpus, ex.provision_id)], ex) for ex in fresh]
             self.journal.put_many(pairs, self.version)
             for p, ex in pairs:

@@ -79,11 +79,17 @@ class ExtractionReport(BaseModel):
     failed: list[FailedItem] = Field(default_factory=list)
     repairs: int = Field(default=0, description="Invalid replies that were fed back and retried")
     pruning_fallbacks: int = Field(default=0, description="Pruned text lost a section id; original text used")
-    ungrounded_entities: int = Field(default=0, description="Entities whose name is not words of the provision's text: dropped")
-    pruning_invalid: int = Field(default=0, description="Pruning gave no usable reply after every repair; original text used")
+    ungrounded_entities: int = Field(
+        default=0, description="Entities whose name is not words of the provision's text: dropped"
+    )
+    pruning_invalid: int = Field(
+        default=0, description="Pruning gave no usable reply after every repair; original text used"
+    )
     rejected_triples: int = Field(default=0, description="Head or tail not among the validated entities")
     invalid_relations: int = Field(default=0, description="Relation not snake_case after normalization")
-    dropped_section_refs: int = Field(default=0, description="Rejected by the citation grammar or not in corpus")
+    dropped_section_refs: int = Field(
+        default=0, description="Rejected by the citation grammar or not in corpus"
+    )
 
     def add(self, counts: Counter[str]) -> None:
         for key, n in counts.items():
@@ -219,7 +225,13 @@ class LlmExtractor:
         extraction, failed = future.result()
         self.breaker.check()
         if failed is not None:
-            logger.warning("extraction failed for %s:%s at %s: %s", failed.corpus, failed.provision_id, failed.agent, failed.reason)
+            logger.warning(
+                "extraction failed for %s:%s at %s: %s",
+                failed.corpus,
+                failed.provision_id,
+                failed.agent,
+                failed.reason,
+            )
         elif extraction is not None:
             yield extraction
 
@@ -268,8 +280,13 @@ class LlmExtractor:
             agent = "entity_validation"
             entities = unique_entities(
                 self._call(
-                    agent, p, EntityValidationReply, counts,
-                    provision_id=p.id, text=text, entities_json=_entities_json(unique_entities(found.entities)),
+                    agent,
+                    p,
+                    EntityValidationReply,
+                    counts,
+                    provision_id=p.id,
+                    text=text,
+                    entities_json=_entities_json(unique_entities(found.entities)),
                 ).entities
             )
 
@@ -279,19 +296,33 @@ class LlmExtractor:
             entities_json = _entities_json(entities)
             agent = "relation_extraction"
             raw_triples = self._call(
-                agent, p, TriplesReply, counts, provision_id=p.id, pruned_text=pruned, entities_json=entities_json
+                agent,
+                p,
+                TriplesReply,
+                counts,
+                provision_id=p.id,
+                pruned_text=pruned,
+                entities_json=entities_json,
             ).triples
 
             agent = "relation_validation"
             checked = self._call(
-                agent, p, TriplesReply, counts,
-                provision_id=p.id, text=text, entities_json=entities_json, triples_json=_triples_json(raw_triples),
+                agent,
+                p,
+                TriplesReply,
+                counts,
+                provision_id=p.id,
+                text=text,
+                entities_json=entities_json,
+                triples_json=_triples_json(raw_triples),
             ).triples
         except InvalidOutputError as e:
             self.breaker.reached()
             return None, self._failed(p, agent, f"invalid output after {e.attempts} attempts: {e.reason}")
         except fatal_model_errors() as e:
-            raise ModelUnavailableError(f"chat model {model_id(self.chat_model)!r} refused the call: {e}") from e
+            raise ModelUnavailableError(
+                f"chat model {model_id(self.chat_model)!r} refused the call: {e}"
+            ) from e
         except connection_errors() as e:
             self.breaker.connection_failed(e)
             return None, self._failed(p, agent, f"{type(e).__name__} after {self.max_attempts} attempts: {e}")
@@ -312,7 +343,9 @@ class LlmExtractor:
         """The pruning agent's text, or the original when it gave no usable reply or lost a section id
         (pruning only simplifies: the agents after it can read the text as it is)."""
         try:
-            pruned = self._call("content_pruning", p, PruningReply, counts, provision_id=p.id, text=text).pruned_text
+            pruned = self._call(
+                "content_pruning", p, PruningReply, counts, provision_id=p.id, text=text
+            ).pruned_text
         except InvalidOutputError as e:
             logger.debug("%s: pruning gave no usable reply (%s); using the original text", p.uid, e.reason)
             counts["pruning_invalid"] += 1
@@ -332,8 +365,14 @@ class LlmExtractor:
             "metadata": {"provision_uid": p.uid, "agent": agent},
         }
         result = invoke_structured(
-            self._model, self.prompts.get(agent), variables, schema, max_repairs=self.max_repairs, config=config,
-            cache=cache_of(self.chat_model), mode=self.response_format,
+            self._model,
+            self.prompts.get(agent),
+            variables,
+            schema,
+            max_repairs=self.max_repairs,
+            config=config,
+            cache=cache_of(self.chat_model),
+            mode=self.response_format,
         )
         counts["repairs"] += result.repairs
         return result.value

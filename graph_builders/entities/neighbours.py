@@ -69,7 +69,9 @@ class SimHashTables:
         if not 1 <= plan.bits <= 30:
             raise ValueError(f"SimHash bands hold 1 to 30 bits, got {plan.bits}")
         self.plan = plan
-        self._planes = np.random.default_rng(seed).standard_normal((dim, plan.bits * plan.bands)).astype(np.float32)
+        self._planes = (
+            np.random.default_rng(seed).standard_normal((dim, plan.bits * plan.bands)).astype(np.float32)
+        )
         self._weights = np.int32(1) << np.arange(plan.bits, dtype=np.int32)  # bits <= 30 fit int32
         self._offsets = np.arange(plan.bands, dtype=np.int64) << plan.bits  # band b's keys never meet band b'
         self._runs: list[tuple[np.ndarray, np.ndarray]] = []  # (sorted keys, rows), sizes decreasing
@@ -115,7 +117,9 @@ class SimHashTables:
             total = int(counts.sum())
             if not total:
                 continue
-            starts = np.repeat(lo - np.cumsum(counts) + counts, counts)  # run position of each pair's first match
+            starts = np.repeat(
+                lo - np.cumsum(counts) + counts, counts
+            )  # run position of each pair's first match
             qs.append(np.repeat(query, counts))
             rs.append(run_rows[starts + np.arange(total)])
         if not qs:
@@ -133,8 +137,14 @@ class EntitySearch:
     if it pays off at this ``tau``.
     """
 
-    def __init__(self, tau: float, mode: SearchMode = "auto", switch_at: int = 20_000,
-                 initial_capacity: int = 1024, seed: int = 0) -> None:
+    def __init__(
+        self,
+        tau: float,
+        mode: SearchMode = "auto",
+        switch_at: int = 20_000,
+        initial_capacity: int = 1024,
+        seed: int = 0,
+    ) -> None:
         if mode not in SEARCH_MODES:
             raise ValueError(f"search mode must be one of {', '.join(SEARCH_MODES)}, got {mode!r}")
         self.tau = tau
@@ -182,7 +192,7 @@ class EntitySearch:
             assert self._plan is not None and self._matrix is not None
             self._tables = SimHashTables(self._matrix.shape[1], self._plan, self.seed)
         if self._tables is not None and len(self._tables) < self._n:
-            self._tables.add(self.matrix()[len(self._tables):])
+            self._tables.add(self.matrix()[len(self._tables) :])
 
     def _should_switch(self) -> bool:
         if self._plan is None or not self._n:

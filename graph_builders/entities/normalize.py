@@ -24,7 +24,9 @@ _SPACES = re.compile(r"\s+")
 _POSSESSIVE = re.compile(r"(?<=\w)['’]s\b|(?<=s)['’](?=\s|$)")
 _LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
 # Prepositions that end a noun phrase's head ("protection of employees" -> head "protection").
-_POSTMODIFIER_PREPS = frozenset({"of", "for", "in", "on", "at", "with", "from", "to", "by", "under", "against"})
+_POSTMODIFIER_PREPS = frozenset(
+    {"of", "for", "in", "on", "at", "with", "from", "to", "by", "under", "against"}
+)
 
 _IRREGULAR_PLURALS = {
     "feet": "foot",
@@ -69,19 +71,69 @@ _IRREGULAR_PLURALS = {
 # Words that look plural but are not (or have the same singular).
 _INVARIANT = frozenset(
     {
-        "series", "species", "means", "news", "gas", "bus", "lens", "canvas", "chassis", "bias",
-        "glasses", "goggles", "scissors", "pliers", "tongs", "premises", "headquarters", "physics",
-        "mathematics", "ergonomics", "economics", "electronics", "hydraulics", "pneumatics", "apparatus",
-        "status", "radius", "stimulus", "nucleus", "asbestos", "chaos", "ethos", "process",
-        "access", "class", "glass", "grass", "mass", "pass", "less", "this", "is", "was", "has", "its",
-        "sometimes", "always", "perhaps", "thus", "us", "yes", "overalls", "trousers", "pants", "shorts",
+        "series",
+        "species",
+        "means",
+        "news",
+        "gas",
+        "bus",
+        "lens",
+        "canvas",
+        "chassis",
+        "bias",
+        "glasses",
+        "goggles",
+        "scissors",
+        "pliers",
+        "tongs",
+        "premises",
+        "headquarters",
+        "physics",
+        "mathematics",
+        "ergonomics",
+        "economics",
+        "electronics",
+        "hydraulics",
+        "pneumatics",
+        "apparatus",
+        "status",
+        "radius",
+        "stimulus",
+        "nucleus",
+        "asbestos",
+        "chaos",
+        "ethos",
+        "process",
+        "access",
+        "class",
+        "glass",
+        "grass",
+        "mass",
+        "pass",
+        "less",
+        "this",
+        "is",
+        "was",
+        "has",
+        "its",
+        "sometimes",
+        "always",
+        "perhaps",
+        "thus",
+        "us",
+        "yes",
+        "overalls",
+        "trousers",
+        "pants",
+        "shorts",
     }
 )
 _ES_ENDINGS = ("sses", "shes", "ches", "xes", "zzes", "oes")
 
 
 def split_camel_case(text: str) -> str:
-    """``ExcavationWork`` -> ``Excavation Work``; acronyms stay whole (``OSHAStandard`` -> ``OSHA Standard``)."""
+    """``ExcavationWork`` -> ``Excavation Work``; acronyms stay whole (``OSHAStandard`` -> ``OSHA
+    Standard``)."""
     return _CAMEL.sub(" ", text)
 
 

@@ -60,6 +60,7 @@ def extract_from_doc(doc: Any) -> tuple[list[ExtractedEntity], list[ExtractedTri
 def offline_version(nlp_name: str) -> str:
     """What an offline extraction depends on: spaCy and its model's versions, and a digest of the
     rule sources (this module and parse_rules), so any change to them re-extracts every provision."""
+
     def installed(dist: str) -> str:
         try:
             return metadata.version(dist)
@@ -69,7 +70,9 @@ def offline_version(nlp_name: str) -> str:
     digest = hashlib.sha256()
     for module in (__file__, rules.__file__):
         digest.update(Path(module).read_bytes())
-    return f"offline:{nlp_name}={installed(nlp_name)}:spacy={installed('spacy')}:rules={digest.hexdigest()[:16]}"
+    return (
+        f"offline:{nlp_name}={installed(nlp_name)}:spacy={installed('spacy')}:rules={digest.hexdigest()[:16]}"
+    )
 
 
 EXTRACT = "extract"
@@ -105,7 +108,9 @@ def extract_service(nlp_name: str, batch_size: int = 64, preload: bool = True) -
     def extract(request: tuple[str, int, list[Provision]]) -> list[Extraction]:
         name, size, provisions = request
         if (name, size) != (nlp_name, batch_size):
-            raise ValueError(f"this process parses with {nlp_name!r} in batches of {batch_size}, not {name!r}/{size}")
+            raise ValueError(
+                f"this process parses with {nlp_name!r} in batches of {batch_size}, not {name!r}/{size}"
+            )
         with torch_hidden():
             return list(extractor.extract_many(provisions))
 
@@ -134,7 +139,11 @@ class OfflineExtractor:
     @property
     def version(self) -> str:
         """Key of this extractor's extractions in the journal (see `offline_version`)."""
-        resolver = "" if self.section_ref_resolver is None else f":refs={getattr(self.section_ref_resolver, '__qualname__', '?')}"
+        resolver = (
+            ""
+            if self.section_ref_resolver is None
+            else f":refs={getattr(self.section_ref_resolver, '__qualname__', '?')}"
+        )
         return offline_version(self.nlp_name) + resolver
 
     @property
@@ -149,7 +158,9 @@ class OfflineExtractor:
         """Entities, triples and referenced section ids of one provision."""
         return self._to_extraction(provision, self.nlp(provision_text(provision)))
 
-    def extract_many(self, provisions: Iterable[Provision], batch_size: int | None = None) -> Iterator[Extraction]:
+    def extract_many(
+        self, provisions: Iterable[Provision], batch_size: int | None = None
+    ) -> Iterator[Extraction]:
         """Like `extract` over many provisions, parsed in batches with ``nlp.pipe``; order is kept."""
         size = self.batch_size if batch_size is None else batch_size
         if size <= 0:

@@ -22,11 +22,64 @@ Doc = Any  # spacy.tokens.Doc
 
 UNIT_LEMMAS = frozenset(
     {
-        "foot", "feet", "ft", "inch", "in", "yard", "mile", "meter", "metre", "m", "cm", "mm", "km",
-        "pound", "lb", "lbs", "kn", "n", "kg", "kilogram", "gram", "mg", "milligram", "ton", "tonne",
-        "percent", "%", "degree", "psi", "psig", "kpa", "pa", "volt", "v", "kv", "ampere", "amp",
-        "watt", "kw", "hour", "minute", "second", "day", "week", "month", "year", "gallon", "liter",
-        "litre", "mph", "decibel", "db", "dba", "ppm", "fahrenheit", "celsius", "lux", "candle",
+        "foot",
+        "feet",
+        "ft",
+        "inch",
+        "in",
+        "yard",
+        "mile",
+        "meter",
+        "metre",
+        "m",
+        "cm",
+        "mm",
+        "km",
+        "pound",
+        "lb",
+        "lbs",
+        "kn",
+        "n",
+        "kg",
+        "kilogram",
+        "gram",
+        "mg",
+        "milligram",
+        "ton",
+        "tonne",
+        "percent",
+        "%",
+        "degree",
+        "psi",
+        "psig",
+        "kpa",
+        "pa",
+        "volt",
+        "v",
+        "kv",
+        "ampere",
+        "amp",
+        "watt",
+        "kw",
+        "hour",
+        "minute",
+        "second",
+        "day",
+        "week",
+        "month",
+        "year",
+        "gallon",
+        "liter",
+        "litre",
+        "mph",
+        "decibel",
+        "db",
+        "dba",
+        "ppm",
+        "fahrenheit",
+        "celsius",
+        "lux",
+        "candle",
     }
 )
 # Chunk heads that name a place in the rulebook, not a thing: left to the citation grammar.
@@ -34,14 +87,49 @@ REFERENCE_HEADS = frozenset(
     {"paragraph", "section", "subpart", "appendix", "chapter", "§", "cfr", "part", "exception", "note"}
 )
 GENERIC_MODIFIERS = frozenset(
-    {"following", "above", "below", "above-listed", "aforementioned", "said", "same", "such", "certain",
-     "respective", "particular"}
+    {
+        "following",
+        "above",
+        "below",
+        "above-listed",
+        "aforementioned",
+        "said",
+        "same",
+        "such",
+        "certain",
+        "respective",
+        "particular",
+    }
 )
 # Stop words that never belong to a name; other stop words stay when they modify the head as a
 # content word ("top rail", "side rail", "front end loader").
 QUANTIFIERS = frozenset(
-    {"each", "any", "all", "every", "other", "another", "some", "several", "more", "most", "no", "both",
-     "either", "neither", "few", "many", "much", "own", "such", "same", "least", "less", "only", "whole"}
+    {
+        "each",
+        "any",
+        "all",
+        "every",
+        "other",
+        "another",
+        "some",
+        "several",
+        "more",
+        "most",
+        "no",
+        "both",
+        "either",
+        "neither",
+        "few",
+        "many",
+        "much",
+        "own",
+        "such",
+        "same",
+        "least",
+        "less",
+        "only",
+        "whole",
+    }
 )
 MODALS = frozenset({"shall", "must", "may", "should", "can", "could", "will", "would", "might", "need"})
 RELATIVE_PRONOUNS = frozenset({"who", "which", "that", "whom", "whose"})
@@ -160,7 +248,9 @@ def _modal_neg(v: Token) -> tuple[str, str]:
     src = v
     while not _own_aux(src) and (g := _governing_verb(src)) is not None:
         src = g
-    modal = next((c.lower_ for c in src.children if c.tag_ == "MD" or c.lower_ in MODALS and c.dep_ == "aux"), "")
+    modal = next(
+        (c.lower_ for c in src.children if c.tag_ == "MD" or c.lower_ in MODALS and c.dep_ == "aux"), ""
+    )
     neg = "not" if any(c.dep_ == "neg" for c in src.children) else ""
     return modal, neg
 

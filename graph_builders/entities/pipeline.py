@@ -21,8 +21,12 @@ from bifrost.graph_builders.entities.vector_cache import CachedEmbedder
 
 
 def build_corpus_entities(
-    resources: Resources, corpus: str, extractor: str = "auto", tau: float | None = None,
-    progress: Callable[[int, int], None] | None = None, subparts: Sequence[str] | None = None,
+    resources: Resources,
+    corpus: str,
+    extractor: str = "auto",
+    tau: float | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    subparts: Sequence[str] | None = None,
     search: str | None = None,
 ) -> EntityBuildReport:
     """Extract, refine and store the Entity Network Graph of a corpus (replacing the last one, writing
@@ -35,14 +39,25 @@ def build_corpus_entities(
     if subparts:
         provisions = within_subparts(provisions, subparts)
     settings = resources.settings
-    embedder = CachedEmbedder(resources.embedder, settings.embedding_model, resources.sql.session)  # known names: no model call
+    embedder = CachedEmbedder(
+        resources.embedder, settings.embedding_model, resources.sql.session
+    )  # known names: no model call
     refiner = IncrementalEntityRefiner(
-        embedder, tau=settings.tau if tau is None else tau, corpus=corpus,
-        search=search or settings.refiner_search, switch_at=settings.refiner_switch_at,
+        embedder,
+        tau=settings.tau if tau is None else tau,
+        corpus=corpus,
+        search=search or settings.refiner_search,
+        switch_at=settings.refiner_switch_at,
     )
     return build_entity_network(
-        provisions, make_entity_extractor(resources, corpus, extractor), refiner, resources.graph, resources.sql.session,
-        corpus, progress=progress, max_failure_share=settings.max_extraction_failure_share,
+        provisions,
+        make_entity_extractor(resources, corpus, extractor),
+        refiner,
+        resources.graph,
+        resources.sql.session,
+        corpus,
+        progress=progress,
+        max_failure_share=settings.max_extraction_failure_share,
     )
 
 
@@ -56,7 +71,9 @@ def write_entity_network(sql: SqlStore, graph: GraphStore, corpus: str) -> dict[
     valid = [i for i, t in enumerate(triples) if is_valid_relation(t.relation)]
     edges = graph_edges(corpus, entities, [triples[i] for i in valid])
     with graph.atomic():  # the network switches in one step; vectors follow
-        prune_graph(graph, corpus, {e.uid for e in entities}, edges)  # no stale node or edge of an older network
+        prune_graph(
+            graph, corpus, {e.uid for e in entities}, edges
+        )  # no stale node or edge of an older network
         graph.upsert_entities(entities)
         graph.upsert_edges(edges)
     graph.set_entity_embeddings([(entity_uid(corpus, n), v) for n, v in zip(names, ent_matrix)])
@@ -68,4 +85,8 @@ def write_entity_network(sql: SqlStore, graph: GraphStore, corpus: str) -> dict[
         if e is not None:
             rows.append((e, tri_matrix[i]))
     graph.set_triple_embeddings(rows)
-    return {"entities": len(entities), "relations": len(valid), "skipped_relations": len(triples) - len(valid)}
+    return {
+        "entities": len(entities),
+        "relations": len(valid),
+        "skipped_relations": len(triples) - len(valid),
+    }

@@ -184,8 +184,13 @@ class IncrementalEntityRefiner:
 
     def _triple(self, h: int, r: str, t: int, corpus: str | None = None) -> Triple:
         c = self.corpus if corpus is None else corpus
-        return Triple(corpus=c, head=self._names[h], relation=r, tail=self._names[t],
-                      section_ids=tuple(self._triples[(h, r, t)]))
+        return Triple(
+            corpus=c,
+            head=self._names[h],
+            relation=r,
+            tail=self._names[t],
+            section_ids=tuple(self._triples[(h, r, t)]),
+        )
 
     def triples(self, corpus: str | None = None) -> list[Triple]:
         """Distinct triples (after merging), each with the union of provisions stating it."""

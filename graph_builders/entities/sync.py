@@ -34,7 +34,9 @@ class PruneResult:
     edges_deleted: int = 0
     nodes: set[str] = field(default_factory=set)
     edges: dict[tuple, Edge] = field(default_factory=dict)  # kept edges by (type, source, target, relation)
-    mentions: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # entity uid -> section uids
+    mentions: dict[str, set[str]] = field(
+        default_factory=lambda: defaultdict(set)
+    )  # entity uid -> section uids
 
 
 @dataclass(frozen=True)
@@ -59,13 +61,26 @@ def graph_edges(corpus: str, entities: Sequence[Entity], triples: Sequence[Tripl
     not a valid snake_case name stay in SQL only: no store may write them)."""
     edge = Edge.model_construct  # fields built here are valid by construction; ~100k edges on Part 1926
     edges = [
-        edge(type=EdgeType.MENTIONED_IN, source=e.uid, target=make_uid(corpus, sid), text=None, relation=None, section_ids=())
+        edge(
+            type=EdgeType.MENTIONED_IN,
+            source=e.uid,
+            target=make_uid(corpus, sid),
+            text=None,
+            relation=None,
+            section_ids=(),
+        )
         for e in entities
         for sid in e.section_ids
     ]
     edges += [
-        edge(type=EdgeType.RELATES, source=entity_uid(corpus, t.head), target=entity_uid(corpus, t.tail),
-             text=None, relation=t.relation, section_ids=tuple(t.section_ids))
+        edge(
+            type=EdgeType.RELATES,
+            source=entity_uid(corpus, t.head),
+            target=entity_uid(corpus, t.tail),
+            text=None,
+            relation=t.relation,
+            section_ids=tuple(t.section_ids),
+        )
         for t in triples
         if is_valid_relation(t.relation)
     ]
@@ -76,11 +91,18 @@ def stored_entities(session: Session, corpus: str) -> dict[str, tuple[Entity, by
     """The stored entities of a corpus with their vector bytes, by name."""
     m = et.EntityEmbeddingRow
     rows = session.execute(select(m.name, m.label, m.section_ids, m.vector).where(m.corpus == corpus))
-    return {n: (Entity(corpus=corpus, name=n, label=lab or "", section_ids=tuple(s or ())), v) for n, lab, s, v in rows}
+    return {
+        n: (Entity(corpus=corpus, name=n, label=lab or "", section_ids=tuple(s or ())), v)
+        for n, lab, s, v in rows
+    }
 
 
-def sync_sql(session: Session, want: WantedNetwork, report: EntitySyncReport,
-             old: dict[str, tuple[Entity, bytes]] | None = None) -> None:
+def sync_sql(
+    session: Session,
+    want: WantedNetwork,
+    report: EntitySyncReport,
+    old: dict[str, tuple[Entity, bytes]] | None = None,
+) -> None:
     """Delete unwanted rows and write new or changed ones (inside the caller's transaction);
     ``old`` is `stored_entities` when the caller has read it already."""
     c = want.corpus
@@ -88,8 +110,11 @@ def sync_sql(session: Session, want: WantedNetwork, report: EntitySyncReport,
     names = {e.name for e in want.entities}
     gone = [n for n in old if n not in names]
     et.delete_entities(session, c, gone)
-    write = [i for i, e in enumerate(want.entities)
-             if e.name not in old or old[e.name][0] != e or old[e.name][1] != et.to_blob(want.entity_matrix[i])]
+    write = [
+        i
+        for i, e in enumerate(want.entities)
+        if e.name not in old or old[e.name][0] != e or old[e.name][1] != et.to_blob(want.entity_matrix[i])
+    ]
     if write:
         et.upsert_entities(session, c, [want.entities[i] for i in write], want.entity_matrix[write])
     report.entities_removed = len(gone)
@@ -97,32 +122,57 @@ def sync_sql(session: Session, want: WantedNetwork, report: EntitySyncReport,
     report.entities_changed = len(write) - report.entities_added
 
     wanted_rels = set(want.relations)
-    old_rels = dict(session.execute(
-        select(et.RelationEmbeddingRow.name, et.RelationEmbeddingRow.vector).where(et.RelationEmbeddingRow.corpus == c)).all())
+    old_rels = dict(
+        session.execute(
+            select(et.RelationEmbeddingRow.name, et.RelationEmbeddingRow.vector).where(
+                et.RelationEmbeddingRow.corpus == c
+            )
+        ).all()
+    )
     et.delete_relations(session, c, [r for r in old_rels if r not in wanted_rels])
-    rel_write = [i for i, r in enumerate(want.relations) if old_rels.get(r) != et.to_blob(want.relation_matrix[i])]
+    rel_write = [
+        i for i, r in enumerate(want.relations) if old_rels.get(r) != et.to_blob(want.relation_matrix[i])
+    ]
     if rel_write:
-        et.upsert_relations(session, c, [want.relations[i] for i in rel_write], want.relation_matrix[rel_write])
+        et.upsert_relations(
+            session, c, [want.relations[i] for i in rel_write], want.relation_matrix[rel_write]
+        )
 
     t = et.TripleEmbeddingRow
-    old_tri = {(h, r, tl): tuple(s or ()) for h, r, tl, s in
-               session.execute(select(t.head, t.relation, t.tail, t.section_ids).where(t.corpus == c))}
+    old_tri = {
+        (h, r, tl): tuple(s or ())
+        for h, r, tl, s in session.execute(
+            select(t.head, t.relation, t.tail, t.section_ids).where(t.corpus == c)
+        )
+    }
     keys = {(x.head, x.relation, x.tail) for x in want.triples}
     tri_gone = [k for k in old_tri if k not in keys]
     et.delete_triples(session, c, tri_gone)
-    moved = {want.entities[i].name for i in write if want.entities[i].name in old
-             and old[want.entities[i].name][1] != et.to_blob(want.entity_matrix[i])}  # entities whose vector changed
+    moved = {
+        want.entities[i].name
+        for i in write
+        if want.entities[i].name in old and old[want.entities[i].name][1] != et.to_blob(want.entity_matrix[i])
+    }  # entities whose vector changed
     moved |= {want.relations[i] for i in rel_write}
-    tri_write = [i for i, x in enumerate(want.triples)
-                 if old_tri.get((x.head, x.relation, x.tail)) != x.section_ids or {x.head, x.relation, x.tail} & moved]
+    tri_write = [
+        i
+        for i, x in enumerate(want.triples)
+        if old_tri.get((x.head, x.relation, x.tail)) != x.section_ids or {x.head, x.relation, x.tail} & moved
+    ]
     if tri_write:
         et.upsert_triples(session, c, [want.triples[i] for i in tri_write], want.triple_matrix[tri_write])
     report.triples_removed = len(tri_gone)
-    report.triples_added = sum(1 for i in tri_write if (want.triples[i].head, want.triples[i].relation, want.triples[i].tail) not in old_tri)
+    report.triples_added = sum(
+        1
+        for i in tri_write
+        if (want.triples[i].head, want.triples[i].relation, want.triples[i].tail) not in old_tri
+    )
     report.triples_changed = len(tri_write) - report.triples_added
 
 
-def prune_graph(graph: GraphStore, corpus: str, wanted_uids: set[str], wanted_edges: Sequence[Edge]) -> PruneResult:
+def prune_graph(
+    graph: GraphStore, corpus: str, wanted_uids: set[str], wanted_edges: Sequence[Edge]
+) -> PruneResult:
     """Delete a corpus's Entity nodes not in ``wanted_uids`` and MENTIONED_IN/RELATES edges not in
     ``wanted_edges`` (by type, ends and relation); returns what the store holds afterwards."""
     gone = sorted(graph.node_uids(corpus, ENTITY_LABEL) - wanted_uids)
@@ -142,7 +192,9 @@ def prune_graph(graph: GraphStore, corpus: str, wanted_uids: set[str], wanted_ed
     return result
 
 
-def sync_graph(graph: GraphStore, want: WantedNetwork, previous: dict[str, Entity], report: EntitySyncReport) -> None:
+def sync_graph(
+    graph: GraphStore, want: WantedNetwork, previous: dict[str, Entity], report: EntitySyncReport
+) -> None:
     """Make the store's Entity nodes, MENTIONED_IN and RELATES edges of a corpus equal the wanted ones.
 
     ``previous`` (the entities stored in SQL before this build) tells which nodes changed; a node
@@ -153,9 +205,13 @@ def sync_graph(graph: GraphStore, want: WantedNetwork, previous: dict[str, Entit
         have = prune_graph(graph, c, {e.uid for e in want.entities}, list(want_edges.values()))
         report.graph_nodes_deleted, report.graph_edges_deleted = have.nodes_deleted, have.edges_deleted
         have_nodes, have_edges, mentions = have.nodes, have.edges, have.mentions
-        write = [e for e in want.entities
-                 if e.uid not in have_nodes or previous.get(e.name) != e
-                 or mentions.get(e.uid, set()) != {make_uid(c, s) for s in e.section_ids}]
+        write = [
+            e
+            for e in want.entities
+            if e.uid not in have_nodes
+            or previous.get(e.name) != e
+            or mentions.get(e.uid, set()) != {make_uid(c, s) for s in e.section_ids}
+        ]
         if write:
             graph.upsert_entities(write)
         new_edges = [e for k, e in want_edges.items() if have_edges.get(k) != e]
@@ -167,8 +223,15 @@ def sync_graph(graph: GraphStore, want: WantedNetwork, previous: dict[str, Entit
     if write:
         graph.set_entity_embeddings([(e.uid, want.entity_matrix[rows[e.uid]]) for e in write])
     if new_edges:
-        tri_row = {(entity_uid(c, x.head), x.relation, entity_uid(c, x.tail)): i for i, x in enumerate(want.triples)}
-        graph.set_triple_embeddings([(e, want.triple_matrix[tri_row[(e.source, e.relation, e.target)]])
-                                     for e in new_edges if e.type is EdgeType.RELATES])
+        tri_row = {
+            (entity_uid(c, x.head), x.relation, entity_uid(c, x.tail)): i for i, x in enumerate(want.triples)
+        }
+        graph.set_triple_embeddings(
+            [
+                (e, want.triple_matrix[tri_row[(e.source, e.relation, e.target)]])
+                for e in new_edges
+                if e.type is EdgeType.RELATES
+            ]
+        )
     report.graph_nodes_written = len(write)
     report.graph_edges_written = len(new_edges)

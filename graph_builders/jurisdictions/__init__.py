@@ -1,1 +1,2 @@
-"""One pack per jurisdiction (`us_cfr/`, `adgm/`): see `base.Jurisdiction`; look packs up through `registry`."""
+"""One pack per jurisdiction (`us_cfr/`, `adgm/`): see `base.Jurisdiction`; look packs up through
+`registry`."""

@@ -19,7 +19,9 @@ class ParentMap:
     @classmethod
     def from_provisions(cls, provisions: Iterable[Provision]) -> ParentMap:
         ps = list(provisions)
-        return cls({p.id: p.parent_id for p in ps}, frozenset(p.id for p in ps if p.kind == ProvisionKind.SECTION))
+        return cls(
+            {p.id: p.parent_id for p in ps}, frozenset(p.id for p in ps if p.kind == ProvisionKind.SECTION)
+        )
 
     def ancestors(self, pid: str) -> list[str]:
         return ancestors(pid, self.parent.get)

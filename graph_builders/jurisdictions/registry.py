@@ -82,12 +82,20 @@ def words_for(corpus: str) -> RulebookWords:
     spec = _known_spec(corpus)
     if spec is not None:
         return jurisdiction(spec.jurisdiction).words
-    return replace(GENERIC, note=f"corpus {corpus!r} has no rulebook words of its own: the answer plan reads "
-                                 "exceptions, incorporations and authorities by generic English words")
+    return replace(
+        GENERIC,
+        note=f"corpus {corpus!r} has no rulebook words of its own: the answer plan reads "
+        "exceptions, incorporations and authorities by generic English words",
+    )
 
 
 def named_finder(pack: Jurisdiction, corpus: str, provisions: list[Provision]) -> NamedFinder:
     """What finds the provisions a question names in ``corpus``: the pack's extractor, its stand-ins and its
     successor table."""
-    return NamedFinder.over(corpus, pack.reference_extractor(), provisions,
-                            pack.question_stand_ins(corpus, provisions), pack.successors())
+    return NamedFinder.over(
+        corpus,
+        pack.reference_extractor(),
+        provisions,
+        pack.question_stand_ins(corpus, provisions),
+        pack.successors(),
+    )

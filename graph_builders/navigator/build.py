@@ -66,13 +66,17 @@ def refers_to_edges(refs: Sequence[Reference]) -> list[Edge]:
     return list(edges.values())
 
 
-def remove_stale(graph: GraphStore, corpus: str, sections: set[str], edges: Sequence[Edge]) -> tuple[int, int]:
+def remove_stale(
+    graph: GraphStore, corpus: str, sections: set[str], edges: Sequence[Edge]
+) -> tuple[int, int]:
     """Delete Section nodes no longer in the corpus and HAS/REFERS_TO edges no longer derived."""
     stale_nodes = graph.node_uids(corpus, "Section") - sections
     removed_nodes = graph.delete_nodes(sorted(stale_nodes)) if stale_nodes else 0
     wanted = {(e.type, e.source, e.target) for e in edges}
     stale_edges = [
-        e for t in (EdgeType.HAS, EdgeType.REFERS_TO) for e in graph.edges(corpus, t)
+        e
+        for t in (EdgeType.HAS, EdgeType.REFERS_TO)
+        for e in graph.edges(corpus, t)
         if (e.type, e.source, e.target) not in wanted
     ]
     return removed_nodes, graph.delete_edges(stale_edges) if stale_edges else 0

@@ -18,7 +18,9 @@ from bifrost.core.types import Provision, ProvisionKind
 from bifrost.graph_builders.navigator.base import ReferenceExtractor
 from bifrost.graph_builders.navigator.successors import Successor
 
-_LOOSE_LABELS = re.compile(r"(?P<num>\b\d{3,4}\.\d{1,4})(?P<labels>(?:[,.](?:[a-z]{1,4}|[A-Z]|\d{1,2})){1,6})(?![\w(]|[,.][A-Za-z0-9])")
+_LOOSE_LABELS = re.compile(
+    r"(?P<num>\b\d{3,4}\.\d{1,4})(?P<labels>(?:[,.](?:[a-z]{1,4}|[A-Z]|\d{1,2})){1,6})(?![\w(]|[,.][A-Za-z0-9])"
+)
 _LABEL_FORM = re.compile(r"^(?:[a-z]{1,4}|[A-Z]|\d{1,2})$")
 _LOWER_SUBPART = re.compile(r"\b[Ss]ub-?parts?[^\S\n]+(?P<letters>[a-zA-Z]{1,2})\b(?![\w.]\w)")
 QUESTION_SOURCE = "\x00question"
@@ -45,11 +47,17 @@ class NamedFinder:
 
     ``contexts``: ids of provisions to read the text as if it stood in (a rulebook of many documents reads a
     question once per document, so that "Rule 3.2.1" resolves in each); [QUESTION_SOURCE] reads it as text of
-    no section. ``reserved``: ids of reserved (empty) provisions, which count as not in the current edition."""
+    no section. ``reserved``: ids of reserved (empty) provisions, which count as not in the current
+    edition."""
 
     def __init__(
-        self, corpus: str, extractor: ReferenceExtractor[Any], known: Any, contexts: Sequence[str] = (QUESTION_SOURCE,),
-        successors: Mapping[str, Successor] | None = None, reserved: Iterable[str] = (),
+        self,
+        corpus: str,
+        extractor: ReferenceExtractor[Any],
+        known: Any,
+        contexts: Sequence[str] = (QUESTION_SOURCE,),
+        successors: Mapping[str, Successor] | None = None,
+        reserved: Iterable[str] = (),
     ) -> None:
         self.corpus, self.extractor, self.known = corpus, extractor, known
         self.contexts = tuple(contexts) or (QUESTION_SOURCE,)
@@ -57,9 +65,16 @@ class NamedFinder:
         self.reserved = frozenset(reserved)
 
     @classmethod
-    def over(cls, corpus: str, extractor: ReferenceExtractor[Any], provisions: Sequence[Provision],
-             stand_ins: Sequence[Provision] = (), successors: Mapping[str, Successor] | None = None) -> NamedFinder:
-        """A finder over a corpus's provisions (its extractor's own index); ``stand_ins``: provisions of no text
+    def over(
+        cls,
+        corpus: str,
+        extractor: ReferenceExtractor[Any],
+        provisions: Sequence[Provision],
+        stand_ins: Sequence[Provision] = (),
+        successors: Mapping[str, Successor] | None = None,
+    ) -> NamedFinder:
+        """A finder over a corpus's provisions (its extractor's own index); ``stand_ins``: provisions of no
+        text
         indexed beside them, whose places (a document) a question is read in, one reading each."""
         reserved = (p.id for p in provisions if p.reserved)
         known = extractor.index([*provisions, *stand_ins])
@@ -69,7 +84,8 @@ class NamedFinder:
     def find(self, text: str) -> list[ResolvedCite]:
         """Every citation in ``text``, resolved where the corpus holds it (a unique target per citation per
         context; the same target found twice is kept once), in the order written. In a corpus read in several
-        contexts, a target found from some of them only ("Rule 17.7.2" of the one rulebook numbering a rule so,
+        contexts, a target found from some of them only ("Rule 17.7.2" of the one rulebook numbering a rule
+        so,
         with no rulebook named) is marked ``via="context"``: where the question stands decided it."""
         loose = loosen(text or "")
         found: dict[tuple[str | None, str], ResolvedCite] = {}
@@ -78,7 +94,9 @@ class NamedFinder:
             stand_in = Provision(corpus=self.corpus, id=source, kind=ProvisionKind.PARAGRAPH, text=loose)
             keys = set()
             for ref in self.extractor.extract(stand_in, self.known):
-                cite = self._checked(ResolvedCite(written=ref.raw, target_id=ref.target_id, reason=ref.reason))
+                cite = self._checked(
+                    ResolvedCite(written=ref.raw, target_id=ref.target_id, reason=ref.reason)
+                )
                 key = (cite.target_id, cite.written if cite.target_id is None else "")
                 found.setdefault(key, cite)
                 keys.add(key)
@@ -97,14 +115,18 @@ class NamedFinder:
     def _checked(self, cite: ResolvedCite) -> ResolvedCite:
         """A reserved target is not in the current edition; a missing one goes to its successor when known."""
         if cite.target_id is not None and cite.target_id in self.reserved:
-            cite = cite.model_copy(update={"target_id": None, "reason": f"{cite.target_id} is reserved in the current edition"})
+            cite = cite.model_copy(
+                update={"target_id": None, "reason": f"{cite.target_id} is reserved in the current edition"}
+            )
         key = _section_of(cite.written) if cite.target_id is None else None
         if key is None:
             return cite
         succ = self.successors.get(key)
         if succ is None or succ.new not in self.known:
             return cite
-        why = f"{key} is not in the current edition; its successor is {succ.new}" + (f" ({succ.note})" if succ.note else "")
+        why = f"{key} is not in the current edition; its successor is {succ.new}" + (
+            f" ({succ.note})" if succ.note else ""
+        )
         return ResolvedCite(written=cite.written, target_id=succ.new, reason=why, via="successor")
 
 

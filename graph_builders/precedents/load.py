@@ -29,7 +29,9 @@ class PrecedentImport(BaseModel):
     errors: list[str] = Field(default_factory=list)
 
 
-def import_precedents(sql: SqlStore, corpus: str, path: Path, pack: Jurisdiction, issuer: str = "") -> PrecedentImport:
+def import_precedents(
+    sql: SqlStore, corpus: str, path: Path, pack: Jurisdiction, issuer: str = ""
+) -> PrecedentImport:
     """Import ``path`` (JSONL or CSV) into ``corpus``'s precedent bank, its citations read with ``pack``."""
     read = read_precedent_file(path)
     finder = named_finder(pack, corpus, sql.provisions(corpus))
@@ -38,6 +40,12 @@ def import_precedents(sql: SqlStore, corpus: str, path: Path, pack: Jurisdiction
         done = upsert_precedents(s, records)
     cites = [c for p in records for c in p.cites]
     return PrecedentImport(
-        corpus=corpus, file=str(path), added=len(done.added), updated=len(done.updated), unchanged=done.unchanged,
-        cites_resolved=sum(c.resolved for c in cites), cites_outside=sum(not c.resolved for c in cites), errors=read.errors,
+        corpus=corpus,
+        file=str(path),
+        added=len(done.added),
+        updated=len(done.updated),
+        unchanged=done.unchanged,
+        cites_resolved=sum(c.resolved for c in cites),
+        cites_outside=sum(not c.resolved for c in cites),
+        errors=read.errors,
     )

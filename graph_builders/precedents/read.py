@@ -72,8 +72,13 @@ def row_of(data: object) -> PrecedentRowIn:
     if date is not None and not _DATE.match(date):
         raise ValueError(f"field 'date' is not YYYY-MM-DD: {date[:40]!r}")
     return PrecedentRowIn(
-        id=pid, title=title or question[:200], question=question, date=date, url=_text(data.get("url"), "url") or None,
-        issuer=_text(data.get("issuer"), "issuer"), cites=_cites(data.get("cites")),
+        id=pid,
+        title=title or question[:200],
+        question=question,
+        date=date,
+        url=_text(data.get("url"), "url") or None,
+        issuer=_text(data.get("issuer"), "issuer"),
+        cites=_cites(data.get("cites")),
     )
 
 

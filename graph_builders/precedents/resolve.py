@@ -11,7 +11,8 @@ from bifrost.graph_builders.precedents.read import PrecedentRowIn
 
 
 def resolve_cite(written: str, finder: NamedFinder) -> ResolvedCite:
-    """The provision one written citation names (its first resolved reading), else why it is not in the corpus."""
+    """The provision one written citation names (its first resolved reading), else why it is not in the
+    corpus."""
     if written.strip() in finder.known:  # a bare id the extractor reads only in context ("1926": the part)
         return ResolvedCite(written=written, target_id=written.strip())
     found = finder.find(written)
@@ -23,13 +24,28 @@ def resolve_cite(written: str, finder: NamedFinder) -> ResolvedCite:
 
 
 def resolve_precedents(
-    rows: Sequence[PrecedentRowIn], corpus: str, finder: NamedFinder, issuer: str = "", source: str = "",
+    rows: Sequence[PrecedentRowIn],
+    corpus: str,
+    finder: NamedFinder,
+    issuer: str = "",
+    source: str = "",
 ) -> list[Precedent]:
     """Precedent records of ``corpus``; ``issuer`` fills rows that name none."""
     memo: dict[str, ResolvedCite] = {}
     out = []
     for r in rows:
         cites = tuple(memo.setdefault(c, resolve_cite(c, finder)) for c in r.cites)
-        out.append(Precedent(corpus=corpus, id=r.id, title=r.title, question=r.question, date=r.date, url=r.url,
-                             issuer=r.issuer or issuer, cites=cites, source=source))
+        out.append(
+            Precedent(
+                corpus=corpus,
+                id=r.id,
+                title=r.title,
+                question=r.question,
+                date=r.date,
+                url=r.url,
+                issuer=r.issuer or issuer,
+                cites=cites,
+                source=source,
+            )
+        )
     return out

@@ -17,7 +17,9 @@ from bifrost.core.store.sql_store import SqlStore
 from bifrost.core.types import Provision
 from bifrost.graph_builders.requirements.read import read_sentence
 
-LOOKS_LIKE_A_RULE = re.compile(r"\b(shall|must|may|required|requires|prohibited|permitted|need not|apply|applies)\b", re.I)
+LOOKS_LIKE_A_RULE = re.compile(
+    r"\b(shall|must|may|required|requires|prohibited|permitted|need not|apply|applies)\b", re.I
+)
 META_KEY = "requirements"
 
 
@@ -48,16 +50,23 @@ def requirements_of(provisions: Sequence[Provision]) -> tuple[list[Requirement],
     return out, unread
 
 
-def build_requirements(sql: SqlStore, corpus: str, provisions: Sequence[Provision] | None = None,
-                       graph: GraphStore | None = None) -> RequirementReport:
+def build_requirements(
+    sql: SqlStore, corpus: str, provisions: Sequence[Provision] | None = None, graph: GraphStore | None = None
+) -> RequirementReport:
     """Read, store (and, for a graph that holds them, write) the corpus's requirement records."""
     start = time.perf_counter()
     reqs, unread = requirements_of(provisions if provisions is not None else sql.provisions(corpus))
     replace_requirements(sql, corpus, reqs)
     if graph is not None:
         graph.write_requirements(corpus, reqs)
-    report = RequirementReport(records=len(reqs), unread=unread, with_conditions=sum(bool(r.conditions) for r in reqs),
-                               with_exceptions=sum(bool(r.exceptions) for r in reqs),
-                               seconds=round(time.perf_counter() - start, 3))
-    sql.set_meta(corpus, META_KEY, {k: v for k, v in report.__dict__.items() if k != "seconds"})  # a build's facts, not its timing
+    report = RequirementReport(
+        records=len(reqs),
+        unread=unread,
+        with_conditions=sum(bool(r.conditions) for r in reqs),
+        with_exceptions=sum(bool(r.exceptions) for r in reqs),
+        seconds=round(time.perf_counter() - start, 3),
+    )
+    sql.set_meta(
+        corpus, META_KEY, {k: v for k, v in report.__dict__.items() if k != "seconds"}
+    )  # a build's facts, not its timing
     return report

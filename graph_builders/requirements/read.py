@@ -9,32 +9,64 @@ import re
 from bifrost.core.quantities import quantities
 from bifrost.core.requirement_types import Condition, ExceptionClause, Force, Requirement
 
-_FORCE: list[tuple[re.Pattern[str], Force]] = [(re.compile(p, re.I), f) for p, f in (
-    (r"\b(?:does|do|shall) not apply\b|\bnot applicable\b", "does_not_apply"),
-    (r"\bneed not\b", "need_not"),
-    (r"\b(?:is|are) not required\b", "not_required"),
-    (r"\b(?:shall|must) not\b|\bno \w+(?: \w+){0,4} shall\b|\b(?:is|are) prohibited\b", "must_not"),
-    (r"\bmay not\b", "may_not"),
-    (r"\b(?:shall|must)\b", "must"),
-    (r"\b(?:is|are) required\b", "required"),
-    (r"\bmay\b", "may"),
-)]
-_ROLES = ("competent person", "qualified person", "authorised person", "authorized person", "registered professional engineer",
-          "employer", "employees", "employee", "operator", "regulator", "insurer", "fund manager", "applicant",
-          "signal person", "rigger", "supervisor", "physician", "manufacturer", "relevant person", "reporting entity")
-_REFERENCE = (r"(?:\s|\u200e)*(?:Rules?|[Ss]ections?|[Pp]aragraphs?|[Ss]ubsections?|§|Chapters?|Articles?|Appendi(?:x|ces)|"
-              r"APP\d|[A-Z]{2,6}\s+\d|\d+(?:\.\d+)+|\(\d+\))")
-_EXCEPTIONS: list[tuple[re.Pattern[str], str, str]] = [(re.compile(p, re.I), cue, kind) for p, cue, kind in (
-    (r"\bexcept(?:\s+as)?(?:\s+otherwise)?\s+(?:provided|specified|required|set out)\s+(?:in|by|under)\b", "except", "reference"),
-    (rf"\bsubject\s+to{_REFERENCE}", "subject to", "reference"),
-    (r"\bunless\s+otherwise\s+(?:provided|specified)\s+(?:in|by|under)\b", "unless", "reference"),
-    (r"^\s*exceptions?\s*:|\bexcept\b", "except", "inline"),
-    (r"\bunless\b", "unless", "inline"),
-    (r"(?:^|[,;(]\s*)other\s+than\b", "other than", "inline"),
-    (r"\b(?:does|do|shall)\s+not\s+apply\b", "does not apply", "inline"),
-    (r"\bneed\s+not\b", "need not", "inline"),
-    (r"\b(?:is|are)\s+not\s+required\b", "not required", "inline"),
-)]
+_FORCE: list[tuple[re.Pattern[str], Force]] = [
+    (re.compile(p, re.I), f)
+    for p, f in (
+        (r"\b(?:does|do|shall) not apply\b|\bnot applicable\b", "does_not_apply"),
+        (r"\bneed not\b", "need_not"),
+        (r"\b(?:is|are) not required\b", "not_required"),
+        (r"\b(?:shall|must) not\b|\bno \w+(?: \w+){0,4} shall\b|\b(?:is|are) prohibited\b", "must_not"),
+        (r"\bmay not\b", "may_not"),
+        (r"\b(?:shall|must)\b", "must"),
+        (r"\b(?:is|are) required\b", "required"),
+        (r"\bmay\b", "may"),
+    )
+]
+_ROLES = (
+    "competent person",
+    "qualified person",
+    "authorised person",
+    "authorized person",
+    "registered professional engineer",
+    "employer",
+    "employees",
+    "employee",
+    "operator",
+    "regulator",
+    "insurer",
+    "fund manager",
+    "applicant",
+    "signal person",
+    "rigger",
+    "supervisor",
+    "physician",
+    "manufacturer",
+    "relevant person",
+    "reporting entity",
+)
+_REFERENCE = (
+    r"(?:\s|\u200e)*(?:Rules?|[Ss]ections?|[Pp]aragraphs?|[Ss]ubsections?|§|Chapters?|Articles?|Appendi(?:x|ces)|"
+    r"APP\d|[A-Z]{2,6}\s+\d|\d+(?:\.\d+)+|\(\d+\))"
+)
+_EXCEPTIONS: list[tuple[re.Pattern[str], str, str]] = [
+    (re.compile(p, re.I), cue, kind)
+    for p, cue, kind in (
+        (
+            r"\bexcept(?:\s+as)?(?:\s+otherwise)?\s+(?:provided|specified|required|set "
+            r"out)\s+(?:in|by|under)\b",
+            "except",
+            "reference",
+        ),
+        (rf"\bsubject\s+to{_REFERENCE}", "subject to", "reference"),
+        (r"\bunless\s+otherwise\s+(?:provided|specified)\s+(?:in|by|under)\b", "unless", "reference"),
+        (r"^\s*exceptions?\s*:|\bexcept\b", "except", "inline"),
+        (r"\bunless\b", "unless", "inline"),
+        (r"(?:^|[,;(]\s*)other\s+than\b", "other than", "inline"),
+        (r"\b(?:does|do|shall)\s+not\s+apply\b", "does not apply", "inline"),
+        (r"\bneed\s+not\b", "need not", "inline"),
+        (r"\b(?:is|are)\s+not\s+required\b", "not required", "inline"),
+    )
+]
 _CLAUSE_END = re.compile(r"[;.]|,\s+(?:and|or|but)\b")
 _MEASURES = (
     (re.compile(r"\b(?:high|height|above|tall|elevat\w*)\b", re.I), "height"),
@@ -65,9 +97,10 @@ def who_of(text: str, at: int) -> str:
 
 
 def measure_of(text: str, start: int, end: int, dimension: str) -> str:
-    """What a length measures, from the words right after (or before) the figure; else its dimension's name."""
+    """What a length measures, from the words right after (or before) the figure; else its dimension's
+    name."""
     if dimension == "[length]":
-        near = text[end: end + 40] + " " + text[max(0, start - 25): start]
+        near = text[end : end + 40] + " " + text[max(0, start - 25) : start]
         for pattern, name in _MEASURES:
             if pattern.search(near):
                 return name
@@ -84,7 +117,7 @@ def exceptions_of(text: str) -> list[ExceptionClause]:
             if any(a <= m.start() < b or m.start() <= a < m.end() for a, b in taken):
                 continue
             end = _CLAUSE_END.search(text, m.end())
-            clause = text[m.start(): end.start() if end else len(text)].strip(" ,(")
+            clause = text[m.start() : end.start() if end else len(text)].strip(" ,(")
             out.append(ExceptionClause(cue=cue, kind=kind, text=clause, start=m.start()))
             taken.append((m.start(), m.end()))
     return sorted(out, key=lambda e: e.start)
@@ -97,8 +130,26 @@ def read_sentence(corpus: str, provision_id: str, index: int, text: str) -> Requ
         return None
     force, at = found
     conditions = tuple(
-        Condition(text=q.text, comparator=q.comparator, value=q.value, unit=q.unit, magnitude=q.magnitude,
-                  dimension=q.dimension, measure=measure_of(text, q.start, q.end, q.dimension), start=q.start, end=q.end)
-        for q in quantities(text))
-    return Requirement(corpus=corpus, provision_id=provision_id, sentence=index, text=text, force=force,
-                       who=who_of(text, at), conditions=conditions, exceptions=tuple(exceptions_of(text)))
+        Condition(
+            text=q.text,
+            comparator=q.comparator,
+            value=q.value,
+            unit=q.unit,
+            magnitude=q.magnitude,
+            dimension=q.dimension,
+            measure=measure_of(text, q.start, q.end, q.dimension),
+            start=q.start,
+            end=q.end,
+        )
+        for q in quantities(text)
+    )
+    return Requirement(
+        corpus=corpus,
+        provision_id=provision_id,
+        sentence=index,
+        text=text,
+        force=force,
+        who=who_of(text, at),
+        conditions=conditions,
+        exceptions=tuple(exceptions_of(text)),
+    )

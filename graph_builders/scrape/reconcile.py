@@ -40,7 +40,9 @@ def comparable_text(provision: Provision) -> str:
     return normalize(f"{provision.heading} {provision.text}")
 
 
-def reconcile(primary: ParsedDocument, secondary: ParsedDocument, *, threshold: float = 1.0) -> ReconcileResult:
+def reconcile(
+    primary: ParsedDocument, secondary: ParsedDocument, *, threshold: float = 1.0
+) -> ReconcileResult:
     """Match provisions by id; texts equal (or at least `threshold` similar when < 1) are verified."""
     if not 0.0 <= threshold <= 1.0:
         raise ValueError(f"threshold must be between 0 and 1, got {threshold}")
@@ -102,10 +104,11 @@ def review_item(a: Provision, b: Provision, source_a: str, source_b: str) -> Rev
 def unified_diff(text_a: str, text_b: str, name_a: str, name_b: str) -> str:
     """A unified diff of two texts cut into sentences, so a change shows on a short line."""
     return "\n".join(
-        difflib.unified_diff(_sentences(text_a), _sentences(text_b), fromfile=name_a, tofile=name_b, lineterm="")
+        difflib.unified_diff(
+            _sentences(text_a), _sentences(text_b), fromfile=name_a, tofile=name_b, lineterm=""
+        )
     )
 
 
 def _sentences(text: str) -> list[str]:
     return [s for s in _SENTENCE_END.split(text) if s] if text else []
-

@@ -20,6 +20,7 @@ from bifrost.graph_builders.scrape.base import SourceFormat, SourceParser
 DEFAULT_MAX_BYTES = 200 * 1024 * 1024
 CHUNK = 1024 * 1024
 
+
 def _syntax_errors() -> tuple[type[BaseException], ...]:
     """Exceptions that mean 'this file is malformed' whichever parser raised them."""
     errors: list[type[BaseException]] = [json.JSONDecodeError, ElementTree.ParseError, UnicodeDecodeError]
@@ -32,8 +33,14 @@ def _syntax_errors() -> tuple[type[BaseException], ...]:
     return tuple(errors)
 
 
-def read_source(path: Path, corpus: str, formats: Sequence[SourceFormat], *, max_bytes: int = DEFAULT_MAX_BYTES,
-                **opts: object) -> ParsedDocument:
+def read_source(
+    path: Path,
+    corpus: str,
+    formats: Sequence[SourceFormat],
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    **opts: object,
+) -> ParsedDocument:
     """Parse a source file with the parser ``formats`` (its pack's) gives its suffix; bad input raises
     SourceParseError."""
     if max_bytes <= 0:
@@ -59,14 +66,18 @@ def _format(path: Path, formats: Sequence[SourceFormat]) -> SourceFormat:
         if fmt.suffix == suffix:
             return fmt
     supported = ", ".join(sorted({f.suffix for f in formats}))
-    raise SourceParseError(path, f"unsupported format {path.suffix or '(no extension)'!r}; supported: {supported}")
+    raise SourceParseError(
+        path, f"unsupported format {path.suffix or '(no extension)'!r}; supported: {supported}"
+    )
 
 
 def _load_parser(path: Path, module: str, function: str) -> SourceParser:
     try:
         return getattr(importlib.import_module(module), function)
     except (ImportError, AttributeError) as e:
-        raise SourceParseError(path, f"no parser available for {path.suffix} ({module}.{function}: {e})") from e
+        raise SourceParseError(
+            path, f"no parser available for {path.suffix} ({module}.{function}: {e})"
+        ) from e
 
 
 def check_file(path: Path, kind: str, max_bytes: int = DEFAULT_MAX_BYTES) -> None:

@@ -15,15 +15,26 @@ Tokenize = Callable[[str], list[str]]
 
 
 def as_quantity(c: Condition) -> Quantity:
-    return Quantity(text=c.text, value=c.value, unit=c.unit, magnitude=c.magnitude, dimension=c.dimension,
-                    comparator=c.comparator)
+    return Quantity(
+        text=c.text,
+        value=c.value,
+        unit=c.unit,
+        magnitude=c.magnitude,
+        dimension=c.dimension,
+        comparator=c.comparator,
+    )
 
 
 def check_condition(c: Condition, facts: Sequence[tuple[Quantity, str]]) -> tuple[str, str]:
-    """(status, the question's figure as written) of one quantity condition: compared only with a figure of the
-    same kind, and for lengths only one that measures the same thing (a height is never checked against a gap)."""
-    same_kind = [f for f, measure in facts if f.comparable and f.dimension == c.dimension
-                 and (c.dimension != "[length]" or measure == c.measure)]
+    """(status, the question's figure as written) of one quantity condition: compared only with a figure of
+    the
+    same kind, and for lengths only one that measures the same thing (a height is never checked against a
+    gap)."""
+    same_kind = [
+        f
+        for f, measure in facts
+        if f.comparable and f.dimension == c.dimension and (c.dimension != "[length]" or measure == c.measure)
+    ]
     if not same_kind or c.magnitude is None or not c.comparator:
         return "not_stated", ""
     rule = as_quantity(c)
@@ -33,8 +44,11 @@ def check_condition(c: Condition, facts: Sequence[tuple[Quantity, str]]) -> tupl
     return "not_met", same_kind[0].text
 
 
-def check_exception(text: str, question_terms: set[str], tokenize: Tokenize | None, sentence: str = "") -> str:
-    """An exception the question takes up (it shares a word that is the exception's own, not one of the rule it
+def check_exception(
+    text: str, question_terms: set[str], tokenize: Tokenize | None, sentence: str = ""
+) -> str:
+    """An exception the question takes up (it shares a word that is the exception's own, not one of the rule
+    it
     qualifies: "inspecting" in "..., except when the employee is inspecting the edge") is "stated"; otherwise
     the question leaves it open ("not_stated")."""
     if tokenize is None:
@@ -43,19 +57,42 @@ def check_exception(text: str, question_terms: set[str], tokenize: Tokenize | No
     return "stated" if question_terms & own else "not_stated"
 
 
-def applicability(question: str, cited: Sequence[str], reqs: Sequence[Requirement],
-                  tokenize: Tokenize | None = None) -> list[ConditionCheck]:
-    """The conditions and exceptions of the cited provisions' requirements, in citation order, each checked."""
+def applicability(
+    question: str, cited: Sequence[str], reqs: Sequence[Requirement], tokenize: Tokenize | None = None
+) -> list[ConditionCheck]:
+    """The conditions and exceptions of the cited provisions' requirements, in citation order, each
+    checked."""
     facts = [(q, measure_of(question, q.start, q.end, q.dimension)) for q in quantities(question)]
     terms = set(tokenize(question)) if tokenize is not None else set()
     order = {pid: i for i, pid in enumerate(cited)}
     out: list[ConditionCheck] = []
-    for r in sorted((r for r in reqs if r.provision_id in order), key=lambda r: (order[r.provision_id], r.sentence)):
+    for r in sorted(
+        (r for r in reqs if r.provision_id in order), key=lambda r: (order[r.provision_id], r.sentence)
+    ):
         for c in r.conditions:
             status, fact = check_condition(c, facts)
-            out.append(ConditionCheck(provision_id=r.provision_id, sentence=r.sentence, kind="quantity", text=c.text,
-                                      comparator=c.comparator, measure=c.measure, status=status, fact=fact))
+            out.append(
+                ConditionCheck(
+                    provision_id=r.provision_id,
+                    sentence=r.sentence,
+                    kind="quantity",
+                    text=c.text,
+                    comparator=c.comparator,
+                    measure=c.measure,
+                    status=status,
+                    fact=fact,
+                )
+            )
         for e in r.exceptions:
-            out.append(ConditionCheck(provision_id=r.provision_id, sentence=r.sentence, kind="exception", text=e.text,
-                                      comparator="", measure=e.cue, status=check_exception(e.text, terms, tokenize, r.text)))
+            out.append(
+                ConditionCheck(
+                    provision_id=r.provision_id,
+                    sentence=r.sentence,
+                    kind="exception",
+                    text=e.text,
+                    comparator="",
+                    measure=e.cue,
+                    status=check_exception(e.text, terms, tokenize, r.text),
+                )
+            )
     return out

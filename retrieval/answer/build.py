@@ -44,8 +44,10 @@ if TYPE_CHECKING:  # the chat model's agent needs the llm extra; offline answers
     from bifrost.retrieval.reader.model import Reader
 
 REFUSAL_TEXT = "The indexed regulations do not answer this question."
-AGENT_FAILED = ("the chat model's answer was set aside: none of its statements had a quote found in the provision it "
-                "cites; this is the offline answer from the same plan")
+AGENT_FAILED = (
+    "the chat model's answer was set aside: none of its statements had a quote found in the provision it "
+    "cites; this is the offline answer from the same plan"
+)
 NOT_STATED_SHOWN = 3
 """Closest provisions quoted in a "not stated" answer."""
 SPECIFIC_SHARE = 0.05
@@ -74,18 +76,34 @@ class Planner:
         """The question's asks (its phrases' specific terms)."""
         return question_asks(result.decomposition.entities, self.tokenize, self.specific)
 
-    def plan(self, question: str, result: RetrievalResult, cfg: RetrievalConfig, lookup: Lookup,
-             core: Sequence[str] | None = None) -> list[Planned]:
+    def plan(
+        self,
+        question: str,
+        result: RetrievalResult,
+        cfg: RetrievalConfig,
+        lookup: Lookup,
+        core: Sequence[str] | None = None,
+    ) -> list[Planned]:
         """The answer plan from the ranker's cited set, or from ``core`` (the reader's)."""
         facts = facts_of(result.facts, question)
         policy = for_question(policy_of(cfg), facts.stance.every)
         if core is None:
             core = [it.id for it in cited_items(result.items, result.cited, cfg.cite_ratio, cfg.cite_max)]
         asks = self.asks(result)
-        text = lambda pid: (p.text if (p := lookup(pid)) is not None else "")  # noqa: E731
-        term = lambda pid: ((p.term or "") if (p := lookup(pid)) is not None else "")  # noqa: E731
-        planned = plan_answer([it.id for it in result.items], core, self.nav, text, asks, self.tokenize, policy,
-                              frozenset(self.tokenize(question)), term, self.words)
+        text = lambda pid: p.text if (p := lookup(pid)) is not None else ""  # noqa: E731
+        term = lambda pid: (p.term or "") if (p := lookup(pid)) is not None else ""  # noqa: E731
+        planned = plan_answer(
+            [it.id for it in result.items],
+            core,
+            self.nav,
+            text,
+            asks,
+            self.tokenize,
+            policy,
+            frozenset(self.tokenize(question)),
+            term,
+            self.words,
+        )
         return without_excluded(planned, facts.excluded, text, self.tokenize)
 
 
@@ -94,13 +112,24 @@ def policy_of(cfg: RetrievalConfig) -> PlanPolicy:
     if cfg.answer_plan == "core":
         return replace(CORE_ONLY, most=cfg.plan_most)
     on = set(cfg.answer_plan.split("+"))
-    return PlanPolicy(asks="asks" in on, exceptions="exceptions" in on, procedures="procedures" in on,
-                      siblings="siblings" in on, definitions="definitions" in on, every_only="every" in on, lists="lists" in on,
-                      most=cfg.plan_most)
+    return PlanPolicy(
+        asks="asks" in on,
+        exceptions="exceptions" in on,
+        procedures="procedures" in on,
+        siblings="siblings" in on,
+        definitions="definitions" in on,
+        every_only="every" in on,
+        lists="lists" in on,
+        most=cfg.plan_most,
+    )
 
 
-def without_excluded(planned: list[Planned], excluded: Sequence[str], text: Callable[[str], str],
-                     tokenize: Callable[[str], list[str]]) -> list[Planned]:
+def without_excluded(
+    planned: list[Planned],
+    excluded: Sequence[str],
+    text: Callable[[str], str],
+    tokenize: Callable[[str], list[str]],
+) -> list[Planned]:
     """The plan without the rules whose own text is about an activity the question rules out ("not erecting or
     dismantling": the erectors' rule is not cited as the rule), as long as another rule is left to cite."""
     if not excluded:
@@ -111,22 +140,40 @@ def without_excluded(planned: list[Planned], excluded: Sequence[str], text: Call
     return kept if any(p.role is Role.RULE for p in kept) else planned
 
 
-def not_stated(question: str, items: Sequence, lookup: Lookup, embedder: Embedder, ask=None) -> list[Statement]:
-    """What none of the closest provisions states, then each of them quoted (its sentence closest to the question)."""
+def not_stated(
+    question: str, items: Sequence, lookup: Lookup, embedder: Embedder, ask=None
+) -> list[Statement]:
+    """What none of the closest provisions states, then each of them quoted (its sentence closest to the
+    question)."""
     shown = extractive_statements(question, list(items[:NOT_STATED_SHOWN]), lookup, embedder, "rank")
     if not shown:
         return []
     first = shown[0]
-    what = open_note(ask if ask is not None else detect(question)).replace("The cited provisions leave this open: none of them states",
-                                               "The closest provisions do not state it: none of them states")
-    note = DraftStatement(what, first.citations, (QuoteClaim(first.citations[0], first.quotes[0].text),), role="open")
-    return check_statements([note], lookup).statements + [s.model_copy(update={"role": "closest"}) for s in shown]
+    what = open_note(ask if ask is not None else detect(question)).replace(
+        "The cited provisions leave this open: none of them states",
+        "The closest provisions do not state it: none of them states",
+    )
+    note = DraftStatement(
+        what, first.citations, (QuoteClaim(first.citations[0], first.quotes[0].text),), role="open"
+    )
+    return check_statements([note], lookup).statements + [
+        s.model_copy(update={"role": "closest"}) for s in shown
+    ]
 
 
 def answer(
-    question: str, corpus: str, result: RetrievalResult, cfg: RetrievalConfig, *, lookup: Lookup, judge: Judge | None,
-    embedder: Embedder, planner: Planner | None = None, llm: Callable[..., AgentAnswer] | None = None,
-    t0: float | None = None, reader: Reader | None = None,
+    question: str,
+    corpus: str,
+    result: RetrievalResult,
+    cfg: RetrievalConfig,
+    *,
+    lookup: Lookup,
+    judge: Judge | None,
+    embedder: Embedder,
+    planner: Planner | None = None,
+    llm: Callable[..., AgentAnswer] | None = None,
+    t0: float | None = None,
+    reader: Reader | None = None,
 ) -> Answer:
     """The answer of one question from its retrieval result (see the module docstring); ``llm``: the chat
     model's answer agent (None: offline), called with the question, the plan and ``lookup``; ``reader``: the
@@ -151,21 +198,36 @@ def answer(
         if read is not None and reader is not None:
             planned, chosen = read_plan(question, result, cfg, lookup, planner, reader, read)
         else:
-            planned = planner.plan(question, result, cfg, lookup) if planner is not None else _core(result, cfg)
+            planned = (
+                planner.plan(question, result, cfg, lookup) if planner is not None else _core(result, cfg)
+            )
         if llm is not None:
             said = llm(question, planned, lookup)
             statements, verdict = said.statements, said.verdict
-            if not statements and not said.refused:  # nothing it said survived verification: the offline answer, said so
+            if (
+                not statements and not said.refused
+            ):  # nothing it said survived verification: the offline answer, said so
                 llm, note = None, AGENT_FAILED
         if llm is None:
-            composed = compose(question, planned, lookup, embedder, asks=planner.asks(result) if planner else (),
-                               tokenize=planner.tokenize if planner else None, chosen=chosen, read=read is not None,
-                               words=planner.words if planner else words_for(corpus), verdicts=cfg.verdicts,
-                               whole=result.whole, facts=facts)
+            composed = compose(
+                question,
+                planned,
+                lookup,
+                embedder,
+                asks=planner.asks(result) if planner else (),
+                tokenize=planner.tokenize if planner else None,
+                chosen=chosen,
+                read=read is not None,
+                words=planner.words if planner else words_for(corpus),
+                verdicts=cfg.verdicts,
+                whole=result.whole,
+                facts=facts,
+            )
             statements, verdict = composed.statements, composed.verdict
             if not statements:  # the plan holds only headings: quote the best retrieved text
-                statements = extractive_statements(question, result.items[: cfg.cite_max], lookup, embedder, "fact",
-                                                   ask=facts.ask)
+                statements = extractive_statements(
+                    question, result.items[: cfg.cite_max], lookup, embedder, "fact", ask=facts.ask
+                )
         if not statements:
             outcome = Outcome.REFUSED
     elif outcome is Outcome.NOT_STATED:
@@ -174,15 +236,26 @@ def answer(
             outcome = Outcome.REFUSED
     timings = {**result.timings, "answer": time.perf_counter() - t1}
     answer = Answer(
-        question=question, corpus=corpus, mode=AnswerMode.EXTRACTIVE if llm is None else AnswerMode.LLM,
-        refused=outcome is Outcome.REFUSED, outcome=outcome, text=REFUSAL_TEXT, statements=statements, retrieved=result.items,
-        timings=timings, verdict=verdict, note=note, named=list(result.named or ()),
+        question=question,
+        corpus=corpus,
+        mode=AnswerMode.EXTRACTIVE if llm is None else AnswerMode.LLM,
+        refused=outcome is Outcome.REFUSED,
+        outcome=outcome,
+        text=REFUSAL_TEXT,
+        statements=statements,
+        retrieved=result.items,
+        timings=timings,
+        verdict=verdict,
+        note=note,
+        named=list(result.named or ()),
         plan=[PlannedProvision(id=p.id, role=p.role.value, path=p.path, reason=p.reason) for p in planned],
     )
     return finished(answer, result, lookup, planner, t0)
 
 
-def finished(answer: Answer, result: RetrievalResult, lookup: Lookup, planner: Planner | None, t0: float) -> Answer:
+def finished(
+    answer: Answer, result: RetrievalResult, lookup: Lookup, planner: Planner | None, t0: float
+) -> Answer:
     """The answer with its text, citations, what went unused, and the similar precedents shown (none when
     refused: a refusal keeps only its text, with what the question named that the corpus lacks)."""
     refused = answer.refused
@@ -190,23 +263,41 @@ def finished(answer: Answer, result: RetrievalResult, lookup: Lookup, planner: P
     text = REFUSAL_TEXT if refused else render(answer.statements)
     if said := named_note(answer.named, answer.corpus):
         text = f"{text}\n\n{said}"
-    shown = [] if refused or result.votes is None else result.votes.matches(
-        SIMILAR_SHOWN, SIMILAR_LEAST, about_named(answer.named, planner.nav.parent.get if planner else lambda _pid: None))
-    return answer.model_copy(update={
-        "text": text, "statements": [] if refused else answer.statements,
-        "citations": [] if refused else citations_for(cited_ids, lookup),
-        "unused": [it.id for it in result.items if it.id not in set(cited_ids)],
-        "verdict": None if refused else answer.verdict, "plan": [] if refused else answer.plan, "precedents": shown,
-        "timings": {**answer.timings, "total": time.perf_counter() - t0},
-    })
+    shown = (
+        []
+        if refused or result.votes is None
+        else result.votes.matches(
+            SIMILAR_SHOWN,
+            SIMILAR_LEAST,
+            about_named(answer.named, planner.nav.parent.get if planner else lambda _pid: None),
+        )
+    )
+    return answer.model_copy(
+        update={
+            "text": text,
+            "statements": [] if refused else answer.statements,
+            "citations": [] if refused else citations_for(cited_ids, lookup),
+            "unused": [it.id for it in result.items if it.id not in set(cited_ids)],
+            "verdict": None if refused else answer.verdict,
+            "plan": [] if refused else answer.plan,
+            "precedents": shown,
+            "timings": {**answer.timings, "total": time.perf_counter() - t0},
+        }
+    )
 
 
 def read_plan(
-    question: str, result: RetrievalResult, cfg: RetrievalConfig, lookup: Lookup, planner: Planner | None,
-    reader: Reader, read: reading.Reading,
+    question: str,
+    result: RetrievalResult,
+    cfg: RetrievalConfig,
+    lookup: Lookup,
+    planner: Planner | None,
+    reader: Reader,
+    read: reading.Reading,
 ) -> tuple[list[Planned], tuple[str, str] | None]:
     """The plan from the reader's cited set, keeping a provision the graph joins only when the reader says it
-    states part of the question; and, for a yes/no question, the reader's best sentence of the rule provisions."""
+    states part of the question; and, for a yes/no question, the reader's best sentence of the rule
+    provisions."""
     cut = reader.card.cut.cite
     core = reading.cited(read, cut, cfg.cite_max)
     if planner is None:
@@ -217,11 +308,15 @@ def read_plan(
         planned = [p for p in planned if p.id in core or (read.of(p.id) or 0.0) >= cut]
     chosen = None
     if facts_of(result.facts, question).stance.is_yes_no:
-        chosen = reading.deciding_sentence(read, reader, [p.id for p in planned if p.role is Role.RULE], lookup)
+        chosen = reading.deciding_sentence(
+            read, reader, [p.id for p in planned if p.role is Role.RULE], lookup
+        )
     return planned, chosen
 
 
 def _core(result: RetrievalResult, cfg: RetrievalConfig) -> list[Planned]:
     """The plan without a navigator (a past edition): the cited set, as rules."""
-    return [Planned(it.id, Role.RULE, (it.id,), f"ranked {n}")
-            for n, it in enumerate(cited_items(result.items, result.cited, cfg.cite_ratio, cfg.cite_max), start=1)]
+    return [
+        Planned(it.id, Role.RULE, (it.id,), f"ranked {n}")
+        for n, it in enumerate(cited_items(result.items, result.cited, cfg.cite_ratio, cfg.cite_max), start=1)
+    ]

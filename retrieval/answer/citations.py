@@ -23,8 +23,11 @@ def select_cited(items: Sequence[RetrievedItem], ratio: float, most: int) -> lis
     return [it for it in items if it.score >= ratio * best - SCORE_TIE][:most]
 
 
-def cited_items(items: Sequence[RetrievedItem], chosen: Sequence[RetrievedItem] | None, ratio: float, most: int) -> list[RetrievedItem]:
-    """The set an answer cites: the ranker's own answer-sized set when it chose one, else by `select_cited`."""
+def cited_items(
+    items: Sequence[RetrievedItem], chosen: Sequence[RetrievedItem] | None, ratio: float, most: int
+) -> list[RetrievedItem]:
+    """The set an answer cites: the ranker's own answer-sized set when it chose one, else by
+    `select_cited`."""
     return list(chosen)[:most] if chosen is not None else select_cited(items, ratio, most)
 
 

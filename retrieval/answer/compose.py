@@ -26,7 +26,15 @@ from bifrost.retrieval.answer.base import Planned, Role
 from bifrost.retrieval.answerability.question_kinds import Asks, detect
 from bifrost.core.sentences import sentences
 from bifrost.graph_builders.citations.words import GENERIC, RulebookWords
-from bifrost.retrieval.answer.deontic import Asked, Decision, because, condition_met, decision, read_question, read_rule
+from bifrost.retrieval.answer.deontic import (
+    Asked,
+    Decision,
+    because,
+    condition_met,
+    decision,
+    read_question,
+    read_rule,
+)
 from bifrost.retrieval.answer.plan import as_written
 from bifrost.retrieval.answer.base import DraftStatement, QuoteClaim
 from bifrost.graph_builders.requirements.read import read_sentence
@@ -52,15 +60,27 @@ class Composed:
     verdict: Verdict | None
 
 
-def decide(question: str, planned: Sequence[Planned], lookup: Lookup, asks: Sequence[frozenset[str]] = (),
-           tokenize: Callable[[str], list[str]] | None = None, chosen: tuple[str, str] | None = None,
-           read: bool = False, words: RulebookWords = GENERIC, verdicts: str = "rules", stance=None) -> Verdict | None:
+def decide(
+    question: str,
+    planned: Sequence[Planned],
+    lookup: Lookup,
+    asks: Sequence[frozenset[str]] = (),
+    tokenize: Callable[[str], list[str]] | None = None,
+    chosen: tuple[str, str] | None = None,
+    read: bool = False,
+    words: RulebookWords = GENERIC,
+    verdicts: str = "rules",
+    stance=None,
+) -> Verdict | None:
     """The verdict of a yes/no question, or None: with the reader (``read``), only its best sentence of the
     rule provisions (``chosen``: provision id, sentence) decides; without it, the first rule sentence in plan
     order sharing the question's terms and speaking to every figure the question gives (`figures_fit`), and
-    none when that sentence makes the answer depend on a condition, or when another sentence of the plan on the
-    question's terms answers otherwise (an exception, a "need not", a contrary duty: the question's facts do not
-    decide between them, and no verdict is better than a wrong one). A question claiming every case ("all types
+    none when that sentence makes the answer depend on a condition, or when another sentence of the plan on
+    the
+    question's terms answers otherwise (an exception, a "need not", a contrary duty: the question's facts do
+    not
+    decide between them, and no verdict is better than a wrong one). A question claiming every case ("all
+    types
     of") is answered no by a rule that grants it for one case only (`scoped_elsewhere`). ``verdicts`` (the
     `RetrievalConfig` setting): "rules" all of these, "every" only the last, "off" none."""
     stance = stance if stance is not None else read_question(question)  # read once by the caller, when it can
@@ -83,56 +103,81 @@ def decide(question: str, planned: Sequence[Planned], lookup: Lookup, asks: Sequ
     pid, sentence, rule, value = fitting[0]
     depends = lambda: _depends(question, pid, sentence, lookup) if verdicts == "depends" else None  # noqa: E731
     if value.value not in SAID:
-        return depends()  # the first relevant rule makes it depend on a condition: no later sentence overrules it
+        return (
+            depends()
+        )  # the first relevant rule makes it depend on a condition: no later sentence overrules it
     if any(other[3] is not value for other in said if other[:2] != (pid, sentence)):
-        return None  # another sentence on the question's terms answers otherwise: the facts given do not decide
+        return (
+            None  # another sentence on the question's terms answers otherwise: the facts given do not decide
+        )
     if leaves_open(question, sentence):
         return depends()
-    return Verdict(value=value.value, provision_id=pid, words=sentence,
-                   reason=f"{named(pid, lookup)} {because(stance, rule, value, sentence)}")
+    return Verdict(
+        value=value.value,
+        provision_id=pid,
+        words=sentence,
+        reason=f"{named(pid, lookup)} {because(stance, rule, value, sentence)}",
+    )
 
 
 def _depends(question: str, pid: str, sentence: str, lookup: Lookup) -> Verdict | None:
-    """"Depends", naming in the rule's own words what the question leaves open: its exceptions the question does
+    """ "Depends", naming in the rule's own words what the question leaves open: its exceptions the question
+    does
     not take up and its thresholds of a kind the question gives no figure for; None when none can be named."""
     req = read_sentence("", pid, 0, sentence)
     if req is None:
         return None
     asked = {q.dimension for q in quantities(question) if q.comparable}
     terms = set(_words(question))
-    open_ = [e.text for e in req.exceptions if check_exception(e.text, terms, _words, sentence) == "not_stated"]
-    open_ += [c.text if c.comparator else "" for c in req.conditions if c.comparator and c.dimension not in asked]
+    open_ = [
+        e.text for e in req.exceptions if check_exception(e.text, terms, _words, sentence) == "not_stated"
+    ]
+    open_ += [
+        c.text if c.comparator else "" for c in req.conditions if c.comparator and c.dimension not in asked
+    ]
     open_ = [o for o in dict.fromkeys(open_) if o]
     if not open_:
         return None
-    return Verdict(value="depends", provision_id=pid, words=sentence,
-                   reason=f"{named(pid, lookup)} decides it by what the question does not say: " + "; ".join(open_))
+    return Verdict(
+        value="depends",
+        provision_id=pid,
+        words=sentence,
+        reason=f"{named(pid, lookup)} decides it by what the question does not say: " + "; ".join(open_),
+    )
 
 
 def leaves_open(question: str, sentence: str) -> bool:
     """True when the deciding sentence's own conditions are open: it introduces a list of them (it ends with a
     colon: "Under the following conditions, ... need not be grounded:"), it sets a threshold of a kind the
     question gives no figure for ("on roofs 50 feet or less in width"), or it states an exception the question
-    does not take up ("except that receptacles on a ... generator rated not more than 5 kW need not be ...")."""
+    does not take up ("except that receptacles on a ... generator rated not more than 5 kW need not be
+    ...")."""
     if sentence.rstrip().endswith(":") or open_thresholds(question, sentence):
         return True
     req = read_sentence("", "", 0, sentence)
     if req is None or not req.exceptions:
         return False
     terms = set(_words(question))
-    return any(check_exception(e.text, terms, _words, sentence) == "not_stated"
-               for e in req.exceptions if e.cue != "unless")  # "unless": the verdict line states it as its condition
+    return any(
+        check_exception(e.text, terms, _words, sentence) == "not_stated"
+        for e in req.exceptions
+        if e.cue != "unless"
+    )  # "unless": the verdict line states it as its condition
 
 
-_STOP = frozenset("when where that this with from such each which there their they them than then have been being "
-                  "shall must into only also what does used using".split())
+_STOP = frozenset(
+    "when where that this with from such each which there their they them than then have been being "
+    "shall must into only also what does used using".split()
+)
 
 
 def _words(text: str) -> list[str]:
     return [w for w in re.findall(r"[a-z][a-z-]{3,}", text.lower()) if w not in _STOP]
 
 
-def _read_verdict(question: str, stance, chosen: tuple[str, str] | None, lookup: Lookup, words: RulebookWords) -> Verdict | None:
+def _read_verdict(
+    question: str, stance, chosen: tuple[str, str] | None, lookup: Lookup, words: RulebookWords
+) -> Verdict | None:
     """The reader's verdict: its chosen sentence decides, when it speaks to the question's figures."""
     if chosen is None or not figures_fit(question, chosen[1]) or leaves_open(question, chosen[1]):
         return None
@@ -140,13 +185,25 @@ def _read_verdict(question: str, stance, chosen: tuple[str, str] | None, lookup:
     value = decision(stance, rule)
     if value is None or value.value not in SAID:
         return None
-    return Verdict(value=value.value, provision_id=chosen[0], words=chosen[1],
-                   reason=f"{named(chosen[0], lookup)} {because(stance, rule, value, chosen[1])}")
+    return Verdict(
+        value=value.value,
+        provision_id=chosen[0],
+        words=chosen[1],
+        reason=f"{named(chosen[0], lookup)} {because(stance, rule, value, chosen[1])}",
+    )
 
 
-def _relevant(question: str, stance, planned: Sequence[Planned], lookup: Lookup, wanted: set[str],
-              tokenize: Callable[[str], list[str]], words: RulebookWords) -> list[tuple[str, str, Any, Decision]]:
-    """Every sentence of the plan's rules and exceptions that shares the question's terms and decides it one way,
+def _relevant(
+    question: str,
+    stance,
+    planned: Sequence[Planned],
+    lookup: Lookup,
+    wanted: set[str],
+    tokenize: Callable[[str], list[str]],
+    words: RulebookWords,
+) -> list[tuple[str, str, Any, Decision]]:
+    """Every sentence of the plan's rules and exceptions that shares the question's terms and decides it one
+    way,
     in plan order: (provision id, sentence, its reading, its decision)."""
     need = min(MIN_SHARED_TERMS, len(wanted))
     out = []
@@ -160,7 +217,9 @@ def _relevant(question: str, stance, planned: Sequence[Planned], lookup: Lookup,
             rule = read_rule(sentence, words)
             value = decision(stance, rule)
             if value is Decision.DEPENDS and condition_met(sentence, question, tokenize, words):
-                value = decision(stance, replace(rule, exception=False))  # the question meets the rule's condition
+                value = decision(
+                    stance, replace(rule, exception=False)
+                )  # the question meets the rule's condition
             if value is not None:
                 out.append((item.id, sentence, rule, value))
     return out
@@ -173,9 +232,14 @@ def named(pid: str, lookup: Lookup) -> str:
     return f"{pid} ({heading})" if heading else pid
 
 
-def scoped_elsewhere(planned: Sequence[Planned], lookup: Lookup, asks: Sequence[frozenset[str]],
-                     tokenize: Callable[[str], list[str]], words: RulebookWords = GENERIC,
-                     question: str = "") -> Verdict | None:
+def scoped_elsewhere(
+    planned: Sequence[Planned],
+    lookup: Lookup,
+    asks: Sequence[frozenset[str]],
+    tokenize: Callable[[str], list[str]],
+    words: RulebookWords = GENERIC,
+    question: str = "",
+) -> Verdict | None:
     """A "no" to a claim over every case: a rule sentence of the plan that states a duty or permission for
     most of what the question asks (two asks or more) but not for one of its asks, which another provision of
     the plan governs ("warning line with fall arrest: roofing work on low-slope roofs"; leading edges are
@@ -183,8 +247,13 @@ def scoped_elsewhere(planned: Sequence[Planned], lookup: Lookup, asks: Sequence[
     together: the claim is then granted, whatever a narrower sentence says."""
     texts = {item.id: (p.text if (p := lookup(item.id)) is not None else "") for item in planned}
     terms = {pid: set(tokenize(t)) for pid, t in texts.items()}
-    if any(all(a <= set(tokenize(s)) for a in asks) and ((r := read_rule(s, words)).obligation or r.permission) and not r.prohibition
-           for t in texts.values() for s in sentences(t)):
+    if any(
+        all(a <= set(tokenize(s)) for a in asks)
+        and ((r := read_rule(s, words)).obligation or r.permission)
+        and not r.prohibition
+        for t in texts.values()
+        for s in sentences(t)
+    ):
         return None  # a sentence of the plan grants the whole claim: no "no" from a narrower one
     for item in planned:
         if item.role is not Role.RULE:
@@ -200,44 +269,95 @@ def scoped_elsewhere(planned: Sequence[Planned], lookup: Lookup, asks: Sequence[
             if len(covered) >= 2 and elsewhere:
                 others = sorted([o for o in texts if o != item.id and elsewhere[0] <= terms[o]][:2])
                 case = as_written(elsewhere[0], question or texts[others[0]], tokenize, reach=2)
-                reason = f"{named(item.id, lookup)} provides for it, but {case} is covered by {' and '.join(others)}"
-                return Verdict(value="no", provision_id=item.id, words=sentence, reason=reason, see_also=others)
+                reason = (
+                    f"{named(item.id, lookup)} provides for it, but {case} is covered by "
+                    f"{' and '.join(others)}"
+                )
+                return Verdict(
+                    value="no", provision_id=item.id, words=sentence, reason=reason, see_also=others
+                )
     return None
 
 
-def compose(question: str, planned: Sequence[Planned], lookup: Lookup, embedder: Embedder,
-            with_verdict: bool = True, asks: Sequence[frozenset[str]] = (),
-            tokenize: Callable[[str], list[str]] | None = None, chosen: tuple[str, str] | None = None,
-            read: bool = False, words: RulebookWords = GENERIC, verdicts: str = "rules",
-            whole: Collection[str] = (), facts=None) -> Composed:
+def compose(
+    question: str,
+    planned: Sequence[Planned],
+    lookup: Lookup,
+    embedder: Embedder,
+    with_verdict: bool = True,
+    asks: Sequence[frozenset[str]] = (),
+    tokenize: Callable[[str], list[str]] | None = None,
+    chosen: tuple[str, str] | None = None,
+    read: bool = False,
+    words: RulebookWords = GENERIC,
+    verdicts: str = "rules",
+    whole: Collection[str] = (),
+    facts=None,
+) -> Composed:
     """Statements of the plan's provisions with text, by role, the verdict (when decided, see `decide` for
     ``verdicts``) first and a note on what is left open when the question asks for a kind of fact no cited
     sentence holds; a provision of ``whole`` is stated by every sentence (a question asking what it says)."""
     provisions = [(item, p) for item in planned if (p := lookup(item.id)) is not None and p.text.strip()]
     if not provisions:
         return Composed([], None)
-    ask = facts.ask if facts is not None else detect(question)  # the question's facts, read once at the start of `ask`
+    ask = (
+        facts.ask if facts is not None else detect(question)
+    )  # the question's facts, read once at the start of `ask`
     qv = embedder.embed([question])[0]
     cands = candidates(qv, [p for _, p in provisions], sentences, embedder, ask)
     by_provision: dict[str, list[Candidate]] = {}
     for c in cands:
         by_provision.setdefault(c.provision.id, []).append(c)
     drafts: list[DraftStatement] = []
-    found = (decide(question, planned, lookup, asks, tokenize, chosen, read, words, verdicts,
-                    facts.stance if facts is not None else None) if with_verdict else None)
+    found = (
+        decide(
+            question,
+            planned,
+            lookup,
+            asks,
+            tokenize,
+            chosen,
+            read,
+            words,
+            verdicts,
+            facts.stance if facts is not None else None,
+        )
+        if with_verdict
+        else None
+    )
     if found is not None:
         also = [(o, best_of(by_provision[o]).sentence) for o in found.see_also if o in by_provision]
-        drafts.append(DraftStatement(verdict_line(found), (found.provision_id, *(o for o, _ in also)),
-                                     (QuoteClaim(found.provision_id, found.words), *(QuoteClaim(o, t) for o, t in also)),
-                                     role="verdict"))
+        drafts.append(
+            DraftStatement(
+                verdict_line(found),
+                (found.provision_id, *(o for o, _ in also)),
+                (QuoteClaim(found.provision_id, found.words), *(QuoteClaim(o, t) for o, t in also)),
+                role="verdict",
+            )
+        )
     if ask.kind is not Asks.OTHER and not any(c.fact for c in cands) and found is None:
         lead = best_of(by_provision[provisions[0][1].id])
-        drafts.append(DraftStatement(open_note(ask), (lead.provision.id,), (QuoteClaim(lead.provision.id, lead.sentence),),
-                                     role="open"))
+        drafts.append(
+            DraftStatement(
+                open_note(ask),
+                (lead.provision.id,),
+                (QuoteClaim(lead.provision.id, lead.sentence),),
+                role="open",
+            )
+        )
     said = {found.words, *(t for _, t in also)} if found is not None else set()
-    chosen = {p.id: [opening(by_provision[p.id]) if item.role is Role.DEFINITION else best_of(by_provision[p.id]).sentence]
-              for item, p in provisions if p.id in by_provision}
-    for pid, extra in held_elsewhere(chosen, by_provision, [p.id for _, p in provisions], asks, tokenize, said):
+    chosen = {
+        p.id: [
+            opening(by_provision[p.id])
+            if item.role is Role.DEFINITION
+            else best_of(by_provision[p.id]).sentence
+        ]
+        for item, p in provisions
+        if p.id in by_provision
+    }
+    for pid, extra in held_elsewhere(
+        chosen, by_provision, [p.id for _, p in provisions], asks, tokenize, said
+    ):
         chosen[pid].append(extra)
     for pid in whole:
         if pid in chosen:
@@ -250,22 +370,33 @@ def compose(question: str, planned: Sequence[Planned], lookup: Lookup, embedder:
             if not stated:
                 continue
             said.update(stated)
-            drafts.append(DraftStatement(" ".join(stated), (p.id,), tuple(QuoteClaim(p.id, t) for t in stated), role=role.value))
+            drafts.append(
+                DraftStatement(
+                    " ".join(stated), (p.id,), tuple(QuoteClaim(p.id, t) for t in stated), role=role.value
+                )
+            )
     return Composed(check_statements(drafts, lookup).statements, found)
 
 
 def opening(cands: Sequence[Candidate]) -> str:
     """A definition is stated by its first sentence, the one that says what the term means (its later
-    sentences add rules about the thing: "As of January 1, 1998, the use of a body belt ... is prohibited")."""
+    sentences add rules about the thing: "As of January 1, 1998, the use of a body belt ... is
+    prohibited")."""
     return cands[0].sentence
 
 
-def held_elsewhere(chosen: dict[str, list[str]], by_provision: dict[str, list[Candidate]], order: Sequence[str],
-                   asks: Sequence[frozenset[str]], tokenize: Callable[[str], list[str]] | None,
-                   said: set[str]) -> list[tuple[str, str]]:
+def held_elsewhere(
+    chosen: dict[str, list[str]],
+    by_provision: dict[str, list[Candidate]],
+    order: Sequence[str],
+    asks: Sequence[frozenset[str]],
+    tokenize: Callable[[str], list[str]] | None,
+    said: set[str],
+) -> list[tuple[str, str]]:
     """More sentences of the cited provisions, (provision, sentence), for each ask of the question that no
     stated sentence holds and one of theirs does ("Inspections shall also be made after every rainstorm",
-    after the provision's "Daily inspections ..."): every part of the question the cited text speaks to is quoted."""
+    after the provision's "Daily inspections ..."): every part of the question the cited text speaks to is
+    quoted."""
     if tokenize is None or not asks:
         return []
     held = [set(tokenize(t)) for t in [*said, *(x for ts in chosen.values() for x in ts)]]
@@ -273,8 +404,16 @@ def held_elsewhere(chosen: dict[str, list[str]], by_provision: dict[str, list[Ca
     for ask in asks:
         if any(ask <= terms for terms in held):
             continue
-        hit = next(((pid, c.sentence) for pid in order if pid in chosen for c in by_provision[pid]
-                    if ask <= set(tokenize(c.sentence))), None)
+        hit = next(
+            (
+                (pid, c.sentence)
+                for pid in order
+                if pid in chosen
+                for c in by_provision[pid]
+                if ask <= set(tokenize(c.sentence))
+            ),
+            None,
+        )
         if hit is not None:
             out.append(hit)
             held.append(set(tokenize(hit[1])))
@@ -283,4 +422,6 @@ def held_elsewhere(chosen: dict[str, list[str]], by_provision: dict[str, list[Ca
 
 def verdict_line(verdict: Verdict) -> str:
     """The answer's first line: the verdict and, in one clause, why (the deciding sentence is its quote)."""
-    return f"{verdict.value.capitalize()}: {verdict.reason or verdict.words}" + ("." if verdict.reason else "")
+    return f"{verdict.value.capitalize()}: {verdict.reason or verdict.words}" + (
+        "." if verdict.reason else ""
+    )

@@ -56,7 +56,8 @@ class RuleStance:
 
 
 class Decision(str, Enum):
-    """What one rule sentence decides of a yes/no question (`core.types.Verdict` is the answer's record of it)."""
+    """What one rule sentence decides of a yes/no question (`core.types.Verdict` is the answer's record of
+    it)."""
 
     YES = "yes"
     NO = "no"
@@ -65,39 +66,58 @@ class Decision(str, Enum):
 
 _PERMISSION_Q = re.compile(
     r"\b(?:can|could|may|might)\s+(?:we|i|you|they|he|she|the|a|an|my|our|his|their|it|one|this|that|these|those|\w+s?\b)"
-    r"|\b(?:ok|okay|alright|all right|fine|good|legal|acceptable|allowed|permitted|legit|cool)\b\s*(?:to|if|for|\?|$|,|right|with|that)"
+    r"|\b(?:ok|okay|alright|all "
+    r"right|fine|good|legal|acceptable|allowed|permitted|legit|cool)\b\s*(?:to|if|for|\?|$|,|right|with|that)"
     r"|\b(?:is|are)\s+(?:it|that|this|they|we)\s+(?:ok|okay|alright|fine|good|legal|acceptable|allowed|permitted)\b"
     r"|\b(?:that|this|it)(?:'s| is)\s+(?:ok|okay|alright|fine|good|legal|acceptable|allowed)\b"
     r"|\bthat work\b|\bgood to (?:go|use)\b|\bwe good\b|\bany (?:problem|issue)\b|\bis that a problem\b",
     re.I,
 )
 _OBLIGATION_Q = re.compile(
-    r"\b(?:do|does|did|will)\s+(?:we|i|you|they|he|she|it|the\s+[\w-]+|our\s+[\w-]+|my\s+[\w-]+|[\w-]+)\s+(?:[\w-]+\s+)?(?:need|have to|got to)\b"
-    r"|\b(?:need|needs|have|has|got)\s+to\b.*\?\s*$|\bis (?:it|a|an|there|that|this)?\s*(?:[\w-]+\s+){0,4}(?:required|mandatory|needed|necessary)\b"
+    r"\b(?:do|does|did|will)\s+"
+    r"(?:we|i|you|they|he|she|it|the\s+[\w-]+|our\s+[\w-]+|my\s+[\w-]+|[\w-]+)\s+"
+    r"(?:[\w-]+\s+)?(?:need|have to|got to)\b"
+    r"|\b(?:need|needs|have|has|got)\s+to\b.*\?\s*$|\bis "
+    r"(?:it|a|an|there|that|this)?\s*(?:[\w-]+\s+){0,4}(?:required|mandatory|needed|necessary)\b"
     r"|\b(?:are|is)\s+(?:[\w-]+\s+){0,4}(?:required|mandatory|needed|necessary)\b|\bmust\s+(?:we|i|they|you|the|a|an|our|my)\b"
     r"|\b(?:required|requirement) to\b|\bdo (?:i|we) (?:gotta|hafta)\b|\bshould (?:we|i)\b",
     re.I,
 )
-_PROHIBITION_Q = re.compile(r"\b(?:prohibited|illegal|banned|forbidden|not allowed|against the rules?)\b", re.I)
+_PROHIBITION_Q = re.compile(
+    r"\b(?:prohibited|illegal|banned|forbidden|not allowed|against the rules?)\b", re.I
+)
 _OMISSION_Q = re.compile(
-    r"\b(?:skip|skipping|without|instead of|rather than|no need|not bother|don'?t|do not|doesn'?t|leave (?:off|out|it off)|"
-    r"forgo|ditch|drop the|take (?:off|down|out)|remove|removing|pull (?:off|out)|bypass|jump(?:ing)?|disable|override)\b",
+    r"\b(?:skip|skipping|without|instead of|rather than|no need|not bother|don'?t|do not|doesn'?t|leave "
+    r"(?:off|out|it off)|"
+    r"forgo|ditch|drop the|take (?:off|down|out)|remove|removing|pull "
+    r"(?:off|out)|bypass|jump(?:ing)?|disable|override)\b",
     re.I,
 )
-_EVERY_Q = re.compile(r"\b(?:(?:all|any|every)\s+(?:types?|kinds?|sorts?|forms?|cases?|situations?)\s+of|in (?:all|every|any) cases?|"
-                      r"for (?:all|every) (?:\w+[- ]){0,3}(?:work|jobs?|tasks?|operations?|activities))\b", re.I)
+_EVERY_Q = re.compile(
+    r"\b(?:(?:all|any|every)\s+(?:types?|kinds?|sorts?|forms?|cases?|situations?)\s+of|in (?:all|every|any) "
+    r"cases?|"
+    r"for (?:all|every) (?:\w+[- ]){0,3}(?:work|jobs?|tasks?|operations?|activities))\b",
+    re.I,
+)
 
 _PROHIBITION = re.compile(
-    r"\b(?:shall not|must not|may not|is prohibited|are prohibited|prohibited|not permitted|not allowed|not be permitted|"
-    r"no (?:employer|employee|person|one|worker)\s+shall|shall never|are not acceptable|is not acceptable|shall not be used)\b",
+    r"\b(?:shall not|must not|may not|is prohibited|are prohibited|prohibited|not permitted|not allowed|not "
+    r"be permitted|"
+    r"no (?:employer|employee|person|one|worker)\s+shall|shall never|are not acceptable|is not "
+    r"acceptable|shall not be used)\b",
     re.I,
 )
-_NOT_REQUIRED = re.compile(r"\b(?:is not required|are not required|need not|not be required|does not require|do not require)\b", re.I)
+_NOT_REQUIRED = re.compile(
+    r"\b(?:is not required|are not required|need not|not be required|does not require|do not require)\b", re.I
+)
 _OBLIGATION = re.compile(r"\b(?:shall|must|is required|are required|required to|have to|has to)\b", re.I)
-_PERMISSION = re.compile(r"\b(?:may|is permitted|are permitted|is allowed|are allowed|permissible|acceptable|can be used)\b", re.I)
+_PERMISSION = re.compile(
+    r"\b(?:may|is permitted|are permitted|is allowed|are allowed|permissible|acceptable|can be used)\b", re.I
+)
 _RESTRICTION = re.compile(r"\bonly\b", re.I)
 _EXCEPTION = re.compile(
-    r"\b(?:except|exception|unless|does not apply|do not apply|shall not apply|other than|in lieu of|instead of|provided that|"
+    r"\b(?:except|exception|unless|does not apply|do not apply|shall not apply|other than|in lieu "
+    r"of|instead of|provided that|"
     r"where\b|when\b|if\b|notwithstanding)\b",
     re.I,
 )
@@ -109,10 +129,18 @@ def read_question(question: str) -> QuestionStance:
     if not q:
         return QuestionStance(Asked.NONE)
     if re.match(r"(?:what|which|how|who|whom|whose|when|where|why)\b", q, re.I) and not re.search(
-            r"\b(?:or not|right\?|ok\?|okay\?)\s*$", q, re.I):
+        r"\b(?:or not|right\?|ok\?|okay\?)\s*$", q, re.I
+    ):
         return QuestionStance(Asked.NONE)
-    found = [(m.start(), kind) for kind, rx in ((Asked.PROHIBITION, _PROHIBITION_Q), (Asked.OBLIGATION, _OBLIGATION_Q),
-                                                (Asked.PERMISSION, _PERMISSION_Q)) for m in rx.finditer(q)]
+    found = [
+        (m.start(), kind)
+        for kind, rx in (
+            (Asked.PROHIBITION, _PROHIBITION_Q),
+            (Asked.OBLIGATION, _OBLIGATION_Q),
+            (Asked.PERMISSION, _PERMISSION_Q),
+        )
+        for m in rx.finditer(q)
+    ]
     if not found:
         return QuestionStance(Asked.NONE)
     asked = max(found)[1]
@@ -173,7 +201,9 @@ def decision(question: QuestionStance, rule: RuleStance) -> Decision | None:
     return None
 
 
-_CONDITION = re.compile(r"\b(?:unless|except (?:when|where|as|that)|provided that|if|when|where)\b[^.;:]*", re.I)
+_CONDITION = re.compile(
+    r"\b(?:unless|except (?:when|where|as|that)|provided that|if|when|where)\b[^.;:]*", re.I
+)
 
 
 def condition_of(sentence: str, most: int = 140) -> str:
@@ -183,7 +213,9 @@ def condition_of(sentence: str, most: int = 140) -> str:
     if m is None:
         return ""
     clause = m.group(0).strip().rstrip(",")
-    clause = clause[0].lower() + clause[1:]  # "Where ..." opening the sentence reads "where ..." after the verb
+    clause = (
+        clause[0].lower() + clause[1:]
+    )  # "Where ..." opening the sentence reads "where ..." after the verb
     if re.match(r"(?:if|when|where)\b", clause) and "," in clause:
         clause = clause[: clause.index(",")]  # "where X, it must Y": the condition is X
     if len(clause) > most:

@@ -1,7 +1,8 @@
 """Which sentence an extractive answer leads with: the one that holds the fact the question asks for.
 
 Rules for any rulebook, no fitted weights. What the question asks for comes from the answerability
-detector (`bifrost.retrieval.answerability.question_kinds.detect`), and a sentence holds that kind of fact when `has_fact`
+detector (`bifrost.retrieval.answerability.question_kinds.detect`), and a sentence holds that kind of fact
+when `has_fact`
 says so (a number with a compatible unit, a frequency, a role, ...). For a yes/no question nearly
 every rule sentence has a modal, so a sentence that states a condition ("only", "shall not",
 "except", "unless", "may") is preferred to a bare "shall". Among the sentences that hold the fact, the
@@ -36,7 +37,11 @@ OPEN_WHAT: dict[Asks, str] = {
 
 def open_note(ask: Ask) -> str:
     """The one sentence that says the cited provisions leave the question open."""
-    what = f"the {ask.prop} asked for" if ask.kind is Asks.PROPERTY and ask.prop else OPEN_WHAT.get(ask.kind, "the answer")
+    what = (
+        f"the {ask.prop} asked for"
+        if ask.kind is Asks.PROPERTY and ask.prop
+        else OPEN_WHAT.get(ask.kind, "the answer")
+    )
     return f"The cited provisions leave this open: none of them states {what}."
 
 
@@ -47,7 +52,9 @@ def fact_level(sentence: str, ask: Ask) -> int:
     return 2 if ask.kind is Asks.YES_NO and states_condition(sentence) else 1
 
 
-def candidates(question_vec: np.ndarray, ranked: Sequence[Provision], split, embedder: Embedder, ask: Ask) -> list[Candidate]:
+def candidates(
+    question_vec: np.ndarray, ranked: Sequence[Provision], split, embedder: Embedder, ask: Ask
+) -> list[Candidate]:
     """Every sentence of every ranked provision with text, scored against the question."""
     rows = [(rank, p, s) for rank, p in enumerate(ranked) for s in split(p.text)]
     if not rows:
@@ -56,8 +63,11 @@ def candidates(question_vec: np.ndarray, ranked: Sequence[Provision], split, emb
     return [Candidate(rank, p, s, float(c), fact_level(s, ask)) for (rank, p, s), c in zip(rows, sims)]
 
 
-_LIST_INTRO = re.compile(r"\b(?:the following|as follows|these (?:provisions|requirements))\b[^.]*[.:]?\s*$|:\s*$", re.I)
-"""A sentence that only opens a list ("The plan must conform to the following provisions."): it states nothing."""
+_LIST_INTRO = re.compile(
+    r"\b(?:the following|as follows|these (?:provisions|requirements))\b[^.]*[.:]?\s*$|:\s*$", re.I
+)
+"""A sentence that only opens a list ("The plan must conform to the following provisions."): it states
+nothing."""
 
 
 def best_of(cands: Sequence[Candidate]) -> Candidate:

@@ -34,7 +34,9 @@ log = logging.getLogger(__name__)
 NO_ANSWER = "<<NO_ANSWER>>"
 SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?])")
 BULLET = r"(?:[-*•>]+\s*|\d+[.)]\s+)*"
-STATEMENT_LINE = re.compile(rf"^\s*{BULLET}\**\s*statement\s*\**\s*\d*\s*\**\s*:\s*\**\s*(?P<rest>.*)$", re.IGNORECASE)
+STATEMENT_LINE = re.compile(
+    rf"^\s*{BULLET}\**\s*statement\s*\**\s*\d*\s*\**\s*:\s*\**\s*(?P<rest>.*)$", re.IGNORECASE
+)
 QUOTE_LINE = re.compile(rf"^\s*{BULLET}\**\s*quote\s*\**\s*(?P<rest>[\[(:\d].*)$", re.IGNORECASE)
 ELLIPSIS = re.compile(r"\s*(?:\.\s?\.\s?\.|…)\s*")
 OPENING = {'"': '"', "“": "”", "«": "»", "'": "'", "‘": "’", "„": "“"}
@@ -52,7 +54,9 @@ def format_provisions(items: Sequence[RetrievedItem], lookup: Callable[[str], Pr
     return "\n\n".join(blocks)
 
 
-VERDICT_LINE = re.compile(rf"^\s*{BULLET}\**\s*verdict\s*\**\s*:\s*\**\s*(?P<value>yes|no|depends)\b\**\s*(?P<rest>.*)$", re.I)
+VERDICT_LINE = re.compile(
+    rf"^\s*{BULLET}\**\s*verdict\s*\**\s*:\s*\**\s*(?P<value>yes|no|depends)\b\**\s*(?P<rest>.*)$", re.I
+)
 
 
 def format_plan(planned: Sequence[Planned], lookup: Callable[[str], Provision | None]) -> str:
@@ -70,7 +74,8 @@ def format_plan(planned: Sequence[Planned], lookup: Callable[[str], Provision | 
 
 @dataclass(frozen=True)
 class AgentAnswer:
-    """What the answer agent said, after checking: refused (it answered the refusal token), the statements whose quotes were found, the
+    """What the answer agent said, after checking: refused (it answered the refusal token), the statements
+    whose quotes were found, the
     ids it cited outside what it was given (removed), and the verdict when a quoted statement backs it."""
 
     refused: bool
@@ -124,7 +129,7 @@ def _quote_target(rest: str, allowed: set[str]) -> tuple[str | None, str | None,
     for pid in sorted(allowed, key=len, reverse=True):
         for form in (f"[{pid}]", f"({pid})", pid):
             if rest.startswith(form):
-                return pid, None, rest[len(form):].lstrip("*").strip().removeprefix(":").strip()
+                return pid, None, rest[len(form) :].lstrip("*").strip().removeprefix(":").strip()
     if rest.startswith("[") and (end := rest.find("]:")) > 0:
         return None, rest[1:end].strip(), rest[end + 2 :].strip()
     return None, None, rest.removeprefix(":").strip()
@@ -158,7 +163,12 @@ def parse_answer(text: str, allowed: set[str]) -> tuple[list[DraftStatement], li
             open_quote = None
 
     for line in text.splitlines():
-        if open_quote is not None and not QUOTE_LINE.match(line) and not STATEMENT_LINE.match(line) and line.strip():
+        if (
+            open_quote is not None
+            and not QUOTE_LINE.match(line)
+            and not STATEMENT_LINE.match(line)
+            and line.strip()
+        ):
             open_quote[2].append(line)
             if _closes(open_quote[2]):
                 close_quote()
@@ -226,12 +236,16 @@ class LlmAnswerer:
         checked = check_statements(drafts, lambda pid: lookup(pid) if pid in allowed else None)
         return (not checked.statements), checked.statements, dropped
 
-    def answer_plan(self, question: str, planned: Sequence[Planned], lookup: Callable[[str], Provision | None]) -> AgentAnswer:
+    def answer_plan(
+        self, question: str, planned: Sequence[Planned], lookup: Callable[[str], Provision | None]
+    ) -> AgentAnswer:
         """The agent's answer over an answer plan (prompt v3 or later): cited ids outside the plan are
         removed and reported, statements without a verbatim quote dropped, the verdict kept only when a
         surviving statement quotes its provision."""
         allowed = {item.id for item in planned}
-        rendered = self.prompt.render(question=question, provisions=format_plan(planned, lookup), no_answer_token=NO_ANSWER)
+        rendered = self.prompt.render(
+            question=question, provisions=format_plan(planned, lookup), no_answer_token=NO_ANSWER
+        )
         reply = self.chat_model.invoke([SystemMessage(rendered.system), HumanMessage(rendered.user)])
         text = message_text(reply).strip()
         if text == NO_ANSWER:
@@ -246,7 +260,9 @@ class LlmAnswerer:
             value, pid = said
             quote = next((q for st in checked.statements for q in st.quotes if q.provision_id == pid), None)
             verdict = Verdict(value=value, provision_id=pid, words=quote.text) if quote is not None else None
-        return AgentAnswer(False, checked.statements, dropped, verdict)  # refused: only the agent's own refusal token
+        return AgentAnswer(
+            False, checked.statements, dropped, verdict
+        )  # refused: only the agent's own refusal token
 
 
 def _verdict_line(text: str, allowed: set[str]) -> tuple[tuple[str, str] | None, str]:
@@ -255,6 +271,6 @@ def _verdict_line(text: str, allowed: set[str]) -> tuple[tuple[str, str] | None,
     for n, line in enumerate(lines):
         if m := VERDICT_LINE.match(line):
             cited, _unknown, _ = find_citations(m.group("rest"), allowed)
-            rest = "\n".join(lines[:n] + lines[n + 1:])
+            rest = "\n".join(lines[:n] + lines[n + 1 :])
             return ((m.group("value").lower(), cited[0]) if cited else None), rest
     return None, text

@@ -44,15 +44,22 @@ class PlanPolicy:
     siblings: bool = True
     definitions: bool = False
     headings: bool = True  # a cited provision with no text of its own (a heading) is stated by its paragraphs
-    every_only: bool = False  # follow the asks and the graph only for a question claiming every case ("all types of ...")
-    lists: bool = False  # a short list whose heading and one of whose paragraphs rank among the top ``list_reach``: stated whole
+    every_only: bool = (
+        False  # follow the asks and the graph only for a question claiming every case ("all types of ...")
+    )
+    # a short list whose heading and one of whose paragraphs rank among the top ``list_reach``: stated whole
+    lists: bool = False
     list_reach: int = 5
     reach: int = 10  # ranked provisions searched for an ask no core provision mentions
     most: int = 8  # provisions an answer cites at most
 
     @property
     def name(self) -> str:
-        on = [n for n in ("asks", "exceptions", "procedures", "siblings", "definitions", "lists") if getattr(self, n)]
+        on = [
+            n
+            for n in ("asks", "exceptions", "procedures", "siblings", "definitions", "lists")
+            if getattr(self, n)
+        ]
         return "+".join(on) or "core"
 
 
@@ -66,6 +73,7 @@ def for_question(policy: PlanPolicy, every: bool) -> PlanPolicy:
 
 CORE_ONLY = PlanPolicy(asks=False, exceptions=False, procedures=False, siblings=False, definitions=False)
 
+
 def reference_role(sentence: str, words: RulebookWords = GENERIC) -> Role | None:
     """The role of a provision cited by ``sentence``, by the rulebook's ``words``: an exception, a definition
     or an incorporated requirement (procedure); None when the sentence says neither."""
@@ -78,7 +86,9 @@ def reference_role(sentence: str, words: RulebookWords = GENERIC) -> Role | None
     return None
 
 
-def question_asks(phrases: Sequence[str], tokenize: Tokenize, specific: Callable[[str], bool]) -> list[frozenset[str]]:
+def question_asks(
+    phrases: Sequence[str], tokenize: Tokenize, specific: Callable[[str], bool]
+) -> list[frozenset[str]]:
     """The question's asks: each phrase's specific terms (a phrase of only generic words asks nothing)."""
     out: list[frozenset[str]] = []
     for phrase in phrases:
@@ -101,12 +111,20 @@ class _Plan:
 
 
 def plan_answer(
-    ranked: Sequence[str], core: Sequence[str], nav: NavigatorIndex, text: Text, asks: Sequence[frozenset[str]],
-    tokenize: Tokenize, policy: PlanPolicy = PlanPolicy(), question_terms: frozenset[str] = frozenset(),
-    term: Text | None = None, words: RulebookWords = GENERIC,
+    ranked: Sequence[str],
+    core: Sequence[str],
+    nav: NavigatorIndex,
+    text: Text,
+    asks: Sequence[frozenset[str]],
+    tokenize: Tokenize,
+    policy: PlanPolicy = PlanPolicy(),
+    question_terms: frozenset[str] = frozenset(),
+    term: Text | None = None,
+    words: RulebookWords = GENERIC,
 ) -> list[Planned]:
     """The provisions an answer cites, each with its role and path (see the module docstring); ``term``: a
-    definition's defined term (`Provision.term`); ``words``: how the rulebook words exceptions and references."""
+    definition's defined term (`Provision.term`); ``words``: how the rulebook words exceptions and
+    references."""
     plan = _Plan(policy.most)
     terms_of: dict[str, frozenset[str]] = {}
 
@@ -121,17 +139,25 @@ def plan_answer(
             _state_list(plan, nav, pid, rank)
             continue
         plan.add(pid, role, (pid,), f"ranked {rank}")
-    if policy.lists:  # the ranker rates a list's topic and one of its cases: the list states the rule, its heading nothing
+    if (
+        policy.lists
+    ):  # the ranker rates a list's topic and one of its cases: the list states the rule, its heading nothing
         top = ranked[: policy.list_reach]
         for rank, pid in enumerate(top, start=1):
-            if (_is_heading(nav, pid) and nav.kind.get(pid) is not ProvisionKind.SECTION  # a section is a topic, not a list of cases
-                    and any(nav.parent.get(other) == pid for other in top)):
+            if (
+                _is_heading(nav, pid)
+                and nav.kind.get(pid)
+                is not ProvisionKind.SECTION  # a section is a topic, not a list of cases
+                and any(nav.parent.get(other) == pid for other in top)
+            ):
                 _state_list(plan, nav, pid, rank)
     if policy.asks:
         for ask in asks:
             covering = next((pid for pid in plan.items if ask <= terms(pid)), None)
             found = covering or next(
-                (pid for pid in ranked[: policy.reach] if ask <= terms(pid) and not nav.is_container(pid)), None)
+                (pid for pid in ranked[: policy.reach] if ask <= terms(pid) and not nav.is_container(pid)),
+                None,
+            )
             if found is None:
                 continue
             if covering is None:
@@ -141,7 +167,12 @@ def plan_answer(
             cases = [sibling for sibling in _siblings(nav, found) if ask <= terms(sibling)]
             if len(cases) <= MOST_CASES:  # the other cases the list splits the ask into
                 for sibling in cases:
-                    plan.add(sibling, Role.CONDITION, (found, sibling), f"another case of {as_written(ask, text(found), tokenize)}")
+                    plan.add(
+                        sibling,
+                        Role.CONDITION,
+                        (found, sibling),
+                        f"another case of {as_written(ask, text(found), tokenize)}",
+                    )
     for pid in list(plan.items):
         _graph_additions(pid, plan, nav, text, policy, words)
     if policy.siblings:
@@ -154,13 +185,18 @@ def plan_answer(
 SHORT_LIST = 4
 """A list of at most this many paragraphs is stated whole once two of them are in the plan."""
 MOST_CASES = 2
-"""An ask more than this many other paragraphs of a list state is the list's common topic (every case of fall
-protection names fall arrest), not what splits it into cases (leading edges, and the surfaces they are built from)."""
+"""An ask more than this many other paragraphs of a list state is the list's common topic (every case of
+fall protection names fall arrest), not what splits it into cases (leading edges, and the surfaces they are
+built from)."""
 
 
 def _is_heading(nav: NavigatorIndex, pid: str) -> bool:
     """A provision with no text of its own over a short list of paragraphs (it names the topic they state)."""
-    return not nav.text_len.get(pid) and 0 < len(nav.children.get(pid, [])) <= SHORT_LIST and not nav.is_container(pid)
+    return (
+        not nav.text_len.get(pid)
+        and 0 < len(nav.children.get(pid, [])) <= SHORT_LIST
+        and not nav.is_container(pid)
+    )
 
 
 def _state_list(plan: _Plan, nav: NavigatorIndex, heading: str, rank: int) -> None:
@@ -170,7 +206,8 @@ def _state_list(plan: _Plan, nav: NavigatorIndex, heading: str, rank: int) -> No
 
 def _complete_short_lists(plan: _Plan, nav: NavigatorIndex) -> None:
     """When two paragraphs of a short list are chosen, the list's other paragraphs join: a short list splits
-    one duty into its cases (water: do not work in it, monitor the removal equipment, divert surface water)."""
+    one duty into its cases (water: do not work in it, monitor the removal equipment, divert surface
+    water)."""
     counts: dict[str, list[str]] = {}
     for pid in plan.items:
         if (parent := nav.parent.get(pid)) is not None:
@@ -187,27 +224,47 @@ def _siblings(nav: NavigatorIndex, pid: str) -> list[str]:
     return [s for s in nav.children.get(parent, []) if s != pid] if parent else []
 
 
-def _graph_additions(pid: str, plan: _Plan, nav: NavigatorIndex, text: Text, policy: PlanPolicy, words: RulebookWords) -> None:
+def _graph_additions(
+    pid: str, plan: _Plan, nav: NavigatorIndex, text: Text, policy: PlanPolicy, words: RulebookWords
+) -> None:
     """What the navigator graph joins to one chosen provision, by the relations the policy follows."""
     path = plan.items[pid].path
     own = set(ancestors_of(nav, pid))
     for target in sorted(nav.refs_out.get(pid, ())):
-        if target in own:  # "unless another provision of paragraph (b)": the enclosing list, not a provision to cite
+        if (
+            target in own
+        ):  # "unless another provision of paragraph (b)": the enclosing list, not a provision to cite
             continue
         role = reference_role(citing_sentence(text(pid), nav.ref_text.get((pid, target), "")), words)
         joined = (role is Role.EXCEPTION and policy.exceptions) or (
-            role is Role.PROCEDURE and policy.procedures and not _whole_section(nav, target))
+            role is Role.PROCEDURE and policy.procedures and not _whole_section(nav, target)
+        )
         if not joined:
             continue
-        plan.add(target, role, (*path, target), f"the exception {pid} names" if role is Role.EXCEPTION else f"required by {pid}")
-        if policy.siblings:  # the other cases of the same section sent to the same provision (roofing, precast, ...)
+        plan.add(
+            target,
+            role,
+            (*path, target),
+            f"the exception {pid} names" if role is Role.EXCEPTION else f"required by {pid}",
+        )
+        if (
+            policy.siblings
+        ):  # the other cases of the same section sent to the same provision (roofing, precast, ...)
             for other in sorted(nav.refs_in.get(target, ())):
-                if other != pid and nav.section.get(other) == nav.section.get(pid) and reference_role(
-                        citing_sentence(text(other), nav.ref_text.get((other, target), "")), words) is role:
+                if (
+                    other != pid
+                    and nav.section.get(other) == nav.section.get(pid)
+                    and reference_role(
+                        citing_sentence(text(other), nav.ref_text.get((other, target), "")), words
+                    )
+                    is role
+                ):
                     plan.add(other, Role.CONDITION, (*path, target, other), f"another case sent to {target}")
     if policy.exceptions:
         for source in sorted(nav.refs_in.get(pid, ())):
-            if words.modifying_words.search(citing_sentence(text(source), nav.ref_text.get((source, pid), ""))):
+            if words.modifying_words.search(
+                citing_sentence(text(source), nav.ref_text.get((source, pid), ""))
+            ):
                 plan.add(source, Role.EXCEPTION, (*path, source), f"changes {pid}")
 
 
@@ -229,7 +286,8 @@ def _window(ask: frozenset[str], words: Sequence[str], tokenize: Tokenize) -> tu
 def as_written(ask: frozenset[str], text: str, tokenize: Tokenize, reach: int = 0) -> str:
     """An ask in the words of a text that states it: the shortest run of the text's words that holds every
     term of the ask ("personal fall arrest system", not the index's "arrest fall person system"); ``reach``:
-    at most this many more content words on each side (the phrase's head: "leading-edge" -> "leading-edge work")."""
+    at most this many more content words on each side (the phrase's head: "leading-edge" -> "leading-edge
+    work")."""
     words = re.findall(r"[\w-]+", text)
     found = _window(ask, words, tokenize)
     if found is None:
@@ -239,11 +297,12 @@ def as_written(ask: frozenset[str], text: str, tokenize: Tokenize, reach: int = 
         start -= 1
     while reach and end < found[1] + reach and end + 1 < len(words) and tokenize(words[end + 1]):
         end += 1
-    return " ".join(words[start: end + 1])
+    return " ".join(words[start : end + 1])
 
 
 def _whole_section(nav: NavigatorIndex, pid: str) -> bool:
-    """A section with no text of its own (a heading over its paragraphs): "in accordance with § 1926.502" sends
+    """A section with no text of its own (a heading over its paragraphs): "in accordance with § 1926.502"
+    sends
     to a whole section, too broad to state; a section that is itself a rule (ADGM's "Rule 6.1.1") joins."""
     return nav.kind.get(pid) is ProvisionKind.SECTION and not nav.text_len.get(pid)
 
@@ -256,16 +315,23 @@ def ancestors_of(nav: NavigatorIndex, pid: str) -> list[str]:
     return out
 
 
-def _definitions(plan: _Plan, nav: NavigatorIndex, term_of: Text, tokenize: Tokenize, question_terms: frozenset[str],
-                 terms: Callable[[str], frozenset[str]]) -> None:
+def _definitions(
+    plan: _Plan,
+    nav: NavigatorIndex,
+    term_of: Text,
+    tokenize: Tokenize,
+    question_terms: frozenset[str],
+    terms: Callable[[str], frozenset[str]],
+) -> None:
     """Definitions, in the chosen provisions' parts of the rulebook, of terms the question uses and a
-    chosen provision uses; the term is the provision's own (`Provision.term`), else the CFR id's ``[Term]``."""
+    chosen provision uses; the term is the provision's own (`Provision.term`), else the CFR id's
+    ``[Term]``."""
     chosen = list(plan.items)
     homes = {_container(nav, pid) for pid in chosen}
     for pid, kind in nav.kind.items():
         if kind is not ProvisionKind.DEFINITION or _container(nav, pid) not in homes:
             continue
-        term = term_of(pid) or (pid[pid.find("[") + 1: -1] if "[" in pid else "")
+        term = term_of(pid) or (pid[pid.find("[") + 1 : -1] if "[" in pid else "")
         words = frozenset(tokenize(term))
         user = next((c for c in chosen if words and words <= terms(c)), None)
         if words and words <= question_terms and user is not None:

@@ -13,10 +13,13 @@ from bifrost.graph_builders.requirements.read import measure_of
 from bifrost.retrieval.answer.deontic import QuestionStance, read_question
 from bifrost.retrieval.answerability.question_kinds import Ask, detect
 
-_EXCLUDED = re.compile(  # a scope set aside: "– not erecting", "other than welding"; not the situation asked about
+# a scope set aside: "– not erecting", "other than welding"; not the situation asked about
+_EXCLUDED = re.compile(
     r"(?:[,;(–—-]\s*not|\bother than|\bexcluding|\bbut not)\s+"  # ("I'm not tying off"), nor the alternative
     # a question weighs ("a CDZ instead of tying off": the tie-off rule is what it asks about)
-    r"(?P<what>[a-z]+ing(?:\s*(?:,|or|and|/)\s*[a-z]+ing)*)\b", re.I)
+    r"(?P<what>[a-z]+ing(?:\s*(?:,|or|and|/)\s*[a-z]+ing)*)\b",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
@@ -39,8 +42,13 @@ def excluded_activities(question: str) -> tuple[str, ...]:
 def read_facts(question: str) -> QuestionFacts:
     """Read the question's facts (once per `ask`)."""
     figures = tuple((q, measure_of(question, q.start, q.end, q.dimension)) for q in quantities(question))
-    return QuestionFacts(text=question, stance=read_question(question), ask=detect(question), figures=figures,
-                         excluded=excluded_activities(question))
+    return QuestionFacts(
+        text=question,
+        stance=read_question(question),
+        ask=detect(question),
+        figures=figures,
+        excluded=excluded_activities(question),
+    )
 
 
 def facts_of(facts: QuestionFacts | None, question: str) -> QuestionFacts:

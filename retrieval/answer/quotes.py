@@ -81,7 +81,9 @@ def check_statement(draft: DraftStatement, lookup: Lookup) -> Statement | Droppe
     unquoted = [c for c in draft.citations if c not in quoted]
     if unquoted:
         log.info("citation(s) without a quote removed from a statement: %s", ", ".join(unquoted))
-    citations = tuple(c for c in draft.citations if c in quoted) + tuple(c for c in quoted if c not in draft.citations)
+    citations = tuple(c for c in draft.citations if c in quoted) + tuple(
+        c for c in quoted if c not in draft.citations
+    )
     return Statement(text=draft.text, citations=citations, quotes=tuple(quotes), role=draft.role)
 
 

@@ -90,7 +90,9 @@ def load(folder: Path, model: str) -> StoredRows | None:
         log.warning("ignoring unreadable sentence vectors %s: %s", listing.name, e)
         return None
     if matrix.ndim != 2 or matrix.shape[0] != len(texts):
-        log.warning("ignoring sentence vectors %s: %d rows for %d texts", listing.name, matrix.shape[0], len(texts))
+        log.warning(
+            "ignoring sentence vectors %s: %d rows for %d texts", listing.name, matrix.shape[0], len(texts)
+        )
         return None
     return StoredRows(texts, matrix, name)
 

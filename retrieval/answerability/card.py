@@ -43,10 +43,14 @@ class AnswerabilityCard:
     coef: list[float]
     intercept: float
     threshold: float
-    answer_threshold: float | None = None  # below it (and above `threshold`): "not stated"; None: two outcomes
+    answer_threshold: float | None = (
+        None  # below it (and above `threshold`): "not stated"; None: two outcomes
+    )
     target_false_refusal: float = 0.05
     questions: list[dict[str, str]] = field(default_factory=list)  # [{"path", "sha256"}]
-    ranker_sha256: str = ""  # the ranker whose scores its features read (retriever "ltr"): another one, another scale
+    ranker_sha256: str = (
+        ""  # the ranker whose scores its features read (retriever "ltr"): another one, another scale
+    )
     glossary: str = ""  # the glossary setting its lexical features were computed with
     cv: dict[str, Any] = field(default_factory=dict)
     trained_at: str = ""
@@ -54,7 +58,10 @@ class AnswerabilityCard:
     def __post_init__(self) -> None:
         n = len(self.features)
         if not (len(self.mean) == len(self.scale) == len(self.coef) == n):
-            raise ValueError(f"{n} features but {len(self.mean)} means, {len(self.scale)} scales, {len(self.coef)} coefficients")
+            raise ValueError(
+                f"{n} features but {len(self.mean)} means, {len(self.scale)} scales, {len(self.coef)} "
+                "coefficients"
+            )
         numbers = [*self.mean, *self.scale, *self.coef, self.intercept, self.threshold]
         if not all(isinstance(x, (int, float)) and math.isfinite(x) for x in numbers):
             raise ValueError("a coefficient, mean, scale or threshold is not a finite number")
@@ -87,17 +94,28 @@ def save_card(settings: Settings, card: AnswerabilityCard) -> Path:
     return path
 
 
-def check_card(card: AnswerabilityCard, corpus: str, embedding_model: str, features: Sequence[str] = FEATURES) -> None:
+def check_card(
+    card: AnswerabilityCard, corpus: str, embedding_model: str, features: Sequence[str] = FEATURES
+) -> None:
     """Refuse a card made for another corpus, embedding model or feature list (one line naming both)."""
     retrain = f"retrain it with `bifrost train answerability --corpus {corpus} --questions FILE`"
     if card.corpus != corpus:
-        raise ConfigError(f"the answerability model {card_path_name(card.corpus)} was trained for corpus {card.corpus!r}, not {corpus!r}; {retrain}")
+        raise ConfigError(
+            f"the answerability model {card_path_name(card.corpus)} was trained for corpus {card.corpus!r}, "
+            f"not {corpus!r}; {retrain}"
+        )
     if card.embedding_model != embedding_model:
-        raise ConfigError(f"the answerability model of {corpus!r} was trained with embedding model {card.embedding_model!r}, "
-                          f"not {embedding_model!r}; {retrain}")
+        raise ConfigError(
+            f"the answerability model of {corpus!r} was trained with embedding model "
+            f"{card.embedding_model!r}, "
+            f"not {embedding_model!r}; {retrain}"
+        )
     unknown = [f for f in card.features if f not in features]
     if unknown:
-        raise ConfigError(f"the answerability model of {corpus!r} uses feature {unknown[0]!r}, which this version lacks; {retrain}")
+        raise ConfigError(
+            f"the answerability model of {corpus!r} uses feature {unknown[0]!r}, which this version lacks; "
+            f"{retrain}"
+        )
 
 
 def card_path_name(corpus: str) -> str:
@@ -113,7 +131,11 @@ def load_card(settings: Settings, corpus: str) -> AnswerabilityCard | None:
     try:
         card = AnswerabilityCard(**json.loads(path.read_text()))
     except (OSError, ValueError, TypeError) as e:
-        log.warning("answerability model %s is unreadable (%s); refusing by the cosine rule", path, str(e).splitlines()[0] if str(e) else type(e).__name__)
+        log.warning(
+            "answerability model %s is unreadable (%s); refusing by the cosine rule",
+            path,
+            str(e).splitlines()[0] if str(e) else type(e).__name__,
+        )
         return None
     check_card(card, corpus, settings.embedding_model)
     return card

@@ -20,9 +20,12 @@ TOP_COVER = 3
 """Retrieved provisions whose text (with context) must cover the question's terms."""
 
 QUESTION_WORDS = (
-    "how what which who whom whose when where why often frequently regularly many much far high tall wide deep long "
-    "close soon must shall should may can could would will need needs needed require requires required allowed allow "
-    "permitted is are does do did have has get minimum maximum least most lowest highest greatest smallest largest "
+    "how what which who whom whose when where why often frequently regularly many much far high tall wide "
+    "deep long "
+    "close soon must shall should may can could would will need needs needed require requires required "
+    "allowed allow "
+    "permitted is are does do did have has get minimum maximum least most lowest highest greatest smallest "
+    "largest "
     "any every each kind type"
 )
 """Words that say what is asked, not about what (removed from the question's subject terms)."""
@@ -72,7 +75,8 @@ FEATURES: tuple[str, ...] = tuple(f for group in FEATURE_GROUPS.values() for f i
 
 
 def idf(df: int, n_docs: int) -> float:
-    """BM25's idf of a term held by ``df`` of ``n_docs`` provisions, divided by the idf of an unseen term (0..1)."""
+    """BM25's idf of a term held by ``df`` of ``n_docs`` provisions, divided by the idf of an unseen term
+    (0..1)."""
     top = math.log(1 + (n_docs + 0.5) / 0.5)
     return math.log(1 + (n_docs - df + 0.5) / (df + 0.5)) / top if n_docs > 0 else 0.0
 
@@ -96,7 +100,11 @@ def coverage(tokens: set[str], terms: Sequence[Term], weights: Sequence[float]) 
 
 
 def fact_support(
-    ask: Ask, passages: Sequence[Passage], terms: Sequence[Term], weights: Sequence[float], tokenize: Tokenize,
+    ask: Ask,
+    passages: Sequence[Passage],
+    terms: Sequence[Term],
+    weights: Sequence[float],
+    tokenize: Tokenize,
 ) -> tuple[float, bool, bool]:
     """(best subject coverage of a sentence stating a matching fact, among ``passages``; whether the first
     passage has such a sentence; whether any has). Context tokens count towards a sentence's coverage."""
@@ -115,10 +123,17 @@ def fact_support(
 
 
 def features(
-    question: str, passages: Sequence[Passage], terms: Sequence[Term], n_docs: int, signals: RetrievalSignals,
-    tokenize: Tokenize, ask: Ask | None = None, support_scores: Sequence[float] = (),
+    question: str,
+    passages: Sequence[Passage],
+    terms: Sequence[Term],
+    n_docs: int,
+    signals: RetrievalSignals,
+    tokenize: Tokenize,
+    ask: Ask | None = None,
+    support_scores: Sequence[float] = (),
 ) -> dict[str, float]:
-    """Every feature in `FEATURES` for one question and its retrieved ``passages`` (best first); ``support_scores``:
+    """Every feature in `FEATURES` for one question and its retrieved ``passages`` (best first);
+    ``support_scores``:
     the support scorer's scores of the top passages (none: no scorer, both support features 0)."""
     ask = ask or detect(question)
     subject = subject_terms(terms, tokenize)

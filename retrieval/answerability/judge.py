@@ -13,7 +13,15 @@ from bifrost.core.errors import ConfigError
 from bifrost.core.settings import Settings
 from bifrost.core.types import Provision
 from bifrost.retrieval.answerability.card import AnswerabilityCard, load_card, stale_reason
-from bifrost.retrieval.answerability.features import FEATURE_GROUPS, Passage, RetrievalSignals, Term, TOP_FACT, features, vector
+from bifrost.retrieval.answerability.features import (
+    FEATURE_GROUPS,
+    Passage,
+    RetrievalSignals,
+    Term,
+    TOP_FACT,
+    features,
+    vector,
+)
 from bifrost.retrieval.answerability.support.model import TOP as SUPPORT_TOP
 from bifrost.retrieval.answerability.support.model import SupportScorer, support_folder
 from bifrost.retrieval.channels.base import Channels
@@ -36,8 +44,13 @@ class FeatureReader:
     """Reads the answerability features of a question's retrieval result from the corpus's indexes.
     Light to build: it holds references to indexes the pipeline already loaded."""
 
-    def __init__(self, channels: Channels, nav: NavigatorIndex, lookup: Callable[[str], Provision | None],
-                 support: SupportScorer | None = None) -> None:
+    def __init__(
+        self,
+        channels: Channels,
+        nav: NavigatorIndex,
+        lookup: Callable[[str], Provision | None],
+        support: SupportScorer | None = None,
+    ) -> None:
         self.channels, self.nav, self.lookup, self.support = channels, nav, lookup, support
 
     def terms(self, question: str) -> list[Term]:
@@ -45,15 +58,24 @@ class FeatureReader:
         return [Term(t, bm25.document_frequency(t)) for t in dict.fromkeys(bm25.tokenize(question))]
 
     def passage(self, pid: str) -> Passage | None:
-        """A provision's text with its context: its own heading or term, its section's heading, its parent's text."""
+        """A provision's text with its context: its own heading or term, its section's heading, its
+        parent's text."""
         p = self.lookup(pid)
         if p is None:
             return None
         section_id = self.nav.section.get(pid, pid)
         section = self.lookup(section_id) if section_id != pid else None
         parent = self.lookup(p.parent_id) if p.parent_id and p.parent_id != section_id else None
-        context = " ".join(x for x in (p.term or "", p.heading, section.heading if section else "",
-                                       (parent.text or "")[:CONTEXT_CHARS] if parent else "") if x)
+        context = " ".join(
+            x
+            for x in (
+                p.term or "",
+                p.heading,
+                section.heading if section else "",
+                (parent.text or "")[:CONTEXT_CHARS] if parent else "",
+            )
+            if x
+        )
         return Passage(pid, p.text or "", context)
 
     def signals(self, result: RetrievalResult) -> RetrievalSignals:
@@ -63,15 +85,26 @@ class FeatureReader:
         if entities:
             vectors = self.channels.embedder.embed(entities)
             best = [m[0].score if m else 0.0 for m in self.channels.index.match_entities(vectors, 1, -1.0)]
-        return RetrievalSignals(float(result.relevance), scores, max(best, default=0.0), float(np.mean(best)) if best else 0.0)
+        return RetrievalSignals(
+            float(result.relevance), scores, max(best, default=0.0), float(np.mean(best)) if best else 0.0
+        )
 
     def row(self, question: str, result: RetrievalResult) -> dict[str, float]:
         """Every feature of the question behind ``result`` (the retrieved items, best first)."""
         passages = [p for p in (self.passage(it.id) for it in result.items[:TOP_FACT]) if p is not None]
-        ask = result.facts.ask if result.facts is not None else None  # the question's facts, read once in `ask`
-        return features(question, passages, self.terms(question), len(self.channels.ids), self.signals(result),
-                        self.channels.bm25.tokenize, ask=ask,
-                        support_scores=self.support_scores(question, [it.id for it in result.items]))
+        ask = (
+            result.facts.ask if result.facts is not None else None
+        )  # the question's facts, read once in `ask`
+        return features(
+            question,
+            passages,
+            self.terms(question),
+            len(self.channels.ids),
+            self.signals(result),
+            self.channels.bm25.tokenize,
+            ask=ask,
+            support_scores=self.support_scores(question, [it.id for it in result.items]),
+        )
 
     def support_scores(self, question: str, ranked: Sequence[str]) -> list[float]:
         """The support scorer's scores of the top `SUPPORT_TOP` provisions ([] without a scorer)."""
@@ -102,8 +135,14 @@ class AnswerabilityJudge:
         if retriever_of(result) != self.card.retriever:
             if not self._warned:
                 self._warned = True
-                log.warning("the answerability model of %s was trained behind the %s retriever, this answer came from %s; "
-                            "refusing by the cosine rule", self.card.corpus, self.card.retriever, retriever_of(result))
+                log.warning(
+                    "the answerability model of %s was trained behind the %s retriever, this answer came "
+                    "from %s; "
+                    "refusing by the cosine rule",
+                    self.card.corpus,
+                    self.card.retriever,
+                    retriever_of(result),
+                )
             return None
         t0 = time.perf_counter()
         p = self.card.probability(vector(self.reader.row(question, result), self.card.features))
@@ -111,19 +150,37 @@ class AnswerabilityJudge:
         return p
 
 
-def load_judge(settings: Settings, corpus: str, channels: Channels, nav: NavigatorIndex,
-               lookup: Callable[[str], Provision | None], ranker: str = "", glossary: str = "") -> AnswerabilityJudge | None:
+def load_judge(
+    settings: Settings,
+    corpus: str,
+    channels: Channels,
+    nav: NavigatorIndex,
+    lookup: Callable[[str], Provision | None],
+    ranker: str = "",
+    glossary: str = "",
+) -> AnswerabilityJudge | None:
     """The judge of a corpus when an answerability model is stored for it and fits the ranker (sha256) and
     glossary in use, else None (a stale one with one warning line: the cosine rule refuses)."""
     card = load_card(settings, corpus)
     if card is None:
         return None
     if (why := stale_reason(card, ranker, glossary)) is not None:
-        log.warning("the answerability model of %s is not used: %s; refusing by the cosine rule until "
-                    "`bifrost train answerability --corpus %s`", corpus, why, corpus)
+        log.warning(
+            "the answerability model of %s is not used: %s; refusing by the cosine rule until "
+            "`bifrost train answerability --corpus %s`",
+            corpus,
+            why,
+            corpus,
+        )
         return None
-    support = SupportScorer.load(settings.home, corpus) if any(f in SUPPORT_FEATURES for f in card.features) else None
+    support = (
+        SupportScorer.load(settings.home, corpus)
+        if any(f in SUPPORT_FEATURES for f in card.features)
+        else None
+    )
     if support is None and any(f in SUPPORT_FEATURES for f in card.features):
-        raise ConfigError(f"the answerability model of {corpus!r} reads the support scorer, which is missing from "
-                          f"{support_folder(settings.home, corpus)}; retrain it with `bifrost train answerability`")
+        raise ConfigError(
+            f"the answerability model of {corpus!r} reads the support scorer, which is missing from "
+            f"{support_folder(settings.home, corpus)}; retrain it with `bifrost train answerability`"
+        )
     return AnswerabilityJudge(card, FeatureReader(channels, nav, lookup, support))

@@ -30,7 +30,9 @@ class Judge(Protocol):
     def score(self, question: str, result) -> float | None: ...
 
 
-def outcome_of(result: _Scored, refuse_below: float, question: str = "", judge: Judge | None = None) -> Outcome:
+def outcome_of(
+    result: _Scored, refuse_below: float, question: str = "", judge: Judge | None = None
+) -> Outcome:
     """Refused when ``result`` holds nothing, or ``judge`` scores it below its threshold, or (no judge, or a
     judge that cannot score this result) its relevance is under ``refuse_below``; not stated when the judge
     scores it below its answer threshold; else answered."""
@@ -44,6 +46,8 @@ def outcome_of(result: _Scored, refuse_below: float, question: str = "", judge: 
     return Outcome.NOT_STATED if score < judge.answer_threshold else Outcome.ANSWERED
 
 
-def should_refuse(result: _Scored, refuse_below: float, question: str = "", judge: Judge | None = None) -> bool:
+def should_refuse(
+    result: _Scored, refuse_below: float, question: str = "", judge: Judge | None = None
+) -> bool:
     """Whether `outcome_of` refuses (a "not stated" answer is not a refusal)."""
     return outcome_of(result, refuse_below, question, judge) is Outcome.REFUSED

@@ -34,7 +34,9 @@ class Evidence:
     decomposition: Decomposition = field(default_factory=Decomposition)
     coverage: np.ndarray | None = None  # share of the question's indexed terms each provision holds
     coverage_idf: np.ndarray | None = None  # the same, IDF-weighted
-    cosine: np.ndarray | None = None  # the embedding model's cosines when ``dense`` comes from an adapted encoder
+    cosine: np.ndarray | None = (
+        None  # the embedding model's cosines when ``dense`` comes from an adapted encoder
+    )
     terms: tuple[int, int] = (0, 0)  # the question's distinct terms, and how many the corpus holds
     named: list[ResolvedCite] = field(default_factory=list)  # provisions the question names
     votes: PrecedentVotes = field(default_factory=PrecedentVotes)  # what similar answered questions cite
@@ -58,14 +60,28 @@ class Channels:
     learned ranker reads in place of ``dense`` (the hybrid and the refusal signal keep ``dense``)."""
 
     def __init__(
-        self, bm25: Bm25Ranker, dense: DenseRanker, index: EngIndex, embedder: Embedder,
-        decompose: Callable[[str], Decomposition], ranking_dense: DenseRanker | None = None,
-        memo: MatchMemo | None = None, named: NamedFinder | None = None, precedents: PrecedentIndex | None = None,
+        self,
+        bm25: Bm25Ranker,
+        dense: DenseRanker,
+        index: EngIndex,
+        embedder: Embedder,
+        decompose: Callable[[str], Decomposition],
+        ranking_dense: DenseRanker | None = None,
+        memo: MatchMemo | None = None,
+        named: NamedFinder | None = None,
+        precedents: PrecedentIndex | None = None,
     ) -> None:
-        """``named`` finds the provisions a question names; ``precedents``: the corpus's answered questions."""
+        """``named`` finds the provisions a question names; ``precedents``: the corpus's answered
+        questions."""
         if bm25.ids != dense.ids or (ranking_dense is not None and ranking_dense.ids != dense.ids):
             raise ValueError("BM25 and dense indexes disagree on the documents; rebuild the index")
-        self.bm25, self.dense, self.index, self.embedder, self.decompose = bm25, dense, index, embedder, decompose
+        self.bm25, self.dense, self.index, self.embedder, self.decompose = (
+            bm25,
+            dense,
+            index,
+            embedder,
+            decompose,
+        )
         self.ranking_dense = ranking_dense
         self.named, self.precedents = named, precedents
         self.ids = dense.ids
@@ -74,8 +90,17 @@ class Channels:
 
     def with_ranking_dense(self, ranking_dense: DenseRanker | None) -> Channels:
         """The same channels (and entity-match memo) with another adapted dense index."""
-        return Channels(self.bm25, self.dense, self.index, self.embedder, self.decompose, ranking_dense, self.memo,
-                        self.named, self.precedents)
+        return Channels(
+            self.bm25,
+            self.dense,
+            self.index,
+            self.embedder,
+            self.decompose,
+            ranking_dense,
+            self.memo,
+            self.named,
+            self.precedents,
+        )
 
     def tokenize(self, text: str) -> list[str]:
         """Tokens of ``text`` as the lexical index reads them."""
@@ -86,7 +111,8 @@ class Channels:
         return self.named.find(question) if self.named is not None else []
 
     def votes(self, question: str, exclude: Collection[str] = ()) -> PrecedentVotes:
-        """What the question's most similar precedents cite, its own (``exclude``: ids, source URLs) left out."""
+        """What the question's most similar precedents cite, its own (``exclude``: ids, source URLs) left
+        out."""
         return self.precedents.votes(question, exclude) if self.precedents is not None else PrecedentVotes()
 
     def prepare(self, decompositions: list[Decomposition], cfg: RetrievalConfig) -> None:
@@ -107,8 +133,13 @@ class Channels:
         if self.ranking_dense is None:
             ev = Evidence(question, self.bm25.score_all(question), cosine, decomposition=d)
         else:
-            ev = Evidence(question, self.bm25.score_all(question), self.ranking_dense.score_all(question),
-                          decomposition=d, cosine=cosine)
+            ev = Evidence(
+                question,
+                self.bm25.score_all(question),
+                self.ranking_dense.score_all(question),
+                decomposition=d,
+                cosine=cosine,
+            )
         ev.coverage, ev.coverage_idf = self.bm25.coverage(question)
         ev.terms = self.bm25.profile(question)
         ev.named = self.names(question) if cfg.use_named else []

@@ -44,8 +44,14 @@ class Bm25Ranker:
     """Lucene-style BM25 (k1=1.5, b=0.75) over lowercased, stop-word-filtered, stemmed tokens."""
 
     def __init__(
-        self, settings: Settings, mode: str = "context", k1: float = 1.5, b: float = 0.75, stem: bool = True,
-        edition: int | None = None, glossary: Glossary | None = None,
+        self,
+        settings: Settings,
+        mode: str = "context",
+        k1: float = 1.5,
+        b: float = 0.75,
+        stem: bool = True,
+        edition: int | None = None,
+        glossary: Glossary | None = None,
     ) -> None:
         """``edition``: index the provisions of that edition number instead of the current ones;
         ``glossary``: site words whose rule words join every query (`query_tokens`)."""
@@ -61,9 +67,13 @@ class Bm25Ranker:
         missing or stale; ``provisions`` saves reading them again from SQL."""
         self.corpus = corpus
         docs = build_documents(
-            load_provisions(self.settings, corpus, self.edition) if provisions is None else provisions, self.mode)
+            load_provisions(self.settings, corpus, self.edition) if provisions is None else provisions,
+            self.mode,
+        )
         if not docs.ids:
-            raise ValueError(f"corpus {corpus!r} has no provision text to index; run `bifrost ingest --corpus {corpus}`")
+            raise ValueError(
+                f"corpus {corpus!r} has no provision text to index; run `bifrost ingest --corpus {corpus}`"
+            )
         self._stemmer = english_stemmer() if self.stem else None
         folder = self.index_folder(corpus, docs) if persist else None
         self._bm25 = self._load(folder) if folder is not None else None
@@ -77,7 +87,9 @@ class Bm25Ranker:
         bm25s = _bm25s()
 
         stemmed = str(self._stemmer is not None)
-        key = content_hash(docs.fingerprint, self.mode, str(self.k1), str(self.b), stemmed, "en", bm25s.__version__)
+        key = content_hash(
+            docs.fingerprint, self.mode, str(self.k1), str(self.b), stemmed, "en", bm25s.__version__
+        )
         return index_folder(self.settings.home, corpus) / f"bm25-{self.mode}-{key[:16]}"
 
     def _load(self, folder: Path) -> Any:
@@ -95,7 +107,9 @@ class Bm25Ranker:
         bm25s = _bm25s()
 
         if folder is not None:
-            log.info("building the BM25 index of %d documents (missing or stale): %s", len(docs.ids), folder.name)
+            log.info(
+                "building the BM25 index of %d documents (missing or stale): %s", len(docs.ids), folder.name
+            )
         tokens = bm25s.tokenize(docs.texts, stopwords="en", stemmer=self._stemmer, show_progress=False)
         bm25 = bm25s.BM25(k1=self.k1, b=self.b)
         bm25.index(tokens, show_progress=False)
@@ -120,7 +134,8 @@ class Bm25Ranker:
         idx, scores = self._bm25.retrieve([q], k=k, show_progress=False)
         return [
             RetrievedItem(corpus=self.corpus, id=self._ids[int(i)], score=float(s), via=(Via.LEXICAL,))
-            for i, s in zip(idx[0], scores[0]) if s > 0
+            for i, s in zip(idx[0], scores[0])
+            if s > 0
         ]
 
     @property
@@ -129,7 +144,8 @@ class Bm25Ranker:
         return self._ids
 
     def score_all(self, query: str):
-        """BM25 score of every document for ``query`` (numpy array in `ids` order; zeros when no term is known)."""
+        """BM25 score of every document for ``query`` (numpy array in `ids` order; zeros when no term is
+        known)."""
         import numpy as np
 
         if self._bm25 is None:
@@ -170,7 +186,8 @@ class Bm25Ranker:
         return len(terms), sum(t in self._bm25.vocab_dict for t in terms)
 
     def query_tokens(self, query: str) -> list[str]:
-        """The tokens BM25 searches for: the query's, then the rule words the glossary maps its site words to."""
+        """The tokens BM25 searches for: the query's, then the rule words the glossary maps its site words
+        to."""
         tokens = self.tokenize(query)
         extra = self.glossary.expansion(query) if self.glossary is not None else ""
         return tokens + self.tokenize(extra) if extra else tokens
@@ -181,7 +198,11 @@ class Bm25Ranker:
 
         if not text.strip():
             return []
-        return list(bm25s.tokenize([text], stopwords="en", stemmer=self._stemmer, show_progress=False, return_ids=False)[0])
+        return list(
+            bm25s.tokenize(
+                [text], stopwords="en", stemmer=self._stemmer, show_progress=False, return_ids=False
+            )[0]
+        )
 
     def document_frequency(self, token: str) -> int:
         """How many documents hold ``token`` (a token from `tokenize`; 0 when the corpus lacks it)."""
@@ -194,7 +215,14 @@ class Bm25Ranker:
         return int(np.count_nonzero(self._bm25.get_scores([token])))
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": "bm25", "library": "bm25s", "mode": self.mode, "k1": self.k1, "b": self.b,
-                "stemmer": "snowball-english" if self._stemmer else None, "stopwords": "en",
-                **({"glossary": self.glossary.source} if self.glossary is not None else {}),
-                **({"edition": self.edition} if self.edition is not None else {})}
+        return {
+            "kind": "bm25",
+            "library": "bm25s",
+            "mode": self.mode,
+            "k1": self.k1,
+            "b": self.b,
+            "stemmer": "snowball-english" if self._stemmer else None,
+            "stopwords": "en",
+            **({"glossary": self.glossary.source} if self.glossary is not None else {}),
+            **({"edition": self.edition} if self.edition is not None else {}),
+        }

@@ -34,8 +34,10 @@ def model_version(model: str) -> str:
     folder = Path(model).expanduser()
     if not folder.is_dir():
         return ""
-    stats = [f"{f.name}:{f.stat().st_size}:{f.stat().st_mtime_ns}" for f in sorted(folder.glob("*.safetensors"))
-             + sorted(folder.glob("*.bin"))]
+    stats = [
+        f"{f.name}:{f.stat().st_size}:{f.stat().st_mtime_ns}"
+        for f in sorted(folder.glob("*.safetensors")) + sorted(folder.glob("*.bin"))
+    ]
     return f"-{content_hash(*stats)[:8]}" if stats else ""
 
 
@@ -92,7 +94,11 @@ def embed_reusing(texts: list[str], embed, known: Mapping[str, np.ndarray]) -> n
 
 
 def cached_matrix(
-    path: Path, docs: Documents, embed, known: Callable[[], dict[str, np.ndarray]] | None = None, mmap: bool = True,
+    path: Path,
+    docs: Documents,
+    embed,
+    known: Callable[[], dict[str, np.ndarray]] | None = None,
+    mmap: bool = True,
 ) -> np.ndarray:
     """The matrix at `path` when its ids match, else embed the texts and save it with its ids (each
     file written atomically); ``known`` gives vectors already computed for some texts (only the
@@ -117,7 +123,11 @@ class DenseRanker:
     """Cosine similarity between the question and every provision document (unit-norm embeddings)."""
 
     def __init__(
-        self, settings: Settings, mode: str = "context", model: str | None = None, embedder: Any = None,
+        self,
+        settings: Settings,
+        mode: str = "context",
+        model: str | None = None,
+        embedder: Any = None,
         edition: int | None = None,
     ) -> None:
         """``edition``: index the provisions of that edition number instead of the current ones."""
@@ -133,9 +143,13 @@ class DenseRanker:
         """Load (or build) the corpus matrix; ``provisions`` saves reading them again from SQL."""
         self.corpus = corpus
         docs = build_documents(
-            load_provisions(self.settings, corpus, self.edition) if provisions is None else provisions, self.mode)
+            load_provisions(self.settings, corpus, self.edition) if provisions is None else provisions,
+            self.mode,
+        )
         if not docs.ids:
-            raise ValueError(f"corpus {corpus!r} has no provision text to index; run `bifrost ingest --corpus {corpus}`")
+            raise ValueError(
+                f"corpus {corpus!r} has no provision text to index; run `bifrost ingest --corpus {corpus}`"
+            )
         path = cache_path(self.settings.home, corpus, self.model, docs)
         known = self._current_vectors(corpus, docs) if self.edition is not None else None
         self._matrix = cached_matrix(path, docs, self.embedder.embed, known)
@@ -161,7 +175,10 @@ class DenseRanker:
         k = min(top_k, len(self._ids))
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top], kind="stable")]
-        return [RetrievedItem(corpus=self.corpus, id=self._ids[i], score=float(scores[i]), via=(Via.DENSE,)) for i in top]
+        return [
+            RetrievedItem(corpus=self.corpus, id=self._ids[i], score=float(scores[i]), via=(Via.DENSE,))
+            for i in top
+        ]
 
     def prepare(self, questions: list[str]) -> None:
         """Encode every question in batches now (the embedder caches them for `search`)."""

@@ -56,7 +56,9 @@ def _own(p: Provision) -> str:
 
 
 def build_documents(
-    provisions: Sequence[Provision], mode: str = "context", aggregate_chars: int = 2000,
+    provisions: Sequence[Provision],
+    mode: str = "context",
+    aggregate_chars: int = 2000,
     skip_kinds: frozenset[ProvisionKind] = CONTAINER_KINDS,
 ) -> Documents:
     """One document per provision with text; parts and subparts (containers) skipped by default."""

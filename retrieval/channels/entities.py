@@ -36,19 +36,24 @@ class MatchMemo:
     triples: dict[tuple[tuple[str, str, str], int, float], list[Match]] = field(default_factory=dict)
 
     def fill(
-        self, index: EngIndex, embedder: Embedder, entities: Sequence[str], triples: Sequence[tuple[str, str, str]],
-        cfg: RetrievalConfig, chunk: int = 256,
+        self,
+        index: EngIndex,
+        embedder: Embedder,
+        entities: Sequence[str],
+        triples: Sequence[tuple[str, str, str]],
+        cfg: RetrievalConfig,
+        chunk: int = 256,
     ) -> None:
         """Match every distinct entity name and triple against the index, ``chunk`` rows per product."""
         ek, tk = (cfg.entity_k, cfg.entity_threshold), (cfg.triple_k, cfg.triple_threshold)
         names = [n for n in dict.fromkeys(entities) if (n, *ek) not in self.entities]
         for start in range(0, len(names), chunk):
-            part = names[start:start + chunk]
+            part = names[start : start + chunk]
             for n, m in zip(part, index.match_entities(embedder.embed(part), *ek)):
                 self.entities[(n, *ek)] = m
         todo = [t for t in dict.fromkeys(triples) if (t, *tk) not in self.triples]
         for start in range(0, len(todo), chunk):
-            part = todo[start:start + chunk]
+            part = todo[start : start + chunk]
             for t, m in zip(part, index.match_triples(_triple_vectors(embedder, part), *tk)):
                 self.triples[(t, *tk)] = m
 
@@ -56,7 +61,9 @@ class MatchMemo:
         got = [self.entities.get((n, k, threshold)) for n in names]
         return None if any(m is None for m in got) else got  # type: ignore[return-value]
 
-    def lookup_triples(self, triples: Sequence[tuple[str, str, str]], k: int, threshold: float) -> list[list[Match]] | None:
+    def lookup_triples(
+        self, triples: Sequence[tuple[str, str, str]], k: int, threshold: float
+    ) -> list[list[Match]] | None:
         got = [self.triples.get((tuple(t), k, threshold)) for t in triples]
         return None if any(m is None for m in got) else got  # type: ignore[return-value]
 
@@ -67,7 +74,9 @@ def _triple_vectors(embedder: Embedder, triples: Sequence[tuple[str, str, str]])
     return embedder.embed(parts).reshape(len(triples), -1)
 
 
-def centrality_weights(embedder: Embedder, question: str, vectors: np.ndarray, enabled: bool = True) -> np.ndarray:
+def centrality_weights(
+    embedder: Embedder, question: str, vectors: np.ndarray, enabled: bool = True
+) -> np.ndarray:
     """How central each question entity is to the question: 0.5 to 1, by cosine with the question."""
     if not enabled or len(vectors) == 0:
         return np.ones(len(vectors), dtype=np.float32)
@@ -76,7 +85,11 @@ def centrality_weights(embedder: Embedder, question: str, vectors: np.ndarray, e
 
 
 def match_entities(
-    index: EngIndex, embedder: Embedder, question: str, entities: Sequence[str], cfg: RetrievalConfig,
+    index: EngIndex,
+    embedder: Embedder,
+    question: str,
+    entities: Sequence[str],
+    cfg: RetrievalConfig,
     memo: MatchMemo | None = None,
 ) -> dict[str, EntityEvidence]:
     """Per provision: the sum over question entities of their best weighted match (cosine x
@@ -107,7 +120,10 @@ def match_entities(
 
 
 def match_triples(
-    index: EngIndex, embedder: Embedder, triples: Sequence[tuple[str, str, str]], cfg: RetrievalConfig,
+    index: EngIndex,
+    embedder: Embedder,
+    triples: Sequence[tuple[str, str, str]],
+    cfg: RetrievalConfig,
     memo: MatchMemo | None = None,
 ) -> dict[str, tuple[float, str]]:
     """Per provision: the best cosine of a question triple ``[h, r, t]`` with a stated triple, and why."""

@@ -79,13 +79,23 @@ class EngIndex:
     @classmethod
     def _from_folder(cls, folder: Path, corpus: str, n: int) -> EngIndex:
         rows = json.loads((folder / "rows.json").read_text())
-        triples = [Triple(corpus=corpus, head=h, relation=r, tail=t, section_ids=tuple(ss)) for h, r, t, ss in rows["triples"]]
+        triples = [
+            Triple(corpus=corpus, head=h, relation=r, tail=t, section_ids=tuple(ss))
+            for h, r, t, ss in rows["triples"]
+        ]
         parts = None
         if (folder / "triple_parts.npy").is_file() and (folder / "triple_part_rows.npy").is_file():
-            parts = TripleParts(np.load(folder / "triple_parts.npy", mmap_mode="r"), np.load(folder / "triple_part_rows.npy"))
+            parts = TripleParts(
+                np.load(folder / "triple_parts.npy", mmap_mode="r"), np.load(folder / "triple_part_rows.npy")
+            )
         return cls(
-            corpus, rows["entities"], np.load(folder / "entities.npy", mmap_mode="r"),
-            [tuple(ss) for ss in rows["entity_sections"]], triples, np.load(folder / "triples.npy", mmap_mode="r"), n,
+            corpus,
+            rows["entities"],
+            np.load(folder / "entities.npy", mmap_mode="r"),
+            [tuple(ss) for ss in rows["entity_sections"]],
+            triples,
+            np.load(folder / "triples.npy", mmap_mode="r"),
+            n,
             parts,
         )
 
@@ -102,7 +112,8 @@ class EngIndex:
         """Write the matrices and their rows to ``folder`` in one rename; older generations beside it
         are removed (a process that still maps them keeps its open files)."""
         rows = {
-            "entities": self.entity_names, "entity_sections": [list(ss) for ss in self.entity_sections],
+            "entities": self.entity_names,
+            "entity_sections": [list(ss) for ss in self.entity_sections],
             "triples": [[t.head, t.relation, t.tail, list(t.section_ids)] for t in self.triples],
         }
         try:

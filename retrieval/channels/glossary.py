@@ -34,8 +34,14 @@ class Glossary:
     def matches(self, question: str) -> list[Entry]:
         """The entries whose site words the question uses (whole words, any case, a plural s/es too); where
         phrases overlap the longest wins ("cherry picker" is an aerial lift, not a "picker" crane)."""
-        spans = sorted(((m.start(), m.end(), i) for i, e in enumerate(self.entries) for m in e.pattern.finditer(question)),
-                       key=lambda s: (s[0] - s[1], s[0]))
+        spans = sorted(
+            (
+                (m.start(), m.end(), i)
+                for i, e in enumerate(self.entries)
+                for m in e.pattern.finditer(question)
+            ),
+            key=lambda s: (s[0] - s[1], s[0]),
+        )
         taken: list[tuple[int, int]] = []
         kept: set[int] = set()
         for start, end, i in spans:
@@ -60,9 +66,13 @@ def parse_glossary(text: str, source: str) -> Glossary:
         left, eq, right = line.partition("=")
         site = tuple(s.strip().lower() for s in left.split(",") if s.strip())
         if not eq or not site or not right.strip():
-            raise ConfigError(f"glossary {source}: line {n}: expected 'site words = rule words', got {raw.strip()!r}")
+            raise ConfigError(
+                f"glossary {source}: line {n}: expected 'site words = rule words', got {raw.strip()!r}"
+            )
         alternatives = "|".join(re.escape(s) for s in sorted(site, key=len, reverse=True))
-        entries.append(Entry(site, right.strip(), re.compile(rf"(?<!\w)(?:{alternatives})(?:e?s)?(?!\w)", re.I)))
+        entries.append(
+            Entry(site, right.strip(), re.compile(rf"(?<!\w)(?:{alternatives})(?:e?s)?(?!\w)", re.I))
+        )
     return Glossary(tuple(entries), source)
 
 
@@ -71,12 +81,18 @@ def load_glossary(name_or_path: str) -> Glossary | None:
     if not name_or_path:
         return None
     if name_or_path in BUILT_IN:
-        text = resources.files("bifrost.retrieval.channels.glossaries").joinpath(f"{name_or_path}.txt").read_text(encoding="utf-8")
+        text = (
+            resources.files("bifrost.retrieval.channels.glossaries")
+            .joinpath(f"{name_or_path}.txt")
+            .read_text(encoding="utf-8")
+        )
         return parse_glossary(text, name_or_path)
     path = Path(name_or_path).expanduser()
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
-        raise ConfigError(f"glossary {path}: cannot read it ({e.strerror or e}); give a file of 'site words = rule words' "
-                          f"lines or one of: {', '.join(BUILT_IN)}") from None
+        raise ConfigError(
+            f"glossary {path}: cannot read it ({e.strerror or e}); give a file of 'site words = rule words' "
+            f"lines or one of: {', '.join(BUILT_IN)}"
+        ) from None
     return parse_glossary(text, str(path))

@@ -1,4 +1,5 @@
-"""The precedent channel: a question's most similar answered questions (lexical and dense over their text) vote
+"""The precedent channel: a question's most similar answered questions (lexical and dense over their text)
+vote
 for the provisions they cite. The votes are candidates and ranker features; a section's votes pass to its
 paragraphs. A question never sees its own precedent: ``exclude`` drops precedents by id or source URL."""
 
@@ -45,7 +46,9 @@ class PrecedentVotes:
 
     similar: list[Similar] = field(default_factory=list)
     direct: dict[str, float] = field(default_factory=dict)
-    cited_ids: dict[str, int] = field(default_factory=dict)  # provision -> best (lowest) rank of a voter citing it
+    cited_ids: dict[str, int] = field(
+        default_factory=dict
+    )  # provision -> best (lowest) rank of a voter citing it
     removed: int = 0  # precedents left out because they are the question's own
 
     @property
@@ -56,28 +59,52 @@ class PrecedentVotes:
         """Votes for the provision's ancestors (a section or subpart a precedent cites)."""
         return sum(self.direct.get(a, 0.0) for a in ancestors)
 
-    def matches(self, most: int = 3, least: float = 0.0, about: Callable[[Precedent], bool] | None = None) -> list[PrecedentMatch]:
-        """The most similar precedents as an answer shows them (at least ``least`` cosine; ``about``: only those
+    def matches(
+        self, most: int = 3, least: float = 0.0, about: Callable[[Precedent], bool] | None = None
+    ) -> list[PrecedentMatch]:
+        """The most similar precedents as an answer shows them (at least ``least`` cosine; ``about``: only
+        those
         it accepts)."""
         return [
-            PrecedentMatch(id=s.precedent.id, title=s.precedent.title, date=s.precedent.date, url=s.precedent.url,
-                           issuer=s.precedent.issuer, cites=tuple(c.written for c in s.precedent.cites),
-                           resolved=s.precedent.resolved_ids, similarity=round(s.cosine, 4))
-            for s in [s for s in self.similar if s.cosine >= least and (about is None or about(s.precedent))][:most]
+            PrecedentMatch(
+                id=s.precedent.id,
+                title=s.precedent.title,
+                date=s.precedent.date,
+                url=s.precedent.url,
+                issuer=s.precedent.issuer,
+                cites=tuple(c.written for c in s.precedent.cites),
+                resolved=s.precedent.resolved_ids,
+                similarity=round(s.cosine, 4),
+            )
+            for s in [s for s in self.similar if s.cosine >= least and (about is None or about(s.precedent))][
+                :most
+            ]
         ]
 
 
 class PrecedentIndex:
-    """Lexical (BM25, the corpus index's tokenizer) and dense (the embedding model) search over precedent texts."""
+    """Lexical (BM25, the corpus index's tokenizer) and dense (the embedding model) search over precedent
+    texts."""
 
-    def __init__(self, precedents: Sequence[Precedent], tokenize: Callable[[str], list[str]], embedder: Embedder,
-                 vectors: np.ndarray | None = None) -> None:
+    def __init__(
+        self,
+        precedents: Sequence[Precedent],
+        tokenize: Callable[[str], list[str]],
+        embedder: Embedder,
+        vectors: np.ndarray | None = None,
+    ) -> None:
         import bm25s
 
         self.precedents = list(precedents)
         self.tokenize, self.embedder = tokenize, embedder
         texts = [p.text for p in self.precedents]
-        self.vectors = vectors if vectors is not None else embedder.embed(texts) if texts else np.zeros((0, 1), np.float32)
+        self.vectors = (
+            vectors
+            if vectors is not None
+            else embedder.embed(texts)
+            if texts
+            else np.zeros((0, 1), np.float32)
+        )
         tokens = [tokenize(t) or ["\x00"] for t in texts]
         self._bm25 = bm25s.BM25(k1=1.2, b=0.75)
         if tokens:
@@ -88,8 +115,14 @@ class PrecedentIndex:
         return len(self.precedents)
 
     @classmethod
-    def load(cls, precedents: Sequence[Precedent], tokenize: Callable[[str], list[str]], embedder: Embedder,
-             folder: Path, model: str) -> PrecedentIndex:
+    def load(
+        cls,
+        precedents: Sequence[Precedent],
+        tokenize: Callable[[str], list[str]],
+        embedder: Embedder,
+        folder: Path,
+        model: str,
+    ) -> PrecedentIndex:
         """The index with its text vectors read from ``folder`` when stored for these texts and model, else
         encoded and stored (a read-only home encodes them each time, with one warning)."""
         texts = [p.text for p in precedents]
@@ -129,7 +162,11 @@ class PrecedentIndex:
             return PrecedentVotes()
         cosine = self.vectors @ np.asarray(self.embedder.embed([question]), dtype=np.float32)[0]
         tokens = [t for t in self.tokenize(question) if t in self._bm25.vocab_dict]
-        lexical = np.asarray(self._bm25.get_scores(tokens), dtype=np.float32) if tokens else np.zeros(len(cosine), np.float32)
+        lexical = (
+            np.asarray(self._bm25.get_scores(tokens), dtype=np.float32)
+            if tokens
+            else np.zeros(len(cosine), np.float32)
+        )
         own = self.own(exclude)
         cosine = np.where(own, -np.inf, cosine)
         lexical = np.where(own, -np.inf, lexical)
@@ -143,7 +180,9 @@ class PrecedentIndex:
         order = [i for i in np.argsort(-fused, kind="stable")[:voters] if fused[i] > 0]
         out = PrecedentVotes(removed=int(own.sum()))
         for r, i in enumerate(order, start=1):
-            s = Similar(self.precedents[i], float(cosine[i]), float(lexical[i]) / best_lex if best_lex > 0 else 0.0, r)
+            s = Similar(
+                self.precedents[i], float(cosine[i]), float(lexical[i]) / best_lex if best_lex > 0 else 0.0, r
+            )
             out.similar.append(s)
             for pid in s.precedent.resolved_ids:
                 out.direct[pid] = out.direct.get(pid, 0.0) + s.weight

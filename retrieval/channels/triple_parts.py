@@ -24,7 +24,9 @@ class TripleParts:
             return cls(np.zeros((0, max(1, width // 3)), dtype=np.float32), np.zeros((0, 3), dtype=np.int32))
         blocks = np.ascontiguousarray(matrix, dtype=np.float32).reshape(n * 3, width // 3)
         first: dict[bytes, int] = {}
-        rows = np.fromiter((first.setdefault(b.tobytes(), len(first)) for b in blocks), dtype=np.int32, count=n * 3)
+        rows = np.fromiter(
+            (first.setdefault(b.tobytes(), len(first)) for b in blocks), dtype=np.int32, count=n * 3
+        )
         keep = np.zeros(len(first), dtype=np.int64)
         keep[rows] = np.arange(n * 3)  # any occurrence: equal bytes, equal vector
         return cls(blocks[keep], rows.reshape(n, 3))

@@ -66,7 +66,9 @@ class HybridRetriever:
             hits[sid].score = e.score
         return hits, max((e.best_cosine for e in evidence.values()), default=0.0)
 
-    def _triple_scores(self, triples: Sequence[tuple[str, str, str]], cfg: RetrievalConfig) -> dict[str, _Hit]:
+    def _triple_scores(
+        self, triples: Sequence[tuple[str, str, str]], cfg: RetrievalConfig
+    ) -> dict[str, _Hit]:
         hits: dict[str, _Hit] = defaultdict(_Hit)
         for sid, (score, why) in match_triples(self.index, self.embedder, triples, cfg, self.memo).items():
             hits[sid].add(score, Via.TRIPLE, why)
@@ -100,12 +102,16 @@ class HybridRetriever:
             out[sid] = hit
         return out, mode, evidence
 
-    def _channel(self, question: str, cfg: RetrievalConfig, channel: Lexical | None) -> list[tuple[str, float]]:
+    def _channel(
+        self, question: str, cfg: RetrievalConfig, channel: Lexical | None
+    ) -> list[tuple[str, float]]:
         """A ranked channel's (id, score) list for the question ([] without the channel)."""
         return channel(question, max(cfg.top_n, cfg.seeds)) if channel is not None else []
 
     def _fuse(
-        self, hits: dict[str, _Hit], cfg: RetrievalConfig,
+        self,
+        hits: dict[str, _Hit],
+        cfg: RetrievalConfig,
         channels: Sequence[tuple[list[tuple[str, float]], float, Via, str]],
     ) -> None:
         """Join ranked channels (ranking, weight, via, label) to the graph seeds, by scaled score or
@@ -123,7 +129,9 @@ class HybridRetriever:
             best = max(s for _, s in ranked) or 1.0
             for i, (pid, s) in enumerate(ranked, start=1):
                 hit = hits.setdefault(pid, _Hit())
-                hit.score += weight * rrf_score(i, cfg.rrf_k) if cfg.fusion == "rrf" else weight * top * s / best
+                hit.score += (
+                    weight * rrf_score(i, cfg.rrf_k) if cfg.fusion == "rrf" else weight * top * s / best
+                )
                 if via not in hit.via:
                     hit.via.append(via)
                     hit.why.append(f"{label} (rank {i})")
@@ -145,7 +153,11 @@ class HybridRetriever:
                 src = path[-2]
                 hits.setdefault(path[-1], _Hit()).add(s, Via.REFERS_TO, f"cross-reference from {src}", path)
                 refers[path[0]].append(path[-1])
-        family = self.graph.family([make_uid(corpus, pid) for pid, _ in seeds]) if cfg.parents or cfg.children else {}
+        family = (
+            self.graph.family([make_uid(corpus, pid) for pid, _ in seeds])
+            if cfg.parents or cfg.children
+            else {}
+        )
         for pid, seed in seeds:
             uid = make_uid(corpus, pid)
             parent, children = family.get(uid, (None, []))
@@ -183,7 +195,9 @@ class HybridRetriever:
             order.extend(refers.get(pid, ()))
         order = list(dict.fromkeys(order))
         placed = set(order)
-        rest = sorted((kv for kv in hits.items() if kv[0] not in placed), key=lambda kv: (-kv[1].score, kv[0]))
+        rest = sorted(
+            (kv for kv in hits.items() if kv[0] not in placed), key=lambda kv: (-kv[1].score, kv[0])
+        )
         return order + [pid for pid, _ in rest]
 
     def _embed_at_once(self, question: str, d: Decomposition, cfg: RetrievalConfig) -> None:
@@ -206,8 +220,14 @@ class HybridRetriever:
             hits, mode, evidence = {}, "lexical", 0.0
         dense = self._channel(question, cfg, self.dense)
         lexical = self._channel(question, cfg, self.lexical)
-        self._fuse(hits, cfg, [(dense, cfg.dense_weight, Via.DENSE, "similar meaning"),
-                               (lexical, cfg.lexical_weight, Via.LEXICAL, "keyword match")])
+        self._fuse(
+            hits,
+            cfg,
+            [
+                (dense, cfg.dense_weight, Via.DENSE, "similar meaning"),
+                (lexical, cfg.lexical_weight, Via.LEXICAL, "keyword match"),
+            ],
+        )
         relevance = dense[0][1] if dense else evidence
         t2 = time.perf_counter()
         seeds = sorted(hits.items(), key=lambda kv: (-kv[1].score, kv[0]))[: cfg.seeds]
@@ -228,8 +248,12 @@ class HybridRetriever:
                 ranked.append((pid, hits[pid]))
         items = [
             RetrievedItem(
-                corpus=self.index.corpus, id=pid, score=round(h.score, 6), via=tuple(h.via),
-                path=h.path or (pid,), why="; ".join(h.why[:3]),
+                corpus=self.index.corpus,
+                id=pid,
+                score=round(h.score, 6),
+                via=tuple(h.via),
+                path=h.path or (pid,),
+                why="; ".join(h.why[:3]),
             )
             for pid, h in ranked
         ]

@@ -1,6 +1,7 @@
 """A question that names a provision is answered from it: the named provisions (those with text of their own)
 lead the ranking and the cited set, whatever the ranker scored; sections and subparts named are left to the
-ranker, which learns which of their parts fit the question (`retrieval.ranking.ltr.features`, group ``named``)."""
+ranker, which learns which of their parts fit the question (`retrieval.ranking.ltr.features`, group
+``named``)."""
 
 from __future__ import annotations
 
@@ -19,16 +20,28 @@ from bifrost.retrieval.result import RetrievalResult
 Lookup = Callable[[str], Provision | None]
 
 
-def read_named(result: RetrievalResult, question: str, channels: Channels, exclude: Collection[str] = (),
-               use_named: bool = True, use_precedents: bool = True) -> RetrievalResult:
+def read_named(
+    result: RetrievalResult,
+    question: str,
+    channels: Channels,
+    exclude: Collection[str] = (),
+    use_named: bool = True,
+    use_precedents: bool = True,
+) -> RetrievalResult:
     """The result with the question's named provisions and precedent votes, read when the retriever did not
     (``use_named``/``use_precedents`` off: neither is read, an ablation)."""
     named = result.named if result.named is not None else (channels.names(question) if use_named else [])
-    votes = result.votes if result.votes is not None else (channels.votes(question, exclude) if use_precedents else PrecedentVotes())
+    votes = (
+        result.votes
+        if result.votes is not None
+        else (channels.votes(question, exclude) if use_precedents else PrecedentVotes())
+    )
     return replace(result, named=named, votes=votes)
 
 
-def leading(result: RetrievalResult, lookup: Lookup, has_children: Callable[[str], bool] | None = None) -> list[str]:
+def leading(
+    result: RetrievalResult, lookup: Lookup, has_children: Callable[[str], bool] | None = None
+) -> list[str]:
     """The named provisions that lead the answer: resolved, with text of their own, in the order written; a
     citation that resolves in several places ("Rule 3.2.1" of several rulebooks), or in one only because no
     rulebook is named (``via="context"``), leads nowhere: the ranker weighs its places. With ``has_children``,
@@ -44,15 +57,54 @@ def leading(result: RetrievalResult, lookup: Lookup, has_children: Callable[[str
         if pid is None or pid in out or len(places[cite.written]) > 1 or cite.via == "context":
             continue
         p = lookup(pid)
-        if p is not None and (p.text or "").strip() and not p.reserved and not (has_children and has_children(pid)):
+        if (
+            p is not None
+            and (p.text or "").strip()
+            and not p.reserved
+            and not (has_children and has_children(pid))
+        ):
             out.append(pid)
     return out
 
 
-ASKING = ("what", "does", "do", "say", "says", "require", "requires", "requirement", "requirements", "mean", "means",
-          "state", "states", "explain", "cover", "covers", "apply", "applies", "text", "provision", "rule", "section",
-          "paragraph", "subpart", "part", "standard", "regulation", "tell", "describe", "content", "contents", "about",
-          "please", "quote", "read", "current")
+ASKING = (
+    "what",
+    "does",
+    "do",
+    "say",
+    "says",
+    "require",
+    "requires",
+    "requirement",
+    "requirements",
+    "mean",
+    "means",
+    "state",
+    "states",
+    "explain",
+    "cover",
+    "covers",
+    "apply",
+    "applies",
+    "text",
+    "provision",
+    "rule",
+    "section",
+    "paragraph",
+    "subpart",
+    "part",
+    "standard",
+    "regulation",
+    "tell",
+    "describe",
+    "content",
+    "contents",
+    "about",
+    "please",
+    "quote",
+    "read",
+    "current",
+)
 """Words that ask what a provision says; a question of nothing else names its provisions only."""
 
 
@@ -67,11 +119,17 @@ def only_names(question: str, named: Sequence[ResolvedCite], tokenize: Callable[
     return not [t for t in tokenize(rest) if t not in asking]
 
 
-def named_first(result: RetrievalResult, lookup: Lookup, cite_max: int, question: str = "",
-                tokenize: Callable[[str], list[str]] | None = None,
-                has_children: Callable[[str], bool] | None = None) -> RetrievalResult:
+def named_first(
+    result: RetrievalResult,
+    lookup: Lookup,
+    cite_max: int,
+    question: str = "",
+    tokenize: Callable[[str], list[str]] | None = None,
+    has_children: Callable[[str], bool] | None = None,
+) -> RetrievalResult:
     """``result`` with the leading named provisions first in the cited set and the items; a question that asks
-    nothing beyond what they say (`only_names`, given ``tokenize``) cites them alone, each stated whole. A named
+    nothing beyond what they say (`only_names`, given ``tokenize``) cites them alone, each stated whole. A
+    named
     provision with parts of its own (``has_children``) leads the cited set (the answer states what was named)
     but not the ranking, whose first places stay with the passages that match the question best."""
     only = tokenize is not None and only_names(question, result.named or (), tokenize)
@@ -85,10 +143,18 @@ def named_first(result: RetrievalResult, lookup: Lookup, cite_max: int, question
     for pid in lead:
         it = by_id.get(pid)
         if it is None:  # a leading provision has text, so the lookup holds it
-            it = RetrievedItem(corpus=lookup(pid).corpus, id=pid, score=top, via=(Via.NAMED,), path=(pid,),  # type: ignore[union-attr]
-                               why="named in the question")
+            it = RetrievedItem(
+                corpus=lookup(pid).corpus,
+                id=pid,
+                score=top,
+                via=(Via.NAMED,),
+                path=(pid,),  # type: ignore[union-attr]
+                why="named in the question",
+            )
         elif Via.NAMED not in it.via:
-            it = it.model_copy(update={"via": (Via.NAMED, *it.via), "why": "named in the question; " + it.why})
+            it = it.model_copy(
+                update={"via": (Via.NAMED, *it.via), "why": "named in the question; " + it.why}
+            )
         first.append(it)
     marked = {it.id: it for it in first}
     items = [it for it in first if it.id in ranked_first]
@@ -104,7 +170,9 @@ def named_first(result: RetrievalResult, lookup: Lookup, cite_max: int, question
     return replace(result, items=items, cited=(first + cited_rest)[: max(cite_max, len(first))])
 
 
-def about_named(named: Sequence[ResolvedCite], parent: Callable[[str], str | None]) -> Callable[[Precedent], bool] | None:
+def about_named(
+    named: Sequence[ResolvedCite], parent: Callable[[str], str | None]
+) -> Callable[[Precedent], bool] | None:
     """For a question that names provisions, which precedents are about them: those citing a named provision,
     one above it or one below it (None: the question names none, every similar precedent is shown)."""
     targets = {c.target_id for c in named if c.target_id is not None}

@@ -58,7 +58,11 @@ def read(reader: Scores, question: str, ids: Sequence[str], lookup: Lookup, top:
 
 def extend(reading: Reading, reader: Scores, ids: Sequence[str], lookup: Lookup) -> Reading:
     """Also score ``ids`` not read yet (provisions the answer plan joined from the graph)."""
-    new = [pid for pid in dict.fromkeys(ids) if pid not in reading.ids and (p := lookup(pid)) is not None and own_text(p)]
+    new = [
+        pid
+        for pid in dict.fromkeys(ids)
+        if pid not in reading.ids and (p := lookup(pid)) is not None and own_text(p)
+    ]
     if new:
         scores = reader.score(reading.question, [own_text(lookup(pid)) for pid in new])  # type: ignore[arg-type]
         reading.ids += new
@@ -81,9 +85,13 @@ def stated(reading: Reading, cut: float) -> bool:
     return bool(reading.ids) and reading.best >= cut
 
 
-def deciding_sentence(reading: Reading, reader: Scores, pids: Sequence[str], lookup: Lookup) -> tuple[str, str] | None:
+def deciding_sentence(
+    reading: Reading, reader: Scores, pids: Sequence[str], lookup: Lookup
+) -> tuple[str, str] | None:
     """(provision id, sentence) of the best-scored sentence of ``pids``' texts, or None without sentences."""
-    pairs = [(pid, s) for pid in dict.fromkeys(pids) if (p := lookup(pid)) is not None for s in sentences(p.text)]
+    pairs = [
+        (pid, s) for pid in dict.fromkeys(pids) if (p := lookup(pid)) is not None for s in sentences(p.text)
+    ]
     if not pairs:
         return None
     scores = reader.score(reading.question, [s for _, s in pairs])

@@ -76,12 +76,18 @@ def decisive_sentence(text: str, quote: str) -> str | None:
 
 
 def reader_examples(
-    questions: Sequence[ReadQuestion], ranked: Callable[[str], Sequence[str]], documents: Mapping[str, str],
-    parent: Mapping[str, str | None], children: Mapping[str, Sequence[str]], counts: Negatives = Negatives(),
-    seed: int = 13, own: Mapping[str, str] | None = None,
+    questions: Sequence[ReadQuestion],
+    ranked: Callable[[str], Sequence[str]],
+    documents: Mapping[str, str],
+    parent: Mapping[str, str | None],
+    children: Mapping[str, Sequence[str]],
+    counts: Negatives = Negatives(),
+    seed: int = 13,
+    own: Mapping[str, str] | None = None,
 ) -> list[ReaderExample]:
     """Provision and sentence pairs of every question (see the module docstring); ``ranked``: a question ->
-    candidate ids best first; ``documents``: id -> the text the reader reads of a provision; ``own``: id -> the
+    candidate ids best first; ``documents``: id -> the text the reader reads of a provision; ``own``: id ->
+    the
     provision's own text, whose sentences are read (default: ``documents``)."""
     own = documents if own is None else own
     rng = random.Random(seed)
@@ -100,14 +106,20 @@ def reader_examples(
         q = rq.text.strip()
         gold_texts = [documents.get(g, "") for g in rq.gold]
         banned = set(rq.gold).union(*(_lineage(g, parent, children) for g in rq.gold))
-        usable = lambda pid: pid not in banned and not any(  # noqa: E731
-            documents.get(pid, "") in g or g in documents.get(pid, "") for g in gold_texts if g)
+        usable = lambda pid: (
+            pid not in banned
+            and not any(  # noqa: E731
+                documents.get(pid, "") in g or g in documents.get(pid, "") for g in gold_texts if g
+            )
+        )
         for text in gold_texts:
             add(q, text, 1.0)
         negatives = [pid for pid in ranked(q) if usable(pid)][: counts.ranked]
         family = [pid for g in rq.gold for pid in _family(g, parent, children) if usable(pid)]
         negatives += [pid for pid in family if pid not in negatives][: counts.family if rq.gold else 0]
-        negatives += [pid for pid in rng.sample(pool, min(len(pool), counts.random + 3)) if usable(pid)][: counts.random]
+        negatives += [pid for pid in rng.sample(pool, min(len(pool), counts.random + 3)) if usable(pid)][
+            : counts.random
+        ]
         for pid in negatives:
             add(q, documents.get(pid, ""), 0.0)
         for pid, quote in rq.decisive:

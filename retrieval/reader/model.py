@@ -49,7 +49,9 @@ class ReaderCard:
     corpus: str
     base_model: str
     embedding_model: str = ""
-    ranker_sha256: str = ""  # the ranker whose candidates gave the hard negatives and whose lists the cuts were read on
+    ranker_sha256: str = (
+        ""  # the ranker whose candidates gave the hard negatives and whose lists the cuts were read on
+    )
     max_length: int = MAX_LENGTH
     trainable_layers: int = 2
     epochs: int = 1
@@ -92,7 +94,9 @@ class Reader:
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads  # this session's threads only: nothing process-wide
         options.inter_op_num_threads = 1
-        self.session = ort.InferenceSession(str(self.folder / MODEL), options, providers=["CPUExecutionProvider"])
+        self.session = ort.InferenceSession(
+            str(self.folder / MODEL), options, providers=["CPUExecutionProvider"]
+        )
         self._names = [i.name for i in self.session.get_inputs()]
         self._lock = threading.Lock()
 
@@ -100,12 +104,14 @@ class Reader:
         """Probability, per text, that it states what the question asks (0..1)."""
         out: list[np.ndarray] = []
         for i in range(0, len(texts), batch):
-            chunk = texts[i:i + batch]
+            chunk = texts[i : i + batch]
             with self._lock:  # the tokenizer's padding state is shared
                 encs = self.tokenizer.encode_batch([(question, t) for t in chunk])
-            feed = {"input_ids": np.array([e.ids for e in encs], dtype=np.int64),
-                    "attention_mask": np.array([e.attention_mask for e in encs], dtype=np.int64),
-                    "token_type_ids": np.array([e.type_ids for e in encs], dtype=np.int64)}
+            feed = {
+                "input_ids": np.array([e.ids for e in encs], dtype=np.int64),
+                "attention_mask": np.array([e.attention_mask for e in encs], dtype=np.int64),
+                "token_type_ids": np.array([e.type_ids for e in encs], dtype=np.int64),
+            }
             logits = self.session.run(None, {n: feed[n] for n in self._names})[0].reshape(-1)
             out.append(1.0 / (1.0 + np.exp(-logits.astype(np.float64))))
         return np.concatenate(out) if out else np.zeros(0)
@@ -122,7 +128,9 @@ def stale_reason(card: ReaderCard, corpus: str, embedding_model: str, ranker_sha
     return None
 
 
-def load_reader(folder: Path, corpus: str, embedding_model: str, ranker_sha256: str, threads: int = 1) -> Reader | None:
+def load_reader(
+    folder: Path, corpus: str, embedding_model: str, ranker_sha256: str, threads: int = 1
+) -> Reader | None:
     """The reader of ``folder``, or None with one warning line when it is missing, stale or corrupt (the
     answer then comes from the ranker's cited set, as without a reader)."""
     retrain = f"; answers use the ranker's cited set until `bifrost train reader --corpus {corpus}`"
@@ -139,8 +147,11 @@ def load_reader(folder: Path, corpus: str, embedding_model: str, ranker_sha256: 
         log.warning("the reader of %s is not used: %s%s", corpus, why, retrain)
         return None
     if not has_module("onnxruntime"):
-        log.warning("the reader of %s is not used: it needs the 'experiments' extra (pip install 'bifrost-rag[experiments]')",
-                    corpus)
+        log.warning(
+            "the reader of %s is not used: it needs the 'experiments' extra (pip install "
+            "'bifrost-rag[experiments]')",
+            corpus,
+        )
         return None
     try:
         return Reader(folder, threads)

@@ -8,8 +8,18 @@ C = "contract-test"
 
 
 def prov(pid: str, parent: str | None, kind: ProvisionKind, order: int, text: str = "") -> Provision:
-    return Provision(corpus=C, id=pid, parent_id=parent, kind=kind, text=text or f"text of {pid}", order=order,
-                     heading=f"heading {pid}", level=order, url=f"https://example.test/{pid}", pages=(1, 2))
+    return Provision(
+        corpus=C,
+        id=pid,
+        parent_id=parent,
+        kind=kind,
+        text=text or f"text of {pid}",
+        order=order,
+        heading=f"heading {pid}",
+        level=order,
+        url=f"https://example.test/{pid}",
+        pages=(1, 2),
+    )
 
 
 def u(pid: str) -> str:
@@ -31,8 +41,18 @@ TREE = [
 ]
 HAS = [Edge(type=EdgeType.HAS, source=u(p.parent_id), target=p.uid) for p in TREE if p.parent_id]
 REFS = [
-    Edge(type=EdgeType.REFERS_TO, source=u("1926.501(b)(2)(i)"), target=u("1926.502(k)"), text="paragraph (k) of § 1926.502"),
-    Edge(type=EdgeType.REFERS_TO, source=u("1926.502(k)"), target=u("1926.501(b)(12)"), text="§ 1926.501(b)(12)"),
+    Edge(
+        type=EdgeType.REFERS_TO,
+        source=u("1926.501(b)(2)(i)"),
+        target=u("1926.502(k)"),
+        text="paragraph (k) of § 1926.502",
+    ),
+    Edge(
+        type=EdgeType.REFERS_TO,
+        source=u("1926.502(k)"),
+        target=u("1926.501(b)(12)"),
+        text="§ 1926.501(b)(12)",
+    ),
     Edge(type=EdgeType.REFERS_TO, source=u("1926.501(b)(12)"), target=u("1926.502(k)(1)"), text="x"),
     Edge(type=EdgeType.REFERS_TO, source=u("1926.502(k)(1)"), target=u("1926.501(b)(2)(i)"), text="cycle"),
 ]

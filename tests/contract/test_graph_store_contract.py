@@ -57,11 +57,13 @@ def _neo4j(tmp_path: Path) -> Iterator[GraphStore]:
 STORES = {"embedded": _embedded, "embedded-postgres": _embedded_postgres, "neo4j": _neo4j}
 
 
-@pytest.fixture(params=[
-    "embedded",
-    pytest.param("embedded-postgres", marks=pytest.mark.postgres),
-    pytest.param("neo4j", marks=pytest.mark.neo4j),
-])
+@pytest.fixture(
+    params=[
+        "embedded",
+        pytest.param("embedded-postgres", marks=pytest.mark.postgres),
+        pytest.param("neo4j", marks=pytest.mark.neo4j),
+    ]
+)
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GraphStore]:
     """An empty store of each kind."""
     yield from STORES[request.param](tmp_path)
@@ -130,8 +132,12 @@ class TestGraphStoreContract:
         assert loaded.siblings(u("1926")) == []
 
     def test_references_keep_their_raw_text_both_ways(self, loaded):
-        assert loaded.references_out(u("1926.501(b)(2)(i)")) == [(u("1926.502(k)"), "paragraph (k) of § 1926.502")]
-        assert (u("1926.501(b)(2)(i)"), "paragraph (k) of § 1926.502") in loaded.references_in(u("1926.502(k)"))
+        assert loaded.references_out(u("1926.501(b)(2)(i)")) == [
+            (u("1926.502(k)"), "paragraph (k) of § 1926.502")
+        ]
+        assert (u("1926.501(b)(2)(i)"), "paragraph (k) of § 1926.502") in loaded.references_in(
+            u("1926.502(k)")
+        )
 
     def test_closure_is_bounded_by_depth(self, loaded):
         one = loaded.refers_to_closure([u("1926.501(b)(2)(i)")], 1)
@@ -143,7 +149,12 @@ class TestGraphStoreContract:
             [(u("1926.502(k)"), 1), (u("1926.501(b)(12)"), 2), (u("1926.502(k)(1)"), 3)]
         )
         deep = next(r for r in got if r.depth == 3)
-        assert deep.path == (u("1926.501(b)(2)(i)"), u("1926.502(k)"), u("1926.501(b)(12)"), u("1926.502(k)(1)"))
+        assert deep.path == (
+            u("1926.501(b)(2)(i)"),
+            u("1926.502(k)"),
+            u("1926.501(b)(12)"),
+            u("1926.502(k)(1)"),
+        )
         assert all(r.via == "refers_to" for r in got)
 
     def test_closure_excludes_start_nodes_even_on_a_cycle(self, loaded):
@@ -155,16 +166,28 @@ class TestGraphStoreContract:
     def test_subgraph_at_depth_one_has_parent_children_and_references_both_ways(self, loaded):
         g = navigator_subgraph(loaded, C, "1926.502(k)", 1, [EdgeType.HAS, EdgeType.REFERS_TO])
         assert {(n.id, n.depth) for n in g.nodes} == {
-            ("1926.502(k)", 0), ("1926.502", 1), ("1926.502(k)(1)", 1), ("1926.501(b)(12)", 1), ("1926.501(b)(2)(i)", 1)}
+            ("1926.502(k)", 0),
+            ("1926.502", 1),
+            ("1926.502(k)(1)", 1),
+            ("1926.501(b)(12)", 1),
+            ("1926.501(b)(2)(i)", 1),
+        }
         assert {(e.type.value, e.source, e.target) for e in g.edges} == {
-            ("HAS", "1926.502", "1926.502(k)"), ("HAS", "1926.502(k)", "1926.502(k)(1)"),
-            ("REFERS_TO", "1926.502(k)", "1926.501(b)(12)"), ("REFERS_TO", "1926.501(b)(2)(i)", "1926.502(k)")}
+            ("HAS", "1926.502", "1926.502(k)"),
+            ("HAS", "1926.502(k)", "1926.502(k)(1)"),
+            ("REFERS_TO", "1926.502(k)", "1926.501(b)(12)"),
+            ("REFERS_TO", "1926.501(b)(2)(i)", "1926.502(k)"),
+        }
         assert not g.truncated and g.nodes[0].heading == "heading 1926.502(k)"
 
     def test_subgraph_follows_only_the_kinds_asked_up_to_the_depth(self, loaded):
         g = navigator_subgraph(loaded, C, "1926.501(b)(2)(i)", 2, [EdgeType.REFERS_TO])
         assert {(n.id, n.depth) for n in g.nodes} == {
-            ("1926.501(b)(2)(i)", 0), ("1926.502(k)", 1), ("1926.502(k)(1)", 1), ("1926.501(b)(12)", 2)}
+            ("1926.501(b)(2)(i)", 0),
+            ("1926.502(k)", 1),
+            ("1926.502(k)(1)", 1),
+            ("1926.501(b)(12)", 2),
+        }
         assert {e.type for e in g.edges} == {EdgeType.REFERS_TO}
         assert navigator_subgraph(loaded, C, "1926.501(b)(2)(i)", 0, [EdgeType.HAS]).edges == ()
 
@@ -179,21 +202,32 @@ class TestGraphStoreContract:
             navigator_subgraph(loaded, C, "1926.999", 1, [EdgeType.HAS])
 
     def test_edges_to_missing_nodes_are_not_created(self, loaded):
-        loaded.upsert_edges([Edge(type=EdgeType.REFERS_TO, source=u("1926.502(k)"), target=u("1910.134"), text="x")])
+        loaded.upsert_edges(
+            [Edge(type=EdgeType.REFERS_TO, source=u("1926.502(k)"), target=u("1910.134"), text="x")]
+        )
         assert loaded.references_out(u("1926.502(k)")) == [(u("1926.501(b)(12)"), "§ 1926.501(b)(12)")]
         assert loaded.get_section(u("1910.134")) is None
 
     def test_entities_mentions_and_relations_are_counted(self, loaded):
         ents = [
             Entity(corpus=C, name="guardrail system", label="equipment", section_ids=("1926.502(k)",)),
-            Entity(corpus=C, name="employee", label="person", section_ids=("1926.501(b)(2)(i)", "1926.502(k)")),
+            Entity(
+                corpus=C, name="employee", label="person", section_ids=("1926.501(b)(2)(i)", "1926.502(k)")
+            ),
         ]
         loaded.upsert_entities(ents)
         loaded.upsert_edges(
             [Edge(type=EdgeType.MENTIONED_IN, source=ents[0].uid, target=u("1926.502(k)"))]
             + [Edge(type=EdgeType.MENTIONED_IN, source=ents[1].uid, target=u(s)) for s in ents[1].section_ids]
-            + [Edge(type=EdgeType.RELATES, source=ents[0].uid, target=ents[1].uid, relation="protect",
-                    section_ids=("1926.502(k)",))]
+            + [
+                Edge(
+                    type=EdgeType.RELATES,
+                    source=ents[0].uid,
+                    target=ents[1].uid,
+                    relation="protect",
+                    section_ids=("1926.502(k)",),
+                )
+            ]
         )
         assert loaded.get_entity(ents[1].uid) == ents[1]
         st = loaded.stats(C)
@@ -201,13 +235,21 @@ class TestGraphStoreContract:
         assert st.edges_by_type["MENTIONED_IN"] == 3
         assert st.nodes_by_kind == {"paragraph": 7, "part": 1, "section": 2, "subpart": 1}
 
-    def test_requirement_records_count_as_states_edges_of_the_sections_the_graph_holds(self, loaded, tmp_path):
+    def test_requirement_records_count_as_states_edges_of_the_sections_the_graph_holds(
+        self, loaded, tmp_path
+    ):
         from bifrost.graph_builders.requirements.build import build_requirements
 
-        sql = getattr(loaded, "sql", None) or SqlStore(f"sqlite:///{tmp_path / 'records.db'}")  # Neo4j keeps its own
-        rules = [TREE[9].model_copy(update={"text": "Employers shall provide a net. Each net shall be inspected."}),
-                 TREE[10].model_copy(update={"text": "Nets need not be used where the fall is less than 6 feet."}),
-                 Provision(corpus=C, id="1926.999", kind=ProvisionKind.SECTION, text="Employers shall act.")]
+        sql = getattr(loaded, "sql", None) or SqlStore(
+            f"sqlite:///{tmp_path / 'records.db'}"
+        )  # Neo4j keeps its own
+        rules = [
+            TREE[9].model_copy(
+                update={"text": "Employers shall provide a net. Each net shall be inspected."}
+            ),
+            TREE[10].model_copy(update={"text": "Nets need not be used where the fall is less than 6 feet."}),
+            Provision(corpus=C, id="1926.999", kind=ProvisionKind.SECTION, text="Employers shall act."),
+        ]
         report = build_requirements(sql, C, rules, loaded)
         assert report.records == 4
         assert loaded.stats(C).edges_by_type["STATES"] == 3  # 1926.999 is not in this graph
@@ -259,8 +301,16 @@ class TestRetiringAndInventory:
     def test_a_relation_is_deleted_by_its_name_only(self, loaded):
         ents = [Entity(corpus=C, name=n, section_ids=("1926.502(k)",)) for n in ("net", "employee")]
         loaded.upsert_entities(ents)
-        rel = [Edge(type=EdgeType.RELATES, source=ents[0].uid, target=ents[1].uid, relation=r,
-                    section_ids=("1926.502(k)",)) for r in ("protect", "catch")]
+        rel = [
+            Edge(
+                type=EdgeType.RELATES,
+                source=ents[0].uid,
+                target=ents[1].uid,
+                relation=r,
+                section_ids=("1926.502(k)",),
+            )
+            for r in ("protect", "catch")
+        ]
         loaded.upsert_edges(rel)
         assert loaded.delete_edges([rel[0]]) == 1
         assert [e.relation for e in loaded.edges(C, EdgeType.RELATES)] == ["catch"]
@@ -288,7 +338,9 @@ class TestAtomicWrites:
         return store
 
     def test_writes_in_a_block_are_seen_inside_and_by_others_only_after_it(self, loaded):
-        extra = Provision(corpus=C, id="1926.503", parent_id="1926 Subpart M", kind=ProvisionKind.SECTION, order=11)
+        extra = Provision(
+            corpus=C, id="1926.503", parent_id="1926 Subpart M", kind=ProvisionKind.SECTION, order=11
+        )
         with loaded.atomic():
             loaded.delete_nodes([u("1926.502(k)(1)")])
             loaded.upsert_sections([extra])
@@ -301,7 +353,9 @@ class TestAtomicWrites:
                 other.close()
         other = _second_view(loaded)
         try:
-            assert other.node_uids(C, "Section") == {p.uid for p in TREE} - {u("1926.502(k)(1)")} | {extra.uid}
+            assert other.node_uids(C, "Section") == {p.uid for p in TREE} - {u("1926.502(k)(1)")} | {
+                extra.uid
+            }
             assert other.children(u("1926 Subpart M")) == [u("1926.501"), u("1926.502"), extra.uid]
         finally:
             other.close()

@@ -28,12 +28,17 @@ from tests.unit.mini_corpus import built_mini_home
 
 pytestmark = pytest.mark.timeout(300)
 
-GOOD = json.dumps({
-    "pruned_text": "Employees shall be protected by guardrail systems.",
-    "entities": [{"name": "employee", "label": "Person"}, {"name": "guardrail system", "label": "Safety System"}],
-    "triples": [{"head": "employee", "relation": "shall_be_protected_by", "tail": "guardrail system"}],
-    "section_ids": [],
-})
+GOOD = json.dumps(
+    {
+        "pruned_text": "Employees shall be protected by guardrail systems.",
+        "entities": [
+            {"name": "employee", "label": "Person"},
+            {"name": "guardrail system", "label": "Safety System"},
+        ],
+        "triples": [{"head": "employee", "relation": "shall_be_protected_by", "tail": "guardrail system"}],
+        "section_ids": [],
+    }
+)
 BAD_ID = "1926.502(b)(1)"
 
 
@@ -62,11 +67,28 @@ def network(home: Path) -> tuple[list[str], int]:
 
 def build(home: Path, base_url: str, *extra: str) -> subprocess.CompletedProcess[str]:
     env = {
-        **os.environ, "PYTHONPATH": str(ROOT), "BIFROST_HOME": str(home), "BIFROST_LLM_MODEL": "stub-model",
-        "OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": "x", "BIFROST_LLM_MAX_RETRIES": "0",
-        "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "BIFROST_HOME": str(home),
+        "BIFROST_LLM_MODEL": "stub-model",
+        "OPENAI_BASE_URL": base_url,
+        "OPENAI_API_KEY": "x",
+        "BIFROST_LLM_MAX_RETRIES": "0",
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
     }
-    cmd = [sys.executable, "-m", "bifrost.app.cli.app", "build", "entities", "--corpus", "mini", "--extractor", "llm", *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "bifrost.app.cli.app",
+        "build",
+        "entities",
+        "--corpus",
+        "mini",
+        "--extractor",
+        "llm",
+        *extra,
+    ]
     return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=240, cwd=home, check=False)
 
 
@@ -102,7 +124,9 @@ def test_a_server_that_is_down_trips_the_breaker_and_keeps_the_network(home):
 
 def test_failures_under_the_threshold_are_counted_listed_and_the_rest_is_built(home):
     def reply(body: dict) -> str:
-        user = body["messages"][-1]["content"] if len(body["messages"]) == 2 else body["messages"][1]["content"]
+        user = (
+            body["messages"][-1]["content"] if len(body["messages"]) == 2 else body["messages"][1]["content"]
+        )
         return "garbage" if f"Provision: {BAD_ID}\n" in user else GOOD
 
     with OpenAIStub(reply) as stub:

@@ -37,15 +37,25 @@ def bifrost(home: Path, *args: str) -> subprocess.Popen:
 
 
 def ingest(home: Path, source: Path, date: str, graph: bool = False) -> subprocess.Popen:
-    return bifrost(home, "ingest", str(source), "--corpus", CORPUS, "--graph" if graph else "--no-graph",
-                   "--edition-date", date)
+    return bifrost(
+        home,
+        "ingest",
+        str(source),
+        "--corpus",
+        CORPUS,
+        "--graph" if graph else "--no-graph",
+        "--edition-date",
+        date,
+    )
 
 
 def state(home: Path) -> tuple[list[int], dict[str, str]]:
     """Edition numbers and every current provision's version hash."""
     sql = SqlStore(f"sqlite:///{home / 'bifrost.db'}")
     try:
-        return [e.number for e in sql.editions(CORPUS)], {p.id: p.version_hash for p in sql.provisions(CORPUS)}
+        return [e.number for e in sql.editions(CORPUS)], {
+            p.id: p.version_hash for p in sql.provisions(CORPUS)
+        }
     finally:
         sql.dispose()
 
@@ -71,13 +81,20 @@ def graph_state(home: Path) -> tuple[set[str], set]:
     sql = SqlStore(f"sqlite:///{home / 'bifrost.db'}")
     try:
         g = EmbeddedGraphStore(sql)
-        return g.node_uids(CORPUS, "Section"), set(g.edges(CORPUS, EdgeType.HAS)) | set(g.edges(CORPUS, EdgeType.REFERS_TO))
+        return g.node_uids(CORPUS, "Section"), set(g.edges(CORPUS, EdgeType.HAS)) | set(
+            g.edges(CORPUS, EdgeType.REFERS_TO)
+        )
     finally:
         sql.dispose()
 
 
-def kill_repeatedly(start: Callable[[], subprocess.Popen], duration: float, read: Callable[[], object],
-                    before: object, after: object) -> int:
+def kill_repeatedly(
+    start: Callable[[], subprocess.Popen],
+    duration: float,
+    read: Callable[[], object],
+    before: object,
+    after: object,
+) -> int:
     """Start a command and SIGKILL it at each of `KILL_AT` of ``duration``; after every kill the state
     must be exactly ``before`` or ``after`` (stop once it is ``after``). Returns how many kills landed."""
     killed = 0
@@ -108,7 +125,12 @@ def test_a_killed_edition_leaves_the_previous_one_whole_and_a_rerun_completes(sh
     assert edition_a[0] == [1]
 
     whole_b = ([1, 2], state(clean)[1])
-    assert kill_repeatedly(lambda: ingest(home, b, "2026-01-01"), duration, lambda: state(home), edition_a, whole_b) >= 3
+    assert (
+        kill_repeatedly(
+            lambda: ingest(home, b, "2026-01-01"), duration, lambda: state(home), edition_a, whole_b
+        )
+        >= 3
+    )
     finish(ingest(home, b, "2026-01-01"))
     assert state(home) == whole_b
 

@@ -39,7 +39,9 @@ def test_reingesting_the_same_input_changes_nothing(home):
 def test_a_changed_provision_is_updated_and_reported(home, tmp_path):
     run(home, "ingest", str(MINI), "--corpus", "mini")
     changed = tmp_path / MINI.name
-    changed.write_text(MINI.read_text().replace("prepared by a qualified person", "prepared by a competent person"))
+    changed.write_text(
+        MINI.read_text().replace("prepared by a qualified person", "prepared by a competent person")
+    )
     again = json.loads(run(home, "ingest", str(changed), "--corpus", "mini", "--json").stdout)
     assert again["ingest"]["updated"] == ["1926.502(b)(1)"]
 
@@ -96,7 +98,9 @@ def test_osha_1926_must_hold_references(home, shared_dir, monkeypatch):
 
 def test_build_entities_with_lsh_search_gives_the_exact_network(home):
     run(home, "ingest", str(MINI), "--corpus", "mini")
-    exact = json.loads(run(home, "build", "entities", "--corpus", "mini", "--search", "exact", "--json").stdout)
+    exact = json.loads(
+        run(home, "build", "entities", "--corpus", "mini", "--search", "exact", "--json").stdout
+    )
     lsh = json.loads(run(home, "build", "entities", "--corpus", "mini", "--search", "lsh", "--json").stdout)
     assert exact["entities"] > 10
     assert (lsh["entities"], lsh["relations"]) == (exact["entities"], exact["relations"])

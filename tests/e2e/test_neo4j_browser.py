@@ -23,8 +23,14 @@ ARTIFACTS = ROOT / "tests" / "artifacts"
 GRASS = ROOT / "docker" / "neo4j" / "bifrost.grass"
 CORPUS = "osha-1926-browser-test"
 CHROMIUM_FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 QUERY = (
     f"MATCH path = (p:Section {{corpus: '{CORPUS}', id: '1926.502(k)'}})-[:REFERS_TO*1..2]-(:Section) "
@@ -73,7 +79,10 @@ def test_browser_connects_runs_a_query_and_draws_the_graph(playwright, chromium,
     shot.unlink(missing_ok=True)
     with tempfile.TemporaryDirectory(prefix="bifrost-chromium-") as profile:
         ctx = playwright.chromium.launch_persistent_context(
-            profile, executable_path=chromium, headless=True, args=CHROMIUM_FLAGS,
+            profile,
+            executable_path=chromium,
+            headless=True,
+            args=CHROMIUM_FLAGS,
             viewport={"width": 1400, "height": 900},
         )
         try:

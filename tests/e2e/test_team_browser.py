@@ -48,7 +48,9 @@ def test_login_ask_review_and_log_out_in_a_browser(team, page):  # noqa: F811 - 
     page.fill("#team", "site safety")
     page.click(".review-form button[type=submit]")
     page.wait_for_selector(".notice")
-    assert page.url.endswith(f"/answers/{record_id}?reviewed=1") and "Review saved" in page.inner_text(".notice")
+    assert page.url.endswith(f"/answers/{record_id}?reviewed=1") and "Review saved" in page.inner_text(
+        ".notice"
+    )
     shot(page, "team_review_saved")
     bf = Bifrost(Settings(home=home))
     try:

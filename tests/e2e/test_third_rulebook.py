@@ -66,4 +66,6 @@ def test_a_pack_that_cannot_be_loaded_is_one_line_naming_it(monkeypatch):
     monkeypatch.setenv(PACKS_ENV, "tests.fixtures.jurisdictions.nowhere")
     with pytest.raises(BifrostError) as err:
         packs()
-    assert "'tests.fixtures.jurisdictions.nowhere' cannot be loaded" in str(err.value) and "\n" not in str(err.value)
+    assert "'tests.fixtures.jurisdictions.nowhere' cannot be loaded" in str(err.value) and "\n" not in str(
+        err.value
+    )

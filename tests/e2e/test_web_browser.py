@@ -28,8 +28,14 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.timeout(900)]
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
 CHROMIUM_FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 OSHA = "osha-1926"
 RAINSTORM = "How to protect excavation work from rainstorm hazard?"
@@ -139,8 +145,10 @@ def test_search_results_and_provision_pages(server, page):
     assert "1926.651(h)" in page.inner_text("h1") and page.locator(".link-list li").count() >= 3
 
 
-LEADING_EDGE = ("Can a combination of a warning line system and personal fall arrest system be used for all types of "
-                "leading-edge work?")
+LEADING_EDGE = (
+    "Can a combination of a warning line system and personal fall arrest system be used for all types of "
+    "leading-edge work?"
+)
 
 
 def test_the_leading_edge_answer_says_no_and_why_above_its_quotes_and_draws_its_graph(server, page):
@@ -148,7 +156,9 @@ def test_the_leading_edge_answer_says_no_and_why_above_its_quotes_and_draws_its_
     the deciding sentences are quoted each with its provision, and the nested shared parents are drawn."""
     page.goto(server + "/ask?q=" + quote(LEADING_EDGE))
     line = page.inner_text("p.verdict")
-    assert line.startswith("No: 1926.501(b)(10)") and "leading-edge work is covered by 1926.501(b)(2)" in line, line
+    assert (
+        line.startswith("No: 1926.501(b)(10)") and "leading-edge work is covered by 1926.501(b)(2)" in line
+    ), line
     first = page.locator("ol.statements > li").first
     assert first.locator("q").count() >= 2 and "1926.501(b)(10)" in first.locator("a.cite").all_inner_texts()
     assert "low-slope roofs" in first.locator("q").first.inner_text()
@@ -182,8 +192,15 @@ def test_keyboard_tab_to_the_box_type_and_enter_submits(server, page):
     assert page.locator("article.source").count() >= 3
 
 
-@pytest.mark.parametrize("path", ["/", "/ask?q=How+to+protect+excavation+work+from+rainstorm+hazard%3F",
-                                  provision_url(OSHA, "1926.651(h)(3)"), provision_url(OSHA, "1926 Subpart P")])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/",
+        "/ask?q=How+to+protect+excavation+work+from+rainstorm+hazard%3F",
+        provision_url(OSHA, "1926.651(h)(3)"),
+        provision_url(OSHA, "1926 Subpart P"),
+    ],
+)
 def test_phone_width_has_no_horizontal_overflow(server, browser, path):
     ctx = browser.new_context(viewport={"width": 375, "height": 812}, device_scale_factor=2, is_mobile=True)
     pg = ctx.new_page()
@@ -195,7 +212,11 @@ def test_phone_width_has_no_horizontal_overflow(server, browser, path):
 
 
 def test_script_in_a_question_and_in_a_provision_is_shown_as_text(server, page):
-    page.goto(server + "/ask?corpus=mini&q=" + "%3Cscript%3Ealert(1)%3C%2Fscript%3E+What+training+must+the+employer+provide%3F")
+    page.goto(
+        server
+        + "/ask?corpus=mini&q="
+        + "%3Cscript%3Ealert(1)%3C%2Fscript%3E+What+training+must+the+employer+provide%3F"
+    )
     assert page.input_value("#q").startswith(SCRIPT)
     assert SCRIPT in page.inner_text("main")
     page.goto(server + provision_url("mini", SCRIPT_ID))

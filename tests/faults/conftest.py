@@ -23,7 +23,10 @@ from tests.openai_stub import closed_port
 from tests.unit.mini_corpus import MINI
 
 LAUNCHER = ROOT / "docker" / "neo4j-launcher"
-SUBPARTS = ("Subpart L—", "Subpart M—")  # scaffolds and fall protection: 800 provisions, ingested in about a second
+SUBPARTS = (
+    "Subpart L—",
+    "Subpart M—",
+)  # scaffolds and fall protection: 800 provisions, ingested in about a second
 
 
 def clean_build(tmp_path_factory: pytest.TempPathFactory, name: str, start: Path, *args: str) -> Path:
@@ -55,14 +58,34 @@ def mini_navigated(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def mini_home(mini_navigated: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Clean build of the mini corpus: ingest, navigator, offline entity network (the CLI, in a fresh home)."""
-    return clean_build(tmp_path_factory, "clean-mini", mini_navigated, "build", "entities", "--corpus", "mini", "--extractor", "offline")
+    """Clean build of the mini corpus: ingest, navigator, offline entity network (the CLI, in a fresh
+    home)."""
+    return clean_build(
+        tmp_path_factory,
+        "clean-mini",
+        mini_navigated,
+        "build",
+        "entities",
+        "--corpus",
+        "mini",
+        "--extractor",
+        "offline",
+    )
 
 
 @pytest.fixture(scope="session")
 def osha_ingested(mini_home: Path, osha_slice: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Clean: the mini home, then the OSHA slice ingested (no navigator graph yet)."""
-    return clean_build(tmp_path_factory, "clean-osha-ingested", mini_home, "ingest", str(osha_slice), "--corpus", "osha-1926", "--no-graph")
+    return clean_build(
+        tmp_path_factory,
+        "clean-osha-ingested",
+        mini_home,
+        "ingest",
+        str(osha_slice),
+        "--corpus",
+        "osha-1926",
+        "--no-graph",
+    )
 
 
 @pytest.fixture(scope="session")
@@ -75,19 +98,39 @@ def osha_part(shared_dir: Path) -> Path:
 @pytest.fixture(scope="session")
 def osha_part_ingested(mini_home: Path, osha_part: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Clean: the mini home, then the whole OSHA part ingested (no navigator graph)."""
-    return clean_build(tmp_path_factory, "clean-osha-part-ingested", mini_home, "ingest", str(osha_part), "--corpus", "osha-1926", "--no-graph")
+    return clean_build(
+        tmp_path_factory,
+        "clean-osha-part-ingested",
+        mini_home,
+        "ingest",
+        str(osha_part),
+        "--corpus",
+        "osha-1926",
+        "--no-graph",
+    )
 
 
 @pytest.fixture(scope="session")
 def osha_part_navigated(osha_part_ingested: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Clean: `osha_part_ingested`, then the whole part's navigator graph built (about 10 MB of log over 3 s)."""
-    return clean_build(tmp_path_factory, "clean-osha-part-nav", osha_part_ingested, "build", "navigator", "--corpus", "osha-1926")
+    """Clean: `osha_part_ingested`, then the whole part's navigator graph built (about 10 MB of log over 3
+    s)."""
+    return clean_build(
+        tmp_path_factory,
+        "clean-osha-part-nav",
+        osha_part_ingested,
+        "build",
+        "navigator",
+        "--corpus",
+        "osha-1926",
+    )
 
 
 @pytest.fixture(scope="session")
 def osha_navigated(osha_ingested: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Clean: `osha_ingested`, then the OSHA slice's navigator graph built."""
-    return clean_build(tmp_path_factory, "clean-osha-nav", osha_ingested, "build", "navigator", "--corpus", "osha-1926")
+    return clean_build(
+        tmp_path_factory, "clean-osha-nav", osha_ingested, "build", "navigator", "--corpus", "osha-1926"
+    )
 
 
 class Neo4jInstance:
@@ -101,9 +144,13 @@ class Neo4jInstance:
         self._driver = None
         self.uri = f"bolt://127.0.0.1:{self.bolt}"
         self.env = {
-            **os.environ, "BIFROST_NEO4J_BOLT_PORT": str(self.bolt), "BIFROST_NEO4J_HTTP_PORT": str(self.http),
-            "BIFROST_NEO4J_RUN": str(run_dir), "BIFROST_NEO4J_JAVA_OPTS": "-Xms128m -Xmx512m",
-            "BIFROST_NEO4J_PAGECACHE_MB": "64", "PYTHON": os.environ.get("PYTHON", _python()),
+            **os.environ,
+            "BIFROST_NEO4J_BOLT_PORT": str(self.bolt),
+            "BIFROST_NEO4J_HTTP_PORT": str(self.http),
+            "BIFROST_NEO4J_RUN": str(run_dir),
+            "BIFROST_NEO4J_JAVA_OPTS": "-Xms128m -Xmx512m",
+            "BIFROST_NEO4J_PAGECACHE_MB": "64",
+            "PYTHON": os.environ.get("PYTHON", _python()),
             "BIFROST_NEO4J_STOP_TIMEOUT": "60",
         }
 
@@ -124,7 +171,9 @@ class Neo4jInstance:
         try:
             if self._driver is None:
                 self._driver = GraphDatabase.driver(self.uri, auth=None, connection_timeout=2)
-            records, _, _ = self._driver.execute_query("MATCH (n {corpus: $c}) RETURN count(n) AS n", c=corpus)
+            records, _, _ = self._driver.execute_query(
+                "MATCH (n {corpus: $c}) RETURN count(n) AS n", c=corpus
+            )
             return int(records[0]["n"])
         except (DriverError, Neo4jError, OSError):
             self.close_driver()
@@ -153,13 +202,26 @@ class Neo4jInstance:
         (self.run_dir / "neo4j.pid").unlink(missing_ok=True)
 
     def start(self) -> None:
-        done = subprocess.run(["bash", str(LAUNCHER / "start.sh")], env=self.env, capture_output=True, text=True,
-                              timeout=400, check=False)
+        done = subprocess.run(
+            ["bash", str(LAUNCHER / "start.sh")],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=400,
+            check=False,
+        )
         assert done.returncode == 0, done.stdout + done.stderr
 
     def stop(self) -> None:
         self.close_driver()
-        subprocess.run(["bash", str(LAUNCHER / "stop.sh")], env=self.env, capture_output=True, text=True, timeout=120, check=False)
+        subprocess.run(
+            ["bash", str(LAUNCHER / "stop.sh")],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
 
 
 def _python() -> str:

@@ -25,8 +25,16 @@ from pathlib import Path
 from tests.conftest import ROOT, subprocess_env
 
 TABLES = (
-    "corpora", "documents", "provisions", "references", "review_items",
-    "graph_nodes", "graph_edges", "eng_entities", "eng_relations", "eng_triples",
+    "corpora",
+    "documents",
+    "provisions",
+    "references",
+    "review_items",
+    "graph_nodes",
+    "graph_edges",
+    "eng_entities",
+    "eng_relations",
+    "eng_triples",
 )
 
 
@@ -34,10 +42,19 @@ def cli_command(home: Path, *args: str) -> list[str]:
     return [sys.executable, "-m", "bifrost.app.cli.app", "--home", str(home), "-v", *args]
 
 
-def run_cli(home: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    home: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 240
+) -> subprocess.CompletedProcess[str]:
     """Run one CLI command to its end (real exit code, real stderr)."""
-    return subprocess.run(cli_command(home, *args), env={**subprocess_env(), **(env or {})}, capture_output=True,
-                          text=True, timeout=timeout, cwd=ROOT, check=False)
+    return subprocess.run(
+        cli_command(home, *args),
+        env={**subprocess_env(), **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+        check=False,
+    )
 
 
 def ok(done: subprocess.CompletedProcess[str]) -> subprocess.CompletedProcess[str]:
@@ -49,7 +66,11 @@ def error_line(done: subprocess.CompletedProcess[str]) -> str:
     """The one `error:` line of a failed command; no traceback, no second line of the error."""
     assert done.returncode != 0, done.stdout
     assert "Traceback" not in done.stderr, done.stderr[-3000:]
-    lines = [line for line in done.stderr.splitlines() if line and not line.startswith(("INFO ", "WARNING ", "Loading weights"))]
+    lines = [
+        line
+        for line in done.stderr.splitlines()
+        if line and not line.startswith(("INFO ", "WARNING ", "Loading weights"))
+    ]
     errors = [line for line in lines if line.startswith("error:")]
     assert len(errors) == 1, done.stderr[-3000:]
     assert lines[-1] == errors[0], f"lines after the error: {done.stderr[-3000:]}"
@@ -71,11 +92,19 @@ class KillPoint:
         return self.name
 
 
-def kill_at(home: Path, point: KillPoint, *args: str, env: dict[str, str] | None = None, limit: float = 180) -> str:
+def kill_at(
+    home: Path, point: KillPoint, *args: str, env: dict[str, str] | None = None, limit: float = 180
+) -> str:
     """Start ``bifrost <args>`` on ``home``, SIGKILL it at ``point``; return its stderr so far.
     Fails when the command ends before the point (the kill would prove nothing)."""
-    proc = subprocess.Popen(cli_command(home, *args), env={**subprocess_env(), **(env or {})}, cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        cli_command(home, *args),
+        env={**subprocess_env(), **(env or {})},
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     lines: list[str] = []
     seen = threading.Event()
 
@@ -92,7 +121,10 @@ def kill_at(home: Path, point: KillPoint, *args: str, env: dict[str, str] | None
     try:
         while not _reached(point, start, seen, wal):
             if proc.poll() is not None:
-                raise AssertionError(f"`{' '.join(args)}` ended (exit {proc.returncode}) before {point}: {''.join(lines)[-2000:]}")
+                raise AssertionError(
+                    f"`{' '.join(args)}` ended (exit {proc.returncode}) before {point}: "
+                    f"{''.join(lines)[-2000:]}"
+                )
             if time.monotonic() - start > limit:
                 raise AssertionError(f"{point} not reached in {limit}s")
             time.sleep(0.005)
@@ -129,9 +161,26 @@ def sql_counts(home: Path) -> dict[str, int]:
 def graph_stats(home: Path, corpus: str, env: dict[str, str] | None = None, store: str = "embedded") -> dict:
     """`bifrost graph stats --json` of a corpus (the reading path a user takes)."""
     done = subprocess.run(
-        [sys.executable, "-m", "bifrost.app.cli.app", "--home", str(home), "--store", store, "graph", "stats",
-         "--corpus", corpus, "--json"], env={**subprocess_env(), **(env or {})}, capture_output=True, text=True,
-        timeout=120, cwd=ROOT, check=False,
+        [
+            sys.executable,
+            "-m",
+            "bifrost.app.cli.app",
+            "--home",
+            str(home),
+            "--store",
+            store,
+            "graph",
+            "stats",
+            "--corpus",
+            corpus,
+            "--json",
+        ],
+        env={**subprocess_env(), **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        check=False,
     )
     ok(done)
     return json.loads(done.stdout)

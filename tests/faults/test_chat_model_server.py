@@ -14,12 +14,19 @@ from tests.openai_stub import OpenAIStub
 pytestmark = [pytest.mark.faults, pytest.mark.timeout(300)]
 
 
-def test_a_slow_server_fails_the_llm_build_in_one_line_with_the_resume_command_and_keeps_the_network(mini_home, tmp_path):
+def test_a_slow_server_fails_the_llm_build_in_one_line_with_the_resume_command_and_keeps_the_network(
+    mini_home, tmp_path
+):
     home = copy_home(mini_home, tmp_path / "home")
     before, stats = sql_counts(home), graph_stats(home, "mini")
     with OpenAIStub(lambda body: "{}", delay=5.0) as stub:
-        env = {"BIFROST_LLM_MODEL": "stub-model", "OPENAI_BASE_URL": stub.base_url, "OPENAI_API_KEY": "x",
-               "BIFROST_LLM_TIMEOUT": "0.5", "BIFROST_LLM_MAX_RETRIES": "0"}
+        env = {
+            "BIFROST_LLM_MODEL": "stub-model",
+            "OPENAI_BASE_URL": stub.base_url,
+            "OPENAI_API_KEY": "x",
+            "BIFROST_LLM_TIMEOUT": "0.5",
+            "BIFROST_LLM_MAX_RETRIES": "0",
+        }
         done = run_cli(home, "build", "entities", "--corpus", "mini", "--extractor", "llm", env=env)
     assert stub.calls > 0
     line = error_line(done)

@@ -10,7 +10,17 @@ import shutil
 
 import pytest
 
-from tests.faults.harness import copy_home, error_line, free_bytes, graph_stats, is_root, ok, run_cli, sql_counts, tmpfs
+from tests.faults.harness import (
+    copy_home,
+    error_line,
+    free_bytes,
+    graph_stats,
+    is_root,
+    ok,
+    run_cli,
+    sql_counts,
+    tmpfs,
+)
 
 pytestmark = pytest.mark.faults
 
@@ -33,7 +43,11 @@ def fill(disk, leave: int) -> None:
 
 @pytest.mark.parametrize("leave", [0, 150_000], ids=["no space left", "150 kB left"])
 def test_a_full_disk_fails_in_one_line_keeps_the_home_and_a_rerun_after_freeing_space_completes(
-    leave, small_disk, mini_home, osha_ingested, osha_slice,
+    leave,
+    small_disk,
+    mini_home,
+    osha_ingested,
+    osha_slice,
 ):
     home = copy_home(mini_home, small_disk / "home")
     before, stats = sql_counts(home), graph_stats(home, "mini")
@@ -48,7 +62,9 @@ def test_a_full_disk_fails_in_one_line_keeps_the_home_and_a_rerun_after_freeing_
         assert str(home / "bifrost.db") in line and "free some space" in line, line
     (small_disk / "filler").unlink()
     after = sql_counts(home)  # nothing lost; a failed ingest may have registered the (empty) new corpus name
-    assert {t: n for t, n in after.items() if t != "corpora"} == {t: n for t, n in before.items() if t != "corpora"}
+    assert {t: n for t, n in after.items() if t != "corpora"} == {
+        t: n for t, n in before.items() if t != "corpora"
+    }
     assert graph_stats(home, "mini") == stats
     ok(run_cli(home, "ingest", str(osha_slice), "--corpus", "osha-1926", "--no-graph"))
     assert sql_counts(home) == sql_counts(osha_ingested)

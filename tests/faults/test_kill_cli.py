@@ -23,18 +23,36 @@ QUESTIONS = MINI.parent / "questions-mini.jsonl"
 # or three (navigator, ~10 MB); the slice's is written in one burst of a few milliseconds, which a poll
 # catches only by luck. Each case: the kill point, the input fixture, the clean build to compare with.
 INGEST_CASES = [
-    pytest.param(KillPoint("while starting", seconds=0.3), "osha_slice", "osha_ingested", id="while starting"),
-    pytest.param(KillPoint("at the first write", wal_bytes=1), "osha_slice", "osha_ingested", id="at the first write"),
-    pytest.param(KillPoint("mid-write", wal_bytes=1_000_000), "osha_part", "osha_part_ingested", id="mid-write"),
+    pytest.param(
+        KillPoint("while starting", seconds=0.3), "osha_slice", "osha_ingested", id="while starting"
+    ),
+    pytest.param(
+        KillPoint("at the first write", wal_bytes=1), "osha_slice", "osha_ingested", id="at the first write"
+    ),
+    pytest.param(
+        KillPoint("mid-write", wal_bytes=1_000_000), "osha_part", "osha_part_ingested", id="mid-write"
+    ),
 ]
 NAVIGATOR_CASES = [
-    pytest.param(KillPoint("at the first write", wal_bytes=1), "osha_ingested", "osha_navigated", id="at the first write"),
-    pytest.param(KillPoint("mid-write", wal_bytes=2_000_000), "osha_part_ingested", "osha_part_navigated", id="mid-write"),
+    pytest.param(
+        KillPoint("at the first write", wal_bytes=1),
+        "osha_ingested",
+        "osha_navigated",
+        id="at the first write",
+    ),
+    pytest.param(
+        KillPoint("mid-write", wal_bytes=2_000_000),
+        "osha_part_ingested",
+        "osha_part_navigated",
+        id="mid-write",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("point", "source", "clean"), INGEST_CASES)
-def test_a_killed_ingest_keeps_the_home_and_a_rerun_equals_a_clean_ingest(point, source, clean, mini_home, request, tmp_path):
+def test_a_killed_ingest_keeps_the_home_and_a_rerun_equals_a_clean_ingest(
+    point, source, clean, mini_home, request, tmp_path
+):
     part, clean_home = request.getfixturevalue(source), request.getfixturevalue(clean)
     home = copy_home(mini_home, tmp_path / "home")
     kill_at(home, point, "ingest", str(part), "--corpus", "osha-1926", "--no-graph")
@@ -44,7 +62,9 @@ def test_a_killed_ingest_keeps_the_home_and_a_rerun_equals_a_clean_ingest(point,
 
 
 @pytest.mark.parametrize(("point", "source", "clean"), NAVIGATOR_CASES)
-def test_a_killed_navigator_build_keeps_the_home_and_a_rerun_equals_a_clean_build(point, source, clean, mini_home, request, tmp_path):
+def test_a_killed_navigator_build_keeps_the_home_and_a_rerun_equals_a_clean_build(
+    point, source, clean, mini_home, request, tmp_path
+):
     ingested, clean_home = request.getfixturevalue(source), request.getfixturevalue(clean)
     home = copy_home(ingested, tmp_path / "home")
     kill_at(home, point, "build", "navigator", "--corpus", "osha-1926")
@@ -54,15 +74,22 @@ def test_a_killed_navigator_build_keeps_the_home_and_a_rerun_equals_a_clean_buil
     assert graph_stats(home, "osha-1926") == graph_stats(clean_home, "osha-1926")
 
 
-@pytest.mark.parametrize("point", [KillPoint("model loaded", line=MODEL_LOADED), KillPoint("writing the network", wal_bytes=1)], ids=str)
-def test_a_killed_entity_build_keeps_the_home_readable_and_a_rerun_equals_a_clean_build(point, mini_navigated, mini_home, tmp_path):
+@pytest.mark.parametrize(
+    "point",
+    [KillPoint("model loaded", line=MODEL_LOADED), KillPoint("writing the network", wal_bytes=1)],
+    ids=str,
+)
+def test_a_killed_entity_build_keeps_the_home_readable_and_a_rerun_equals_a_clean_build(
+    point, mini_navigated, mini_home, tmp_path
+):
     home = copy_home(mini_navigated, tmp_path / "home")
     before = graph_stats(mini_home, "mini")
     kill_at(home, point, "build", "entities", "--corpus", "mini", "--extractor", "offline")
     after = graph_stats(home, "mini")  # readable; the navigator graph is untouched by an entity build
     assert after["nodes_by_kind"] == before["nodes_by_kind"]
-    assert {k: v for k, v in after["edges_by_type"].items() if k in ("HAS", "REFERS_TO")} == \
-        {k: v for k, v in before["edges_by_type"].items() if k in ("HAS", "REFERS_TO")}
+    assert {k: v for k, v in after["edges_by_type"].items() if k in ("HAS", "REFERS_TO")} == {
+        k: v for k, v in before["edges_by_type"].items() if k in ("HAS", "REFERS_TO")
+    }
     ok(run_cli(home, "build", "entities", "--corpus", "mini", "--extractor", "offline"))
     assert sql_counts(home) == sql_counts(mini_home)
     assert graph_stats(home, "mini") == before
@@ -73,7 +100,9 @@ EXPORT_POINTS = [("mini", "at the first node written", 1), ("osha-1926", "mid-wr
 
 @pytest.mark.neo4j
 @pytest.mark.parametrize(("corpus", "name", "nodes"), EXPORT_POINTS, ids=lambda v: str(v))
-def test_a_killed_export_leaves_neo4j_readable_and_a_rerun_equals_a_clean_export(corpus, name, nodes, osha_navigated, neo4j, tmp_path):
+def test_a_killed_export_leaves_neo4j_readable_and_a_rerun_equals_a_clean_export(
+    corpus, name, nodes, osha_navigated, neo4j, tmp_path
+):
     clean = osha_navigated  # holds both corpora, built clean
     home = copy_home(clean, tmp_path / "home")
     before = sql_counts(home)
@@ -96,14 +125,18 @@ def test_a_killed_eval_keeps_the_home_and_a_rerun_writes_the_clean_results(mini_
 
     def scores(folder: Path) -> dict:  # every figure but the wall time
         systems = json.loads((folder / "metrics.json").read_text())["systems"]
-        return {name: {k: v for k, v in s["metrics"].items() if k != "seconds"} for name, s in systems.items()}
+        return {
+            name: {k: v for k, v in s["metrics"].items() if k != "seconds"} for name, s in systems.items()
+        }
 
     assert scores(tmp_path / "run") == scores(tmp_path / "clean")
 
 
 @pytest.mark.parametrize("point", [KillPoint("writing the update", wal_bytes=1)], ids=str)
 def test_a_killed_incremental_entity_update_keeps_the_home_readable_and_a_rerun_equals_a_clean_build_of_b(
-    point, mini_home, tmp_path,
+    point,
+    mini_home,
+    tmp_path,
 ):
     """Edition B of the mini part over A: the entity update re-extracts only what changed; killed while it
     writes, a rerun equals a clean build of B (graph stats, and `graph check` finds no difference)."""
@@ -111,11 +144,16 @@ def test_a_killed_incremental_entity_update_keeps_the_home_readable_and_a_rerun_
 
     source = edition_b(tmp_path / "b")
     clean = tmp_path / "clean"
-    for args in (("ingest", str(source), "--corpus", "mini"), ("build", "entities", "--corpus", "mini", "--extractor", "offline")):
+    for args in (
+        ("ingest", str(source), "--corpus", "mini"),
+        ("build", "entities", "--corpus", "mini", "--extractor", "offline"),
+    ):
         ok(run_cli(clean, *args))
     home = copy_home(mini_home, tmp_path / "home")
     ok(run_cli(home, "ingest", str(source), "--corpus", "mini"))  # edition B in SQL and the navigator graph
-    navigator = {k: v for k, v in graph_stats(home, "mini")["edges_by_type"].items() if k in ("HAS", "REFERS_TO")}
+    navigator = {
+        k: v for k, v in graph_stats(home, "mini")["edges_by_type"].items() if k in ("HAS", "REFERS_TO")
+    }
     kill_at(home, point, "build", "entities", "--corpus", "mini", "--extractor", "offline")
     after = graph_stats(home, "mini")  # readable, navigator untouched
     assert {k: v for k, v in after["edges_by_type"].items() if k in ("HAS", "REFERS_TO")} == navigator

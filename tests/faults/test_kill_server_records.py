@@ -31,11 +31,15 @@ def test_a_kill_during_a_burst_loses_no_acknowledged_record(tmp_path: Path):
     killed = threading.Event()
 
     def client(user: str, token: str) -> None:
-        with httpx.Client(base_url=server.base, headers={"Authorization": f"Bearer {token}"}, timeout=30) as http:
+        with httpx.Client(
+            base_url=server.base, headers={"Authorization": f"Bearer {token}"}, timeout=30
+        ) as http:
             i = 0
             while not killed.is_set():
                 try:
-                    r = http.post("/api/ask", json={"question": QUESTIONS[i % len(QUESTIONS)], "corpus": "mini"})
+                    r = http.post(
+                        "/api/ask", json={"question": QUESTIONS[i % len(QUESTIONS)], "corpus": "mini"}
+                    )
                 except httpx.HTTPError:
                     return  # the server is gone: this answer was never acknowledged
                 i += 1
@@ -64,8 +68,12 @@ def test_a_kill_during_a_burst_loses_no_acknowledged_record(tmp_path: Path):
         bf.close()
     again = Server(home, 1, None, {"BIFROST_AUTH": "tokens"}, args=("--no-warm",))
     try:
-        r = httpx.post(f"{again.base}/api/ask", json={"question": QUESTIONS[0], "corpus": "mini"},
-                       headers={"Authorization": f"Bearer {tokens['u0']}"}, timeout=120)
+        r = httpx.post(
+            f"{again.base}/api/ask",
+            json={"question": QUESTIONS[0], "corpus": "mini"},
+            headers={"Authorization": f"Bearer {tokens['u0']}"},
+            timeout=120,
+        )
         assert r.status_code == 200 and r.json()["record_id"]
     finally:
         again.stop()

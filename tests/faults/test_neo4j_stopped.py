@@ -17,7 +17,9 @@ from tests.faults.harness import copy_home, error_line, graph_stats, ok, run_cli
 pytestmark = [pytest.mark.faults, pytest.mark.neo4j, pytest.mark.timeout(600)]
 
 
-def test_neo4j_killed_mid_export_fails_in_one_line_and_a_rerun_after_restart_equals_a_clean_export(osha_navigated, neo4j, tmp_path):
+def test_neo4j_killed_mid_export_fails_in_one_line_and_a_rerun_after_restart_equals_a_clean_export(
+    osha_navigated, neo4j, tmp_path
+):
     home = copy_home(osha_navigated, tmp_path / "home")
     before = sql_counts(home)
     neo4j.drop("osha-1926")
@@ -42,7 +44,9 @@ def test_neo4j_killed_mid_export_fails_in_one_line_and_a_rerun_after_restart_equ
     neo4j.close_driver()
     neo4j.start()  # same data folder, same ports
     ok(run_cli(home, "export", "neo4j", "--corpus", "osha-1926", env=neo4j.app_env))
-    assert graph_stats(home, "osha-1926", env=neo4j.app_env, store="neo4j") == graph_stats(osha_navigated, "osha-1926")
+    assert graph_stats(home, "osha-1926", env=neo4j.app_env, store="neo4j") == graph_stats(
+        osha_navigated, "osha-1926"
+    )
     assert sql_counts(home) == before
 
 

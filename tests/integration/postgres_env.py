@@ -15,8 +15,10 @@ from contextlib import contextmanager
 import pytest
 from sqlalchemy import create_engine, make_url, text
 
-HOW = ("start one with `make postgres` and export "
-       "BIFROST_TEST_PG_URL=$(cat docker/postgres-launcher/.runtime/url)")
+HOW = (
+    "start one with `make postgres` and export "
+    "BIFROST_TEST_PG_URL=$(cat docker/postgres-launcher/.runtime/url)"
+)
 
 
 def pg_url() -> str:

@@ -60,7 +60,9 @@ def test_has_and_refers_to_edges(built) -> None:
 
 
 def test_crossref_eval_reaches_measured_floors(shared_dir: Path) -> None:
-    spec = importlib.util.spec_from_file_location("adgm_crossref_eval", REPO / "benchmarks" / "adgm_crossref_eval.py")
+    spec = importlib.util.spec_from_file_location(
+        "adgm_crossref_eval", REPO / "benchmarks" / "adgm_crossref_eval.py"
+    )
     assert spec is not None and spec.loader is not None
     ev = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = ev  # dataclasses resolve their module while the script loads
@@ -86,8 +88,10 @@ def test_crossref_eval_reaches_measured_floors(shared_dir: Path) -> None:
 
 
 def test_a_named_adgm_rule_leads_the_answer_in_every_citing_style(built) -> None:
-    """30 questions naming a rule of a named rulebook ("Rule 6.1.1(b) of COBS", "GEN 3.2.1", "FUNDS 9.7.1"): the
-    rule is the provision the answer leads with; an unqualified "Rule 3.2.1" (in many rulebooks) leads with none."""
+    """30 questions naming a rule of a named rulebook ("Rule 6.1.1(b) of COBS", "GEN 3.2.1", "FUNDS 9.7.1"):
+    the
+    rule is the provision the answer leads with; an unqualified "Rule 3.2.1" (in many rulebooks) leads with
+    none."""
     from bifrost.eval.named_variants import adgm_variants
     from bifrost.graph_builders.jurisdictions.adgm.documents import ADGM_DOCUMENTS
     from bifrost.graph_builders.jurisdictions.registry import jurisdiction, named_finder
@@ -108,8 +112,15 @@ def test_a_named_adgm_rule_leads_the_answer_in_every_citing_style(built) -> None
     finder = named_finder(jurisdiction("adgm"), "adgm", provisions)
 
     def lead(text: str) -> list[str]:
-        found = RetrievalResult(items=[], decomposition=Decomposition(), mode="t", evidence=0.0, relevance=0.0, timings={},
-                                named=finder.find(text))
+        found = RetrievalResult(
+            items=[],
+            decomposition=Decomposition(),
+            mode="t",
+            evidence=0.0,
+            relevance=0.0,
+            timings={},
+            named=finder.find(text),
+        )
         return leading(found, by_id.get)
 
     assert [lead(q.question)[:1] for q in questions] == [[q.gold[0]] for q in questions]

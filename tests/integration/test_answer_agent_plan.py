@@ -18,24 +18,33 @@ from tests.unit.mini_corpus import MINI
 pytestmark = pytest.mark.timeout(600)
 
 QUESTION = "Can an employer constructing a leading edge use a fall protection plan instead of guardrails?"
-DECOMPOSITION = json.dumps({"entities": [{"name": "leading edge", "label": "Edge", "definition": "An edge."}],
-                            "triples": [], "section_ids": []})
+DECOMPOSITION = json.dumps(
+    {
+        "entities": [{"name": "leading edge", "label": "Edge", "definition": "An edge."}],
+        "triples": [],
+        "section_ids": [],
+    }
+)
 
 
 def answer_reply(prompt: str) -> str:
     """A model that gives a verdict, quotes one provision of the plan right, cites one provision outside it,
     and invents the words of another."""
-    plan_ids = [line[1:line.index("]")] for line in prompt.splitlines() if line.startswith("[") and "] (" in line]
+    plan_ids = [
+        line[1 : line.index("]")] for line in prompt.splitlines() if line.startswith("[") and "] (" in line
+    ]
     first = plan_ids[0]
-    return "\n".join([
-        f"VERDICT: depends [{first}]",
-        f"STATEMENT: The plan's first provision governs it. [{first}]",
-        f"QUOTE [{first}]: \"{{quote}}\"",
-        "STATEMENT: An outside rule also applies. [1910.23(a)]",
-        "QUOTE [1910.23(a)]: \"Every floor hole shall be guarded\"",
-        f"STATEMENT: Workers may go without protection. [{first}]",
-        f"QUOTE [{first}]: \"workers may go without any protection at all\"",
-    ])
+    return "\n".join(
+        [
+            f"VERDICT: depends [{first}]",
+            f"STATEMENT: The plan's first provision governs it. [{first}]",
+            f'QUOTE [{first}]: "{{quote}}"',
+            "STATEMENT: An outside rule also applies. [1910.23(a)]",
+            'QUOTE [1910.23(a)]: "Every floor hole shall be guarded"',
+            f"STATEMENT: Workers may go without protection. [{first}]",
+            f'QUOTE [{first}]: "workers may go without any protection at all"',
+        ]
+    )
 
 
 @pytest.fixture(scope="module")
@@ -77,6 +86,8 @@ def test_the_agent_answers_from_the_plan_and_the_checks_hold(home, monkeypatch):
     assert answer.mode is AnswerMode.LLM and not answer.refused
     cited = {c for st in answer.statements for c in st.citations}
     assert "1910.23(a)" not in cited  # outside the plan: dropped
-    assert [st.text for st in answer.statements] == ["The plan's first provision governs it."]  # invented words removed
+    assert [st.text for st in answer.statements] == [
+        "The plan's first provision governs it."
+    ]  # invented words removed
     assert answer.verdict is not None and answer.verdict.value == "depends"
     assert answer.verdict.provision_id == answer.statements[0].citations[0]

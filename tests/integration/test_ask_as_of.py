@@ -66,7 +66,9 @@ def test_a_question_as_of_edition_a_is_answered_from_the_repealed_section(bf):
     answer = bf.ask(PLAN, "mini", as_of=IN_A)
     assert not answer.refused
     assert "1926.502(b)(1)" in [c.id for c in answer.citations]
-    assert any("shall be prepared by a qualified person" in q.text for st in answer.statements for q in st.quotes)
+    assert any(
+        "shall be prepared by a qualified person" in q.text for st in answer.statements for q in st.quotes
+    )
     assert (answer.edition.number, answer.edition.date) == (1, DATE_A)
     assert answer.note.startswith(f"as of edition 1 ({DATE_A}): ranked by lexical + dense fusion")
     assert "entity network" in answer.note
@@ -96,7 +98,9 @@ def test_a_date_in_the_current_edition_answers_exactly_as_without_one(bf):
 
 
 def test_a_date_before_the_first_edition_is_refused(bf):
-    with pytest.raises(NotFoundError, match=f"mini has no edition valid on 2023-01-01: its first edition is dated {DATE_A}"):
+    with pytest.raises(
+        NotFoundError, match=f"mini has no edition valid on 2023-01-01: its first edition is dated {DATE_A}"
+    ):
         bf.ask(PLAN, "mini", as_of="2023-01-01")
 
 
@@ -129,16 +133,23 @@ def test_cli_prints_the_edition_line_and_json_carries_the_edition(home):
     assert r.exit_code == 0, r.output
     assert f"as of edition 1 ({DATE_A}): ranked by lexical + dense fusion" in r.stdout
     assert "1926.502(b)(1)" in r.stdout
-    r = CliRunner().invoke(cli(), ["--home", str(home), "ask", PLAN, "--corpus", "mini", "--as-of", IN_A, "--json"])
+    r = CliRunner().invoke(
+        cli(), ["--home", str(home), "ask", PLAN, "--corpus", "mini", "--as-of", IN_A, "--json"]
+    )
     assert r.exit_code == 0, r.output
     data = json.loads(r.stdout)
-    assert (data["edition"]["number"], data["edition"]["date"]) == (1, DATE_A) and data["note"].startswith("as of edition 1")
+    assert (data["edition"]["number"], data["edition"]["date"]) == (1, DATE_A) and data["note"].startswith(
+        "as of edition 1"
+    )
 
 
-@pytest.mark.parametrize("when,message", [
-    ("2023-01-01", f"mini has no edition valid on 2023-01-01: its first edition is dated {DATE_A}"),
-    ("yesterday", "--as-of: 'yesterday' is not a date (YYYY-MM-DD)"),
-])
+@pytest.mark.parametrize(
+    "when,message",
+    [
+        ("2023-01-01", f"mini has no edition valid on 2023-01-01: its first edition is dated {DATE_A}"),
+        ("yesterday", "--as-of: 'yesterday' is not a date (YYYY-MM-DD)"),
+    ],
+)
 def test_cli_a_bad_or_too_early_date_is_a_one_line_error(home, when, message):
     r = CliRunner().invoke(cli(), ["--home", str(home), "ask", PLAN, "--corpus", "mini", "--as-of", when])
     assert r.exit_code == 1
@@ -150,12 +161,30 @@ def test_eval_as_of_edition_a_ranks_that_editions_provisions_and_skips_current_o
     from bifrost.app.cli.app import app
 
     out = tmp_path / "run"
-    r = CliRunner().invoke(app, ["--home", str(home), "eval", "--corpus", "mini", "--questions", str(QUESTIONS),
-                                 "--systems", "bm25,dense,rrf,bifrost-hybrid,bifrost-ltr", "--out", str(out),
-                                 "--as-of", IN_A, "--json"])
+    r = CliRunner().invoke(
+        app,
+        [
+            "--home",
+            str(home),
+            "eval",
+            "--corpus",
+            "mini",
+            "--questions",
+            str(QUESTIONS),
+            "--systems",
+            "bm25,dense,rrf,bifrost-hybrid,bifrost-ltr",
+            "--out",
+            str(out),
+            "--as-of",
+            IN_A,
+            "--json",
+        ],
+    )
     assert r.exit_code == 0, r.output
     metrics = json.loads(r.stdout)
-    assert metrics["meta"]["edition"]["number"] == 1 and metrics["meta"]["edition"]["note"].startswith("as of edition 1")
+    assert metrics["meta"]["edition"]["number"] == 1 and metrics["meta"]["edition"]["note"].startswith(
+        "as of edition 1"
+    )
     assert set(metrics["systems"]) == {"bm25", "dense", "rrf", "bifrost-hybrid"}
     assert "skipped as of edition 1" in metrics["skipped"]["bifrost-ltr"]
     bf = Bifrost(Settings(home=home))
@@ -166,19 +195,63 @@ def test_eval_as_of_edition_a_ranks_that_editions_provisions_and_skips_current_o
     rows = [json.loads(line) for line in (out / "per_question.jsonl").read_text().splitlines()]
     assert rows and all({pid for pid, *_ in row["ranked"]} <= in_a for row in rows)
     plan = [row for row in rows if row["id"] == "m1" and row["system"] == "bifrost-hybrid"][0]
-    assert "1926.502(b)(1)" in [pid for pid, *_ in plan["ranked"]][:10]  # the repealed paragraph, found as of A
+    assert (
+        "1926.502(b)(1)" in [pid for pid, *_ in plan["ranked"]][:10]
+    )  # the repealed paragraph, found as of A
 
 
 def test_eval_as_of_the_current_edition_is_a_plain_run(home, tmp_path):
     from bifrost.app.cli.app import app
 
-    in_b = tmp_path / "questions-b.jsonl"  # the questions whose gold edition B still holds (m1: repealed in B)
-    in_b.write_text("".join(line + "\n" for line in QUESTIONS.read_text().splitlines()
-                            if json.loads(line)["id"] in {"m3", "m5", "m6", "m10"}))
-    r = CliRunner().invoke(app, ["--home", str(home), "eval", "--corpus", "mini", "--questions", str(in_b),
-                                 "--systems", "bm25", "--out", str(tmp_path / "now"), "--as-of", "2026-01-01", "--json"])
+    in_b = (
+        tmp_path / "questions-b.jsonl"
+    )  # the questions whose gold edition B still holds (m1: repealed in B)
+    in_b.write_text(
+        "".join(
+            line + "\n"
+            for line in QUESTIONS.read_text().splitlines()
+            if json.loads(line)["id"] in {"m3", "m5", "m6", "m10"}
+        )
+    )
+    r = CliRunner().invoke(
+        app,
+        [
+            "--home",
+            str(home),
+            "eval",
+            "--corpus",
+            "mini",
+            "--questions",
+            str(in_b),
+            "--systems",
+            "bm25",
+            "--out",
+            str(tmp_path / "now"),
+            "--as-of",
+            "2026-01-01",
+            "--json",
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert "edition" not in json.loads(r.stdout)["meta"]
-    r = CliRunner().invoke(app, ["--home", str(home), "eval", "--corpus", "mini", "--questions", str(QUESTIONS),
-                                 "--systems", "bm25", "--out", str(tmp_path / "all"), "--json"])
-    assert r.exit_code == 1 and "line 1: question 'm1': gold '1926.502(b)(1)' is not a provision of mini" in r.output
+    r = CliRunner().invoke(
+        app,
+        [
+            "--home",
+            str(home),
+            "eval",
+            "--corpus",
+            "mini",
+            "--questions",
+            str(QUESTIONS),
+            "--systems",
+            "bm25",
+            "--out",
+            str(tmp_path / "all"),
+            "--json",
+        ],
+    )
+    assert (
+        r.exit_code == 1
+        and "line 1: question 'm1': gold '1926.502(b)(1)' is not a provision of mini" in r.output
+    )

@@ -80,17 +80,28 @@ UNTUNED_SEEDS = [17, 29, 41, 53]
 
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", UNTUNED_SEEDS)
-def test_the_answers_cite_exactly_what_the_plan_justifies_whatever_the_rankers_seed(osha_ranker_candidates, tmp_path, seed):
+def test_the_answers_cite_exactly_what_the_plan_justifies_whatever_the_rankers_seed(
+    osha_ranker_candidates, tmp_path, seed
+):
     """LightGBM's seed draws the rows and columns each tree samples: a ranker fit at a seed no rule was tuned
     at, on the same candidates, gives each answer the provisions the question needs and only those the
     plan's stated reasons add, and the leading-edge answer its "no"."""
-    bf = Bifrost(Settings(home=ranker_home_at_seed(osha_ranker_candidates, seed, tmp_path / "home")), RetrievalConfig(ranker="ltr"))
+    bf = Bifrost(
+        Settings(home=ranker_home_at_seed(osha_ranker_candidates, seed, tmp_path / "home")),
+        RetrievalConfig(ranker="ltr"),
+    )
     try:
         for question, wanted in MUST_CITE.items():
             answer = bf.ask(question)
             cited, reasons = {c.id for c in answer.citations}, {p.id: p.reason for p in answer.plan}
-            assert cited == wanted | set(JUSTIFIED[question]), (seed, question, cited ^ (wanted | set(JUSTIFIED[question])))
-            for pid, reason in JUSTIFIED[question].items():  # the plan's reason, or the ranker cited it itself
+            assert cited == wanted | set(JUSTIFIED[question]), (
+                seed,
+                question,
+                cited ^ (wanted | set(JUSTIFIED[question])),
+            )
+            for pid, reason in JUSTIFIED[
+                question
+            ].items():  # the plan's reason, or the ranker cited it itself
                 assert reasons[pid].startswith((reason, "ranked ")), (seed, pid, reasons[pid])
         assert bf.ask(LEADING_EDGE).verdict.value == "no"
     finally:

@@ -26,7 +26,10 @@ def test_sixty_named_provisions_in_every_style_are_cited_first(bf):
     ids = [p.id for p in bf.sql.provisions("osha-1926") if p.text.strip()]
     questions = cfr_variants(ids, 60, seed=0)
     assert len({q.extra["style"] for q in questions}) == 8
-    firsts = {q.id: (a.citations[0].id if (a := bf.ask(q.question, "osha-1926")).citations else None) for q in questions}
+    firsts = {
+        q.id: (a.citations[0].id if (a := bf.ask(q.question, "osha-1926")).citations else None)
+        for q in questions
+    }
     assert firsts == {q.id: q.gold[0] for q in questions}
 
 

@@ -60,7 +60,9 @@ def inventory(bf: Bifrost, corpus: str) -> dict:
     g = bf.graph
     return {
         "provisions": {p.id: p.model_dump(exclude={"document"}) for p in bf.sql.provisions(corpus)},
-        "references": sorted((r.source_id, r.raw, r.target_id or "", r.reason or "") for r in bf.sql.references(corpus)),
+        "references": sorted(
+            (r.source_id, r.raw, r.target_id or "", r.reason or "") for r in bf.sql.references(corpus)
+        ),
         "sections": g.node_uids(corpus, "Section"),
         "edges": {t: set(g.edges(corpus, t)) for t in EdgeType},
         "entities": g.node_uids(corpus, "Entity"),
@@ -131,7 +133,9 @@ class TestEditionsInSql:
     def test_the_edition_valid_on_a_date_reads_back_exactly_as_it_was(self, bf):
         old = bf.edition(self.corpus, "2024-06-30")
         assert old.number == 1
-        then = {p.id: p.model_copy(update={"order": 0}) for p in bf.sql.provisions_at(self.corpus, old.number)}
+        then = {
+            p.id: p.model_copy(update={"order": 0}) for p in bf.sql.provisions_at(self.corpus, old.number)
+        }
         assert then == {i: p.model_copy(update={"order": 0}) for i, p in self.a.items()}  # order: today's
         refs = sorted(bf.sql.references_at(self.corpus, old.number), key=lambda r: (r.source_id, r.raw))
         assert refs == self.a_refs
@@ -144,7 +148,7 @@ class TestEditionsInSql:
 
     def test_a_retired_provision_is_no_longer_current_but_kept_in_history(self, bf):
         assert bf.provision(self.corpus, "1926.502(b)(1)") is None
-        (frm, to, change, old), = bf.history(self.corpus, "1926.502(b)(1)")
+        ((frm, to, change, old),) = bf.history(self.corpus, "1926.502(b)(1)")
         assert (frm, to, change) == (1, 2, "removed") and old == self.a["1926.502(b)(1)"]
 
     def test_diff_lists_what_changed_and_alerts_on_citations_of_repealed_rules(self, bf):
@@ -154,10 +158,15 @@ class TestEditionsInSql:
         changed = {c.id: c for c in d.changed}
         assert changed["1926.501(b)(1)"].fields == ["text"]  # its document order shifted too: not a change
         assert changed["1926.501(b)(1)"].text_diff == (
-            "Each employee shall be protected from [-falling.-]{+falling by guardrail systems or safety net systems.+}"
+            "Each employee shall be protected from [-falling.-]{+falling by guardrail systems or safety net "
+            "systems.+}"
         )
-        assert ("1926.500(b)[Leading edge]", "1926.500(c)[Leading edge]") in {(m.old_id, m.new_id) for m in d.moved}
+        assert ("1926.500(b)[Leading edge]", "1926.500(c)[Leading edge]") in {
+            (m.old_id, m.new_id) for m in d.moved
+        }
         added = {(r.source, r.target) for r in d.refers_to_added}
         assert ("1926.501(b)(2)(ii)", "1926.500(a)") in added
-        assert any(a.was_target.startswith("1926.502") and a.target_status == "removed" for a in d.newly_dangling)
+        assert any(
+            a.was_target.startswith("1926.502") and a.target_status == "removed" for a in d.newly_dangling
+        )
         assert any(r.target.startswith("1926.502") for r in d.refers_to_removed)

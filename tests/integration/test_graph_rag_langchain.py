@@ -48,11 +48,25 @@ IN_L_AND_X = {"1926.451", "1926.451(g)", "1926.1053", "1926.1053(b)"}  # parts a
 def relations(text: str) -> list[dict[str, str]]:
     """The scripted extraction: guardrails on scaffolds ('Entity' and 'HAS' collide with Bifrost's names)."""
     if "Guardrails" in text:
-        return [{"head": f"Guardrail {TOKEN}", "head_type": "Equipment", "relation": "REQUIRED_ON",
-                 "tail": f"Scaffold {TOKEN}", "tail_type": "Entity"}]
+        return [
+            {
+                "head": f"Guardrail {TOKEN}",
+                "head_type": "Equipment",
+                "relation": "REQUIRED_ON",
+                "tail": f"Scaffold {TOKEN}",
+                "tail_type": "Entity",
+            }
+        ]
     if "Ladders shall" in text:
-        return [{"head": f"Ladder {TOKEN}", "head_type": "Equipment", "relation": "HAS",
-                 "tail": f"Side rail {TOKEN}", "tail_type": "Component"}]
+        return [
+            {
+                "head": f"Ladder {TOKEN}",
+                "head_type": "Equipment",
+                "relation": "HAS",
+                "tail": f"Side rail {TOKEN}",
+                "tail_type": "Component",
+            }
+        ]
     return []
 
 
@@ -89,15 +103,27 @@ def settings(neo4j_uri: str, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     for corpus in (CORPUS, FLAKY, BROKEN):
         store.ensure_corpus(corpus, "us-cfr")
         with store.session() as sess:
-            store.upsert_provisions(sess, [Provision(corpus=corpus, id=i, parent_id=p, kind=k, heading=h, text=t, order=n)
-                                           for n, (i, p, k, h, t) in enumerate(ROWS)])
+            store.upsert_provisions(
+                sess,
+                [
+                    Provision(corpus=corpus, id=i, parent_id=p, kind=k, heading=h, text=t, order=n)
+                    for n, (i, p, k, h, t) in enumerate(ROWS)
+                ],
+            )
     store.dispose()
     yield s
     auth = (s.neo4j_user, s.neo4j_password) if s.neo4j_password else None
     with neo4j.GraphDatabase.driver(neo4j_uri, auth=auth) as driver:
-        run(driver, "MATCH (d:Document) WHERE d.corpus IN $c OPTIONAL MATCH (d)-[:MENTIONS]->(x) DETACH DELETE d, x",
-            c=[CORPUS, FLAKY, BROKEN])
-        run(driver, "MATCH (n) WHERE (n:Section OR n:Entity) AND n.corpus IN $c DETACH DELETE n", c=[CORPUS, FLAKY, BROKEN])
+        run(
+            driver,
+            "MATCH (d:Document) WHERE d.corpus IN $c OPTIONAL MATCH (d)-[:MENTIONS]->(x) DETACH DELETE d, x",
+            c=[CORPUS, FLAKY, BROKEN],
+        )
+        run(
+            driver,
+            "MATCH (n) WHERE (n:Section OR n:Entity) AND n.corpus IN $c DETACH DELETE n",
+            c=[CORPUS, FLAKY, BROKEN],
+        )
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +146,9 @@ def built(settings: Settings) -> tuple[GraphRagLangchainSystem, ScriptedChatMode
 
 def ask(settings: Settings, cypher: str, answer: str = "I don't know."):
     """A system over the already built graph, answering one question with the scripted Cypher and answer."""
-    system = graph_rag_langchain_factory(settings, CORPUS, chat_model=scripted(cypher, answer), subparts="L+X")
+    system = graph_rag_langchain_factory(
+        settings, CORPUS, chat_model=scripted(cypher, answer), subparts="L+X"
+    )
     system.warm_up(CORPUS)
     return system, system.search("Which provisions require guardrails?", 10)
 
@@ -131,8 +159,12 @@ def test_the_graph_has_one_document_node_per_provision_in_scope_carrying_its_id_
     assert {d["pid"] for d in docs} == IN_L_AND_X
     assert {d["id"] for d in docs} == {f"{CORPUS}:{pid}" for pid in IN_L_AND_X}
     assert model.calls == 4 and system.report.written == 4 and system.report.failed == 0
-    mentioned = run(driver, "MATCH (d:Document {corpus: $c})-[:MENTIONS]->(x {id: $x}) RETURN d.provision_id AS pid",
-                    c=CORPUS, x=f"Guardrail {TOKEN}")
+    mentioned = run(
+        driver,
+        "MATCH (d:Document {corpus: $c})-[:MENTIONS]->(x {id: $x}) RETURN d.provision_id AS pid",
+        c=CORPUS,
+        x=f"Guardrail {TOKEN}",
+    )
     assert [m["pid"] for m in mentioned] == ["1926.451(g)"]
     assert system.describe()["extraction"] == "prompt"  # the scripted model cannot bind tools
 
@@ -145,18 +177,30 @@ def test_a_second_build_sends_nothing_to_the_model(built, settings):
 
 
 def test_extracted_types_named_like_bifrosts_are_renamed(built, driver):
-    labels = run(driver, "MATCH (:Document {corpus: $c})-[:MENTIONS]->(x) UNWIND labels(x) AS l RETURN DISTINCT l",
-                 c=CORPUS)
+    labels = run(
+        driver,
+        "MATCH (:Document {corpus: $c})-[:MENTIONS]->(x) UNWIND labels(x) AS l RETURN DISTINCT l",
+        c=CORPUS,
+    )
     assert {r["l"] for r in labels} == {"__Entity__", "Equipment", "ExtractedEntity", "Component"}
-    types = run(driver, "MATCH (:Document {corpus: $c})-[:MENTIONS]->()-[r]->() RETURN DISTINCT type(r) AS t", c=CORPUS)
+    types = run(
+        driver,
+        "MATCH (:Document {corpus: $c})-[:MENTIONS]->()-[r]->() RETURN DISTINCT type(r) AS t",
+        c=CORPUS,
+    )
     assert {r["t"] for r in types} == {"REQUIRED_ON", "EXTRACTED_HAS"}
 
 
 def test_the_answer_ranks_the_provisions_it_names_then_those_the_cypher_result_names(built, settings):
-    cypher = (f"MATCH (d:Document {{corpus: '{CORPUS}'}})-[:MENTIONS]->(x) WHERE x.id STARTS WITH 'Guardrail' "
-              "RETURN d.id AS provision")
+    cypher = (
+        f"MATCH (d:Document {{corpus: '{CORPUS}'}})-[:MENTIONS]->(x) WHERE x.id STARTS WITH 'Guardrail' "
+        "RETURN d.id AS provision"
+    )
     _, result = ask(settings, cypher, "Side rails (§ 1926.1053 (b)) and guardrails; see also 1910.23(e).")
-    assert [pid for pid, _ in result.ranked] == ["1926.1053(b)", "1926.451(g)"]  # 1910.23(e) is not in the corpus
+    assert [pid for pid, _ in result.ranked] == [
+        "1926.1053(b)",
+        "1926.451(g)",
+    ]  # 1910.23(e) is not in the corpus
     assert result.cited == ["1926.1053(b)"] and not result.refused and "error" not in result.info
     _, result = ask(settings, cypher, "I don't know.")
     assert [pid for pid, _ in result.ranked] == ["1926.451(g)"] and result.cited == ["1926.451(g)"]
@@ -168,11 +212,14 @@ def test_a_bad_cypher_reply_gives_no_ids_and_records_the_error(built, settings):
     assert "Syntax" in result.info["error"] and system.describe()["question_errors"] == 1
 
 
-@pytest.mark.parametrize("cypher, why", [
-    ("MATCH (s:Section) RETURN s.id", "Bifrost's own graph"),
-    ("MATCH (d:Document)-[:MENTIONS|RELATES]->(x) RETURN d.id", "Bifrost's own graph"),
-    (f"CREATE (d:Document {{corpus: '{CORPUS}', id: 'written'}}) RETURN d.id", "read access mode"),
-])
+@pytest.mark.parametrize(
+    "cypher, why",
+    [
+        ("MATCH (s:Section) RETURN s.id", "Bifrost's own graph"),
+        ("MATCH (d:Document)-[:MENTIONS|RELATES]->(x) RETURN d.id", "Bifrost's own graph"),
+        (f"CREATE (d:Document {{corpus: '{CORPUS}', id: 'written'}}) RETURN d.id", "read access mode"),
+    ],
+)
 def test_the_chain_can_neither_reach_bifrosts_graph_nor_write(built, settings, driver, cypher, why):
     _, result = ask(settings, cypher)
     assert result.ranked == [] and why in result.info["error"]
@@ -181,18 +228,30 @@ def test_the_chain_can_neither_reach_bifrosts_graph_nor_write(built, settings, d
 
 def test_the_chain_schema_shows_the_baseline_graph_and_hides_bifrosts(built, driver):
     system, _ = built
-    run(driver, "CREATE (a:Section {corpus: $c, uid: $c + ':a', id: 'a'})-[:HAS]->(b:Section {corpus: $c, uid: $c + ':b', id: 'b'}), "
-                "(e:Entity {corpus: $c, uid: $c + ':e', name: 'e'})-[:MENTIONED_IN]->(a), (e)-[:RELATES]->(e), (a)-[:REFERS_TO]->(b)",
-        c=CORPUS)
+    run(
+        driver,
+        "CREATE (a:Section {corpus: $c, uid: $c + ':a', id: 'a'})-[:HAS]->(b:Section {corpus: $c, uid: $c + "
+        "':b', id: 'b'}), "
+        "(e:Entity {corpus: $c, uid: $c + ':e', name: 'e'})-[:MENTIONED_IN]->(a), (e)-[:RELATES]->(e), "
+        "(a)-[:REFERS_TO]->(b)",
+        c=CORPUS,
+    )
     system.rag.chain = None  # rebuilt over the current schema
     schema = system.rag.qa_chain().graph_schema
-    assert "Document" in schema and "MENTIONS" in schema and "ExtractedEntity" in schema and "EXTRACTED_HAS" in schema
+    assert (
+        "Document" in schema
+        and "MENTIONS" in schema
+        and "ExtractedEntity" in schema
+        and "EXTRACTED_HAS" in schema
+    )
     for name in ("Section", "Entity", "CorpusMeta", "HAS", "REFERS_TO", "RELATES", "MENTIONED_IN"):
         assert not re.search(rf"\b{name}\b", schema), name
 
 
 def test_a_failed_extraction_is_counted_and_retried_by_the_next_build(settings, driver):
-    first = graph_rag_langchain_factory(settings, FLAKY, chat_model=scripted(bad="Ladders shall"), subparts="L+X")
+    first = graph_rag_langchain_factory(
+        settings, FLAKY, chat_model=scripted(bad="Ladders shall"), subparts="L+X"
+    )
     first.warm_up(FLAKY)
     assert (first.report.sent, first.report.written, first.report.failed) == (4, 3, 1)
     assert first.report.errors[0].startswith("1926.1053(b): BadExtraction")
@@ -213,6 +272,9 @@ def test_limit_scopes_the_graph_to_the_first_provisions_with_text(built, setting
 
 def test_a_build_where_every_extraction_fails_skips_the_system_instead_of_scoring_zeros(settings, driver):
     system = graph_rag_langchain_factory(settings, BROKEN, chat_model=scripted(bad="."), subparts="L+X")
-    with pytest.raises(SystemUnavailable, match=r"no provision could be turned into a graph \(4 failed; first: .*BadExtraction"):
+    with pytest.raises(
+        SystemUnavailable,
+        match=r"no provision could be turned into a graph \(4 failed; first: .*BadExtraction",
+    ):
         system.warm_up(BROKEN)
     assert run(driver, "MATCH (d:Document {corpus: $c}) RETURN count(d) AS n", c=BROKEN) == [{"n": 0}]

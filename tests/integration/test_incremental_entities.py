@@ -65,10 +65,16 @@ def snapshot(bf: Bifrost) -> dict:
     with bf.sql.session() as s:
         names, ent = et.load_entity_matrix(s, C)
         triples, tri = et.load_triple_matrix(s, C)
-        out = {"entities": et.load_entities(s, C), "triples": triples, "relations": et.load_relation_matrix(s, C)[0]}
-    out |= {"nodes": bf.graph.node_uids(C, "Entity"),
-            "mentioned_in": set(bf.graph.edges(C, EdgeType.MENTIONED_IN)),
-            "relates": set(bf.graph.edges(C, EdgeType.RELATES))}
+        out = {
+            "entities": et.load_entities(s, C),
+            "triples": triples,
+            "relations": et.load_relation_matrix(s, C)[0],
+        }
+    out |= {
+        "nodes": bf.graph.node_uids(C, "Entity"),
+        "mentioned_in": set(bf.graph.edges(C, EdgeType.MENTIONED_IN)),
+        "relates": set(bf.graph.edges(C, EdgeType.RELATES)),
+    }
     return out | {"_vectors": (ent, tri)}
 
 
@@ -102,7 +108,9 @@ def test_the_updated_network_equals_a_clean_build_of_edition_b(updated, tmp_path
     got = snapshot(bf)
     for key in ("entities", "triples", "relations", "nodes", "mentioned_in", "relates"):
         assert got[key] == want[key], key
-    for a, b in zip(got["_vectors"], want["_vectors"]):  # same names; vectors equal up to float noise of batching
+    for a, b in zip(
+        got["_vectors"], want["_vectors"]
+    ):  # same names; vectors equal up to float noise of batching
         assert a.shape == b.shape and np.allclose(a, b, atol=1e-5)
     assert not any("1926.502" in e.target for e in got["mentioned_in"])
     assert check_corpus(bf.sql, bf.graph, C).ok
@@ -112,10 +120,15 @@ def test_an_unchanged_rebuild_parses_embeds_and_writes_nothing(updated):
     bf, _, _ = updated
     before = snapshot(bf)
     report = bf.build_entities(C, "offline")
-    assert (report.extracted, report.texts_embedded) == (0, 0) and report.from_journal == report.provisions_processed
+    assert (report.extracted, report.texts_embedded) == (
+        0,
+        0,
+    ) and report.from_journal == report.provisions_processed
     assert report.changes.unchanged, report.changes
     after = snapshot(bf)
-    assert {k: v for k, v in after.items() if k != "_vectors"} == {k: v for k, v in before.items() if k != "_vectors"}
+    assert {k: v for k, v in after.items() if k != "_vectors"} == {
+        k: v for k, v in before.items() if k != "_vectors"
+    }
 
 
 def test_answers_quote_with_stored_vectors_of_the_current_editions_sentences(updated):
@@ -126,5 +139,7 @@ def test_answers_quote_with_stored_vectors_of_the_current_editions_sentences(upd
     bf, _, _ = updated
     texts = corpus_sentences(bf.sql.provisions(C), sentences)
     embedder = bf.pipeline.answer_embedder(C)
-    assert isinstance(embedder, StoredSentences) and list(embedder.stored) == texts  # exactly edition B's, in order
+    assert (
+        isinstance(embedder, StoredSentences) and list(embedder.stored) == texts
+    )  # exactly edition B's, in order
     assert np.allclose(embedder.embed(texts[:8]), SentenceTransformerEmbedder().embed(texts[:8]), atol=1e-5)

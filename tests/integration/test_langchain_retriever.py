@@ -11,9 +11,9 @@ from bifrost.retrieval.langchain_retriever import BifrostRetriever
 def test_documents_carry_provision_ids_and_urls(osha_home):
     bf = Bifrost(Settings(home=osha_home))
     try:
-        docs = BifrostRetriever(retriever=bf.retriever("osha-1926"), lookup=bf.lookup("osha-1926"), k=5).invoke(
-            "How to protect excavation work from rainstorm hazard?"
-        )
+        docs = BifrostRetriever(
+            retriever=bf.retriever("osha-1926"), lookup=bf.lookup("osha-1926"), k=5
+        ).invoke("How to protect excavation work from rainstorm hazard?")
     finally:
         bf.close()
     assert 1 <= len(docs) <= 5

@@ -28,13 +28,24 @@ from bifrost.graph_builders.entities.checkpoint import journal_table
 from bifrost.graph_builders.entities.grounding import names_text
 from bifrost.retrieval.answer.quotes import verifies
 from tests.conftest import skip_or_fail
-from tests.faults.harness import KillPoint, copy_home, error_line, graph_stats, kill_at, ok, run_cli, sql_counts
+from tests.faults.harness import (
+    KillPoint,
+    copy_home,
+    error_line,
+    graph_stats,
+    kill_at,
+    ok,
+    run_cli,
+    sql_counts,
+)
 from tests.unit.mini_corpus import built_mini_home
 
 pytestmark = [pytest.mark.llm, pytest.mark.timeout(1500)]
 
-LEADING_EDGE = ("Can a combination of a warning line system and personal fall arrest system be used for all types of "
-                "leading-edge work?")
+LEADING_EDGE = (
+    "Can a combination of a warning line system and personal fall arrest system be used for all types of "
+    "leading-edge work?"
+)
 RAILS = "How high shall top rails be?"
 
 
@@ -42,16 +53,27 @@ RAILS = "How high shall top rails be?"
 def llm_url() -> str:
     url = os.environ.get("BIFROST_TEST_LLM_URL")
     if not url:
-        skip_or_fail("BIFROST_TEST_LLM_URL is not set: no local chat model server (start one with `make llm` and export "
-                     "BIFROST_TEST_LLM_URL=$(cat docker/llm-launcher/.runtime/url))")
+        skip_or_fail(
+            "BIFROST_TEST_LLM_URL is not set: no local chat model server (start one with `make llm` and "
+            "export "
+            "BIFROST_TEST_LLM_URL=$(cat docker/llm-launcher/.runtime/url))"
+        )
     return url
 
 
 def llm_env(url: str, **over: str) -> dict[str, str]:
     """The settings a user pointing Bifrost at a local llama.cpp server sets (temperature 0: repeatable)."""
-    return {"BIFROST_LLM_MODEL": "smollm2", "OPENAI_BASE_URL": url, "OPENAI_API_KEY": "local", "BIFROST_LLM_TEMPERATURE": "0",
-            "BIFROST_LLM_RESPONSE_FORMAT": "json_object", "BIFROST_LLM_MAX_TOKENS": "384", "BIFROST_LLM_CONCURRENCY": "1",
-            "BIFROST_LLM_TIMEOUT": "300", **over}
+    return {
+        "BIFROST_LLM_MODEL": "smollm2",
+        "OPENAI_BASE_URL": url,
+        "OPENAI_API_KEY": "local",
+        "BIFROST_LLM_TEMPERATURE": "0",
+        "BIFROST_LLM_RESPONSE_FORMAT": "json_object",
+        "BIFROST_LLM_MAX_TOKENS": "384",
+        "BIFROST_LLM_CONCURRENCY": "1",
+        "BIFROST_LLM_TIMEOUT": "300",
+        **over,
+    }
 
 
 @pytest.fixture(scope="module")
@@ -66,36 +88,79 @@ def journaled(home: Path) -> int:
         return 0
     try:
         with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1) as db:
-            return db.execute(f"SELECT count(*) FROM {journal_table.name} WHERE extractor_version LIKE 'llm/%'").fetchone()[0]
+            return db.execute(
+                f"SELECT count(*) FROM {journal_table.name} WHERE extractor_version LIKE 'llm/%'"
+            ).fetchone()[0]
     except sqlite3.Error:
         return 0
 
 
-def test_a_killed_llm_build_resumes_from_its_journal_and_keeps_only_entities_its_provisions_name(llm_url, mini_home, tmp_path):
+def test_a_killed_llm_build_resumes_from_its_journal_and_keeps_only_entities_its_provisions_name(
+    llm_url, mini_home, tmp_path
+):
     home = copy_home(mini_home, tmp_path / "home")
     env = llm_env(llm_url)
-    kill_at(home, KillPoint("three provisions journaled", when=lambda: journaled(home) >= 3), "build", "entities",
-            "--corpus", "mini", "--extractor", "llm", env=env, limit=900)
+    kill_at(
+        home,
+        KillPoint("three provisions journaled", when=lambda: journaled(home) >= 3),
+        "build",
+        "entities",
+        "--corpus",
+        "mini",
+        "--extractor",
+        "llm",
+        env=env,
+        limit=900,
+    )
     done_before = journaled(home)
     assert done_before >= 3
-    out = json.loads(ok(run_cli(home, "build", "entities", "--corpus", "mini", "--extractor", "llm", "--json", env=env,
-                                timeout=1200)).stdout)
-    assert out["from_journal"] >= done_before and out["provisions_processed"] == out["extracted"] + out["from_journal"] + len(out["failed"])
+    out = json.loads(
+        ok(
+            run_cli(
+                home,
+                "build",
+                "entities",
+                "--corpus",
+                "mini",
+                "--extractor",
+                "llm",
+                "--json",
+                env=env,
+                timeout=1200,
+            )
+        ).stdout
+    )
+    assert out["from_journal"] >= done_before and out["provisions_processed"] == out["extracted"] + out[
+        "from_journal"
+    ] + len(out["failed"])
     assert out["usage"]["models"][0]["calls"] > 0 and out["usage"]["models"][0]["output_tokens"] > 0
     with Bifrost(Settings(home=home)) as bf:
         assert bf.check("mini").ok
         texts = {p.id: " ".join(x for x in (p.heading, p.text) if x) for p in bf.sql.provisions("mini")}
         with bf.sql.session() as s:
             entities = entity_tables.load_entities(s, "mini")
-    made_up = [e.name for e in entities if not any(names_text(e.name, texts.get(pid, "")) for pid in e.section_ids)]
+    made_up = [
+        e.name for e in entities if not any(names_text(e.name, texts.get(pid, "")) for pid in e.section_ids)
+    ]
     assert not made_up, f"entities whose names no provision of theirs holds: {made_up}"
 
 
-def test_replies_cut_at_the_token_limit_fail_every_provision_and_the_build_keeps_the_network(llm_url, mini_home, tmp_path):
+def test_replies_cut_at_the_token_limit_fail_every_provision_and_the_build_keeps_the_network(
+    llm_url, mini_home, tmp_path
+):
     home = copy_home(mini_home, tmp_path / "home")
     before, stats = sql_counts(home), graph_stats(home, "mini")
-    done = run_cli(home, "build", "entities", "--corpus", "mini", "--extractor", "llm",
-                   env=llm_env(llm_url, BIFROST_LLM_MAX_TOKENS="4", BIFROST_MAX_EXTRACTION_FAILURE_SHARE="1.0"), timeout=1200)
+    done = run_cli(
+        home,
+        "build",
+        "entities",
+        "--corpus",
+        "mini",
+        "--extractor",
+        "llm",
+        env=llm_env(llm_url, BIFROST_LLM_MAX_TOKENS="4", BIFROST_MAX_EXTRACTION_FAILURE_SHARE="1.0"),
+        timeout=1200,
+    )
     line = error_line(done)
     assert done.returncode == 1 and "nothing was extracted" in line and "cut at the token limit" in line, line
     assert sql_counts(home) == before and graph_stats(home, "mini") == stats

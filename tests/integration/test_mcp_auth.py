@@ -25,13 +25,22 @@ from tests.conftest import subprocess_env
 from tests.integration.mcp_client import SyncMcp, free_port, server_command, wait_for_port
 from tests.unit.mini_corpus import MARKER, MINI, build_corpus, write_marked_corpus
 
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "0"},
+    },
+}
 
 
 @contextmanager
 def store_settings(kind: str, home) -> Iterator[tuple[Settings, dict[str, str]]]:
-    """The settings of a home on the embedded store, or on PostgreSQL and Neo4j (with the env a server needs)."""
+    """The settings of a home on the embedded store, or on PostgreSQL and Neo4j (with the env a server
+    needs)."""
     if kind == "embedded":
         yield Settings(home=home), {}
         return
@@ -40,12 +49,19 @@ def store_settings(kind: str, home) -> Iterator[tuple[Settings, dict[str, str]]]
 
     uri = neo4j_uri()
     with fresh_database() as url:
-        env = {"BIFROST_DATABASE_URL": url, "BIFROST_STORE": "neo4j", "BIFROST_NEO4J_URI": uri,
-               **{k: v for k, v in os.environ.items() if k.startswith("BIFROST_NEO4J_")}}
+        env = {
+            "BIFROST_DATABASE_URL": url,
+            "BIFROST_STORE": "neo4j",
+            "BIFROST_NEO4J_URI": uri,
+            **{k: v for k, v in os.environ.items() if k.startswith("BIFROST_NEO4J_")},
+        }
         yield Settings(home=home, database_url=url, store="neo4j", neo4j_uri=uri), env
 
 
-@pytest.fixture(scope="module", params=["embedded", pytest.param("servers", marks=[pytest.mark.postgres, pytest.mark.neo4j])])
+@pytest.fixture(
+    scope="module",
+    params=["embedded", pytest.param("servers", marks=[pytest.mark.postgres, pytest.mark.neo4j])],
+)
 def server(request, tmp_path_factory):
     root = tmp_path_factory.mktemp("mcp-auth")
     with store_settings(request.param, root / "home") as (settings, env):
@@ -54,20 +70,29 @@ def server(request, tmp_path_factory):
 
 def serve_mcp(root, settings: Settings, env: dict[str, str]):
     bf = Bifrost(settings)
-    mini, secret = ("mini", "secret") if not env else (f"mini-{uuid.uuid4().hex[:6]}", f"secret-{uuid.uuid4().hex[:6]}")
+    mini, secret = (
+        ("mini", "secret") if not env else (f"mini-{uuid.uuid4().hex[:6]}", f"secret-{uuid.uuid4().hex[:6]}")
+    )
     build_corpus(bf, mini, MINI)
     build_corpus(bf, secret, write_marked_corpus(root))
-    tokens = {"rita": bf.users.add("rita", "reader", [mini]).secret,
-              "old": bf.users.add("old", "admin", ["all"], expires_days=1).secret,
-              "gone": bf.users.add("gone", "admin", ["all"]).secret}
+    tokens = {
+        "rita": bf.users.add("rita", "reader", [mini]).secret,
+        "old": bf.users.add("old", "admin", ["all"], expires_days=1).secret,
+        "gone": bf.users.add("gone", "admin", ["all"]).secret,
+    }
     with bf.sql.session() as s:
-        s.execute(update(TokenRow).where(TokenRow.user == "old").values(expires_at=utcnow() - timedelta(minutes=1)))
+        s.execute(
+            update(TokenRow).where(TokenRow.user == "old").values(expires_at=utcnow() - timedelta(minutes=1))
+        )
     bf.users.revoke("gone")
     port = free_port()
     log = root / "mcp.log"
-    proc = subprocess.Popen(server_command(root / "home", "--transport", "http", "--port", str(port)),
-                            stdout=log.open("w"), stderr=subprocess.STDOUT,
-                            env={**subprocess_env(), **env, "BIFROST_AUTH": "tokens"})
+    proc = subprocess.Popen(
+        server_command(root / "home", "--transport", "http", "--port", str(port)),
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
+        env={**subprocess_env(), **env, "BIFROST_AUTH": "tokens"},
+    )
     try:
         wait_for_port(port, proc)
         yield bf, f"http://127.0.0.1:{port}/mcp", tokens, log, mini, secret
@@ -85,8 +110,12 @@ def test_no_mcp_call_is_read_without_a_live_token(server, who):
     _, url, tokens, _, _, _ = server
     headers = {"accept": "application/json, text/event-stream"}
     if who != "none":
-        headers["authorization"] = "Bearer " + {"wrong": "bft_0123456789ab_" + "x" * 43, "expired": tokens["old"],
-                                                "revoked": tokens["gone"]}[who]
+        headers["authorization"] = (
+            "Bearer "
+            + {"wrong": "bft_0123456789ab_" + "x" * 43, "expired": tokens["old"], "revoked": tokens["gone"]}[
+                who
+            ]
+        )
     r = httpx.post(url, json=INIT, headers=headers, timeout=30)
     assert r.status_code == 401 and r.headers["www-authenticate"].startswith("Bearer")
     assert MARKER not in r.text and "bft_" not in r.text
@@ -96,14 +125,16 @@ def test_a_token_for_one_corpus_reaches_nothing_of_another(server):
     bf, url, tokens, log, mini, secret = server
     session = SyncMcp(url, headers={"Authorization": f"Bearer {tokens['rita']}"})
     try:
-        for tool, args in [("search", {"query": "anchorage", "corpus": secret}),
-                           ("ask", {"question": "anchorage inspection", "corpus": secret}),
-                           ("ask", {"question": "anchorage inspection", "corpus": f"{mini},{secret}"}),
-                           ("provision", {"id": "1926.504(a)(1)", "corpus": secret}),
-                           ("neighbours", {"id": "1926.504", "corpus": secret}),
-                           ("entity", {"name": "anchorage", "corpus": secret}),
-                           ("precedents", {"question": "anchorage", "corpus": secret}),
-                           ("diff", {"corpus": secret})]:
+        for tool, args in [
+            ("search", {"query": "anchorage", "corpus": secret}),
+            ("ask", {"question": "anchorage inspection", "corpus": secret}),
+            ("ask", {"question": "anchorage inspection", "corpus": f"{mini},{secret}"}),
+            ("provision", {"id": "1926.504(a)(1)", "corpus": secret}),
+            ("neighbours", {"id": "1926.504", "corpus": secret}),
+            ("entity", {"name": "anchorage", "corpus": secret}),
+            ("precedents", {"question": "anchorage", "corpus": secret}),
+            ("diff", {"corpus": secret}),
+        ]:
             with pytest.raises(MCPError) as info:
                 session.call(tool, **args)
             assert info.value.data == {"error": "forbidden"}, tool

@@ -36,8 +36,12 @@ def test_diff_reports_repeals_renumbering_and_the_citations_they_leave_dangling(
     d = mcp.call("diff", corpus="mini")
     assert (d["from_edition"]["number"], d["to_edition"]["number"]) == (1, 2)
     assert "1926.502(b)(1)" in d["removed"] and "1926.501(c)" in d["added"]
-    assert {"old_id": "1926.500(b)[Leading edge]", "new_id": "1926.500(c)[Leading edge]"}.items() <= d["moved"][0].items()
-    assert any(a["source"] == "1926.501(b)(2)(i)" and a["target_status"] == "removed" for a in d["newly_dangling"])
+    assert {"old_id": "1926.500(b)[Leading edge]", "new_id": "1926.500(c)[Leading edge]"}.items() <= d[
+        "moved"
+    ][0].items()
+    assert any(
+        a["source"] == "1926.501(b)(2)(i)" and a["target_status"] == "removed" for a in d["newly_dangling"]
+    )
 
 
 def test_diff_takes_editions_by_number_or_by_date(mcp):
@@ -54,17 +58,24 @@ def test_a_bad_edition_is_a_one_line_error_and_the_server_keeps_serving(mcp):
 
 
 def test_ask_as_of_a_date_in_edition_a_cites_the_repealed_paragraph_and_says_how_it_ranked(mcp):
-    a = mcp.call("ask", question="Who shall prepare the fall protection plan?", corpus="mini", as_of="2024-06-01")
+    a = mcp.call(
+        "ask", question="Who shall prepare the fall protection plan?", corpus="mini", as_of="2024-06-01"
+    )
     assert "1926.502(b)(1)" in [c["id"] for c in a["citations"]]
-    assert a["edition"]["number"] == 1 and a["note"].startswith(f"as of edition 1 ({DATE_A}): ranked by lexical + dense fusion")
+    assert a["edition"]["number"] == 1 and a["note"].startswith(
+        f"as of edition 1 ({DATE_A}): ranked by lexical + dense fusion"
+    )
     now = mcp.call("ask", question="Who shall prepare the fall protection plan?", corpus="mini")
     assert "1926.502(b)(1)" not in [c["id"] for c in now["citations"]] and now["edition"] is None
 
 
-@pytest.mark.parametrize("as_of,message", [
-    ("last tuesday", "as_of: 'last tuesday' is not a date (YYYY-MM-DD) or an edition number"),
-    ("2023-01-01", f"mini has no edition valid on 2023-01-01: its first edition is dated {DATE_A}"),
-])
+@pytest.mark.parametrize(
+    "as_of,message",
+    [
+        ("last tuesday", "as_of: 'last tuesday' is not a date (YYYY-MM-DD) or an edition number"),
+        ("2023-01-01", f"mini has no edition valid on 2023-01-01: its first edition is dated {DATE_A}"),
+    ],
+)
 def test_ask_with_a_bad_or_too_early_as_of_is_a_one_line_error(mcp, as_of, message):
     with pytest.raises(MCPError) as info:
         mcp.call("ask", question="Who shall prepare the fall protection plan?", corpus="mini", as_of=as_of)

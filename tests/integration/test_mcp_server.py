@@ -28,9 +28,18 @@ PLAN_QUESTION = "Who must prepare the fall protection plan?"
 INVALID_PARAMS = -32602
 TOOLS = {"ask", "search", "provision", "neighbours", "entity", "diff", "precedents"}
 LETTERS = [
-    {"id": "loi-plan", "title": "Who may prepare a fall protection plan for leading edge work", "date": "1999-01-02",
-     "url": "https://example.org/loi-plan", "cites": ["1926.502(b)(1)", "1910.28"]},
-    {"id": "loi-edge", "title": "Guardrails for employees constructing a leading edge", "cites": ["1926.501(b)(2)"]},
+    {
+        "id": "loi-plan",
+        "title": "Who may prepare a fall protection plan for leading edge work",
+        "date": "1999-01-02",
+        "url": "https://example.org/loi-plan",
+        "cites": ["1926.502(b)(1)", "1910.28"],
+    },
+    {
+        "id": "loi-edge",
+        "title": "Guardrails for employees constructing a leading edge",
+        "cites": ["1926.501(b)(2)"],
+    },
 ]
 
 
@@ -87,13 +96,16 @@ def test_precedents_are_similar_answered_questions_with_what_they_cite(mcp):
 def test_a_question_naming_a_provision_is_answered_from_it(mcp):
     answer = mcp.call("ask", question="What does 1926.502(b)(1) require?", corpus="mini")
     assert answer["outcome"] == "answered" and answer["citations"][0]["id"] == "1926.502(b)(1)"
-    assert answer["named"] == [{"written": "1926.502(b)(1)", "target_id": "1926.502(b)(1)", "reason": None, "via": ""}]
+    assert answer["named"] == [
+        {"written": "1926.502(b)(1)", "target_id": "1926.502(b)(1)", "reason": None, "via": ""}
+    ]
     missing = mcp.call("ask", question="What does 1926.502(z)(9) require?", corpus="mini")
     assert "1926.502(z)(9): not found in the current edition of mini" in missing["text"]
 
 
 def test_what_a_client_browses_is_listed_page_by_page_with_the_sdk_cursor(mcp, mini_home):
-    """Parts, subparts, sections and appendices are listed; paragraphs and definitions are read by the template."""
+    """Parts, subparts, sections and appendices are listed; paragraphs and definitions are read by the
+    template."""
     uris, pages, cursor = [], 0, None
     while True:
         page = mcp.resources(cursor)
@@ -104,11 +116,15 @@ def test_what_a_client_browses_is_listed_page_by_page_with_the_sdk_cursor(mcp, m
             break
     bf = Bifrost(Settings(home=mini_home))
     try:
-        count = sum(p.kind.value in ("part", "subpart", "section", "appendix") for p in bf.sql.provisions("mini"))
+        count = sum(
+            p.kind.value in ("part", "subpart", "section", "appendix") for p in bf.sql.provisions("mini")
+        )
     finally:
         bf.close()
     assert len(uris) == len(set(uris)) == count and pages == -(-count // 5)
-    assert "bifrost://mini/1926.500" in uris and "bifrost://mini/1926.500%28b%29%5BLeading%20edge%5D" not in uris
+    assert (
+        "bifrost://mini/1926.500" in uris and "bifrost://mini/1926.500%28b%29%5BLeading%20edge%5D" not in uris
+    )
     assert "Leading edge means" in mcp.read("bifrost://mini/1926.500%28b%29%5BLeading%20edge%5D")
 
 
@@ -136,7 +152,9 @@ def test_ask_refuses_an_off_topic_question(mcp):
 
 
 def test_search_ranks_k_provisions_with_why_each_was_retrieved(mcp):
-    result = mcp.call("search", query="fall protection plan prepared by a qualified person", corpus="mini", k=3)
+    result = mcp.call(
+        "search", query="fall protection plan prepared by a qualified person", corpus="mini", k=3
+    )
     hits = result["results"]
     assert [h["rank"] for h in hits] == [1, 2, 3]
     assert all(h["why"] and h["via"] and h["uri"].startswith("bifrost://mini/") for h in hits)
@@ -159,7 +177,9 @@ def test_neighbours_walks_has_and_refers_to_edges_up_to_the_depth(mcp):
     only_root = mcp.call("neighbours", id="1926.501(b)(2)(i)", corpus="mini", depth=0)
     assert [n["id"] for n in only_root["nodes"]] == ["1926.501(b)(2)(i)"] and only_root["edges"] == []
     refs = mcp.call("neighbours", id="1926.501(b)(2)(i)", corpus="mini", depth=1, kinds=["REFERS_TO"])
-    assert {(e["type"], e["source"], e["target"]) for e in refs["edges"]} == {("REFERS_TO", "1926.501(b)(2)(i)", "1926.502(b)")}
+    assert {(e["type"], e["source"], e["target"]) for e in refs["edges"]} == {
+        ("REFERS_TO", "1926.501(b)(2)(i)", "1926.502(b)")
+    }
     both = mcp.call("neighbours", id="1926.501(b)(2)(i)", corpus="mini", depth=2)
     depth = {n["id"]: n["depth"] for n in both["nodes"]}
     assert depth["1926.501(b)(2)"] == 1 and depth["1926.502(b)"] == 1 and depth["1926.501(b)"] == 2
@@ -178,25 +198,58 @@ def test_provision_text_with_markup_comes_back_as_plain_text(mcp):
 
 # --- bad input ---
 BAD_CALLS = [
-    ("ask", {"question": "", "corpus": "mini"}, "question: the question is empty: type a question about the regulations"),
-    ("ask", {"question": "x" * 2001, "corpus": "mini"}, "question: the question has 2001 characters; the limit is 2000"),
+    (
+        "ask",
+        {"question": "", "corpus": "mini"},
+        "question: the question is empty: type a question about the regulations",
+    ),
+    (
+        "ask",
+        {"question": "x" * 2001, "corpus": "mini"},
+        "question: the question has 2001 characters; the limit is 2000",
+    ),
     ("ask", {"question": PLAN_QUESTION, "corpus": "nope"}, "unknown corpus 'nope'; loaded corpora: mini"),
-    ("ask", {"question": PLAN_QUESTION, "corpus": "mini", "as_of": "2020-13-01"},
-     "as_of: '2020-13-01' is not a date (YYYY-MM-DD) or an edition number"),
+    (
+        "ask",
+        {"question": PLAN_QUESTION, "corpus": "mini", "as_of": "2020-13-01"},
+        "as_of: '2020-13-01' is not a date (YYYY-MM-DD) or an edition number",
+    ),
     ("search", {"query": "fall", "corpus": "mini", "k": 0}, "k: Input should be greater than or equal to 1"),
     ("search", {"query": "fall", "corpus": "mini", "k": 101}, "k: Input should be less than or equal to 100"),
-    ("search", {"query": "   ", "corpus": "mini"}, "query: the question is empty: type a question about the regulations"),
+    (
+        "search",
+        {"query": "   ", "corpus": "mini"},
+        "query: the question is empty: type a question about the regulations",
+    ),
     ("provision", {"id": "1926.999(z)", "corpus": "mini"}, "provision '1926.999(z)' is not in corpus 'mini'"),
     ("provision", {"id": "1926.500", "corpus": "nope"}, "unknown corpus 'nope'; loaded corpora: mini"),
-    ("neighbours", {"id": "1926.999(z)", "corpus": "mini"}, "provision '1926.999(z)' is not in corpus 'mini'"),
-    ("neighbours", {"id": "1926.500", "corpus": "mini", "depth": 6}, "depth: Input should be less than or equal to 5"),
-    ("neighbours", {"id": "1926.500", "corpus": "mini", "kinds": ["PARENT"]}, "kinds.0: Input should be 'HAS' or 'REFERS_TO'"),
-    ("entity", {"name": " ", "corpus": "mini"}, "name: the entity name is empty: give a name such as 'guardrail system'"),
+    (
+        "neighbours",
+        {"id": "1926.999(z)", "corpus": "mini"},
+        "provision '1926.999(z)' is not in corpus 'mini'",
+    ),
+    (
+        "neighbours",
+        {"id": "1926.500", "corpus": "mini", "depth": 6},
+        "depth: Input should be less than or equal to 5",
+    ),
+    (
+        "neighbours",
+        {"id": "1926.500", "corpus": "mini", "kinds": ["PARENT"]},
+        "kinds.0: Input should be 'HAS' or 'REFERS_TO'",
+    ),
+    (
+        "entity",
+        {"name": " ", "corpus": "mini"},
+        "name: the entity name is empty: give a name such as 'guardrail system'",
+    ),
 ]
 
 
 @pytest.mark.parametrize("tool,arguments,message", BAD_CALLS, ids=[f"{t}-{m[:30]}" for t, _, m in BAD_CALLS])
-def test_bad_input_is_an_mcp_error_with_the_web_api_message_and_the_server_keeps_serving(mcp, tool, arguments, message):
+def test_bad_input_is_an_mcp_error_with_the_web_api_message_and_the_server_keeps_serving(
+    mcp, tool, arguments, message
+):
     with pytest.raises(MCPError) as info:
         mcp.call(tool, **arguments)
     assert (info.value.code, info.value.message) == (INVALID_PARAMS, message)
@@ -215,8 +268,11 @@ def test_an_unknown_resource_and_a_forged_cursor_are_mcp_errors(mcp):
 
 def home_digest(home: Path) -> dict[str, str]:
     """Hash of every file of a home (SQLite's transient -wal/-shm files aside)."""
-    return {str(f.relative_to(home)): hashlib.sha256(f.read_bytes()).hexdigest()
-            for f in sorted(home.rglob("*")) if f.is_file() and not f.name.endswith(("-wal", "-shm"))}
+    return {
+        str(f.relative_to(home)): hashlib.sha256(f.read_bytes()).hexdigest()
+        for f in sorted(home.rglob("*"))
+        if f.is_file() and not f.name.endswith(("-wal", "-shm"))
+    }
 
 
 def test_no_tool_writes_to_the_home(mini_home):
@@ -243,16 +299,40 @@ def _reader(stream, lines: queue.Queue) -> None:
 
 @pytest.mark.parametrize("warm", ["--warm", "--no-warm"])  # models load before serving, or on the first call
 def test_stdout_carries_only_protocol_messages(mini_home, warm):
-    proc = subprocess.Popen(server_command(mini_home, warm), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, env=subprocess_env(), text=True)
+    proc = subprocess.Popen(
+        server_command(mini_home, warm),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=subprocess_env(),
+        text=True,
+    )
     lines: queue.Queue = queue.Queue()
     threading.Thread(target=_reader, args=(proc.stdout, lines), daemon=True).start()
     requests = [
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "0"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ask", "arguments": {"question": PLAN_QUESTION, "corpus": "mini"}}},
-        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "search", "arguments": {"query": "", "corpus": "mini"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "ask", "arguments": {"question": PLAN_QUESTION, "corpus": "mini"}},
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "search", "arguments": {"query": "", "corpus": "mini"}},
+        },
     ]
     try:
         proc.stdin.write("".join(json.dumps(r) + "\n" for r in requests))
@@ -279,8 +359,12 @@ def test_stdout_carries_only_protocol_messages(mini_home, warm):
 
 def test_the_server_answers_over_streamable_http(mini_home):
     port = free_port()
-    proc = subprocess.Popen(server_command(mini_home, "--transport", "http", "--port", str(port)),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=subprocess_env())
+    proc = subprocess.Popen(
+        server_command(mini_home, "--transport", "http", "--port", str(port)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=subprocess_env(),
+    )
     try:
         wait_for_port(port, proc)
         session = SyncMcp(f"http://127.0.0.1:{port}/mcp")

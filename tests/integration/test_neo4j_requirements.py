@@ -34,13 +34,21 @@ def test_export_writes_requirements_with_conditions_and_exceptions(tmp_path):
         neo = Bifrost(Settings(home=tmp_path / "home", store="neo4j", neo4j_uri=uri))
         try:
             with neo.graph.driver.session(database=neo.graph.database) as s:
-                row = s.run("MATCH (:Section {corpus: $c})-[:STATES]->(r:Requirement) "
-                            "OPTIONAL MATCH (r)-[:WHEN]->(x:Condition) OPTIONAL MATCH (r)-[:EXCEPT]->(e:Exception) "
-                            "RETURN count(DISTINCT r) AS r, count(DISTINCT x) AS x, count(DISTINCT e) AS e", c=corpus).single()
+                row = s.run(
+                    "MATCH (:Section {corpus: $c})-[:STATES]->(r:Requirement) "
+                    "OPTIONAL MATCH (r)-[:WHEN]->(x:Condition) OPTIONAL MATCH (r)-[:EXCEPT]->(e:Exception) "
+                    "RETURN count(DISTINCT r) AS r, count(DISTINCT x) AS x, count(DISTINCT e) AS e",
+                    c=corpus,
+                ).single()
                 assert row["r"] == len(stored)
-                assert row["x"] == sum(len(r.conditions) for r in stored) and row["e"] == sum(len(r.exceptions) for r in stored)
-                edge = s.run("MATCH (:Section {corpus: $c, id: '1926.505(a)'})-[:STATES]->(:Requirement)-[:WHEN]->(x) "
-                             "WHERE x.unit = 'foot' RETURN x.comparator AS cmp, x.value AS v, x.unit AS u", c=corpus).single()
+                assert row["x"] == sum(len(r.conditions) for r in stored) and row["e"] == sum(
+                    len(r.exceptions) for r in stored
+                )
+                edge = s.run(
+                    "MATCH (:Section {corpus: $c, id: '1926.505(a)'})-[:STATES]->(:Requirement)-[:WHEN]->(x) "
+                    "WHERE x.unit = 'foot' RETURN x.comparator AS cmp, x.value AS v, x.unit AS u",
+                    c=corpus,
+                ).single()
                 assert (edge["cmp"], edge["v"], edge["u"]) == (">=", 6.0, "foot")
             neo.graph.clear(corpus)
             with neo.graph.driver.session(database=neo.graph.database) as s:

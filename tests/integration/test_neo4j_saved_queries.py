@@ -42,8 +42,14 @@ def saved_queries(path: Path = QUERIES) -> dict[str, tuple[str, dict[str, object
 # server is never touched; each query runs with its defaults but this corpus.
 SAMPLE_CORPUS = "osha-1926-saved-queries-test"
 
-QUERY_KEYS = ["cross_reference_neighbourhood", "provisions_sharing_an_entity", "most_referenced_provisions",
-              "paths_between_two_provisions", "precedents_citing_a_provision", "most_interpreted_provisions"]
+QUERY_KEYS = [
+    "cross_reference_neighbourhood",
+    "provisions_sharing_an_entity",
+    "most_referenced_provisions",
+    "paths_between_two_provisions",
+    "precedents_citing_a_provision",
+    "most_interpreted_provisions",
+]
 
 
 def test_the_file_holds_the_named_queries_with_parameters():
@@ -92,8 +98,13 @@ def test_precedents_citing_a_section_reach_its_paragraphs_and_keep_outside_citat
     params = {**params, "corpus": SAMPLE_CORPUS, "id": "1926.502"}
     with loaded_store.driver.session(database=loaded_store.database) as s:
         rows = s.run(text, params).data()
-        outside = s.run("MATCH (p:Precedent {corpus: $c, id: 'loi-edge'}) RETURN p.outside AS o", c=SAMPLE_CORPUS).single()["o"]
-    assert [(r["precedent"], sorted(r["cites"])) for r in rows] == [("loi-plan", ["1926.502(k)(1)"]), ("loi-edge", ["1926.502(k)"])]
+        outside = s.run(
+            "MATCH (p:Precedent {corpus: $c, id: 'loi-edge'}) RETURN p.outside AS o", c=SAMPLE_CORPUS
+        ).single()["o"]
+    assert [(r["precedent"], sorted(r["cites"])) for r in rows] == [
+        ("loi-plan", ["1926.502(k)(1)"]),
+        ("loi-edge", ["1926.502(k)"]),
+    ]
     assert outside == ["1910.28"]
 
 
@@ -109,4 +120,3 @@ def test_each_saved_query_returns_rows_on_the_real_osha_graph(osha_in_neo4j, key
     finally:
         store.close()
     assert rows, f"saved query {key} returned no rows on osha-1926"
-

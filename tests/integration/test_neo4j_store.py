@@ -29,8 +29,15 @@ ENTS = [
     Entity(corpus=C, name="employee", label="person", section_ids=("1926.501(b)(2)(i)",)),
 ]
 MENTIONS = [Edge(type=EdgeType.MENTIONED_IN, source=e.uid, target=u(e.section_ids[0])) for e in ENTS]
-RELATES = [Edge(type=EdgeType.RELATES, source=ENTS[0].uid, target=ENTS[1].uid, relation="protects",
-                section_ids=("1926.502(k)",))]
+RELATES = [
+    Edge(
+        type=EdgeType.RELATES,
+        source=ENTS[0].uid,
+        target=ENTS[1].uid,
+        relation="protects",
+        section_ids=("1926.502(k)",),
+    )
+]
 
 
 def _clean(store: Neo4jGraphStore) -> None:
@@ -85,8 +92,14 @@ def test_schema_setup_is_idempotent(neo4j):
     with neo4j.driver.session(database=neo4j.database) as s:
         names = {r["name"] for r in s.run("SHOW INDEXES YIELD name")}
         n_constraints = len(list(s.run("SHOW CONSTRAINTS")))
-    assert {"bifrost_section_uid", "bifrost_entity_uid", "bifrost_section_corpus_id", "bifrost_section_text",
-            "bifrost_entity_embedding", "bifrost_triple_embedding"} <= names
+    assert {
+        "bifrost_section_uid",
+        "bifrost_entity_uid",
+        "bifrost_section_corpus_id",
+        "bifrost_section_text",
+        "bifrost_entity_embedding",
+        "bifrost_triple_embedding",
+    } <= names
     again._schema_ready = False
     again.ensure_schema()
     with neo4j.driver.session(database=neo4j.database) as s:
@@ -101,8 +114,21 @@ def test_a_vector_index_of_another_dimension_is_reported(neo4j):
     assert "bifrost_entity_embedding" in str(err.value) and "dimension" in str(err.value)
 
 
-@pytest.mark.parametrize("bad", ["Protects", "protects-from", "protects from", "x]->(y) DETACH DELETE y //",
-                                 "_lead", "trailing_", "dóuble", "", None, "a" * 65])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "Protects",
+        "protects-from",
+        "protects from",
+        "x]->(y) DETACH DELETE y //",
+        "_lead",
+        "trailing_",
+        "dóuble",
+        "",
+        None,
+        "a" * 65,
+    ],
+)
 def test_relations_that_are_not_snake_case_are_rejected_before_any_write(neo4j, bad):
     neo4j.upsert_sections(TREE)
     neo4j.upsert_entities(ENTS)
@@ -123,7 +149,12 @@ def test_entity_and_triple_embeddings_are_searchable(neo4j):
     neo4j.upsert_entities(ENTS)
     neo4j.upsert_edges(RELATES)
     d = neo4j.embedding_dim
-    assert neo4j.set_entity_embeddings([(ENTS[0].uid, [1.0] + [0.0] * (d - 1)), (ENTS[1].uid, [0.0, 1.0] + [0.0] * (d - 2))]) == 2
+    assert (
+        neo4j.set_entity_embeddings(
+            [(ENTS[0].uid, [1.0] + [0.0] * (d - 1)), (ENTS[1].uid, [0.0, 1.0] + [0.0] * (d - 2))]
+        )
+        == 2
+    )
     assert neo4j.set_triple_embeddings([(RELATES[0], [0.5] * neo4j.triple_dim)]) == 1
     neo4j.upsert_entities(ENTS)  # rewriting an entity keeps its embedding
     with neo4j.driver.session(database=neo4j.database) as s:

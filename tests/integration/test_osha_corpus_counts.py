@@ -89,15 +89,26 @@ def test_all_304_sections_of_part_1926_parse(corpus: ParsedDocument) -> None:
 
 
 @pytest.mark.parametrize("letter", sorted(TARGETS))
-def test_subpart_counts_match_the_independent_count(letter: str, data_path: Path, corpus: ParsedDocument, by_id: dict[str, Provision]) -> None:
-    kinds = Counter(p.kind for p in corpus.provisions if p.kind in (ProvisionKind.PARAGRAPH, ProvisionKind.DEFINITION) and _subpart(p, by_id) == f"1926 Subpart {letter}")
+def test_subpart_counts_match_the_independent_count(
+    letter: str, data_path: Path, corpus: ParsedDocument, by_id: dict[str, Provision]
+) -> None:
+    kinds = Counter(
+        p.kind
+        for p in corpus.provisions
+        if p.kind in (ProvisionKind.PARAGRAPH, ProvisionKind.DEFINITION)
+        and _subpart(p, by_id) == f"1926 Subpart {letter}"
+    )
     paragraphs, definitions = kinds[ProvisionKind.PARAGRAPH], kinds[ProvisionKind.DEFINITION]
     want_p, want_d = TARGETS[letter]
     labelled, inline, means = _line_counts(data_path, letter)
     assert (labelled, means) == (want_p, want_d), "the line-based reading of the targets no longer holds"
-    assert abs(paragraphs - (want_p + inline)) <= INLINE_SLACK, f"Subpart {letter}: {paragraphs} paragraphs, target {want_p} + {inline} inline"
+    assert abs(paragraphs - (want_p + inline)) <= INLINE_SLACK, (
+        f"Subpart {letter}: {paragraphs} paragraphs, target {want_p} + {inline} inline"
+    )
     assert paragraphs >= want_p
-    assert abs(definitions - want_d) <= DEFINITION_SLACK, f"Subpart {letter}: {definitions} definitions, target {want_d}"
+    assert abs(definitions - want_d) <= DEFINITION_SLACK, (
+        f"Subpart {letter}: {definitions} definitions, target {want_d}"
+    )
 
 
 @pytest.mark.parametrize(
@@ -113,7 +124,9 @@ def test_subpart_counts_match_the_independent_count(letter: str, data_path: Path
         ("1926.651(k)(1)", "1926.651(k)"),
     ],
 )
-def test_known_paragraphs_exist_under_their_parent(pid: str, parent: str, by_id: dict[str, Provision]) -> None:
+def test_known_paragraphs_exist_under_their_parent(
+    pid: str, parent: str, by_id: dict[str, Provision]
+) -> None:
     assert by_id[pid].kind is ProvisionKind.PARAGRAPH
     assert by_id[pid].parent_id == parent
 

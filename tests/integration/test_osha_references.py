@@ -21,7 +21,9 @@ MIN_RECALL = 0.90
 
 
 def _benchmark() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("reference_extractor_eval", REPO / "benchmarks" / "reference_extractor_eval.py")
+    spec = importlib.util.spec_from_file_location(
+        "reference_extractor_eval", REPO / "benchmarks" / "reference_extractor_eval.py"
+    )
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     sys.modules.setdefault(spec.name, mod)  # dataclasses look their module up here
@@ -65,7 +67,9 @@ def test_must_hold_edges_on_the_osha_text(
     assert targets <= got
 
 
-def test_every_resolved_target_exists_in_the_corpus(provisions: dict[str, Provision], known: KnownProvisions) -> None:
+def test_every_resolved_target_exists_in_the_corpus(
+    provisions: dict[str, Provision], known: KnownProvisions
+) -> None:
     subpart_m = [p for p in provisions.values() if p.id.startswith(("1926.50", "1926.45")) and p.text]
     refs = [r for p in subpart_m for r in CfrReferenceExtractor().extract(p, known)]
     assert refs

@@ -50,8 +50,18 @@ def halves(tmp_path_factory) -> tuple[Path, Path]:
 
 
 def start_ingest(url: str, home: Path, *files: Path) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "bifrost.app.cli.app", "--home", str(home), "ingest", *map(str, files),
-           "--corpus", CORPUS, "--json"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "bifrost.app.cli.app",
+        "--home",
+        str(home),
+        "ingest",
+        *map(str, files),
+        "--corpus",
+        CORPUS,
+        "--json",
+    ]
     env = {**subprocess_env(), "BIFROST_DATABASE_URL": url}
     return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -66,13 +76,18 @@ def snapshot(url: str) -> dict:
     history depend on which of two concurrent ingests committed first, so they are not compared)."""
     engine = create_engine(url)
     with engine.connect() as conn:
-        q = lambda sql: sorted((tuple(r) for r in conn.execute(text(sql))), key=lambda r: tuple("" if v is None else str(v) for v in r))  # noqa: E731
+        q = lambda sql: sorted(
+            (tuple(r) for r in conn.execute(text(sql))),
+            key=lambda r: tuple("" if v is None else str(v) for v in r),
+        )  # noqa: E731
         snap = {
             # content, not the version hash: a part or subpart both halves carry belongs to the document
             # that wrote it first, and its document order follows that document
             "provisions": q("SELECT uid, kind, heading, text, parent_id, level, reserved FROM provisions"),
             # the current references: which edition recorded each one depends on which ingest came first
-            "references": q('SELECT source_id, raw, target_id, reason FROM "references" WHERE valid_to IS NULL'),
+            "references": q(
+                'SELECT source_id, raw, target_id, reason FROM "references" WHERE valid_to IS NULL'
+            ),
             "nodes": q("SELECT uid, label FROM graph_nodes"),
             "edges": q("SELECT type, source, target, key FROM graph_edges"),
             "documents": q("SELECT corpus, name, checksum FROM documents"),
@@ -99,7 +114,10 @@ def test_two_ingests_of_two_halves_at_once_end_as_a_serial_ingest(halves, tmp_pa
 
 def test_two_ingests_of_the_same_files_at_once_end_as_one_ingest(halves, tmp_path):
     with fresh_database() as together, fresh_database() as serial:
-        procs = [start_ingest(together, tmp_path / "h1", *halves), start_ingest(together, tmp_path / "h2", *halves)]
+        procs = [
+            start_ingest(together, tmp_path / "h1", *halves),
+            start_ingest(together, tmp_path / "h2", *halves),
+        ]
         for p in procs:
             finish(p)
         finish(start_ingest(serial, tmp_path / "h3", *halves))

@@ -15,7 +15,10 @@ import pytest
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.postgres
-START, STOP = ROOT / "docker" / "postgres-launcher" / "start.sh", ROOT / "docker" / "postgres-launcher" / "stop.sh"
+START, STOP = (
+    ROOT / "docker" / "postgres-launcher" / "start.sh",
+    ROOT / "docker" / "postgres-launcher" / "stop.sh",
+)
 
 
 def _binaries() -> None:
@@ -32,7 +35,10 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-USERS = ["me", pytest.param("nobody", marks=pytest.mark.skipif(os.geteuid() != 0, reason="needs root to switch user"))]
+USERS = [
+    "me",
+    pytest.param("nobody", marks=pytest.mark.skipif(os.geteuid() != 0, reason="needs root to switch user")),
+]
 
 
 @pytest.mark.parametrize("user", USERS)
@@ -43,10 +49,21 @@ def test_start_prints_a_working_url_and_stop_stops_it(user):
     if user == "nobody":
         shutil.chown(folder, "nobody")
     port = _free_port()
-    env = {**os.environ, "BIFROST_PG_PORT": str(port), "BIFROST_PG_RUN": f"{folder}/run", "BIFROST_PG_DB": "launched"}
+    env = {
+        **os.environ,
+        "BIFROST_PG_PORT": str(port),
+        "BIFROST_PG_RUN": f"{folder}/run",
+        "BIFROST_PG_DB": "launched",
+    }
     prefix = ["runuser", "-u", "nobody", "--"] if user == "nobody" else []
-    run = lambda script: subprocess.run([*prefix, "bash", str(script)], capture_output=True, text=True,  # noqa: E731
-                                        timeout=120, env=env, check=False)
+    run = lambda script: subprocess.run(
+        [*prefix, "bash", str(script)],
+        capture_output=True,
+        text=True,  # noqa: E731
+        timeout=120,
+        env=env,
+        check=False,
+    )
     try:
         first = run(START)
         assert first.returncode == 0, first.stderr

@@ -30,13 +30,14 @@ def plain_args(line: str) -> list[str]:
     args = shlex.split(re.sub(r"\[[^\]]*\]", " ", line), comments=True)[1:]
     if "--home" in args:
         at = args.index("--home")
-        del args[at:at + 2]
+        del args[at : at + 2]
     return args
 
 
 @pytest.fixture(scope="module")
 def readme_home(osha_ranker_home, tmp_path_factory) -> Path:
-    """A copy of the OSHA home with its ranker (as `make demo` leaves it: the README's eval line scores it)."""
+    """A copy of the OSHA home with its ranker (as `make demo` leaves it: the README's eval line scores
+    it)."""
     home = tmp_path_factory.mktemp("readme-home")
     copy_home(osha_ranker_home, home)
     (home / "models").mkdir(exist_ok=True)
@@ -55,7 +56,16 @@ def test_most_readme_lines_run_and_the_others_are_marked():
 @pytest.mark.parametrize("line", LINES, ids=LINES)
 def test_a_readme_line_runs(readme_home, line, tmp_path):
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "BIFROST_HOME": str(readme_home)}
-    args = [a if not a.startswith("runs/") else str(tmp_path / a) for a in plain_args(line)]  # outputs in the test's folder
-    done = subprocess.run([str(BIFROST), "--home", str(readme_home), *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=1100, check=False)
+    args = [
+        a if not a.startswith("runs/") else str(tmp_path / a) for a in plain_args(line)
+    ]  # outputs in the test's folder
+    done = subprocess.run(
+        [str(BIFROST), "--home", str(readme_home), *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1100,
+        check=False,
+    )
     assert done.returncode == 0, f"{line}\n{done.stderr[-2000:]}"

@@ -26,8 +26,12 @@ def test_four_workers_on_postgresql_and_neo4j_answer_as_one_worker_does(tmp_path
         bf = Bifrost(settings)
         try:
             build_corpus(bf, corpus, MINI)
-            env = {"BIFROST_DATABASE_URL": url, "BIFROST_STORE": "neo4j", "BIFROST_NEO4J_URI": uri,
-                   **{k: v for k, v in os.environ.items() if k.startswith("BIFROST_NEO4J_")}}
+            env = {
+                "BIFROST_DATABASE_URL": url,
+                "BIFROST_STORE": "neo4j",
+                "BIFROST_NEO4J_URI": uri,
+                **{k: v for k, v in os.environ.items() if k.startswith("BIFROST_NEO4J_")},
+            }
             check_four_workers_answer_as_one(settings.home, corpus, env)
         finally:
             bf.graph.clear(corpus)

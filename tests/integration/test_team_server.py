@@ -1,7 +1,8 @@
 """`bifrost serve` for a team, as a real server: tokens are required off loopback (and the server will not
 start without a user to hold one), and 16 clients of mixed roles and corpora under load get every answer
 recorded under the right user and corpus, nothing lost. The median latency with and without tokens is printed
-(a measurement for docs/results.md, never a pass mark: a shared CI machine's timing is not a property of the code)."""
+(a measurement for docs/results.md, never a pass mark: a shared CI machine's timing is not a property of the
+code)."""
 
 from __future__ import annotations
 
@@ -44,8 +45,13 @@ def test_serving_off_loopback_without_a_user_stops_with_one_line_naming_the_sett
     import shutil
 
     shutil.copytree(team_home, home)
-    done = subprocess.run(cli(home, "serve", "--host", "0.0.0.0", "--port", str(free_port()), "--no-warm"),
-                          env=subprocess_env(), capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        cli(home, "serve", "--host", "0.0.0.0", "--port", str(free_port()), "--no-warm"),
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode != 0
     lines = [ln for ln in done.stderr.splitlines() if ln.strip() and not ln.startswith("serving on http")]
     assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
@@ -64,7 +70,9 @@ def test_serving_off_loopback_requires_a_token(tmp_path, team_home):
     try:
         ask = {"question": QUESTIONS[0], "corpus": "mini"}
         assert httpx.post(f"{server.base}/api/ask", json=ask, timeout=60).status_code == 401
-        r = httpx.post(f"{server.base}/api/ask", json=ask, headers={"Authorization": f"Bearer {token}"}, timeout=120)
+        r = httpx.post(
+            f"{server.base}/api/ask", json=ask, headers={"Authorization": f"Bearer {token}"}, timeout=120
+        )
         assert r.status_code == 200 and r.json()["record_id"]
     finally:
         server.stop()
@@ -84,8 +92,16 @@ class Client(threading.Thread):
     """One user asking in a loop until ``stop``: each answer's record id kept with who asked what; now and
     then a corpus outside the token's scope, which must be refused."""
 
-    def __init__(self, base: str, user: str | None, token: str | None, scope: tuple[str, ...], seed: int,
-                 stop: threading.Event, phase: list[str]) -> None:
+    def __init__(
+        self,
+        base: str,
+        user: str | None,
+        token: str | None,
+        scope: tuple[str, ...],
+        seed: int,
+        stop: threading.Event,
+        phase: list[str],
+    ) -> None:
         super().__init__(daemon=True)
         self.base, self.user, self.token, self.scope = base, user, token, scope
         self.rng = random.Random(seed)
@@ -125,8 +141,9 @@ class Client(threading.Thread):
                 self.acked.append((body["record_id"], self.user or "local", corpus))
 
 
-def run_load(base: str, users: list[tuple[str | None, str | None, tuple[str, ...]]], seconds: float,
-             seed: int) -> list[Client]:
+def run_load(
+    base: str, users: list[tuple[str | None, str | None, tuple[str, ...]]], seconds: float, seed: int
+) -> list[Client]:
     stop, phase = threading.Event(), ["run"]
     clients = [Client(base, u, t, s, seed + i, stop, phase) for i, (u, t, s) in enumerate(users)]
     for c in clients:
@@ -151,7 +168,9 @@ def test_sixteen_clients_of_mixed_roles_and_corpora_under_load(tmp_path, team_ho
         role, scope = ROLES[i % 3], SCOPES[(i // 3) % 3]
         team.append((f"user{i:02d}", bf.users.add(f"user{i:02d}", role, list(scope)).secret, scope))
     bf.close()
-    env = {"BIFROST_RATE_LIMIT": "100000/minute"}  # the shared limiter runs on every request, and never refuses
+    env = {
+        "BIFROST_RATE_LIMIT": "100000/minute"
+    }  # the shared limiter runs on every request, and never refuses
     secured = Server(home, 2, None, {**env, "BIFROST_AUTH": "tokens"}, name="secured")
     open_ = Server(home, 2, None, {**env, "BIFROST_AUTH": "off"}, name="open")
     total = load_seconds()
@@ -160,7 +179,9 @@ def test_sixteen_clients_of_mixed_roles_and_corpora_under_load(tmp_path, team_ho
     without: list[Client] = []
     try:
         for k in range(rounds):  # alternate, so that the machine's drift falls on both alike
-            without += run_load(open_.base, [(None, None, s) for _, _, s in team], total / rounds / 2, seed=1000 * k)
+            without += run_load(
+                open_.base, [(None, None, s) for _, _, s in team], total / rounds / 2, seed=1000 * k
+            )
             with_auth += run_load(secured.base, team, total / rounds, seed=1000 * k + 500)
     finally:
         secured.stop()
@@ -176,11 +197,16 @@ def test_sixteen_clients_of_mixed_roles_and_corpora_under_load(tmp_path, team_ho
             rec = bf.answer_log.get(record_id, LOCAL)
             assert (rec.user, rec.corpus) == (user, corpus), record_id
         stored = Counter(r.user for r in bf.answer_log.list(LOCAL, limit=1_000_000))
-        assert {u: n for u, n in stored.items() if u != "local"} == Counter(u for _, u, _ in acked)  # none lost, none extra
+        assert {u: n for u, n in stored.items() if u != "local"} == Counter(
+            u for _, u, _ in acked
+        )  # none lost, none extra
         assert stored["local"] == sum(len(c.acked) for c in without)
     finally:
         bf.close()
     p50_auth = statistics.median([t for c in with_auth for t in c.latencies])
     p50_open = statistics.median([t for c in without for t in c.latencies])
-    print(f"load: {len(acked)} answers with tokens, p50 {p50_auth * 1000:.0f} ms; without {p50_open * 1000:.0f} ms; "
-          f"ratio {p50_auth / p50_open:.2f}")
+    print(
+        f"load: {len(acked)} answers with tokens, p50 {p50_auth * 1000:.0f} ms; without "
+        f"{p50_open * 1000:.0f} ms; "
+        f"ratio {p50_auth / p50_open:.2f}"
+    )

@@ -12,7 +12,13 @@ from bifrost.core.access import LOCAL
 from bifrost.core.settings import Settings
 from tests.integration.neo4j_env import neo4j_uri
 from tests.integration.postgres_env import fresh_database
-from tests.unit.bifrost.app.web.test_auth import CREDENTIALS, Q, check_no_door_opens, check_other_corpus_closed, serve_two_corpora
+from tests.unit.bifrost.app.web.test_auth import (
+    CREDENTIALS,
+    Q,
+    check_no_door_opens,
+    check_other_corpus_closed,
+    serve_two_corpora,
+)
 
 pytestmark = [pytest.mark.postgres, pytest.mark.neo4j]
 
@@ -43,8 +49,11 @@ def test_a_token_for_one_corpus_reads_nothing_of_another(served):
 
 
 def test_answers_are_recorded_in_postgresql_under_their_asker(served):
-    r = served.client.post("/api/ask", json={"question": Q, "corpus": served.mini},
-                           headers={"Authorization": f"Bearer {served.tokens['reader']}"})
+    r = served.client.post(
+        "/api/ask",
+        json={"question": Q, "corpus": served.mini},
+        headers={"Authorization": f"Bearer {served.tokens['reader']}"},
+    )
     assert r.status_code == 200
     record = served.bf.answer_log.get(r.json()["record_id"], LOCAL)
     assert (record.user, record.channel, record.corpus) == ("rita", "api", served.mini)

@@ -29,16 +29,18 @@ QUESTIONS = (
 def write_script_corpus(folder: Path) -> Path:
     """The mini part with § 1926.503, whose paragraph (a)(1) contains a script tag as text."""
     sections = json.loads(MINI.read_text())
-    sections.append({
-        "source": "29 CFR 1926.503",
-        "title": "§ 1926.503 Training <b>requirements</b>.",
-        "section": "1926.503",
-        "content": (
-            "(a) Training program. (1) The employer shall provide a training program for each employee "
-            f"exposed to fall hazards. {SCRIPT} See § 1926.502(b)."
-        ),
-        "path": sections[0]["path"],
-    })
+    sections.append(
+        {
+            "source": "29 CFR 1926.503",
+            "title": "§ 1926.503 Training <b>requirements</b>.",
+            "section": "1926.503",
+            "content": (
+                "(a) Training program. (1) The employer shall provide a training program for each employee "
+                f"exposed to fall hazards. {SCRIPT} See § 1926.502(b)."
+            ),
+            "path": sections[0]["path"],
+        }
+    )
     path = folder / "part-script.json"
     path.write_text(json.dumps(sections))
     return path
@@ -53,7 +55,8 @@ def build_corpus(bf: Bifrost, corpus: str, path: Path) -> None:
 
 
 def built_mini_home(folder: Path) -> Path:
-    """A home in ``folder`` holding the mini corpus with both graphs (for tests that start servers or scripts)."""
+    """A home in ``folder`` holding the mini corpus with both graphs (for tests that start servers or
+    scripts)."""
     home = folder / "home"
     bf = Bifrost(Settings(home=home))
     try:
@@ -70,13 +73,16 @@ def write_marked_corpus(folder: Path) -> Path:
     """The mini part plus § 1926.504, whose text carries `MARKER`: a second corpus whose words show up
     in any body that leaks it."""
     sections = json.loads(MINI.read_text())
-    sections.append({
-        "source": "29 CFR 1926.504",
-        "title": f"§ 1926.504 {MARKER} anchorage rules.",
-        "section": "1926.504",
-        "content": f"(a) {MARKER} anchorages. (1) The employer shall inspect each {MARKER} anchorage before use.",
-        "path": sections[0]["path"],
-    })
+    sections.append(
+        {
+            "source": "29 CFR 1926.504",
+            "title": f"§ 1926.504 {MARKER} anchorage rules.",
+            "section": "1926.504",
+            "content": f"(a) {MARKER} anchorages. (1) The employer shall inspect each {MARKER} anchorage "
+            "before use.",
+            "path": sections[0]["path"],
+        }
+    )
     path = folder / "part-marked.json"
     path.write_text(json.dumps(sections))
     return path
@@ -86,16 +92,23 @@ EDGE_RULE = "1926.505(a)"
 
 
 def write_edge_corpus(folder: Path) -> Path:
-    """The mini part plus § 1926.505, whose rules carry a height threshold, an exception and a "need not": a corpus
+    """The mini part plus § 1926.505, whose rules carry a height threshold, an exception and a "need not": a
+    corpus
     whose requirement records have conditions and exceptions."""
     sections = json.loads(MINI.read_text())
-    sections.append({
-        "source": "29 CFR 1926.505", "title": "§ 1926.505 Unprotected edges.", "section": "1926.505",
-        "content": "(a) Unprotected edges. Each employee working on an unprotected edge 6 feet (1.8 m) or more above a "
-                   "lower level shall be protected by a guardrail, except when the employee is inspecting the edge.\n"
-                   "(b) Openings. Covers need not be provided over openings not more than 2 inches wide.",
-        "path": sections[0]["path"],
-    })
+    sections.append(
+        {
+            "source": "29 CFR 1926.505",
+            "title": "§ 1926.505 Unprotected edges.",
+            "section": "1926.505",
+            "content": "(a) Unprotected edges. Each employee working on an unprotected edge 6 feet (1.8 m) "
+            "or more above a "
+            "lower level shall be protected by a guardrail, except when the employee is inspecting the "
+            "edge.\n"
+            "(b) Openings. Covers need not be provided over openings not more than 2 inches wide.",
+            "path": sections[0]["path"],
+        }
+    )
     path = folder / "part-edge.json"
     path.write_text(json.dumps(sections))
     return path

@@ -11,7 +11,13 @@ import textwrap
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("bifrost", "graph_builders", "retrieval", "eval", "training")  # the folders of the one installed package
+PACKAGES = (
+    "bifrost",
+    "graph_builders",
+    "retrieval",
+    "eval",
+    "training",
+)  # the folders of the one installed package
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 60
 EXCUSE = "over 400 lines"
@@ -41,7 +47,11 @@ def long_functions(source: str) -> list[tuple[str, int, int]]:
 
 
 def test_modules_stay_under_400_lines_or_say_why() -> None:
-    too_long = [f"{p.relative_to(ROOT)}: {n} lines" for p in modules() if (n := long_module(p.read_text(encoding="utf-8")))]
+    too_long = [
+        f"{p.relative_to(ROOT)}: {n} lines"
+        for p in modules()
+        if (n := long_module(p.read_text(encoding="utf-8")))
+    ]
     assert not too_long, f"split these or say why in the docstring ({EXCUSE!r}):\n" + "\n".join(too_long)
 
 
@@ -57,7 +67,10 @@ def test_functions_stay_under_60_lines() -> None:
 def test_the_checks_see_what_they_are_meant_to() -> None:
     body = "\n".join(f"    x{i} = {i}" for i in range(MAX_FUNCTION_LINES))
     assert long_functions(f"def f():\n{body}\n") == [("f", 1, MAX_FUNCTION_LINES + 1)]
-    assert long_functions("class C:\n" + textwrap.indent(f"def m(self):\n{body}\n", "    "))[0][:2] == ("m", 2)
+    assert long_functions("class C:\n" + textwrap.indent(f"def m(self):\n{body}\n", "    "))[0][:2] == (
+        "m",
+        2,
+    )
     filler = "\n" * MAX_MODULE_LINES
     assert long_module(f'"""A module."""\n{filler}') == MAX_MODULE_LINES + 1
     assert long_module(f'"""A module.\n\nIt is {EXCUSE}: one grammar, one table.\n"""\n{filler}') is None

@@ -16,8 +16,23 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_every_depth_is_timed_beside_the_retrieval_of_the_same_questions(tmp_path, monkeypatch, capsys):
     home = built_mini_home(tmp_path)
-    monkeypatch.setattr(sys, "argv", ["cross_encoder_cost", "--home", str(home), "--corpus", "mini", "--questions",
-                                      str(FIXTURES / "mini" / "questions-mini.jsonl"), "--limit", "3", "--top", "3,1"])
+    monkeypatch.setattr(
+        sys,
+        "argv",
+        [
+            "cross_encoder_cost",
+            "--home",
+            str(home),
+            "--corpus",
+            "mini",
+            "--questions",
+            str(FIXTURES / "mini" / "questions-mini.jsonl"),
+            "--limit",
+            "3",
+            "--top",
+            "3,1",
+        ],
+    )
     bench.main()
     out = json.loads(capsys.readouterr().out)
     assert out["questions"] == 3 and out["retrieve_p50_ms"] > 0

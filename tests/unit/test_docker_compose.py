@@ -33,21 +33,31 @@ APOC_USED = {"apoc.meta.data", "apoc.schema.nodes", "apoc.merge.relationship"}
 def _compose_cli() -> str:
     exe = shutil.which("docker-compose")
     if exe is None:
-        msg = "docker-compose not installed (apt-get install -y docker-compose) to validate docker/docker-compose.yml"
+        msg = (
+            "docker-compose not installed (apt-get install -y docker-compose) to validate "
+            "docker/docker-compose.yml"
+        )
         if os.environ.get("CI") == "true":
             pytest.fail(msg)
         pytest.skip(msg)
     return exe
 
 
-def _run(*args: str, auth: str | None = AUTH, pg_password: str | None = PG_PASSWORD) -> subprocess.CompletedProcess[str]:
+def _run(
+    *args: str, auth: str | None = AUTH, pg_password: str | None = PG_PASSWORD
+) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "BIFROST_", "POSTGRES_"))}
     if auth is not None:
         env["NEO4J_AUTH"] = auth
     if pg_password is not None:
         env["POSTGRES_PASSWORD"] = pg_password
     return subprocess.run(
-        [_compose_cli(), "-f", str(COMPOSE), *args], capture_output=True, text=True, timeout=60, env=env, check=False
+        [_compose_cli(), "-f", str(COMPOSE), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        check=False,
     )
 
 
@@ -79,7 +89,9 @@ def test_neo4j_runs_5_26_community_with_auth_and_only_the_apoc_procedures_used(r
     allowed = set(env["NEO4J_dbms_security_procedures_allowlist"].split(","))
     assert allowed == APOC_USED
     assert set(env["NEO4J_dbms_security_procedures_unrestricted"].split(",")) <= allowed
-    assert not any("*" in p for p in allowed | set(env["NEO4J_dbms_security_procedures_unrestricted"].split(",")))
+    assert not any(
+        "*" in p for p in allowed | set(env["NEO4J_dbms_security_procedures_unrestricted"].split(","))
+    )
     assert {p.split(":", 1)[1].split("/")[0] for p in neo["ports"]} == {"7474:7474", "7687:7687"}
     assert all(p.startswith("127.0.0.1:") for p in neo["ports"])
     assert any(v.startswith("neo4j-data:/data") for v in neo["volumes"])
@@ -142,7 +154,9 @@ def test_the_app_uses_the_postgres_service_as_its_sql_store_once_it_is_healthy(r
 @pytest.mark.parametrize("host", ["0.0.0.0", "10.0.0.5", "example.org"])
 def test_the_dev_postgres_launcher_refuses_a_non_loopback_address(tmp_path, host):
     env = {**os.environ, "BIFROST_PG_HOST": host, "BIFROST_PG_RUN": str(tmp_path / "run")}
-    done = subprocess.run(["bash", str(PG_START)], capture_output=True, text=True, timeout=30, env=env, check=False)
+    done = subprocess.run(
+        ["bash", str(PG_START)], capture_output=True, text=True, timeout=30, env=env, check=False
+    )
     assert done.returncode == 2 and "loopback" in done.stderr
     assert not (tmp_path / "run").exists()
 
@@ -168,8 +182,11 @@ def test_the_app_reads_its_neo4j_credentials_from_neo4j_auth(monkeypatch):
 
 
 def test_the_apoc_allowlist_covers_every_apoc_call_in_the_project():
-    texts = [p.read_text(encoding="utf-8") for pkg in ("bifrost", "graph_builders", "retrieval", "eval", "training")
-             for p in (ROOT / pkg).rglob("*.py")]
+    texts = [
+        p.read_text(encoding="utf-8")
+        for pkg in ("bifrost", "graph_builders", "retrieval", "eval", "training")
+        for p in (ROOT / pkg).rglob("*.py")
+    ]
     texts.append((ROOT / "docker" / "neo4j" / "queries.cypher").read_text(encoding="utf-8"))
     called = {m for t in texts for m in re.findall(r"\bapoc\.[A-Za-z_.]*[A-Za-z_]", t)}
     assert called <= APOC_USED
@@ -178,12 +195,25 @@ def test_the_apoc_allowlist_covers_every_apoc_call_in_the_project():
 @pytest.mark.parametrize("host", ["0.0.0.0", "10.0.0.5", "example.org"])
 def test_the_auth_less_dev_launcher_refuses_a_non_loopback_address(tmp_path, host):
     env = {**os.environ, "BIFROST_NEO4J_HOST": host, "BIFROST_NEO4J_RUN": str(tmp_path / "run")}
-    done = subprocess.run(["bash", str(START)], capture_output=True, text=True, timeout=30, env=env, check=False)
+    done = subprocess.run(
+        ["bash", str(START)], capture_output=True, text=True, timeout=30, env=env, check=False
+    )
     assert done.returncode == 2 and "auth off" in done.stderr and "loopback" in done.stderr
     assert not (tmp_path / "run").exists()
 
 
 def test_the_dev_launcher_says_auth_is_off_when_it_starts():
     assert "auth is OFF (development only)" in START.read_text()
-    java = (ROOT / "docker" / "neo4j-launcher" / "src" / "main" / "java" / "dev" / "bifrost" / "neo4j" / "Launcher.java").read_text()
+    java = (
+        ROOT
+        / "docker"
+        / "neo4j-launcher"
+        / "src"
+        / "main"
+        / "java"
+        / "dev"
+        / "bifrost"
+        / "neo4j"
+        / "Launcher.java"
+    ).read_text()
     assert "auth is OFF (development only)" in java and "isLoopback(host)" in java

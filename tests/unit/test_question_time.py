@@ -25,7 +25,12 @@ sys.exit(1 if loaded else 0)
 
 def test_an_ask_imports_no_training_module(tmp_path):
     home = built_mini_home(tmp_path)
-    done = subprocess.run([sys.executable, "-c", PROBE, str(home)], capture_output=True, text=True,
-                          env=subprocess_env(), timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(home)],
+        capture_output=True,
+        text=True,
+        env=subprocess_env(),
+        timeout=600,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "training modules: []" in done.stdout

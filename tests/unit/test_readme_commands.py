@@ -64,17 +64,23 @@ def parse_without_running(args: list[str]) -> typer.Context:
 
 
 LINES = readme_command_lines(README.read_text(encoding="utf-8"))
-DOC_LINES = [(doc.name, line) for doc in DOCS for line in readme_command_lines(doc.read_text(encoding="utf-8"))]
+DOC_LINES = [
+    (doc.name, line) for doc in DOCS for line in readme_command_lines(doc.read_text(encoding="utf-8"))
+]
 
 
 def test_the_readme_has_command_lines_to_check() -> None:
     assert len(LINES) >= 10
-    assert any(line.startswith("bifrost eval ") and "--systems" in line for line in LINES)  # a joined continuation
+    assert any(
+        line.startswith("bifrost eval ") and "--systems" in line for line in LINES
+    )  # a joined continuation
 
 
 def test_the_readme_has_at_most_300_lines() -> None:
     lines = README.read_text(encoding="utf-8").count("\n")  # as `wc -l` counts them
-    assert lines <= README_MOST_LINES, f"README.md has {lines} lines (at most {README_MOST_LINES}): move detail to docs/"
+    assert lines <= README_MOST_LINES, (
+        f"README.md has {lines} lines (at most {README_MOST_LINES}): move detail to docs/"
+    )
 
 
 def test_the_docs_have_command_lines_to_check() -> None:
@@ -99,7 +105,7 @@ def test_docs_command_line_parses(doc: str, line: str) -> None:
 
 
 def test_optional_brackets_become_the_plain_option_with_its_first_value() -> None:
-    line = 'bifrost build entities --corpus c [--extractor offline|llm] [--json] # comment'
+    line = "bifrost build entities --corpus c [--extractor offline|llm] [--json] # comment"
     assert command_args(line) == ["build", "entities", "--corpus", "c", "--extractor", "offline", "--json"]
 
 

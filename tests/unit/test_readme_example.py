@@ -1,4 +1,5 @@
-"""The README's Python example runs for real (in a subprocess, against a small home) and answers with citations.
+"""The README's Python example runs for real (in a subprocess, against a small home) and answers with
+citations.
 
 The snippet is taken from the README's ```python block as written; only the corpus and the question are
 swapped for the mini fixture part (21 provisions of Subpart M), so the test stays fast and offline. Each
@@ -55,10 +56,18 @@ def test_the_readme_snippet_is_the_five_line_example() -> None:
 def test_the_readme_python_example_answers_with_citations(tmp_path: Path) -> None:
     script = tmp_path / "example.py"
     script.write_text(on_the_mini_corpus(readme_snippet()), encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("BIFROST_")}  # no outer home, store or model
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith("BIFROST_")
+    }  # no outer home, store or model
     env.update(BIFROST_HOME=str(tmp_path / "home"), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     run = subprocess.run(
-        [sys.executable, str(script)], check=False, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+        [sys.executable, str(script)],
+        check=False,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert run.returncode == 0, f"the README example failed:\n{run.stderr[-3000:]}"
     assert "[1926.50" in run.stdout, f"no citation mark in the answer:\n{run.stdout}"

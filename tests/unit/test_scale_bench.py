@@ -23,16 +23,31 @@ scale_corpus = _load("scale_corpus")
 scale_bench = _load("scale_bench")
 
 SECTIONS = [
-    {"source": "29 CFR 1926.1", "title": "§ 1926.1 Purpose and scope.", "section": "1926.1",
-     "content": "(a) This part sets forth the standards.\n(b) Subpart B of this part contains policy; see § 1926.2(a).",
-     "path": "PART 1926—SAFETY AND HEALTH REGULATIONS FOR CONSTRUCTION\n > Subpart A—General"},
-    {"source": "29 CFR 1926.2", "title": "§ 1926.2 Variances.", "section": "1926.2",
-     "content": "(a) Variances from standards in this part may be granted as provided in § 1926.1(b) and 29 CFR 1910.2.\n"
-                "(b) The date 41926 and part 19260 are not citations of this part.",
-     "path": "PART 1926—SAFETY AND HEALTH REGULATIONS FOR CONSTRUCTION\n > Subpart A—General"},
-    {"source": "29 CFR 1926.3", "title": "§ 1926.3 Inspections.", "section": "1926.3",
-     "content": "(a) Capacity.\n(1) Each scaffold shall be inspected.\n(2) Each ladder shall be inspected.\n(3) Each rope shall be inspected.",
-     "path": "PART 1926—SAFETY AND HEALTH REGULATIONS FOR CONSTRUCTION\n > Subpart A—General"},
+    {
+        "source": "29 CFR 1926.1",
+        "title": "§ 1926.1 Purpose and scope.",
+        "section": "1926.1",
+        "content": "(a) This part sets forth the standards.\n(b) Subpart B of this part contains policy; "
+        "see § 1926.2(a).",
+        "path": "PART 1926—SAFETY AND HEALTH REGULATIONS FOR CONSTRUCTION\n > Subpart A—General",
+    },
+    {
+        "source": "29 CFR 1926.2",
+        "title": "§ 1926.2 Variances.",
+        "section": "1926.2",
+        "content": "(a) Variances from standards in this part may be granted as provided in § 1926.1(b) and "
+        "29 CFR 1910.2.\n"
+        "(b) The date 41926 and part 19260 are not citations of this part.",
+        "path": "PART 1926—SAFETY AND HEALTH REGULATIONS FOR CONSTRUCTION\n > Subpart A—General",
+    },
+    {
+        "source": "29 CFR 1926.3",
+        "title": "§ 1926.3 Inspections.",
+        "section": "1926.3",
+        "content": "(a) Capacity.\n(1) Each scaffold shall be inspected.\n(2) Each ladder shall be "
+        "inspected.\n(3) Each rope shall be inspected.",
+        "path": "PART 1926—SAFETY AND HEALTH REGULATIONS FOR CONSTRUCTION\n > Subpart A—General",
+    },
 ]
 
 
@@ -73,20 +88,50 @@ def test_every_provision_of_a_multiplied_corpus_has_its_own_id_and_copies_never_
 def test_sections_of_other_parts_in_the_source_are_left_out_as_bifrost_ingest_does():
     other = {**SECTIONS[0], "section": "1928.1", "title": "§ 1928.1 Purpose.", "source": "29 CFR 1928.1"}
     assert [s["section"] for s in scale_corpus.multiply([*SECTIONS, other], 2)] == [
-        "1926.1", "1926.2", "1926.3", "2926.1", "2926.2", "2926.3"]
+        "1926.1",
+        "1926.2",
+        "1926.3",
+        "2926.1",
+        "2926.2",
+        "2926.3",
+    ]
 
 
 def test_a_fraction_takes_the_first_sections_by_their_paragraph_lines():
     assert [s["section"] for s in scale_corpus.multiply(SECTIONS, 0.2)] == ["1926.1"]
-    assert [s["section"] for s in scale_corpus.multiply(SECTIONS, 0.3)] == ["1926.1", "1926.2"]  # weights 3, 3, 5
-    assert [s["section"] for s in scale_corpus.multiply(SECTIONS, 1.5)] == ["1926.1", "1926.2", "1926.3", "2926.1", "2926.2"]
+    assert [s["section"] for s in scale_corpus.multiply(SECTIONS, 0.3)] == [
+        "1926.1",
+        "1926.2",
+    ]  # weights 3, 3, 5
+    assert [s["section"] for s in scale_corpus.multiply(SECTIONS, 1.5)] == [
+        "1926.1",
+        "1926.2",
+        "1926.3",
+        "2926.1",
+        "2926.2",
+    ]
 
 
 def test_the_structure_holds_the_part_once_per_copy_renumbered():
-    tree = {"type": "title", "identifier": "29", "children": [
-        {"type": "part", "identifier": "1910", "children": []},
-        {"type": "part", "identifier": "1926", "label_description": "Construction", "children": [
-            {"type": "subpart", "identifier": "A", "children": [{"type": "section", "identifier": "1926.1"}]}]}]}
+    tree = {
+        "type": "title",
+        "identifier": "29",
+        "children": [
+            {"type": "part", "identifier": "1910", "children": []},
+            {
+                "type": "part",
+                "identifier": "1926",
+                "label_description": "Construction",
+                "children": [
+                    {
+                        "type": "subpart",
+                        "identifier": "A",
+                        "children": [{"type": "section", "identifier": "1926.1"}],
+                    }
+                ],
+            },
+        ],
+    }
     out = scale_corpus.multiply_structure(tree, 2)
     assert [p["identifier"] for p in out["children"]] == ["1926", "2926"]
     assert out["children"][1]["children"][0]["children"][0]["identifier"] == "2926.1"
@@ -99,14 +144,22 @@ def test_the_slope_is_log_log_so_linear_is_one_and_flat_is_zero():
     assert scale_corpus.slope(1000, 4000, 10, 160) == 2.0
     assert scale_corpus.slope(1000, 8000, 5, 5) == 0.0
     assert scale_corpus.slope(1000, 1000, 5, 6) is None and scale_corpus.slope(1000, 2000, 0, 6) is None
-    rows = [{"size": "2x", "provisions": 200, "t": 40}, {"size": "1x", "provisions": 100, "t": 10},
-            {"size": "4x", "provisions": 400, "t": 80}]
-    assert scale_corpus.slopes(rows, ["t"]) == [{"from": "1x", "to": "2x", "t": 2.0}, {"from": "2x", "to": "4x", "t": 1.0}]
+    rows = [
+        {"size": "2x", "provisions": 200, "t": 40},
+        {"size": "1x", "provisions": 100, "t": 10},
+        {"size": "4x", "provisions": 400, "t": 80},
+    ]
+    assert scale_corpus.slopes(rows, ["t"]) == [
+        {"from": "1x", "to": "2x", "t": 2.0},
+        {"from": "2x", "to": "4x", "t": 1.0},
+    ]
 
 
 def test_the_markdown_has_a_row_per_size_and_a_slope_row_per_step():
-    rows = [{"size": "1x", "provisions": 100, "ingest_s": 1.0, "load_avg": [2.0, 3.1]},
-            {"size": "2x", "provisions": 200, "ingest_s": 2.0, "load_avg": [3.1, 3.0]}]
+    rows = [
+        {"size": "1x", "provisions": 100, "ingest_s": 1.0, "load_avg": [2.0, 3.1]},
+        {"size": "2x", "provisions": 200, "ingest_s": 2.0, "load_avg": [3.1, 3.0]},
+    ]
     text = scale_corpus.markdown(rows)
     assert "| 1x | 100 | 1.0 |" in text and "2.0-3.1" in text
     assert "| 1x | 2x | 1.0 |" in text

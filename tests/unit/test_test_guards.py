@@ -27,13 +27,19 @@ def test_a_missing_requirement_fails_under_ci_and_is_a_visible_skip_elsewhere(mo
 
 
 def test_no_test_skips_on_a_missing_package_without_the_ci_guard():
-    unguarded = [str(p.relative_to(ROOT)) for p in TESTS.rglob("*.py")
-                 if "pytest.importorskip(" in p.read_text(encoding="utf-8") and p.name != Path(__file__).name]
+    unguarded = [
+        str(p.relative_to(ROOT))
+        for p in TESTS.rglob("*.py")
+        if "pytest.importorskip(" in p.read_text(encoding="utf-8") and p.name != Path(__file__).name
+    ]
     assert not unguarded, "use tests.conftest.import_or_skip (fails under CI=true):\n" + "\n".join(unguarded)
 
 
 def test_only_the_tests_conftest_locates_the_shared_folder():
     locate = re.compile(r"environ(?:\.get)?\(\s*[\"']BIFROST_SHARED_DIR|/ [\"']shared[\"']")
-    elsewhere = [str(p.relative_to(ROOT)) for p in TESTS.rglob("*.py")
-                 if p != TESTS / "conftest.py" and locate.search(p.read_text(encoding="utf-8"))]
+    elsewhere = [
+        str(p.relative_to(ROOT))
+        for p in TESTS.rglob("*.py")
+        if p != TESTS / "conftest.py" and locate.search(p.read_text(encoding="utf-8"))
+    ]
     assert not elsewhere, "use the shared_dir fixture of tests/conftest.py:\n" + "\n".join(elsewhere)

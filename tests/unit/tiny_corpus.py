@@ -18,26 +18,88 @@ CORPUS = "tiny"
 ROWS = [
     ("1926", None, ProvisionKind.PART, "Construction", ""),
     ("1926.450", "1926", ProvisionKind.SECTION, "Scaffolds.", ""),
-    ("1926.450(a)", "1926.450", ProvisionKind.PARAGRAPH, "", "Guardrails are required on every scaffold platform."),
-    ("1926.450(b)", "1926.450", ProvisionKind.PARAGRAPH, "", "Scaffold planks shall be inspected before each shift."),
+    (
+        "1926.450(a)",
+        "1926.450",
+        ProvisionKind.PARAGRAPH,
+        "",
+        "Guardrails are required on every scaffold platform.",
+    ),
+    (
+        "1926.450(b)",
+        "1926.450",
+        ProvisionKind.PARAGRAPH,
+        "",
+        "Scaffold planks shall be inspected before each shift.",
+    ),
     ("1926.651", "1926", ProvisionKind.SECTION, "Excavations.", ""),
-    ("1926.651(a)", "1926.651", ProvisionKind.PARAGRAPH, "", "Trench boxes protect employees in a trench excavation."),
-    ("1926.651(a)(1)", "1926.651(a)", ProvisionKind.PARAGRAPH, "", "Air sampling is required in deep trenches."),
+    (
+        "1926.651(a)",
+        "1926.651",
+        ProvisionKind.PARAGRAPH,
+        "",
+        "Trench boxes protect employees in a trench excavation.",
+    ),
+    (
+        "1926.651(a)(1)",
+        "1926.651(a)",
+        ProvisionKind.PARAGRAPH,
+        "",
+        "Air sampling is required in deep trenches.",
+    ),
     ("1926.1053", "1926", ProvisionKind.SECTION, "Ladders.", ""),
-    ("1926.1053(b)", "1926.1053", ProvisionKind.PARAGRAPH, "Use.", "Ladders shall be secured against columns."),
+    (
+        "1926.1053(b)",
+        "1926.1053",
+        ProvisionKind.PARAGRAPH,
+        "Use.",
+        "Ladders shall be secured against columns.",
+    ),
 ]
 QUESTIONS = [
-    {"id": "q1", "question": "scaffold guardrails", "gold": ["1926.450(a)"], "answerable": True, "subparts": ["L"]},
-    {"id": "q2", "question": "air sampling trench", "gold": ["1926.651(a)(1)", "1926.651(a)"], "answerable": True, "subparts": ["P"]},
-    {"id": "q3", "question": "ladders against columns", "gold": ["1926.1053(b)"], "answerable": True, "subparts": ["X"]},
-    {"id": "q4", "question": "planks inspected each shift", "gold": ["1926.450(b)"], "answerable": True, "subparts": ["L", "X"]},
-    {"id": "q5", "question": "crane operator licences in Mars", "gold": [], "answerable": False, "subparts": []},
+    {
+        "id": "q1",
+        "question": "scaffold guardrails",
+        "gold": ["1926.450(a)"],
+        "answerable": True,
+        "subparts": ["L"],
+    },
+    {
+        "id": "q2",
+        "question": "air sampling trench",
+        "gold": ["1926.651(a)(1)", "1926.651(a)"],
+        "answerable": True,
+        "subparts": ["P"],
+    },
+    {
+        "id": "q3",
+        "question": "ladders against columns",
+        "gold": ["1926.1053(b)"],
+        "answerable": True,
+        "subparts": ["X"],
+    },
+    {
+        "id": "q4",
+        "question": "planks inspected each shift",
+        "gold": ["1926.450(b)"],
+        "answerable": True,
+        "subparts": ["L", "X"],
+    },
+    {
+        "id": "q5",
+        "question": "crane operator licences in Mars",
+        "gold": [],
+        "answerable": False,
+        "subparts": [],
+    },
 ]
 
 
 def tiny_provisions() -> list[Provision]:
-    return [Provision(corpus=CORPUS, id=i, parent_id=p, kind=k, heading=h, text=t, order=n)
-            for n, (i, p, k, h, t) in enumerate(ROWS)]
+    return [
+        Provision(corpus=CORPUS, id=i, parent_id=p, kind=k, heading=h, text=t, order=n)
+        for n, (i, p, k, h, t) in enumerate(ROWS)
+    ]
 
 
 @pytest.fixture

@@ -49,22 +49,38 @@ def support_splits(sources: Sequence[str], ids: Sequence[str], folds: int) -> li
 
 
 def fill_support(
-    examples: Sequence[Any], splits: Sequence[Split], documents: Mapping[str, str], base_model: str,
-    folder: Callable[[str], Path], card: Callable[[], SupportCard], say: Say,
+    examples: Sequence[Any],
+    splits: Sequence[Split],
+    documents: Mapping[str, str],
+    base_model: str,
+    folder: Callable[[str], Path],
+    card: Callable[[], SupportCard],
+    say: Say,
 ) -> None:
     """Write every tested example's support columns from a scorer trained on the rest of its split
     (examples: `bifrost.training.answerability.run.Example`, their ``row`` arrays written in place)."""
     for split in splits:
-        trained = fit_scorer([examples[i] for i in split.train], documents, base_model, folder(split.name), card(), say)
+        trained = fit_scorer(
+            [examples[i] for i in split.train], documents, base_model, folder(split.name), card(), say
+        )
         score_examples([examples[i] for i in split.test], trained, documents)
         say(f"support scores of {split.name} from a scorer that never saw it")
 
 
-def fit_scorer(examples: Sequence[Any], documents: Mapping[str, str], base_model: str, out: Path, card: SupportCard,
-               say: Say) -> SupportScorer:
+def fit_scorer(
+    examples: Sequence[Any],
+    documents: Mapping[str, str],
+    base_model: str,
+    out: Path,
+    card: SupportCard,
+    say: Say,
+) -> SupportScorer:
     """The support scorer of these examples (trained now unless ``out`` already holds one)."""
     if not (out / "support-card.json").exists():
-        questions = [LabelledQuestion(e.question.question, tuple(e.question.gold) if e.answerable else ()) for e in examples]
+        questions = [
+            LabelledQuestion(e.question.question, tuple(e.question.gold) if e.answerable else ())
+            for e in examples
+        ]
         ranked = {e.question.question: list(e.ranked) for e in examples}
         pairs = support_examples(questions, lambda q: ranked.get(q, []), documents)
         say(f"training the support scorer on {len(pairs)} (question, provision) pairs")
@@ -102,18 +118,28 @@ class Thresholds:
         return np.where(empty, 0, out)
 
 
-def choose_thresholds(scores: np.ndarray, answerable: np.ndarray, sources: Sequence[str], refuse_target: float,
-                      open_target: float) -> Thresholds:
+def choose_thresholds(
+    scores: np.ndarray,
+    answerable: np.ndarray,
+    sources: Sequence[str],
+    refuse_target: float,
+    open_target: float,
+) -> Thresholds:
     """``t_refuse``: the lowest per-set threshold at ``refuse_target``; ``t_answer``: the pooled one at
     ``open_target`` (never below ``t_refuse``). ``scores`` are out-of-set scores."""
     src = np.asarray(sources)
-    per_set = [quantile_threshold(scores[answerable & (src == s)], refuse_target)
-               for s in dict.fromkeys(sources) if (answerable & (src == s)).any()]
+    per_set = [
+        quantile_threshold(scores[answerable & (src == s)], refuse_target)
+        for s in dict.fromkeys(sources)
+        if (answerable & (src == s)).any()
+    ]
     refuse = min(per_set)
     return Thresholds(refuse, max(refuse, quantile_threshold(scores[answerable], open_target)))
 
 
-def outcome_figures(scores: np.ndarray, outcomes: np.ndarray, answerable: np.ndarray, seed: int = 0) -> dict[str, Any]:
+def outcome_figures(
+    scores: np.ndarray, outcomes: np.ndarray, answerable: np.ndarray, seed: int = 0
+) -> dict[str, Any]:
     """Shares of the three outcomes for answerable and unanswerable questions apart, and AUROC."""
     out: dict[str, Any] = {"n": int(len(scores)), "answerable": int(answerable.sum())}
     for label, mask in (("answerable", answerable), ("unanswerable", ~answerable)):
@@ -135,8 +161,13 @@ def curve(scores: np.ndarray, answerable: np.ndarray) -> list[dict[str, float]]:
     points = []
     for lost in CURVE_LOST:
         t = quantile_threshold(scores[answerable], lost) if lost > 0 else float(np.min(scores[answerable]))
-        points.append({"answerable_lost": float(np.mean(scores[answerable] < t)), "unanswerable_caught": float(np.mean(scores[~answerable] < t)),
-                       "threshold": round(t, 4)})
+        points.append(
+            {
+                "answerable_lost": float(np.mean(scores[answerable] < t)),
+                "unanswerable_caught": float(np.mean(scores[~answerable] < t)),
+                "threshold": round(t, 4),
+            }
+        )
     return points
 
 
@@ -154,11 +185,15 @@ def out_of_set(examples: Sequence[Any], columns: Sequence[int], fit: Fit, folds:
     scores = np.full(len(examples), np.nan)
     _score_splits(examples, columns, fit, leave_one_set_out(sources), scores)
     if np.isnan(scores).any():
-        _score_splits(examples, columns, fit, k_fold([e.question.id for e in examples], folds, salt="inner"), scores)
+        _score_splits(
+            examples, columns, fit, k_fold([e.question.id for e in examples], folds, salt="inner"), scores
+        )
     return scores
 
 
-def _score_splits(examples: Sequence[Any], columns: Sequence[int], fit: Fit, splits: Sequence[Split], scores: np.ndarray) -> None:
+def _score_splits(
+    examples: Sequence[Any], columns: Sequence[int], fit: Fit, splits: Sequence[Split], scores: np.ndarray
+) -> None:
     """Fill the still unscored test examples of each split whose training part holds both classes."""
     for split in splits:
         todo = [i for i in split.test if np.isnan(scores[i])]
@@ -169,7 +204,8 @@ def _score_splits(examples: Sequence[Any], columns: Sequence[int], fit: Fit, spl
 
 @dataclass
 class SetRun:
-    """The examples of one set left out: their scores and outcomes under a model and thresholds fit on the others."""
+    """The examples of one set left out: their scores and outcomes under a model and thresholds fit on the
+    others."""
 
     name: str
     test: tuple[int, ...]
@@ -178,17 +214,25 @@ class SetRun:
     thresholds: Thresholds
 
 
-def thresholds_on(examples: Sequence[Any], columns: Sequence[int], fit: Fit, refuse_target: float,
-                  open_target: float) -> Thresholds:
+def thresholds_on(
+    examples: Sequence[Any], columns: Sequence[int], fit: Fit, refuse_target: float, open_target: float
+) -> Thresholds:
     """The two thresholds chosen on out-of-set scores of ``examples`` (see `choose_thresholds`)."""
     scores = out_of_set(examples, columns, fit)
     answerable = np.array([e.answerable for e in examples])
     ok = ~np.isnan(scores)
-    return choose_thresholds(scores[ok], answerable[ok], [e.source for e, keep in zip(examples, ok) if keep],
-                             refuse_target, open_target)
+    return choose_thresholds(
+        scores[ok],
+        answerable[ok],
+        [e.source for e, keep in zip(examples, ok) if keep],
+        refuse_target,
+        open_target,
+    )
 
 
-def left_out(examples: Sequence[Any], columns: Sequence[int], fit: Fit, refuse_target: float, open_target: float) -> list[SetRun]:
+def left_out(
+    examples: Sequence[Any], columns: Sequence[int], fit: Fit, refuse_target: float, open_target: float
+) -> list[SetRun]:
     """Each set scored by a model, and judged by thresholds, fit on the other sets only."""
     runs = []
     for split in leave_one_set_out([e.source for e in examples]):
@@ -198,7 +242,9 @@ def left_out(examples: Sequence[Any], columns: Sequence[int], fit: Fit, refuse_t
         th = thresholds_on(train, columns, fit, refuse_target, open_target)
         test = [examples[i] for i in split.test]
         scores = fit(train, columns).probability(_rows(test, columns))
-        runs.append(SetRun(split.name, split.test, scores, th.outcomes(scores, np.array([e.empty for e in test])), th))
+        runs.append(
+            SetRun(split.name, split.test, scores, th.outcomes(scores, np.array([e.empty for e in test])), th)
+        )
     return runs
 
 
@@ -207,8 +253,13 @@ def set_figures(runs: Sequence[SetRun], examples: Sequence[Any]) -> dict[str, di
     out = {}
     for run in runs:
         answerable = np.array([examples[i].answerable for i in run.test])
-        out[run.name] = {**outcome_figures(run.scores, run.outcomes, answerable),
-                         "thresholds": {"refuse": round(run.thresholds.refuse, 4), "answer": round(run.thresholds.answer, 4)}}
+        out[run.name] = {
+            **outcome_figures(run.scores, run.outcomes, answerable),
+            "thresholds": {
+                "refuse": round(run.thresholds.refuse, 4),
+                "answer": round(run.thresholds.answer, 4),
+            },
+        }
     return out
 
 
@@ -222,12 +273,20 @@ def provision_texts(settings: Settings, corpus: str) -> dict[str, str]:
 
 
 def support_cache(home: Path, corpus: str) -> Path:
-    """Where cross-fitted support scorers are cached (one per training question set), so a rerun reuses them."""
+    """Where cross-fitted support scorers are cached (one per training question set), so a rerun reuses
+    them."""
     return index_folder(home, corpus) / "support"
 
 
-def add_support(settings: Settings, corpus: str, examples: Sequence[Any], held: Sequence[Any], folds: int,
-                store: bool, say: Say) -> str:
+def add_support(
+    settings: Settings,
+    corpus: str,
+    examples: Sequence[Any],
+    held: Sequence[Any],
+    folds: int,
+    store: bool,
+    say: Say,
+) -> str:
     """Fill the support columns: training questions from scorers cross-fitted by set (or fold), held-out
     questions from the scorer of every training question, which is stored (unless not ``store``)."""
     documents = provision_texts(settings, corpus)

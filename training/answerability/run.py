@@ -55,7 +55,9 @@ class Example:
     row: np.ndarray
     relevance: float
     empty: bool = False  # nothing retrieved: refused whatever the model says
-    ranked: tuple[str, ...] = ()  # the retrieved provision ids, best first (the support scorer reads the top ones)
+    ranked: tuple[
+        str, ...
+    ] = ()  # the retrieved provision ids, best first (the support scorer reads the top ones)
 
     @property
     def answerable(self) -> bool:
@@ -69,7 +71,10 @@ class Example:
 
 
 def collect(
-    settings: Settings, corpus: str, pairs: Sequence[tuple[Question, str]], progress: Progress | None = None,
+    settings: Settings,
+    corpus: str,
+    pairs: Sequence[tuple[Question, str]],
+    progress: Progress | None = None,
 ) -> tuple[list[Example], str, float]:
     """Feature rows of every question (retrieved as `bifrost ask` retrieves), the retrieval mode behind
     them and the configured cosine threshold."""
@@ -84,8 +89,16 @@ def collect(
             result = pipe.retrieve(q.question, corpus, cfg, own_answers(q))
             modes.add(retriever_of(result))
             row = np.asarray(vector(reader.row(q.question, result)), dtype=np.float64)
-            examples.append(Example(q, source, row, float(result.relevance) if result.items else 0.0, not result.items,
-                                    tuple(it.id for it in result.items[:RANKED_KEPT])))
+            examples.append(
+                Example(
+                    q,
+                    source,
+                    row,
+                    float(result.relevance) if result.items else 0.0,
+                    not result.items,
+                    tuple(it.id for it in result.items[:RANKED_KEPT]),
+                )
+            )
             if progress:
                 progress(n, len(pairs))
     finally:
@@ -94,6 +107,7 @@ def collect(
 
 
 # --- the logistic model --------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Logistic:
@@ -117,10 +131,14 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = L2) -> Logistic:
 
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if len(set(y.tolist())) < 2:
-        raise ValueError("answerability needs answerable and unanswerable training questions; one class is missing")
+        raise ValueError(
+            "answerability needs answerable and unanswerable training questions; one class is missing"
+        )
     mean, scale = x.mean(axis=0), x.std(axis=0)
     scale[scale == 0] = 1.0
-    fit = LogisticRegression(C=1.0 / l2, class_weight="balanced", tol=1e-8, max_iter=10_000).fit((x - mean) / scale, y)
+    fit = LogisticRegression(C=1.0 / l2, class_weight="balanced", tol=1e-8, max_iter=10_000).fit(
+        (x - mean) / scale, y
+    )
     return Logistic(mean, scale, fit.coef_[0].copy(), float(fit.intercept_[0]))
 
 
@@ -139,11 +157,18 @@ Fitter = Callable[[Sequence[Example], Sequence[int]], Logistic]
 
 def fit_examples(examples: Sequence[Example], columns: Sequence[int]) -> Logistic:
     """The logistic model of these examples over the given feature columns."""
-    return fit_logistic(np.vstack([e.row[list(columns)] for e in examples]), np.array([e.answerable for e in examples]))
+    return fit_logistic(
+        np.vstack([e.row[list(columns)] for e in examples]), np.array([e.answerable for e in examples])
+    )
 
 
-def out_of_fold(examples: Sequence[Example], folds: int, columns: Sequence[int], salt: str = "",
-                fitter: Fitter = fit_examples) -> np.ndarray:
+def out_of_fold(
+    examples: Sequence[Example],
+    folds: int,
+    columns: Sequence[int],
+    salt: str = "",
+    fitter: Fitter = fit_examples,
+) -> np.ndarray:
     """A score for every example from a model fit on the other folds (nan where those lack a class)."""
     scores = np.full(len(examples), np.nan)
     for k in range(folds):
@@ -165,8 +190,15 @@ class CvRun:
     outcomes: np.ndarray | None = None  # 0 refused, 1 not stated, 2 answered (with an open target)
 
 
-def cross_validate(examples: Sequence[Example], folds: int, target: float, drop: set[str] = frozenset(),
-                   fitter: Fitter = fit_examples, only: Sequence[str] = (), open_target: float | None = None) -> CvRun:
+def cross_validate(
+    examples: Sequence[Example],
+    folds: int,
+    target: float,
+    drop: set[str] = frozenset(),
+    fitter: Fitter = fit_examples,
+    only: Sequence[str] = (),
+    open_target: float | None = None,
+) -> CvRun:
     """Outer k folds; in each, the threshold comes from an inner cross-validation of the training folds
     (and, with ``open_target``, the "not stated" threshold too). ``drop`` leaves feature groups out;
     ``only`` keeps just the named features."""
@@ -197,14 +229,19 @@ def cross_validate(examples: Sequence[Example], folds: int, target: float, drop:
 
 # --- figures and the command ---------------------------------------------------------------------
 
-def figures(examples: Sequence[Example], scores: np.ndarray, refused: np.ndarray, seed: int = 0) -> dict[str, Any]:
+
+def figures(
+    examples: Sequence[Example], scores: np.ndarray, refused: np.ndarray, seed: int = 0
+) -> dict[str, Any]:
     """AUROC and refusal rates with 95% bootstrap CIs, overall, per question file and per reason."""
     ans = np.array([e.answerable for e in examples])
 
     def rates(mask: np.ndarray) -> dict[str, Any]:
         out: dict[str, Any] = {"n": int(mask.sum()), "answerable": int((ans & mask).sum())}
         if (mask & ~ans).any():
-            out["refusal_unanswerable"] = bootstrap_ci(refused[mask & ~ans].astype(float), seed=seed).as_dict()
+            out["refusal_unanswerable"] = bootstrap_ci(
+                refused[mask & ~ans].astype(float), seed=seed
+            ).as_dict()
         if (mask & ans).any():
             out["false_refusal"] = bootstrap_ci(refused[mask & ans].astype(float), seed=seed).as_dict()
         if (mask & ans).any() and (mask & ~ans).any():
@@ -217,7 +254,9 @@ def figures(examples: Sequence[Example], scores: np.ndarray, refused: np.ndarray
     return {
         **rates(everything),
         "by_source": {s: rates(np.array([e.source == s for e in examples])) for s in sources},
-        "by_reason": {r: rates(np.array([(not e.answerable) and e.reason == r for e in examples])) for r in reasons},
+        "by_reason": {
+            r: rates(np.array([(not e.answerable) and e.reason == r for e in examples])) for r in reasons
+        },
     }
 
 
@@ -240,8 +279,12 @@ class AnswerabilityReport:
     coefficients: dict[str, float] = field(default_factory=dict)
     card_path: str = ""
     seconds: dict[str, float] = field(default_factory=dict)
-    left_out: dict[str, dict[str, Any]] = field(default_factory=dict)  # set -> outcome figures, fit on the other sets
-    held_out: dict[str, dict[str, Any]] = field(default_factory=dict)  # set -> outcome figures, fit on every set
+    left_out: dict[str, dict[str, Any]] = field(
+        default_factory=dict
+    )  # set -> outcome figures, fit on the other sets
+    held_out: dict[str, dict[str, Any]] = field(
+        default_factory=dict
+    )  # set -> outcome figures, fit on every set
     support: str = ""  # the stored support scorer's folder ("" = none)
 
     def as_dict(self) -> dict[str, Any]:
@@ -258,14 +301,26 @@ class Targets:
 
     def check(self) -> None:
         if not 0.0 < self.refuse < 1.0 or not self.refuse <= self.lost < 1.0:
-            raise ValueError(f"--false-refusal ({self.refuse}) and --not-stated-share ({self.lost}) must be shares with "
-                             "false refusal <= not-stated share < 1")
+            raise ValueError(
+                f"--false-refusal ({self.refuse}) and --not-stated-share ({self.lost}) must be shares with "
+                "false refusal <= not-stated share < 1"
+            )
 
 
 def train_answerability(
-    settings: Settings, corpus: str, question_files: Sequence[Path], folds: int = 5, target: float = 0.02,
-    ablations: bool = True, out_dir: Path | None = None, say: Say | None = None, progress: Progress | None = None,
-    held_out_files: Sequence[Path] = (), open_target: float = 0.10, support: bool = False, store: bool = True,
+    settings: Settings,
+    corpus: str,
+    question_files: Sequence[Path],
+    folds: int = 5,
+    target: float = 0.02,
+    ablations: bool = True,
+    out_dir: Path | None = None,
+    say: Say | None = None,
+    progress: Progress | None = None,
+    held_out_files: Sequence[Path] = (),
+    open_target: float = 0.10,
+    support: bool = False,
+    store: bool = True,
 ) -> AnswerabilityReport:
     """Validate (k-fold, and each question set left out when several are given, with thresholds chosen
     on out-of-set scores for at most ``target`` false refusals and ``open_target`` answerable questions
@@ -281,9 +336,11 @@ def train_answerability(
     held_pairs = load_questions_by_file(settings, held_out_files, corpus, say)[0] if held_out_files else []
     refuse_overlap([q.question for q, _ in pairs], [(name, q.id, q.question) for q, name in held_pairs])
     if len({q.answerable for q, _ in pairs}) < 2:
-        raise ValueError("the question files need both answerable and unanswerable questions (answerable: false)")
+        raise ValueError(
+            "the question files need both answerable and unanswerable questions (answerable: false)"
+        )
     examples, retriever, refuse_below = collect(settings, corpus, [*pairs, *held_pairs], progress)
-    examples, held = examples[: len(pairs)], examples[len(pairs):]
+    examples, held = examples[: len(pairs)], examples[len(pairs) :]
     t1 = time.perf_counter()
     drop = set() if support else {"support"}
     report = AnswerabilityReport(corpus, folds, target, retriever, {}, {}, open_target=open_target)
@@ -293,10 +350,14 @@ def train_answerability(
     say(f"cross-validated {len(examples)} questions in {folds} folds")
     relevance = np.array([e.relevance for e in examples])
     report.model = figures(examples, run.scores, run.refused)
-    report.cosine = figures(examples, relevance, relevance < refuse_below) | {"rule": f"best cosine < {refuse_below}"}
+    report.cosine = figures(examples, relevance, relevance < refuse_below) | {
+        "rule": f"best cosine < {refuse_below}"
+    }
     report.fold_thresholds = run.thresholds
     columns = columns_without(drop)
-    report.left_out = rv.set_figures(rv.left_out(examples, columns, fit_examples, targets.refuse, targets.lost), examples)
+    report.left_out = rv.set_figures(
+        rv.left_out(examples, columns, fit_examples, targets.refuse, targets.lost), examples
+    )
     cosine = cross_validate(examples, folds, target, only=("dense_top",))
     report.ablations["best cosine alone, threshold by CV"] = figures(examples, cosine.scores, cosine.refused)
     if ablations:
@@ -315,12 +376,18 @@ def train_answerability(
     return report
 
 
-def fit_final(examples: Sequence[Example], columns: Sequence[int], targets: Targets) -> tuple[Logistic, rv.Thresholds]:
+def fit_final(
+    examples: Sequence[Example], columns: Sequence[int], targets: Targets
+) -> tuple[Logistic, rv.Thresholds]:
     """The model of every question, and its thresholds from out-of-set scores."""
-    return fit_examples(examples, columns), rv.thresholds_on(examples, columns, fit_examples, targets.refuse, targets.lost)
+    return fit_examples(examples, columns), rv.thresholds_on(
+        examples, columns, fit_examples, targets.refuse, targets.lost
+    )
 
 
-def held_out_figures(held: Sequence[Example], model: Logistic, thresholds: rv.Thresholds, columns: Sequence[int]) -> dict[str, Any]:
+def held_out_figures(
+    held: Sequence[Example], model: Logistic, thresholds: rv.Thresholds, columns: Sequence[int]
+) -> dict[str, Any]:
     """Outcome figures of each held-out set under the stored model and thresholds."""
     out = {}
     for name in dict.fromkeys(e.source for e in held):
@@ -331,20 +398,37 @@ def held_out_figures(held: Sequence[Example], model: Logistic, thresholds: rv.Th
     return out
 
 
-def save(settings: Settings, report: AnswerabilityReport, model: Logistic, thresholds: rv.Thresholds,
-         names: Sequence[str], hashes: list[dict[str, str]]) -> None:
+def save(
+    settings: Settings,
+    report: AnswerabilityReport,
+    model: Logistic,
+    thresholds: rv.Thresholds,
+    names: Sequence[str],
+    hashes: list[dict[str, str]],
+) -> None:
     """Save the card of the final model with its two thresholds."""
     report.threshold, report.answer_threshold = thresholds.refuse, thresholds.answer
     report.coefficients = {"intercept": model.intercept, **dict(zip(names, model.coef.tolist()))}
     summary = {k: v for k, v in report.model.items() if k not in ("by_source", "by_reason")}
     card = AnswerabilityCard(
-        corpus=report.corpus, embedding_model=settings.embedding_model, retriever=report.retriever,
-        features=list(names), mean=model.mean.tolist(), scale=model.scale.tolist(), coef=model.coef.tolist(),
-        intercept=model.intercept, threshold=thresholds.refuse, answer_threshold=thresholds.answer,
-        target_false_refusal=report.target, questions=hashes,
+        corpus=report.corpus,
+        embedding_model=settings.embedding_model,
+        retriever=report.retriever,
+        features=list(names),
+        mean=model.mean.tolist(),
+        scale=model.scale.tolist(),
+        coef=model.coef.tolist(),
+        intercept=model.intercept,
+        threshold=thresholds.refuse,
+        answer_threshold=thresholds.answer,
+        target_false_refusal=report.target,
+        questions=hashes,
         ranker_sha256=ranker_sha256(settings, report.corpus) if report.retriever == "ltr" else "",
         glossary=RetrievalConfig.from_settings(settings).glossary_for(report.corpus),
-        cv={**summary, "left_out": {k: {m: v for m, v in f.items() if m != "curve"} for k, f in report.left_out.items()}},
+        cv={
+            **summary,
+            "left_out": {k: {m: v for m, v in f.items() if m != "curve"} for k, f in report.left_out.items()},
+        },
         trained_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
     )
     report.card_path = str(save_card(settings, card))

@@ -21,8 +21,16 @@ from bifrost.training.loop import optimizer_and_schedule, shuffled_batches, trai
 
 
 def fit_support(
-    examples: Sequence[SupportExample], base_model: str, out: Path, card: SupportCard, epochs: int = 1,
-    batch_size: int = 16, lr: float = 3e-5, max_length: int = MAX_LENGTH, threads: int = 2, seed: int = 13,
+    examples: Sequence[SupportExample],
+    base_model: str,
+    out: Path,
+    card: SupportCard,
+    epochs: int = 1,
+    batch_size: int = 16,
+    lr: float = 3e-5,
+    max_length: int = MAX_LENGTH,
+    threads: int = 2,
+    seed: int = 13,
     progress: Callable[[int, int], None] | None = None,
 ) -> SupportCard:
     """Train a cross-encoder on ``examples`` starting from ``base_model`` and save it with ``card``
@@ -32,7 +40,10 @@ def fit_support(
 
     labels = [e.label for e in examples]
     if not examples or len(set(labels)) < 2:
-        raise ValueError("the support scorer needs positive and negative examples; give answerable and unanswerable questions")
+        raise ValueError(
+            "the support scorer needs positive and negative examples; give answerable and unanswerable "
+            "questions"
+        )
     if epochs <= 0 or batch_size < 1:
         raise ValueError(f"epochs and batch_size must be > 0 (got {epochs}, {batch_size})")
     torch.set_num_threads(threads)
@@ -48,8 +59,14 @@ def fit_support(
     net.train()
     losses: list[float] = []
     for step, batch in enumerate(batches, 1):
-        enc = tokenizer([e.question for e in batch], [e.text for e in batch], padding=True, truncation="longest_first",
-                        max_length=max_length, return_tensors="pt")
+        enc = tokenizer(
+            [e.question for e in batch],
+            [e.text for e in batch],
+            padding=True,
+            truncation="longest_first",
+            max_length=max_length,
+            return_tensors="pt",
+        )
         logits = net(**enc).logits.view(-1)
         loss = loss_fn(logits, torch.tensor([e.label for e in batch], dtype=torch.float32))
         losses.append(train_step(loss, optimizer, scheduler, net.parameters()))
@@ -59,7 +76,7 @@ def fit_support(
     out.mkdir(parents=True, exist_ok=True)
     model.save(str(out))
     head = losses[: max(1, len(losses) // 10)]
-    tail = losses[-max(1, len(losses) // 10):]
+    tail = losses[-max(1, len(losses) // 10) :]
     card.max_length, card.epochs, card.steps = max_length, epochs, len(batches)
     card.examples = {"positives": int(positives), "negatives": len(labels) - int(positives)}
     card.seconds = round(time.perf_counter() - t0, 1)
@@ -67,4 +84,3 @@ def fit_support(
     card.trained_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     card.save(out)
     return card
-

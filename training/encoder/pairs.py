@@ -21,7 +21,12 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from bifrost.core.provisions import CONTAINER_KINDS, MAX_TEXT_CHARS as MAX_CHARS, MIN_TEXT_CHARS as MIN_CHARS, own_text
+from bifrost.core.provisions import (
+    CONTAINER_KINDS,
+    MAX_TEXT_CHARS as MAX_CHARS,
+    MIN_TEXT_CHARS as MIN_CHARS,
+    own_text,
+)
 from bifrost.core.types import Provision, ProvisionKind, Reference
 from bifrost.core.sentences import citing_sentence as shared_citing_sentence
 
@@ -117,8 +122,9 @@ def sample_pairs(by_kind: dict[str, list[Pair]], max_pairs: int, seed: int = 13)
     return chosen
 
 
-def corpus_pairs(provisions: Sequence[Provision], references: Sequence[Reference], max_pairs: int,
-                 seed: int = 13) -> list[Pair]:
+def corpus_pairs(
+    provisions: Sequence[Provision], references: Sequence[Reference], max_pairs: int, seed: int = 13
+) -> list[Pair]:
     """`pairs_by_kind` then `sample_pairs`."""
     return sample_pairs(pairs_by_kind(provisions, references), max_pairs, seed)
 
@@ -137,8 +143,11 @@ def hard_negative(ranked: Sequence[str], gold: Sequence[str], documents: Mapping
     return ""
 
 
-def question_pairs(questions: Sequence[tuple[str, Sequence[str]]], documents: Mapping[str, str],
-                   ranked: Callable[[str], Sequence[str]] | None = None) -> list[Pair]:
+def question_pairs(
+    questions: Sequence[tuple[str, Sequence[str]]],
+    documents: Mapping[str, str],
+    ranked: Callable[[str], Sequence[str]] | None = None,
+) -> list[Pair]:
     """(question, document text of each gold provision) for labelled questions, deduplicated, in order;
     gold ids without a document (containers, repealed provisions) are skipped. With ``ranked`` (a question
     -> provision ids, best first, e.g. BM25's top 20), each pair carries the question's `hard_negative`."""

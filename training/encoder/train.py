@@ -52,9 +52,18 @@ def encoder_dir(home: Path, corpus: str) -> Path:
     return home / "models" / f"encoder-{re.sub(r'[^A-Za-z0-9._-]+', '_', corpus)}"
 
 
-def fit_pairs(pairs: Sequence[Pair], base_model: str, out: Path, epochs: int = 1, batch_size: int = 32,
-              lr: float = 2e-5, max_seq_length: int = 128, threads: int = 2, seed: int = 13,
-              progress: Callable[[int, int], None] | None = None) -> tuple[int, list[float]]:
+def fit_pairs(
+    pairs: Sequence[Pair],
+    base_model: str,
+    out: Path,
+    epochs: int = 1,
+    batch_size: int = 32,
+    lr: float = 2e-5,
+    max_seq_length: int = 128,
+    threads: int = 2,
+    seed: int = 13,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[int, list[float]]:
     """Train a copy of ``base_model`` on ``pairs`` and save it to ``out``; returns steps and losses."""
     import torch
     from sentence_transformers import SentenceTransformer
@@ -130,9 +139,16 @@ def _batches(pairs: Sequence[Pair], batch_size: int, epochs: int, seed: int) -> 
     return out
 
 
-def train_encoder(settings: Settings, corpus: str, max_pairs: int = 8000, epochs: int = 1, batch_size: int = 32,
-                  out: Path | None = None, seed: int = 13,
-                  progress: Callable[[int, int], None] | None = None) -> EncoderReport:
+def train_encoder(
+    settings: Settings,
+    corpus: str,
+    max_pairs: int = 8000,
+    epochs: int = 1,
+    batch_size: int = 32,
+    out: Path | None = None,
+    seed: int = 13,
+    progress: Callable[[int, int], None] | None = None,
+) -> EncoderReport:
     """Pairs from the stored corpus, fine-tuning of ``settings.embedding_model``, model and card saved."""
     from bifrost.core.store.sql_store import SqlStore
 
@@ -145,28 +161,69 @@ def train_encoder(settings: Settings, corpus: str, max_pairs: int = 8000, epochs
     if not provisions:
         raise ValueError(f"corpus {corpus!r} has no provisions; run `bifrost ingest --corpus {corpus}`")
     pairs = corpus_pairs(provisions, references, max_pairs, seed)
-    report = fit_and_record(pairs, settings.embedding_model, out or encoder_dir(settings.home, corpus), corpus=corpus,
-                            epochs=epochs, batch_size=batch_size, seed=seed, progress=progress,
-                            card={"max_pairs": max_pairs})
-    log.info("encoder of %s: %d pairs, %d steps in %.0fs -> %s", corpus, len(pairs), report.steps, report.seconds, report.path)
+    report = fit_and_record(
+        pairs,
+        settings.embedding_model,
+        out or encoder_dir(settings.home, corpus),
+        corpus=corpus,
+        epochs=epochs,
+        batch_size=batch_size,
+        seed=seed,
+        progress=progress,
+        card={"max_pairs": max_pairs},
+    )
+    log.info(
+        "encoder of %s: %d pairs, %d steps in %.0fs -> %s",
+        corpus,
+        len(pairs),
+        report.steps,
+        report.seconds,
+        report.path,
+    )
     return report
 
 
-def fit_and_record(pairs: Sequence[Pair], base_model: str, out: Path, corpus: str = "", epochs: int = 1,
-                   batch_size: int = 32, seed: int = 13, progress: Callable[[int, int], None] | None = None,
-                   card: dict | None = None) -> EncoderReport:
+def fit_and_record(
+    pairs: Sequence[Pair],
+    base_model: str,
+    out: Path,
+    corpus: str = "",
+    epochs: int = 1,
+    batch_size: int = 32,
+    seed: int = 13,
+    progress: Callable[[int, int], None] | None = None,
+    card: dict | None = None,
+) -> EncoderReport:
     """`fit_pairs`, then the encoder's card (base model, pairs per kind, steps, seconds, loss at the start
     and the end, and ``card``'s extra keys) saved beside it; used by `train encoder` (corpus pairs) and by
     `bifrost train ranker --encoder-questions` (question pairs, per fold)."""
     started = time.perf_counter()
-    steps, losses = fit_pairs(pairs, base_model, out, epochs, batch_size, threads=2, seed=seed, progress=progress)
+    steps, losses = fit_pairs(
+        pairs, base_model, out, epochs, batch_size, threads=2, seed=seed, progress=progress
+    )
     tenth = max(1, len(losses) // 10)
     report = EncoderReport(
-        corpus=corpus, base_model=base_model, path=str(out), pairs=dict(sorted(Counter(p.kind for p in pairs).items())),
-        epochs=epochs, batch_size=batch_size, steps=steps, seconds=round(time.perf_counter() - started, 1),
-        mean_loss_first=round(sum(losses[:tenth]) / tenth, 4), mean_loss_last=round(sum(losses[-tenth:]) / tenth, 4),
+        corpus=corpus,
+        base_model=base_model,
+        path=str(out),
+        pairs=dict(sorted(Counter(p.kind for p in pairs).items())),
+        epochs=epochs,
+        batch_size=batch_size,
+        steps=steps,
+        seconds=round(time.perf_counter() - started, 1),
+        mean_loss_first=round(sum(losses[:tenth]) / tenth, 4),
+        mean_loss_last=round(sum(losses[-tenth:]) / tenth, 4),
     )
-    (out / CARD).write_text(json.dumps({**report.as_dict(), **(card or {}), "seed": seed,
-                                        "hard_negatives": sum(bool(p.negative) for p in pairs),
-                                        "loss": "MultipleNegativesRankingLoss"}, indent=2))
+    (out / CARD).write_text(
+        json.dumps(
+            {
+                **report.as_dict(),
+                **(card or {}),
+                "seed": seed,
+                "hard_negatives": sum(bool(p.negative) for p in pairs),
+                "loss": "MultipleNegativesRankingLoss",
+            },
+            indent=2,
+        )
+    )
     return report

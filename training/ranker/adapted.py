@@ -48,8 +48,15 @@ def cached_encoder(base_model: str, pairs: Sequence[Pair], cache: Path, say: Say
 
 
 def collect_adapted(
-    pipeline: AskPipeline, corpus: str, questions: Sequence[Question], encoder_questions: Sequence[Question],
-    cfg: RetrievalConfig, folds: int, hybrid: bool = True, say: Say | None = None, progress: Progress | None = None,
+    pipeline: AskPipeline,
+    corpus: str,
+    questions: Sequence[Question],
+    encoder_questions: Sequence[Question],
+    cfg: RetrievalConfig,
+    folds: int,
+    hybrid: bool = True,
+    say: Say | None = None,
+    progress: Progress | None = None,
     fold_key: Callable[[Question], str] | None = None,
 ) -> tuple[list[Group], list[Pair]]:
     """Cross-fitted groups of ``questions`` (fold k read by an encoder that never saw fold k's texts),
@@ -70,15 +77,21 @@ def collect_adapted(
         held = [q for q in questions if key(q) == name]
         say(f"{name}: dense encoder on {len(pairs)} pairs")
         folder = cached_encoder(resources.settings.embedding_model, pairs, cache, say)
-        fold_parts = replace(parts, channels=parts.channels.with_ranking_dense(pipeline.dense_ranker(corpus, provisions, folder)))
+        fold_parts = replace(
+            parts,
+            channels=parts.channels.with_ranking_dense(pipeline.dense_ranker(corpus, provisions, folder)),
+        )
         for g in collect(fold_parts, held, cfg, hybrid=hybrid, progress=progress):
             by_id[g.question.id] = g
     groups = [by_id[q.id] for q in questions if q.id in by_id]
-    return groups, question_pairs([(q.question, q.gold) for q in encoder_questions if q.answerable], documents, ranked)
+    return groups, question_pairs(
+        [(q.question, q.gold) for q in encoder_questions if q.answerable], documents, ranked
+    )
 
 
 def encoder_cache(home: Path, corpus: str) -> Path:
-    """Where a corpus's fine-tuned encoders are cached (the corpus embeddings made with each lie beside it)."""
+    """Where a corpus's fine-tuned encoders are cached (the corpus embeddings made with each lie beside
+    it)."""
     return index_folder(home, corpus) / "encoders"
 
 
@@ -102,8 +115,11 @@ def bm25_ranking(bm25: Bm25Ranker, depth: int = HARD_NEGATIVE_DEPTH) -> Callable
 
 
 def fold_pairs(
-    questions: Sequence[Question], encoder_questions: Sequence[Question], key: Callable[[Question], str],
-    documents: dict[str, str], ranked: Callable[[str], Sequence[str]] | None = None,
+    questions: Sequence[Question],
+    encoder_questions: Sequence[Question],
+    key: Callable[[Question], str],
+    documents: dict[str, str],
+    ranked: Callable[[str], Sequence[str]] | None = None,
 ) -> dict[str, list[Pair]]:
     """For each fold (``key``: a question -> its fold's name) holding ranker questions: the pairs of every
     encoder question whose text is not one of that fold's questions (the encoder that reads a fold never
@@ -111,15 +127,26 @@ def fold_pairs(
     out: dict[str, list[Pair]] = {}
     for name in dict.fromkeys(key(q) for q in questions):
         held = {question_key(q.question) for q in questions if key(q) == name}
-        out[name] = question_pairs([(q.question, q.gold) for q in encoder_questions
-                                    if q.answerable and question_key(q.question) not in held], documents, ranked)
+        out[name] = question_pairs(
+            [
+                (q.question, q.gold)
+                for q in encoder_questions
+                if q.answerable and question_key(q.question) not in held
+            ],
+            documents,
+            ranked,
+        )
         if not out[name]:
-            raise ValueError(f"no --encoder-questions question outside {name} has a gold provision of this "
-                             "corpus with text; give a question set for this corpus")
+            raise ValueError(
+                f"no --encoder-questions question outside {name} has a gold provision of this "
+                "corpus with text; give a question set for this corpus"
+            )
     return out
 
 
-def store_encoder(pipeline: AskPipeline, corpus: str, pairs: Sequence[Pair], target: Path, say: Say | None = None) -> Path:
+def store_encoder(
+    pipeline: AskPipeline, corpus: str, pairs: Sequence[Pair], target: Path, say: Say | None = None
+) -> Path:
     """Fine-tune (or reuse) the encoder on all ``pairs``, copy it to ``target`` and embed the corpus with it
     there, so the first question after training finds its index."""
     say = say or (lambda _m: None)

@@ -29,13 +29,16 @@ class Fitted(NamedTuple):
     size: dict[str, Any]
 
 
-def fit(groups: Sequence[Group], columns: Sequence[int], size: dict[str, Any] | None = None, seed: int = 0) -> Any:
+def fit(
+    groups: Sequence[Group], columns: Sequence[int], size: dict[str, Any] | None = None, seed: int = 0
+) -> Any:
     """A LambdaRank booster on the trainable groups (see `fit_sized`, which also says the size chosen)."""
     return fit_sized(groups, columns, size, seed).booster
 
 
-def fit_sized(groups: Sequence[Group], columns: Sequence[int], size: dict[str, Any] | None = None,
-              seed: int = 0) -> Fitted:
+def fit_sized(
+    groups: Sequence[Group], columns: Sequence[int], size: dict[str, Any] | None = None, seed: int = 0
+) -> Fitted:
     """A LambdaRank booster on the trainable groups, over the given feature columns and model size
     (default: the size chosen by `select_size` on these groups), with that size; ``seed`` draws
     LightGBM's row and column samples."""
@@ -47,13 +50,20 @@ def fit_sized(groups: Sequence[Group], columns: Sequence[int], size: dict[str, A
     size = size if size is not None else select_size(train, columns, seed=seed)
     x = np.vstack([g.rows[:, columns] for g in train])
     y = np.concatenate([g.labels for g in train])
-    params = {**LGBM_PARAMS, **size, "random_state": seed, "monotone_constraints": monotone_constraints([FEATURES[i] for i in columns])}
+    params = {
+        **LGBM_PARAMS,
+        **size,
+        "random_state": seed,
+        "monotone_constraints": monotone_constraints([FEATURES[i] for i in columns]),
+    }
     model = lightgbm.LGBMRanker(**params)
     model.fit(x, y, group=[len(g.ids) for g in train])
     return Fitted(model.booster_, size)
 
 
-def select_size(groups: Sequence[Group], columns: Sequence[int], folds: int = 3, seed: int = 0) -> dict[str, Any]:
+def select_size(
+    groups: Sequence[Group], columns: Sequence[int], folds: int = 3, seed: int = 0
+) -> dict[str, Any]:
     """The model size of `PARAM_GRID` with the best mean nDCG@10 in an inner cross-validation over
     ``groups`` alone (the outer fold's test questions are never seen here)."""
     if len(groups) < 2 * folds:
@@ -69,7 +79,9 @@ def select_size(groups: Sequence[Group], columns: Sequence[int], folds: int = 3,
             booster = fit(train, columns, size, seed)
             for g in test:
                 ranked_by_q[g.question.id] = ranked(booster, g, columns)[0][:TOP_N]
-        per_q = ranking_metrics(ranked_by_q, {g.question.id: g.gold for g in groups if g.question.id in ranked_by_q}, [10])
+        per_q = ranking_metrics(
+            ranked_by_q, {g.question.id: g.gold for g in groups if g.question.id in ranked_by_q}, [10]
+        )
         return float(np.mean([m["ndcg@10"] for m in per_q.values()])) if per_q else 0.0
 
     return max(PARAM_GRID, key=inner_ndcg)
@@ -105,8 +117,13 @@ class FoldRun:
 
 
 def cross_validate(
-    groups: Sequence[Group], folds: int, cite_max: int, drop: set[str] = frozenset(),
-    progress: Callable[[str], None] | None = None, fitter: Callable[..., Any] = fit, seed: int = 0,
+    groups: Sequence[Group],
+    folds: int,
+    cite_max: int,
+    drop: set[str] = frozenset(),
+    progress: Callable[[str], None] | None = None,
+    fitter: Callable[..., Any] = fit,
+    seed: int = 0,
     splits: Sequence[Split] | None = None,
 ) -> FoldRun:
     """Rankings of every tested question by a model trained on the rest of its split (optionally without
@@ -128,8 +145,11 @@ def cross_validate(
 
 
 def score_run(
-    groups: Sequence[Group], ranked_by_q: dict[str, list[str]], cited_by_q: dict[str, list[str]] | None,
-    related: Related, seed: int = 0,
+    groups: Sequence[Group],
+    ranked_by_q: dict[str, list[str]],
+    cited_by_q: dict[str, list[str]] | None,
+    related: Related,
+    seed: int = 0,
 ) -> dict[str, Any]:
     """Mean and 95% bootstrap CI of R@10, MAP@10, nDCG@10, Both@10 (where src/tgt exist) and cited-set F1."""
     qrels = {g.question.id: g.gold for g in groups}

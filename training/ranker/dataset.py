@@ -43,8 +43,13 @@ class Group:
 
 
 def collect(
-    parts: CorpusParts, questions: Sequence[Question], cfg: RetrievalConfig, hybrid: bool = True,
-    sizes: PoolSizes = PoolSizes(), progress: Progress | None = None, also_exclude: Collection[str] = (),
+    parts: CorpusParts,
+    questions: Sequence[Question],
+    cfg: RetrievalConfig,
+    hybrid: bool = True,
+    sizes: PoolSizes = PoolSizes(),
+    progress: Progress | None = None,
+    also_exclude: Collection[str] = (),
 ) -> list[Group]:
     """Ranking groups of every answerable question with gold (others cannot be ranked); each question's own
     precedents are left out, and ``also_exclude`` (precedent ids or URLs) for every question."""
@@ -54,20 +59,34 @@ def collect(
     parts.prepare([q.question for q in wanted], cfg)
     groups: list[Group] = []
     for n, q in enumerate(wanted, start=1):
-        ev, pool, rows = question_rows(parts.channels, parts.nav, q.question, cfg, sizes, (*own_answers(q), *also_exclude))
+        ev, pool, rows = question_rows(
+            parts.channels, parts.nav, q.question, cfg, sizes, (*own_answers(q), *also_exclude)
+        )
         gold = set(q.gold)
         bm25 = [ids[i] for i in np.argsort(-ev.bm25, kind="stable")[:BASELINE_DEPTH] if ev.bm25[i] > 0]
         cosine = ev.dense if ev.cosine is None else ev.cosine  # the baselines read the embedding model
         dense = [ids[i] for i in np.argsort(-cosine, kind="stable")[:BASELINE_DEPTH]]
-        base: dict[str, list[str]] = {"bm25": bm25, "dense": dense, "rrf": [pid for pid, _ in rrf_fuse([bm25, dense])]}
+        base: dict[str, list[str]] = {
+            "bm25": bm25,
+            "dense": dense,
+            "rrf": [pid for pid, _ in rrf_fuse([bm25, dense])],
+        }
         if ev.cosine is not None:  # and under the adapted encoder the ranker reads
             adapted = [ids[i] for i in np.argsort(-ev.dense, kind="stable")[:BASELINE_DEPTH]]
             base["dense-adapted"] = adapted
             base["rrf-adapted"] = [pid for pid, _ in rrf_fuse([bm25, adapted])]
         if hyb is not None:
             base["bifrost-hybrid"] = [it.id for it in hyb.retrieve(q.question).items]
-        groups.append(Group(q, pool.ids, rows, np.array([pid in gold for pid in pool.ids], dtype=np.int32),
-                            ev.relevance, base))
+        groups.append(
+            Group(
+                q,
+                pool.ids,
+                rows,
+                np.array([pid in gold for pid in pool.ids], dtype=np.int32),
+                ev.relevance,
+                base,
+            )
+        )
         if progress:
             progress(n, len(wanted))
     return groups

@@ -17,8 +17,23 @@ from typing import Any
 from bifrost.core.extras import require_extra
 from bifrost.core.resources import Resources
 from bifrost.core.settings import Settings
-from bifrost.training.ranker.adapted import CACHE_KEEP, collect_adapted, encoder_cache, prune_encoders, store_encoder
-from bifrost.training.ranker.cv import ABLATIONS, TOP_N, choose_delta, cross_validate, fit, fit_sized, ranked, score_run
+from bifrost.training.ranker.adapted import (
+    CACHE_KEEP,
+    collect_adapted,
+    encoder_cache,
+    prune_encoders,
+    store_encoder,
+)
+from bifrost.training.ranker.cv import (
+    ABLATIONS,
+    TOP_N,
+    choose_delta,
+    cross_validate,
+    fit,
+    fit_sized,
+    ranked,
+    score_run,
+)
 from bifrost.training.ranker.dataset import Group, collect, describe_pool
 from bifrost.eval.precedent_overlap import bank_overlap
 from bifrost.eval.question_files import load_sets, read_sets, set_names
@@ -50,26 +65,45 @@ class TrainReport:
     cite_delta: float = 0.0
     seconds: dict[str, float] = field(default_factory=dict)
     seed: int = 0
-    left_out: dict[str, dict[str, Any]] = field(default_factory=dict)  # set -> system -> figures, fit on the other sets
-    held_out: dict[str, dict[str, Any]] = field(default_factory=dict)  # set -> system -> figures, fit on every set
+    left_out: dict[str, dict[str, Any]] = field(
+        default_factory=dict
+    )  # set -> system -> figures, fit on the other sets
+    held_out: dict[str, dict[str, Any]] = field(
+        default_factory=dict
+    )  # set -> system -> figures, fit on every set
     seeds: list[int] = field(default_factory=list)
-    seed_means: dict[str, dict[str, float]] = field(default_factory=dict)  # evaluation -> {mean, min, max} of ltr R@10
+    seed_means: dict[str, dict[str, float]] = field(
+        default_factory=dict
+    )  # evaluation -> {mean, min, max} of ltr R@10
 
     def as_dict(self) -> dict[str, Any]:
         strip = lambda d: {k: {m: v for m, v in s.items() if m != "_per_question"} for k, s in d.items()}  # noqa: E731
-        return {"corpus": self.corpus, "folds": self.folds, "pool": self.pool, "systems": strip(self.systems),
-                "ablations": strip(self.ablations), "significance": self.significance, "model_path": self.model_path,
-                "cite_delta": self.cite_delta, "seconds": self.seconds, "seed": self.seed,
-                "left_out": {k: strip(v) for k, v in self.left_out.items()},
-                "held_out": {k: strip(v) for k, v in self.held_out.items()},
-                "seeds": self.seeds, "seed_means": self.seed_means, "worst_left_out": self.worst_left_out()}
+        return {
+            "corpus": self.corpus,
+            "folds": self.folds,
+            "pool": self.pool,
+            "systems": strip(self.systems),
+            "ablations": strip(self.ablations),
+            "significance": self.significance,
+            "model_path": self.model_path,
+            "cite_delta": self.cite_delta,
+            "seconds": self.seconds,
+            "seed": self.seed,
+            "left_out": {k: strip(v) for k, v in self.left_out.items()},
+            "held_out": {k: strip(v) for k, v in self.held_out.items()},
+            "seeds": self.seeds,
+            "seed_means": self.seed_means,
+            "worst_left_out": self.worst_left_out(),
+        }
 
     def worst_left_out(self) -> dict[str, Any] | None:
         """The left-out (or held-out) set where the ranker gains least over RRF (R@10 ratio, seed mean)."""
         ratios = {}
         for name, systems in {**self.left_out, **self.held_out}.items():
             rrf = systems.get("rrf", {}).get("recall@10", {}).get("mean")
-            ltr = self.seed_means.get(name, {}).get("mean", systems.get("bifrost-ltr", {}).get("recall@10", {}).get("mean"))
+            ltr = self.seed_means.get(name, {}).get(
+                "mean", systems.get("bifrost-ltr", {}).get("recall@10", {}).get("mean")
+            )
             if rrf and ltr is not None:
                 ratios[name] = ltr / rrf
         if not ratios:
@@ -87,21 +121,35 @@ class Collected:
     hashes: list[dict[str, str]]
     encoder_hashes: list[dict[str, str]]
     encoder: str = ""
-    without: dict[str, list[Group]] = field(default_factory=dict)  # set name -> groups with that set's answers out of the bank
+    without: dict[str, list[Group]] = field(
+        default_factory=dict
+    )  # set name -> groups with that set's answers out of the bank
 
 
 def train_ranker(
-    settings: Settings, corpus: str, question_files: Sequence[Path], folds: int = 5, ablations: bool = True,
-    hybrid: bool = True, out_dir: Path | None = None, say: Say | None = None, cv: bool = True,
-    progress: Callable[[int, int], None] | None = None, encoder_files: Sequence[Path] = (), seed: int = 0,
-    store: bool = True, held_out_files: Sequence[Path] = (), seeds: Sequence[int] | None = None,
+    settings: Settings,
+    corpus: str,
+    question_files: Sequence[Path],
+    folds: int = 5,
+    ablations: bool = True,
+    hybrid: bool = True,
+    out_dir: Path | None = None,
+    say: Say | None = None,
+    cv: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+    encoder_files: Sequence[Path] = (),
+    seed: int = 0,
+    store: bool = True,
+    held_out_files: Sequence[Path] = (),
+    seeds: Sequence[int] | None = None,
 ) -> TrainReport:
     """Validate (unless ``cv`` is False: k-fold, and leave-one-set-out when several question files are
     given), then fit on all questions and save the ranker of ``corpus`` in the home (unless ``store`` is
     False: a study that leaves the served ranker alone). ``held_out_files``: sets never trained on, scored
     by the model fitted on every training set. ``encoder_files``: question sets to adapt the dense encoder
     the ranker reads (cross-fitted by fold, or by set when several sets are given; see
-    `bifrost.training.ranker.adapted`); stored beside the ranker. ``seeds``: LightGBM's sampling seeds (default
+    `bifrost.training.ranker.adapted`); stored beside the ranker. ``seeds``: LightGBM's sampling seeds
+    (default
     ``[seed]``); figures are reported for the first and averaged over all."""
     require_extra("ltr")
     if folds < 2:
@@ -111,13 +159,26 @@ def train_ranker(
     say = say or (lambda _m: None)
     seeds = list(seeds) if seeds else [seed]
     t0 = time.perf_counter()
-    data = collect_sets(settings, corpus, question_files, held_out_files, encoder_files, folds, hybrid, store, say, progress,
-                        nested=cv)
+    data = collect_sets(
+        settings,
+        corpus,
+        question_files,
+        held_out_files,
+        encoder_files,
+        folds,
+        hybrid,
+        store,
+        say,
+        progress,
+        nested=cv,
+    )
     seconds = {"collect": time.perf_counter() - t0}
     cfg = RetrievalConfig.from_settings(settings)
     related, _section_of, _jur = corpus_hierarchy(settings, corpus)
     if cv:
-        report = cross_validated(data.groups, corpus, folds, cfg.cite_max, related, ablations, say, seeds, data.without)
+        report = cross_validated(
+            data.groups, corpus, folds, cfg.cite_max, related, ablations, say, seeds, data.without
+        )
     else:
         report = TrainReport(corpus, 0, describe_pool(data.groups), {}, seed=seeds[0], seeds=seeds)
     report.seconds = {**seconds, "cv": report.seconds.get("cv", 0.0)}
@@ -134,9 +195,17 @@ def train_ranker(
 
 
 def collect_sets(
-    settings: Settings, corpus: str, question_files: Sequence[Path], held_out_files: Sequence[Path],
-    encoder_files: Sequence[Path], folds: int, hybrid: bool, store: bool, say: Say,
-    progress: Callable[[int, int], None] | None, nested: bool = False,
+    settings: Settings,
+    corpus: str,
+    question_files: Sequence[Path],
+    held_out_files: Sequence[Path],
+    encoder_files: Sequence[Path],
+    folds: int,
+    hybrid: bool,
+    store: bool,
+    say: Say,
+    progress: Callable[[int, int], None] | None,
+    nested: bool = False,
 ) -> Collected:
     """Ranking groups of every training and held-out question, each labelled with its set's name. With
     an encoder, a training question is read by an encoder that never saw its fold (its set, when several
@@ -152,25 +221,45 @@ def collect_sets(
     held_sets = read_sets(settings, held_out_files, corpus, say)
     held = [(q, name) for qset, name in zip(held_sets, set_names(held_out_files)) for q in qset.questions]
     _refuse_overlap(questions, held, encoder_files and load_sets(settings, encoder_files, corpus, say)[0])
-    encoder_questions, encoder_hashes = load_sets(settings, encoder_files, corpus, say) if encoder_files else ([], [])
+    encoder_questions, encoder_hashes = (
+        load_sets(settings, encoder_files, corpus, say) if encoder_files else ([], [])
+    )
     resources = Resources(settings)
-    out = Collected([], [], [{"path": str(p), "sha256": s.sha256} for p, s in zip(question_files, sets)], encoder_hashes)
+    out = Collected(
+        [], [], [{"path": str(p), "sha256": s.sha256} for p, s in zip(question_files, sets)], encoder_hashes
+    )
     try:
         cfg = RetrievalConfig.from_settings(settings)
         pipeline = AskPipeline(resources, cfg)
         parts = pipeline.parts(corpus)
         own = bank_overlap(settings, corpus, [*questions, *(q for q, _ in held)])
         if own["own_removed"]:
-            say(f"{own['own_removed']} question(s) have their own precedent in the bank: it is left out for each")
+            say(
+                f"{own['own_removed']} question(s) have their own precedent in the bank: it is left out for "
+                "each"
+            )
         if encoder_files:
             by_set = (lambda q: source[q.id]) if len(set(names)) > 1 else None
-            out.groups, pairs = collect_adapted(pipeline, corpus, questions, encoder_questions, cfg, folds, hybrid, say,
-                                                progress, fold_key=by_set)
+            out.groups, pairs = collect_adapted(
+                pipeline,
+                corpus,
+                questions,
+                encoder_questions,
+                cfg,
+                folds,
+                hybrid,
+                say,
+                progress,
+                fold_key=by_set,
+            )
             target = encoder_folder(settings, corpus)
             if store or held:
                 store_encoder(pipeline, corpus, pairs, target, say)
                 out.encoder = str(target.relative_to(settings.home)) if store else ""
-                parts = replace(parts, channels=parts.channels.with_ranking_dense(pipeline.dense_ranker(corpus, None, target)))
+                parts = replace(
+                    parts,
+                    channels=parts.channels.with_ranking_dense(pipeline.dense_ranker(corpus, None, target)),
+                )
             keep = max(CACHE_KEEP, max(folds, len(names)) + 1)  # never this run's own encoders
             if pruned := prune_encoders(encoder_cache(settings.home, corpus), keep):
                 say(f"deleted {len(pruned)} cached encoder(s) not used recently (kept {keep})")
@@ -190,11 +279,20 @@ def collect_sets(
     return out
 
 
-def sets_out_of_bank(parts, questions: Sequence[Question], source: dict[str, str], cfg: RetrievalConfig, hybrid: bool,
-                     say: Say, progress: Callable[[int, int], None] | None) -> dict[str, list[Group]]:
+def sets_out_of_bank(
+    parts,
+    questions: Sequence[Question],
+    source: dict[str, str],
+    cfg: RetrievalConfig,
+    hybrid: bool,
+    say: Say,
+    progress: Callable[[int, int], None] | None,
+) -> dict[str, list[Group]]:
     """For each set whose questions are precedents in the bank (the dev letters are OSHA's own letters), every
-    question's groups collected again with all of that set's precedents out of the bank: the set left out is then
-    scored, and the model fitted, as if none of its answers had been published (nested: nothing behind its figure
+    question's groups collected again with all of that set's precedents out of the bank: the set left out is
+    then
+    scored, and the model fitted, as if none of its answers had been published (nested: nothing behind its
+    figure
     saw its letters). Only when several sets are given (leave-one-set-out)."""
     bank = parts.channels.precedents
     names = sorted(set(source.values()))
@@ -205,27 +303,48 @@ def sets_out_of_bank(parts, questions: Sequence[Question], source: dict[str, str
     for name in names:
         hits = sorted({k for q in questions if source[q.id] == name for k in own_answers(q) if k in keys})
         if hits:
-            say(f"{name}: its {len(hits)} answers are precedents in the bank; collecting again with them all out of it")
+            say(
+                f"{name}: its {len(hits)} answers are precedents in the bank; collecting again with them "
+                "all out of it"
+            )
             out[name] = collect(parts, questions, cfg, hybrid=hybrid, progress=progress, also_exclude=hits)
     return out
 
 
-def _refuse_overlap(questions: Sequence[Question], held: Sequence[tuple[Question, str]], encoder: Sequence[Question] | bool) -> None:
+def _refuse_overlap(
+    questions: Sequence[Question], held: Sequence[tuple[Question, str]], encoder: Sequence[Question] | bool
+) -> None:
     """A held-out question must never be trained on: not in the ranker's sets, nor in the encoder's."""
-    refuse_overlap([q.question for q in [*questions, *(encoder or [])]], [(name, q.id, q.question) for q, name in held])
+    refuse_overlap(
+        [q.question for q in [*questions, *(encoder or [])]], [(name, q.id, q.question) for q, name in held]
+    )
 
 
 def store_collected(settings: Settings, corpus: str, data: Collected, report: TrainReport, seed: int) -> None:
-    """Fit the ranker of ``corpus`` on every collected training group at LightGBM ``seed`` and save it with its card."""
+    """Fit the ranker of ``corpus`` on every collected training group at LightGBM ``seed`` and save it with
+    its card."""
     cfg = RetrievalConfig.from_settings(settings)
-    card = ModelCard(corpus=corpus, embedding_model=settings.embedding_model, features=list(FEATURES), questions=data.hashes,
-                     encoder=data.encoder, encoder_version=model_version(str(settings.home / data.encoder)) if data.encoder else "",
-                     encoder_questions=data.encoder_hashes, glossary=cfg.glossary_for(corpus))
+    card = ModelCard(
+        corpus=corpus,
+        embedding_model=settings.embedding_model,
+        features=list(FEATURES),
+        questions=data.hashes,
+        encoder=data.encoder,
+        encoder_version=model_version(str(settings.home / data.encoder)) if data.encoder else "",
+        encoder_questions=data.encoder_hashes,
+        glossary=cfg.glossary_for(corpus),
+    )
     store_ranker(settings, data.groups, card, report, cfg.cite_max, seed)
 
 
-def store_ranker(settings: Settings, groups: Sequence[Group], card: ModelCard, report: TrainReport, cite_max: int,
-                 seed: int) -> None:
+def store_ranker(
+    settings: Settings,
+    groups: Sequence[Group],
+    card: ModelCard,
+    report: TrainReport,
+    cite_max: int,
+    seed: int,
+) -> None:
     """Fit the ranker on every question, choose its cited-set cut, and save it with ``card`` completed
     (parameters, cut, validated figures, time) in the home; ``report`` gets the cut and the path."""
     columns = columns_without(set())
@@ -241,17 +360,31 @@ def store_ranker(settings: Settings, groups: Sequence[Group], card: ModelCard, r
 
 def baseline_figures(groups: Sequence[Group], related) -> dict[str, dict[str, Any]]:
     """Scores of the baselines recorded with the groups (bm25, dense, rrf, the hybrid)."""
-    return {name: score_run(groups, {g.question.id: g.baselines[name] for g in groups}, None, related)
-            for name in (groups[0].baselines if groups else ())}
+    return {
+        name: score_run(groups, {g.question.id: g.baselines[name] for g in groups}, None, related)
+        for name in (groups[0].baselines if groups else ())
+    }
 
 
 def _seed_stats(values: Sequence[float]) -> dict[str, float]:
-    return {"mean": float(sum(values) / len(values)), "min": float(min(values)), "max": float(max(values)), "n": len(values)}
+    return {
+        "mean": float(sum(values) / len(values)),
+        "min": float(min(values)),
+        "max": float(max(values)),
+        "n": len(values),
+    }
 
 
 def cross_validated(
-    groups: Sequence[Group], corpus: str, folds: int, cite_max: int, related, ablations: bool, say: Say,
-    seeds: Sequence[int] = (0,), without: dict[str, list[Group]] | None = None,
+    groups: Sequence[Group],
+    corpus: str,
+    folds: int,
+    cite_max: int,
+    related,
+    ablations: bool,
+    say: Say,
+    seeds: Sequence[int] = (0,),
+    without: dict[str, list[Group]] | None = None,
 ) -> TrainReport:
     """Scores of the baselines and of the ranker (and its ablations) on the same questions, k-fold; and,
     when the groups come from several sets, with each set left out in turn (fit on the others; ``without``:
@@ -261,15 +394,20 @@ def cross_validated(
     runs = [cross_validate(groups, folds, cite_max, progress=say, seed=s) for s in seeds]
     systems["bifrost-ltr"] = score_run(groups, runs[0].ranked, runs[0].cited, related)
     report = TrainReport(corpus, folds, describe_pool(groups), systems, seed=seeds[0], seeds=list(seeds))
-    report.seed_means["k-fold"] = _seed_stats([score_run(groups, r.ranked, r.cited, related)["recall@10"]["mean"] for r in runs])
+    report.seed_means["k-fold"] = _seed_stats(
+        [score_run(groups, r.ranked, r.cited, related)["recall@10"]["mean"] for r in runs]
+    )
     ltr = systems["bifrost-ltr"]["_per_question"]["recall@10"]
     for name in systems:
         if name != "bifrost-ltr":
             report.significance[f"bifrost-ltr vs {name} (R@10, Wilcoxon p)"] = wilcoxon_p(
-                ltr, systems[name]["_per_question"]["recall@10"])
+                ltr, systems[name]["_per_question"]["recall@10"]
+            )
     splits = leave_one_set_out([g.source for g in groups])
     if splits:
-        report.left_out, means = left_out_figures(groups, splits, cite_max, related, seeds, say, without or {})
+        report.left_out, means = left_out_figures(
+            groups, splits, cite_max, related, seeds, say, without or {}
+        )
         report.seed_means.update(means)
     if ablations:
         for group in ABLATIONS:
@@ -280,7 +418,12 @@ def cross_validated(
 
 
 def left_out_figures(
-    groups: Sequence[Group], splits: Sequence[Split], cite_max: int, related, seeds: Sequence[int], say: Say,
+    groups: Sequence[Group],
+    splits: Sequence[Split],
+    cite_max: int,
+    related,
+    seeds: Sequence[int],
+    say: Say,
     without: dict[str, list[Group]] | None = None,
 ) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, float]]]:
     """Per set left out: the baselines and the ranker fitted on the other sets (first seed), and the
@@ -292,14 +435,23 @@ def left_out_figures(
         pool = (without or {}).get(split.name, groups)
         runs = [cross_validate(pool, 0, cite_max, progress=say, seed=s, splits=[split]) for s in seeds]
         test = [pool[i] for i in split.test]
-        figures[split.name] = {**baseline_figures(test, related),
-                               "bifrost-ltr": score_run(test, runs[0].ranked, runs[0].cited, related)}
-        means[split.name] = _seed_stats([score_run(test, r.ranked, r.cited, related)["recall@10"]["mean"] for r in runs])
+        figures[split.name] = {
+            **baseline_figures(test, related),
+            "bifrost-ltr": score_run(test, runs[0].ranked, runs[0].cited, related),
+        }
+        means[split.name] = _seed_stats(
+            [score_run(test, r.ranked, r.cited, related)["recall@10"]["mean"] for r in runs]
+        )
     return figures, means
 
 
 def held_out_figures(
-    groups: Sequence[Group], held: Sequence[Group], cite_max: int, related, seeds: Sequence[int], say: Say,
+    groups: Sequence[Group],
+    held: Sequence[Group],
+    cite_max: int,
+    related,
+    seeds: Sequence[int],
+    say: Say,
 ) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, float]]]:
     """Per held-out set: the baselines and the ranker fitted on every training question (first seed), and
     the ranker's R@10 over every seed."""
@@ -309,15 +461,24 @@ def held_out_figures(
         booster = fit(groups, columns, seed=s)
         delta = choose_delta(booster, groups, columns, cite_max)
         by_q = {g.question.id: ranked(booster, g, columns) for g in held}
-        ranked_by_seed.append(({q: ids[:TOP_N] for q, (ids, _) in by_q.items()},
-                               {q: ids[: cut_cited(sc, delta, cite_max)] for q, (ids, sc) in by_q.items()}))
+        ranked_by_seed.append(
+            (
+                {q: ids[:TOP_N] for q, (ids, _) in by_q.items()},
+                {q: ids[: cut_cited(sc, delta, cite_max)] for q, (ids, sc) in by_q.items()},
+            )
+        )
         say(f"held-out sets scored (seed {s})")
     figures: dict[str, dict[str, Any]] = {}
     means: dict[str, dict[str, float]] = {}
     for name in dict.fromkeys(g.source for g in held):
         test = [g for g in held if g.source == name]
-        figures[name] = {**baseline_figures(test, related), "bifrost-ltr": score_run(test, *ranked_by_seed[0], related)}
-        means[name] = _seed_stats([score_run(test, r, c, related)["recall@10"]["mean"] for r, c in ranked_by_seed])
+        figures[name] = {
+            **baseline_figures(test, related),
+            "bifrost-ltr": score_run(test, *ranked_by_seed[0], related),
+        }
+        means[name] = _seed_stats(
+            [score_run(test, r, c, related)["recall@10"]["mean"] for r, c in ranked_by_seed]
+        )
     return figures, means
 
 
@@ -325,14 +486,22 @@ def markdown(report: TrainReport) -> str:
     """The cross-validated table (systems, then ablations) with 95% bootstrap CIs."""
     names = ["recall@10", "map@10", "ndcg@10", "both@10", "f1", "f1_h"]
     shown = [n for n in names if any(n in s for s in report.systems.values())]
-    lines = [f"## {report.corpus}: {report.pool['questions']} questions, {report.folds}-fold cross-validation"
-             + (f" (LightGBM seed {report.seed})" if report.seed else ""), "",
-             f"Candidate pool: {report.pool['mean_candidates']:.0f} per question, holding "
-             f"{report.pool['gold_recall_of_pool']:.3f} of the gold (the ceiling of any ranking over it).", "",
-             "| system | " + " | ".join(shown) + " |", "|---|" + "---|" * len(shown)]
+    lines = [
+        f"## {report.corpus}: {report.pool['questions']} questions, {report.folds}-fold cross-validation"
+        + (f" (LightGBM seed {report.seed})" if report.seed else ""),
+        "",
+        f"Candidate pool: {report.pool['mean_candidates']:.0f} per question, holding "
+        f"{report.pool['gold_recall_of_pool']:.3f} of the gold (the ceiling of any ranking over it).",
+        "",
+        "| system | " + " | ".join(shown) + " |",
+        "|---|" + "---|" * len(shown),
+    ]
     for table in (report.systems, report.ablations):
         for name, s in table.items():
-            cells = [f"{s[n]['mean']:.3f} [{s[n]['low']:.3f}, {s[n]['high']:.3f}]" if n in s else "–" for n in shown]
+            cells = [
+                f"{s[n]['mean']:.3f} [{s[n]['low']:.3f}, {s[n]['high']:.3f}]" if n in s else "–"
+                for n in shown
+            ]
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
     lines += ["", *(f"- {k}: {v:.4g}" for k, v in report.significance.items())]
     return set_markdown(report) + "\n".join(lines) + "\n"
@@ -340,10 +509,17 @@ def markdown(report: TrainReport) -> str:
 
 def set_markdown(report: TrainReport) -> str:
     """R@10 per set left out and per held-out set, worst ratio to RRF first ("" when there are none)."""
-    rows = {**{(k, "left out"): v for k, v in report.left_out.items()}, **{(k, "held out"): v for k, v in report.held_out.items()}}
+    rows = {
+        **{(k, "left out"): v for k, v in report.left_out.items()},
+        **{(k, "held out"): v for k, v in report.held_out.items()},
+    }
     if not rows:
         return ""
-    systems = [s for s in ("bm25", "dense", "rrf", "bifrost-hybrid", "bifrost-ltr") if any(s in v for v in rows.values())]
+    systems = [
+        s
+        for s in ("bm25", "dense", "rrf", "bifrost-hybrid", "bifrost-ltr")
+        if any(s in v for v in rows.values())
+    ]
 
     def ltr(key: tuple[str, str]) -> float:
         seeds = report.seed_means.get(key[0])
@@ -353,13 +529,26 @@ def set_markdown(report: TrainReport) -> str:
         rrf = rows[key].get("rrf", {}).get("recall@10", {}).get("mean")
         return ltr(key) / rrf if rrf else float("nan")
 
-    seeds = f" (bifrost-ltr: mean of LightGBM seeds {', '.join(map(str, report.seeds))})" if len(report.seeds) > 1 else ""
-    lines = [f"## {report.corpus}: R@10 with each question set left out{seeds}", "",
-             "| set | | questions | " + " | ".join(systems) + " | ltr / rrf |", "|---|---|---|" + "---|" * (len(systems) + 1)]
+    seeds = (
+        f" (bifrost-ltr: mean of LightGBM seeds {', '.join(map(str, report.seeds))})"
+        if len(report.seeds) > 1
+        else ""
+    )
+    lines = [
+        f"## {report.corpus}: R@10 with each question set left out{seeds}",
+        "",
+        "| set | | questions | " + " | ".join(systems) + " | ltr / rrf |",
+        "|---|---|---|" + "---|" * (len(systems) + 1),
+    ]
     for key in sorted(rows, key=ratio):
-        cells = [f"{rows[key][s]['recall@10']['mean']:.3f}" if s in rows[key] else "–" for s in systems[:-1]] + [f"{ltr(key):.3f}"]
-        lines.append(f"| {key[0]} | {key[1]} | {rows[key]['bifrost-ltr']['recall@10']['n']} | " + " | ".join(cells)
-                     + f" | {ratio(key):.2f}x |")
+        cells = [
+            f"{rows[key][s]['recall@10']['mean']:.3f}" if s in rows[key] else "–" for s in systems[:-1]
+        ] + [f"{ltr(key):.3f}"]
+        lines.append(
+            f"| {key[0]} | {key[1]} | {rows[key]['bifrost-ltr']['recall@10']['n']} | "
+            + " | ".join(cells)
+            + f" | {ratio(key):.2f}x |"
+        )
     return "\n".join(lines) + "\n\n"
 
 

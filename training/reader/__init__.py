@@ -1,1 +1,2 @@
-"""Training the cross-encoder reader: fitting (`fit`), nested cross-validation (`cv`) and the command's run (`run`)."""
+"""Training the cross-encoder reader: fitting (`fit`), nested cross-validation (`cv`) and the command's run
+(`run`)."""

@@ -71,8 +71,9 @@ class Options:
     threads: int = 2
 
 
-def collect_items(pipe: AskPipeline, corpus: str, questions: Sequence[tuple[Question, str]], cfg: RetrievalConfig,
-                  say: Say) -> list[Item]:
+def collect_items(
+    pipe: AskPipeline, corpus: str, questions: Sequence[tuple[Question, str]], cfg: RetrievalConfig, say: Say
+) -> list[Item]:
     """Candidates of every question (answerable or not), collected once for every split."""
     parts = pipe.parts(corpus)
     ids = parts.channels.ids
@@ -81,7 +82,14 @@ def collect_items(pipe: AskPipeline, corpus: str, questions: Sequence[tuple[Ques
     for n, (q, source) in enumerate(questions, start=1):
         ev, pool, rows = question_rows(parts.channels, parts.nav, q.question, cfg, exclude=own_answers(q))
         gold = set(q.gold)
-        group = Group(q, pool.ids, rows, np.array([pid in gold for pid in pool.ids], dtype=np.int32), ev.relevance, source=source)
+        group = Group(
+            q,
+            pool.ids,
+            rows,
+            np.array([pid in gold for pid in pool.ids], dtype=np.int32),
+            ev.relevance,
+            source=source,
+        )
         bm25 = [ids[i] for i in np.argsort(-ev.bm25, kind="stable")[:100] if ev.bm25[i] > 0]
         cosine = ev.dense if ev.cosine is None else ev.cosine
         dense = [ids[i] for i in np.argsort(-cosine, kind="stable")[:100]]
@@ -92,7 +100,9 @@ def collect_items(pipe: AskPipeline, corpus: str, questions: Sequence[tuple[Ques
 
 
 def read_question(q: Question) -> ReadQuestion:
-    decisive = tuple((d["id"], d["quote"]) for d in q.extra.get("decisive") or [] if d.get("id") and d.get("quote"))
+    decisive = tuple(
+        (d["id"], d["quote"]) for d in q.extra.get("decisive") or [] if d.get("id") and d.get("quote")
+    )
     return ReadQuestion(q.question, tuple(q.gold) if q.answerable else (), decisive)
 
 
@@ -101,19 +111,42 @@ def fit_ranker(items: Sequence[Item], cfg: RetrievalConfig, seed: int) -> Ranker
     columns = columns_without(set())
     groups = [it.group for it in items if it.question.answerable]
     booster, size = fit_sized(groups, columns, seed=seed)
-    card = ModelCard(corpus="", embedding_model="", features=[], params=size,
-                     cite_delta=choose_delta(booster, groups, columns, cfg.cite_max))
+    card = ModelCard(
+        corpus="",
+        embedding_model="",
+        features=[],
+        params=size,
+        cite_delta=choose_delta(booster, groups, columns, cfg.cite_max),
+    )
     return RankerModel(booster, card)
 
 
 def ranking(model: RankerModel, items: Sequence[Item]) -> dict[str, list[str]]:
-    return {it.question.id: ranked(model.booster, it.group, columns_without(set()))[0][:apply.READ_TOP] for it in items}
+    return {
+        it.question.id: ranked(model.booster, it.group, columns_without(set()))[0][: apply.READ_TOP]
+        for it in items
+    }
 
 
-def split_key(names: Sequence[str], texts: dict[str, str], opts: Options, pairs: Sequence[ReaderExample]) -> str:
+def split_key(
+    names: Sequence[str], texts: dict[str, str], opts: Options, pairs: Sequence[ReaderExample]
+) -> str:
     """A cache key of a reader: what it was trained on and how."""
-    h = hashlib.sha256(repr((sorted(names), opts.base_model, opts.trainable_layers, opts.epochs, opts.max_length, opts.seed,
-                             opts.negatives, len(pairs), len(texts))).encode())
+    h = hashlib.sha256(
+        repr(
+            (
+                sorted(names),
+                opts.base_model,
+                opts.trainable_layers,
+                opts.epochs,
+                opts.max_length,
+                opts.seed,
+                opts.negatives,
+                len(pairs),
+                len(texts),
+            )
+        ).encode()
+    )
     for e in pairs:
         h.update(f"{e.question}\t{e.text}\t{e.label}\n".encode())
     return h.hexdigest()[:16]
@@ -122,37 +155,78 @@ def split_key(names: Sequence[str], texts: dict[str, str], opts: Options, pairs:
 class Trainer:
     """Readers of one corpus, their frozen-layer cache shared, each cached by what it was trained on."""
 
-    def __init__(self, settings: Settings, corpus: str, texts: dict[str, str], own: dict[str, str], nav: Any,
-                 opts: Options, say: Say) -> None:
-        self.settings, self.corpus, self.texts, self.own, self.nav, self.opts, self.say = settings, corpus, texts, own, nav, opts, say
+    def __init__(
+        self,
+        settings: Settings,
+        corpus: str,
+        texts: dict[str, str],
+        own: dict[str, str],
+        nav: Any,
+        opts: Options,
+        say: Say,
+    ) -> None:
+        self.settings, self.corpus, self.texts, self.own, self.nav, self.opts, self.say = (
+            settings,
+            corpus,
+            texts,
+            own,
+            nav,
+            opts,
+            say,
+        )
         self.cache: FrozenPairs | None = None
         self.folder = settings.home / "index" / corpus / "readers"
 
     def pairs(self, items: Sequence[Item], ranked_ids: dict[str, list[str]]) -> list[ReaderExample]:
-        return reader_examples([read_question(it.question) for it in items], lambda q: ranked_ids.get(self._qid[q], []),
-                               self.texts, self.nav.parent, self.nav.children, self.opts.negatives, self.opts.seed, self.own)
+        return reader_examples(
+            [read_question(it.question) for it in items],
+            lambda q: ranked_ids.get(self._qid[q], []),
+            self.texts,
+            self.nav.parent,
+            self.nav.children,
+            self.opts.negatives,
+            self.opts.seed,
+            self.own,
+        )
 
     def index(self, items: Sequence[Item]) -> None:
         self._qid = {it.question.question.strip(): it.question.id for it in items}
 
-    def train(self, name: str, pairs: Sequence[ReaderExample], card: ReaderCard, out: Path | None = None) -> Reader:
+    def train(
+        self, name: str, pairs: Sequence[ReaderExample], card: ReaderCard, out: Path | None = None
+    ) -> Reader:
         key = split_key([name], self.texts, self.opts, pairs)
         target = out or self.folder / f"{name}-{key}"
         if out is None and (target / "reader-card.json").is_file():
             self.say(f"reader without {name}: cached")
             return Reader(target)
         t0 = time.perf_counter()
-        self.cache = encode_frozen(pairs, self.opts.base_model, self.opts.trainable_layers, self.opts.max_length,
-                                   self.opts.threads, known=self.cache)
-        card.trainable_layers, card.seed, card.max_length = self.opts.trainable_layers, self.opts.seed, self.opts.max_length
+        self.cache = encode_frozen(
+            pairs,
+            self.opts.base_model,
+            self.opts.trainable_layers,
+            self.opts.max_length,
+            self.opts.threads,
+            known=self.cache,
+        )
+        card.trainable_layers, card.seed, card.max_length = (
+            self.opts.trainable_layers,
+            self.opts.seed,
+            self.opts.max_length,
+        )
         tick = lambda done, total: done % 200 == 0 and self.say(f"reader without {name}: step {done}/{total}")  # noqa: E731
-        fit_reader(pairs, self.cache, target, card, epochs=self.opts.epochs, threads=self.opts.threads, progress=tick)
+        fit_reader(
+            pairs, self.cache, target, card, epochs=self.opts.epochs, threads=self.opts.threads, progress=tick
+        )
         self.say(f"reader without {name}: {len(pairs)} pairs, {time.perf_counter() - t0:.0f} s")
         return Reader(target)
 
 
-def choose_cuts(readings: Sequence[tuple[apply.Reading, Question]], cite_max: int, stated_share: float) -> dict[str, float]:
-    """The cite cut with the best mean citation F1 of the reader's cited set, and the highest stated cut that sets
+def choose_cuts(
+    readings: Sequence[tuple[apply.Reading, Question]], cite_max: int, stated_share: float
+) -> dict[str, float]:
+    """The cite cut with the best mean citation F1 of the reader's cited set, and the highest stated cut that
+    sets
     aside at most ``stated_share`` of the answerable questions, on these (out-of-set) readings."""
     from bifrost.eval.metrics import set_prf
 
@@ -176,8 +250,11 @@ def splits_of(items: Sequence[Item]) -> list[Split]:
     return splits
 
 
-def question_sets(settings: Settings, corpus: str, files: Sequence[Path], say: Say) -> tuple[list[tuple[Question, str]], list[dict]]:
-    """Every question of the files with its set's name (a question in two files: the first), and the files' hashes."""
+def question_sets(
+    settings: Settings, corpus: str, files: Sequence[Path], say: Say
+) -> tuple[list[tuple[Question, str]], list[dict]]:
+    """Every question of the files with its set's name (a question in two files: the first), and the files'
+    hashes."""
     sets = read_sets(settings, files, corpus, say)
     seen: set[str] = set()
     out: list[tuple[Question, str]] = []
@@ -193,4 +270,3 @@ def provision_texts(resources: Resources, corpus: str) -> tuple[dict[str, str], 
     """(what the reader reads of each provision, its own text) of every provision."""
     provisions = resources.sql.provisions(corpus)
     return {p.id: own_text(p) for p in provisions}, {p.id: p.text or "" for p in provisions}
-

@@ -47,8 +47,15 @@ def load_cross_encoder(base_model: str, max_length: int) -> Any:
     return CrossEncoder(resolve_model(base_model), num_labels=1, max_length=max_length, device="cpu")
 
 
-def encode_frozen(examples: Sequence[ReaderExample], base_model: str, trainable_layers: int, max_length: int,
-                  threads: int = 2, progress: Progress | None = None, known: FrozenPairs | None = None) -> FrozenPairs:
+def encode_frozen(
+    examples: Sequence[ReaderExample],
+    base_model: str,
+    trainable_layers: int,
+    max_length: int,
+    threads: int = 2,
+    progress: Progress | None = None,
+    known: FrozenPairs | None = None,
+) -> FrozenPairs:
     """The frozen layers' output of every distinct pair (those already in ``known`` are kept)."""
     import torch
 
@@ -57,16 +64,30 @@ def encode_frozen(examples: Sequence[ReaderExample], base_model: str, trainable_
     net, tokenizer = model.model, model.tokenizer
     frozen = net.config.num_hidden_layers - trainable_layers
     if not 0 <= frozen < net.config.num_hidden_layers:
-        raise ValueError(f"trainable layers must be 1..{net.config.num_hidden_layers}, got {trainable_layers}")
-    out = known if known is not None and (known.base_model, known.frozen_layers, known.max_length) == (
-        base_model, frozen, max_length) else FrozenPairs(base_model, frozen, max_length, {})
-    todo = sorted({(e.question, e.text) for e in examples} - set(out.hidden), key=lambda p: len(p[0]) + len(p[1]))
+        raise ValueError(
+            f"trainable layers must be 1..{net.config.num_hidden_layers}, got {trainable_layers}"
+        )
+    out = (
+        known
+        if known is not None
+        and (known.base_model, known.frozen_layers, known.max_length) == (base_model, frozen, max_length)
+        else FrozenPairs(base_model, frozen, max_length, {})
+    )
+    todo = sorted(
+        {(e.question, e.text) for e in examples} - set(out.hidden), key=lambda p: len(p[0]) + len(p[1])
+    )
     net.eval()
     with torch.inference_mode():
         for i in range(0, len(todo), 32):
-            chunk = todo[i:i + 32]
-            enc = tokenizer([q for q, _ in chunk], [t for _, t in chunk], padding=True, truncation="longest_first",
-                            max_length=max_length, return_tensors="pt")
+            chunk = todo[i : i + 32]
+            enc = tokenizer(
+                [q for q, _ in chunk],
+                [t for _, t in chunk],
+                padding=True,
+                truncation="longest_first",
+                max_length=max_length,
+                return_tensors="pt",
+            )
             states = net.bert(**enc, output_hidden_states=True).hidden_states[frozen]
             lengths = enc["attention_mask"].sum(1).tolist()
             for pair, h, n in zip(chunk, states, lengths):
@@ -101,8 +122,16 @@ def _batch(pairs: Sequence[tuple[str, str]], cache: FrozenPairs) -> tuple[Any, A
 
 
 def fit_reader(
-    examples: Sequence[ReaderExample], cache: FrozenPairs, out: Path | None, card: ReaderCard, epochs: int = 2,
-    batch_size: int = 16, lr: float = 5e-5, threads: int = 2, progress: Progress | None = None, head_lr: float | None = None,
+    examples: Sequence[ReaderExample],
+    cache: FrozenPairs,
+    out: Path | None,
+    card: ReaderCard,
+    epochs: int = 2,
+    batch_size: int = 16,
+    lr: float = 5e-5,
+    threads: int = 2,
+    progress: Progress | None = None,
+    head_lr: float | None = None,
     on_epoch: Callable[[int, float, Logits], None] | None = None,
 ) -> ReaderCard:
     """Train a reader on ``examples`` (whose frozen outputs ``cache`` holds), export it to ``out`` as int8
@@ -113,7 +142,9 @@ def fit_reader(
 
     labels = [e.label for e in examples]
     if not examples or len(set(labels)) < 2:
-        raise ValueError("the reader needs positive and negative pairs: give question sets with gold provisions")
+        raise ValueError(
+            "the reader needs positive and negative pairs: give question sets with gold provisions"
+        )
     if epochs <= 0 or batch_size < 1:
         raise ValueError(f"epochs and batch_size must be > 0 (got {epochs}, {batch_size})")
     torch.set_num_threads(threads)
@@ -121,7 +152,9 @@ def fit_reader(
     t0 = time.perf_counter()
     model = load_cross_encoder(cache.base_model, cache.max_length)
     net, frozen = model.model, cache.frozen_layers
-    body = [p for layer in net.bert.encoder.layer[frozen:] for p in layer.parameters()] + list(net.bert.pooler.parameters())
+    body = [p for layer in net.bert.encoder.layer[frozen:] for p in layer.parameters()] + list(
+        net.bert.pooler.parameters()
+    )
     head = list(net.classifier.parameters())
     trainable = body + head
     positives = sum(labels)
@@ -140,17 +173,24 @@ def fit_reader(
             progress(step, len(batches))
         if on_epoch is not None and step % per_epoch == 0:
             net.eval()
-            on_epoch(step // per_epoch, float(np.mean(losses[-per_epoch:])), lambda pairs: _logits(net, frozen, pairs, cache))
+            on_epoch(
+                step // per_epoch,
+                float(np.mean(losses[-per_epoch:])),
+                lambda pairs: _logits(net, frozen, pairs, cache),
+            )
             net.train()
     net.eval()
     if out is not None:
         export_onnx(model, out)
-    head, tail = losses[: max(1, len(losses) // 10)], losses[-max(1, len(losses) // 10):]
+    head, tail = losses[: max(1, len(losses) // 10)], losses[-max(1, len(losses) // 10) :]
     card.max_length, card.epochs, card.steps = cache.max_length, epochs, len(batches)
     card.trainable_layers = net.config.num_hidden_layers - frozen
     kinds = {e.kind for e in examples}
-    card.examples = {f"{k}_{s}": sum(1 for e in examples if e.kind == k and (e.label > 0) == (s == "positive"))
-                     for k in sorted(kinds) for s in ("positive", "negative")}
+    card.examples = {
+        f"{k}_{s}": sum(1 for e in examples if e.kind == k and (e.label > 0) == (s == "positive"))
+        for k in sorted(kinds)
+        for s in ("positive", "negative")
+    }
     card.seconds = round(time.perf_counter() - t0, 1)
     card.loss_first, card.loss_last = round(sum(head) / len(head), 4), round(sum(tail) / len(tail), 4)
     card.trained_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -159,13 +199,15 @@ def fit_reader(
     return card
 
 
-def _logits(net: Any, frozen: int, pairs: Sequence[tuple[str, str]], cache: FrozenPairs, batch: int = 64) -> np.ndarray:
+def _logits(
+    net: Any, frozen: int, pairs: Sequence[tuple[str, str]], cache: FrozenPairs, batch: int = 64
+) -> np.ndarray:
     import torch
 
     out: list[float] = []
     with torch.inference_mode():
         for i in range(0, len(pairs), batch):
-            hidden, mask = _batch(pairs[i:i + batch], cache)
+            hidden, mask = _batch(pairs[i : i + batch], cache)
             out += _top_logits(net, frozen, hidden, mask).tolist()
     return np.array(out)
 
@@ -184,8 +226,16 @@ def export_onnx(model: Any, out: Path) -> Path:
     axes = {n: {0: "batch", 1: "tokens"} for n in INPUTS} | {"logits": {0: "batch"}}
     fp32 = tmp / "model-fp32.onnx"
     with torch.inference_mode():
-        torch.onnx.export(net, tuple(enc[n] for n in INPUTS), str(fp32), input_names=list(INPUTS), output_names=["logits"],
-                          dynamic_axes=axes, opset_version=17, dynamo=False)
+        torch.onnx.export(
+            net,
+            tuple(enc[n] for n in INPUTS),
+            str(fp32),
+            input_names=list(INPUTS),
+            output_names=["logits"],
+            dynamic_axes=axes,
+            opset_version=17,
+            dynamo=False,
+        )
     quantize_dynamic(str(fp32), str(tmp / MODEL), weight_type=QuantType.QInt8)
     fp32.unlink()
     tokenizer.backend_tokenizer.save(str(tmp / TOKENIZER))
@@ -193,4 +243,3 @@ def export_onnx(model: Any, out: Path) -> Path:
         shutil.rmtree(out)
     tmp.replace(out)
     return out
-

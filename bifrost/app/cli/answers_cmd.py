@@ -11,15 +11,19 @@ from bifrost.app.cli.common import JsonOpt, emit_json, with_bifrost
 from bifrost.app.cli.console import out
 from bifrost.core.access import LOCAL, AnswerRecord, CitationChange
 
-answers_app = typer.Typer(help="Every answer given (CLI, web, API, MCP): who asked, when, from which edition, citing what.",
-                          no_args_is_help=True)
+answers_app = typer.Typer(
+    help="Every answer given (CLI, web, API, MCP): who asked, when, from which edition, citing what.",
+    no_args_is_help=True,
+)
 
 
 def _line(r: AnswerRecord) -> str:
     verdict = f" {r.verdict}" if r.verdict else ""
     editions = ",".join(f"{c}@{n}" for c, n in r.editions.items())
-    return (f"{r.id}  {r.asked_at:%Y-%m-%d %H:%M:%S}  {escape(r.user)} ({r.channel})  {editions}  "
-            f"{r.outcome}{verdict}  {escape(r.question[:80])}")
+    return (
+        f"{r.id}  {r.asked_at:%Y-%m-%d %H:%M:%S}  {escape(r.user)} ({r.channel})  {editions}  "
+        f"{r.outcome}{verdict}  {escape(r.question[:80])}"
+    )
 
 
 @answers_app.command("list")
@@ -42,25 +46,40 @@ def list_(
 
 
 @answers_app.command("show")
-def show(ctx: typer.Context, record_id: Annotated[str, typer.Argument(help="Record id (`answers list`)")], as_json: JsonOpt = False) -> None:
-    """One answer as it was given: question, asker, editions, code and models, the answer and its citations."""
+def show(
+    ctx: typer.Context,
+    record_id: Annotated[str, typer.Argument(help="Record id (`answers list`)")],
+    as_json: JsonOpt = False,
+) -> None:
+    """One answer as it was given: question, asker, editions, code and models, the answer and its
+    citations."""
     r = with_bifrost(ctx, lambda bf: bf.answer_log.get(record_id, LOCAL))
     if as_json:
         emit_json(r.model_dump(mode="json"))
         return
     out.print(_line(r), highlight=False)
-    out.print(f"code {r.code_version}; models " + ", ".join(f"{k} {v}" for k, v in r.models.items() if v), highlight=False)
+    out.print(
+        f"code {r.code_version}; models " + ", ".join(f"{k} {v}" for k, v in r.models.items() if v),
+        highlight=False,
+    )
     out.print(escape(r.answer.get("text", "")), highlight=False)
     out.print("cites: " + (", ".join(r.citations) or "nothing"), highlight=False)
 
 
 def _changes(title: str, changes: list[CitationChange]) -> None:
     moved = [c for c in changes if c.change != "unchanged"]
-    out.print(f"{title}: " + ("; ".join(f"{c.id} {c.change}" for c in moved) if moved else "same citations"), highlight=False)
+    out.print(
+        f"{title}: " + ("; ".join(f"{c.id} {c.change}" for c in moved) if moved else "same citations"),
+        highlight=False,
+    )
 
 
 @answers_app.command("replay")
-def replay(ctx: typer.Context, record_id: Annotated[str, typer.Argument(help="Record id (`answers list`)")], as_json: JsonOpt = False) -> None:
+def replay(
+    ctx: typer.Context,
+    record_id: Annotated[str, typer.Argument(help="Record id (`answers list`)")],
+    as_json: JsonOpt = False,
+) -> None:
     """Answer a recorded question again on its edition and on today's, and say what changed."""
     rp = with_bifrost(ctx, lambda bf: bf.replay(record_id, LOCAL))
     if as_json:
@@ -75,8 +94,11 @@ def replay(ctx: typer.Context, record_id: Annotated[str, typer.Argument(help="Re
         out.print(f"  [dim]{escape(rp.same_edition_note)}[/dim]", highlight=False)
     _changes(f"on today's edition ({now})", rp.changes_current)
     if rp.outcome_then != rp.outcome_now or rp.verdict_then != rp.verdict_now:
-        out.print(f"outcome then {rp.outcome_then} {rp.verdict_then or ''}, now {rp.outcome_now} {rp.verdict_now or ''}",
-                  highlight=False)
+        out.print(
+            f"outcome then {rp.outcome_then} {rp.verdict_then or ''}, now {rp.outcome_now} "
+            f"{rp.verdict_now or ''}",
+            highlight=False,
+        )
     out.print("changed since the record" if rp.changed else "unchanged since the record", highlight=False)
 
 

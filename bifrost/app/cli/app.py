@@ -35,7 +35,9 @@ from bifrost.core.settings import Settings
 
 def main_options(
     ctx: typer.Context,
-    home: Annotated[Optional[Path], typer.Option(help="State folder (default $BIFROST_HOME or ~/.bifrost)")] = None,
+    home: Annotated[
+        Optional[Path], typer.Option(help="State folder (default $BIFROST_HOME or ~/.bifrost)")
+    ] = None,
     store: Annotated[Optional[str], typer.Option(help="Graph store: embedded or neo4j")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log details")] = False,
 ) -> None:
@@ -53,7 +55,9 @@ def main_options(
 
 def make_app() -> typer.Typer:
     """The root command with every command group attached."""
-    root = typer.Typer(help="Bifrost: dual knowledge-graph question answering over regulations.", no_args_is_help=True)
+    root = typer.Typer(
+        help="Bifrost: dual knowledge-graph question answering over regulations.", no_args_is_help=True
+    )
     root.callback()(main_options)
     root.command()(ingest)
     root.command()(ask)
@@ -79,7 +83,8 @@ app = make_app()
 
 
 def main() -> None:
-    """Entry point of the console script (a finished `ask` ends without interpreter teardown, see `fast_exit`)."""
+    """Entry point of the console script (a finished `ask` ends without interpreter teardown, see
+    `fast_exit`)."""
     quick = fast_exit.FastExit()
     try:
         app(obj=quick)

@@ -1,4 +1,5 @@
-"""`bifrost ask`: a cited answer with the quoted span of every citation, or a refusal, from the command line."""
+"""`bifrost ask`: a cited answer with the quoted span of every citation, or a refusal, from the command
+line."""
 
 from __future__ import annotations
 
@@ -30,8 +31,9 @@ def local_user() -> str:
         return "local"
 
 
-def answer_with_model_process(ctx: typer.Context, question: str, corpus: str,
-                              action: Callable[[Bifrost], Answer]) -> Answer:
+def answer_with_model_process(
+    ctx: typer.Context, question: str, corpus: str, action: Callable[[Bifrost], Answer]
+) -> Answer:
     """Run ``action`` with the models loading in a child process from the start (a cold command
     spends as long importing torch and loading models as loading indexes; see
     `bifrost.core.model_process`); ``BIFROST_MODEL_PROCESS=false`` keeps everything in this process."""
@@ -39,7 +41,9 @@ def answer_with_model_process(ctx: typer.Context, question: str, corpus: str,
     from bifrost.core.model_process import ModelProcesses
 
     settings = settings_of(ctx)
-    process = ModelProcesses.start(model_services(settings, question, corpus)) if settings.model_process else None
+    process = (
+        ModelProcesses.start(model_services(settings, question, corpus)) if settings.model_process else None
+    )
 
     def run(bf: Bifrost) -> Answer:
         bf.resources.use_model_process(process)
@@ -55,18 +59,33 @@ def answer_with_model_process(ctx: typer.Context, question: str, corpus: str,
 def ask(
     ctx: typer.Context,
     question: Annotated[str, typer.Argument(help="A question about the regulations")],
-    corpus: Annotated[str, typer.Option("--corpus", "-c", help="Corpus name, several as a,b, or 'all' (each answers; citations show their corpus)")] = "osha-1926",
+    corpus: Annotated[
+        str,
+        typer.Option(
+            "--corpus",
+            "-c",
+            help="Corpus name, several as a,b, or 'all' (each answers; citations show their corpus)",
+        ),
+    ] = "osha-1926",
     as_json: JsonOpt = False,
-    show_retrieved: Annotated[int, typer.Option("--retrieved", help="How many retrieved provisions to list")] = 10,
-    as_of: Annotated[Optional[str], typer.Option(
-        "--as-of", help="Answer from the edition valid on this date (YYYY-MM-DD) or with this number; "
-        "a past edition is ranked by lexical + dense fusion (the entity network covers the current edition only)",
-    )] = None,
+    show_retrieved: Annotated[
+        int, typer.Option("--retrieved", help="How many retrieved provisions to list")
+    ] = 10,
+    as_of: Annotated[
+        Optional[str],
+        typer.Option(
+            "--as-of",
+            help="Answer from the edition valid on this date (YYYY-MM-DD) or with this number; "
+            "a past edition is ranked by lexical + dense fusion (the entity network covers the current "
+            "edition only)",
+        ),
+    ] = None,
 ) -> None:
     """Answer a question; every statement cites provision ids, or the answer is a refusal."""
     asker = Principal(user=local_user(), role=Role.ADMIN)
-    answer = answer_with_model_process(ctx, question, corpus,
-                                       lambda bf: bf.ask(question, corpus, as_of=as_of, asked_by=asker, channel="cli"))
+    answer = answer_with_model_process(
+        ctx, question, corpus, lambda bf: bf.ask(question, corpus, as_of=as_of, asked_by=asker, channel="cli")
+    )
     fast_exit.of(ctx).request()  # stores and model processes are closed: only printing is left
     if as_json:
         emit_json(answer.model_dump(mode="json"))
@@ -80,17 +99,29 @@ def ask(
     if answer.refused:
         out.print(f"[yellow]{escape(answer.text)}[/yellow] {mode}", highlight=False)
         if answer.unused:
-            out.print("retrieved but not used: " + ", ".join(answer.unused[:show_retrieved]), highlight=False, markup=False)
+            out.print(
+                "retrieved but not used: " + ", ".join(answer.unused[:show_retrieved]),
+                highlight=False,
+                markup=False,
+            )
         return
     label = "[yellow]Not stated[/yellow] " if answer.outcome.value == "not_stated" else ""
     out.print(f"[bold]A:[/bold] {label}{mode}")
     for st in answer.statements:
         where = f"{st.corpus} " if st.corpus else ""
         role = f"[dim]{st.role}:[/dim] " if st.role and st.role not in ("rule", "verdict", "open") else ""
-        out.print(f"  {role}{escape(st.text)} " + "".join(f"[cyan]{escape('[' + where + c + ']')}[/cyan]" for c in st.citations), highlight=False)
+        out.print(
+            f"  {role}{escape(st.text)} "
+            + "".join(f"[cyan]{escape('[' + where + c + ']')}[/cyan]" for c in st.citations),
+            highlight=False,
+        )
         for q in st.quotes:
             quoted = " ".join(q.text.split())
-            out.print(f"    [dim]{escape(f'{q.provision_id} [{q.start}:{q.end}]')}[/dim] \u201c{escape(quoted)}\u201d", highlight=False)
+            out.print(
+                f"    [dim]{escape(f'{q.provision_id} [{q.start}:{q.end}]')}[/dim] "
+                f"\u201c{escape(quoted)}\u201d",
+                highlight=False,
+            )
     if said := named_note(answer.named, answer.corpus):
         out.print(f"[yellow]{escape(said)}[/yellow]", highlight=False)
     print_precedents(answer)
@@ -101,13 +132,20 @@ def ask(
         where = f"{c.corpus} " if "," in answer.corpus else ""
         planned = roles.get(c.id)
         how = f" [dim]({planned.role}: {escape(planned.reason)})[/dim]" if planned else ""
-        out.print(f"  [cyan]{escape(where + c.id)}[/cyan] {escape(c.heading)}{how} {c.url or ''}", highlight=False)
+        out.print(
+            f"  [cyan]{escape(where + c.id)}[/cyan] {escape(c.heading)}{how} {c.url or ''}", highlight=False
+        )
     out.print("\n[bold]Retrieved[/bold] (score, why)")
     for it in answer.retrieved[:show_retrieved]:
         where = f"{it.corpus} " if "," in answer.corpus else ""
-        out.print(f"  {escape(where + it.id):<28} {it.score:6.3f}  [dim]{escape(it.why)}[/dim]", highlight=False)
+        out.print(
+            f"  {escape(where + it.id):<28} {it.score:6.3f}  [dim]{escape(it.why)}[/dim]", highlight=False
+        )
     if answer.record_id:
-        out.print(f"\n[dim]on the record as {answer.record_id} (`bifrost answers show {answer.record_id}`)[/dim]", highlight=False)
+        out.print(
+            f"\n[dim]on the record as {answer.record_id} (`bifrost answers show {answer.record_id}`)[/dim]",
+            highlight=False,
+        )
 
 
 STATUS = {"met": "meets it", "not_met": "does not meet it", "not_stated": "not stated", "stated": "taken up"}
@@ -121,8 +159,11 @@ def print_conditions(answer: Answer) -> None:
     for c in answer.conditions:
         fact = f" ({c.fact})" if c.fact else ""
         kind = "exception: " if c.kind == "exception" else ""
-        out.print(f"  [cyan]{escape(c.provision_id)}[/cyan] {escape(kind + c.text)} [dim]- question: {STATUS[c.status]}{escape(fact)}[/dim]",
-                  highlight=False)
+        out.print(
+            f"  [cyan]{escape(c.provision_id)}[/cyan] {escape(kind + c.text)} [dim]- question: "
+            f"{STATUS[c.status]}{escape(fact)}[/dim]",
+            highlight=False,
+        )
 
 
 def print_precedents(answer: Answer) -> None:
@@ -131,10 +172,17 @@ def print_precedents(answer: Answer) -> None:
         return
     issuers = {p.issuer for p in answer.precedents}
     who = next(iter(issuers)) if len(issuers) == 1 and "" not in issuers else "Answered before"
-    title = f"{who} answered a similar question" if who != "Answered before" else "Similar questions answered before"
+    title = (
+        f"{who} answered a similar question"
+        if who != "Answered before"
+        else "Similar questions answered before"
+    )
     out.print(f"\n[bold]{escape(title)}[/bold] [dim](interpretations, not the rule)[/dim]", highlight=False)
     for p in answer.precedents:
         by = f"{p.issuer}, " if p.issuer and who == "Answered before" else ""
         cites = ", ".join(p.cites) or "no provision listed"
-        out.print(f"  {escape(by + (p.date or ''))} {escape(p.title)} [dim](cites {escape(cites)})[/dim] {p.url or ''}",
-                  highlight=False)
+        out.print(
+            f"  {escape(by + (p.date or ''))} {escape(p.title)} [dim](cites {escape(cites)})[/dim] "
+            f"{p.url or ''}",
+            highlight=False,
+        )

@@ -17,7 +17,9 @@ build_app = typer.Typer(help="Build graphs of an ingested corpus.", no_args_is_h
 
 
 @build_app.command("navigator")
-def build_navigator_cmd(ctx: typer.Context, corpus: CorpusOpt = "osha-1926", as_json: JsonOpt = False) -> None:
+def build_navigator_cmd(
+    ctx: typer.Context, corpus: CorpusOpt = "osha-1926", as_json: JsonOpt = False
+) -> None:
     """Rebuild the Document Navigator Graph (same as `graph build`)."""
     graph_build(ctx, corpus, as_json)
 
@@ -34,15 +36,31 @@ class RefinerSearch(str, Enum):
 def build_entities_cmd(
     ctx: typer.Context,
     corpus: CorpusOpt = "osha-1926",
-    extractor: Annotated[str, typer.Option(help="offline (spaCy), llm (agents; needs BIFROST_LLM_MODEL) or auto")] = "auto",
-    tau: Annotated[Optional[float], typer.Option(help="Refiner merge threshold (cosine); default from settings (0.95)")] = None,
-    subparts: Annotated[Optional[str], typer.Option(help="Only these subparts, comma-separated (e.g. L,M,P,X)")] = None,
-    search: Annotated[Optional[RefinerSearch], typer.Option(
-        help="Refiner's nearest-entity search: exact, lsh (near-linear, may miss ~1/1000 merges at tau) or auto "
-             "(exact up to 20,000 entities, then lsh); default from settings")] = None,
-    reembed: Annotated[bool, typer.Option(
-        "--reembed", help="Only recompute the stored entity and triple embeddings with the configured "
-                          "BIFROST_EMBEDDING_MODEL (e.g. after `bifrost train encoder`); no extraction")] = False,
+    extractor: Annotated[
+        str, typer.Option(help="offline (spaCy), llm (agents; needs BIFROST_LLM_MODEL) or auto")
+    ] = "auto",
+    tau: Annotated[
+        Optional[float], typer.Option(help="Refiner merge threshold (cosine); default from settings (0.95)")
+    ] = None,
+    subparts: Annotated[
+        Optional[str], typer.Option(help="Only these subparts, comma-separated (e.g. L,M,P,X)")
+    ] = None,
+    search: Annotated[
+        Optional[RefinerSearch],
+        typer.Option(
+            help="Refiner's nearest-entity search: exact, lsh (near-linear, may miss ~1/1000 merges at tau) "
+            "or auto "
+            "(exact up to 20,000 entities, then lsh); default from settings"
+        ),
+    ] = None,
+    reembed: Annotated[
+        bool,
+        typer.Option(
+            "--reembed",
+            help="Only recompute the stored entity and triple embeddings with the configured "
+            "BIFROST_EMBEDDING_MODEL (e.g. after `bifrost train encoder`); no extraction",
+        ),
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Build the Entity Network Graph: extract entities and relations, merge near-duplicates, embed.
@@ -62,12 +80,18 @@ def build_entities_cmd(
                 bar.update(task, completed=done, total=total)
 
             report = bf.build_entities(
-                corpus, extractor, tau, progress=tick, subparts=subparts.split(",") if subparts else None,
+                corpus,
+                extractor,
+                tau,
+                progress=tick,
+                subparts=subparts.split(",") if subparts else None,
                 search=search.value if search else None,
             )
         usage = bf.usage_report() if bf.chat_model is not None else None
     except EntityBuildAborted as e:
-        again = f"bifrost build entities --corpus {corpus} --extractor {extractor}" + (f" --subparts {subparts}" if subparts else "")
+        again = f"bifrost build entities --corpus {corpus} --extractor {extractor}" + (
+            f" --subparts {subparts}" if subparts else ""
+        )
         fail_message(f"{e}; finished extractions are kept in the journal: resume with `{again}`")
     except BifrostError as e:
         fail(e)
@@ -77,7 +101,8 @@ def build_entities_cmd(
         emit_json({**report.model_dump(), "usage": usage.model_dump(mode="json") if usage else None})
         return
     out.print(
-        f"entity network of [bold]{corpus}[/bold] ({report.extractor}): {report.provisions_processed} provisions, "
+        f"entity network of [bold]{corpus}[/bold] ({report.extractor}): {report.provisions_processed} "
+        "provisions, "
         f"{report.entities} entities, {report.relations} relations ({report.relation_types} types), "
         f"{len(report.failed)} failed, {report.seconds:.1f} s; {report.extracted} extracted, "
         f"{report.from_journal} unchanged (from the journal), {report.texts_embedded} names embedded"
@@ -85,7 +110,10 @@ def build_entities_cmd(
     for line in report.failed[:10]:
         err.print(f"[yellow]failed:[/yellow] {escape(line)}", highlight=False)
     if len(report.failed) > 10:
-        err.print(f"[yellow]failed:[/yellow] {len(report.failed) - 10} more (--json lists every one)", highlight=False)
+        err.print(
+            f"[yellow]failed:[/yellow] {len(report.failed) - 10} more (--json lists every one)",
+            highlight=False,
+        )
     if usage:
         out.print(f"model usage: {usage.model_dump(mode='json')}")
 

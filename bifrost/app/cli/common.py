@@ -30,7 +30,9 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for machines")
 def configure_logging(verbose: bool) -> None:
     """One handler on stderr; libraries that turn themselves up (bm25s sets DEBUG on import) and
     model-loading progress bars are kept quiet unless --verbose."""
-    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
+    )
     logging.getLogger("bm25s").setLevel(logging.NOTSET)  # the BM25 module resets it after importing bm25s
     if not verbose:
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # read by transformers when it loads
@@ -71,8 +73,13 @@ def emit_json(data: Any) -> None:
 
 def progress_bar() -> Progress:
     return Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=err, transient=True, disable=not err.is_terminal,
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
     )
 
 
@@ -87,8 +94,9 @@ def fail_message(message: str, code: int = 1) -> NoReturn:
     raise typer.Exit(code)
 
 
-
-def serve_with(ctx: typer.Context, extra: str, corpora: list[str] | None, run: Callable[[Bifrost], None]) -> None:
+def serve_with(
+    ctx: typer.Context, extra: str, corpora: list[str] | None, run: Callable[[Bifrost], None]
+) -> None:
     """What every server command does: check its extra, check the asked corpora, run until stopped,
     turn a `BifrostError` into one line, and close the facade."""
     from bifrost.core.extras import require_extra

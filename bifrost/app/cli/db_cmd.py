@@ -14,7 +14,8 @@ db_app = typer.Typer(help="The SQL store's schema (migrations).", no_args_is_hel
 
 @db_app.command("status")
 def db_status_cmd(ctx: typer.Context, as_json: JsonOpt = False) -> None:
-    """Show the database's schema revision and this Bifrost's newest (BIFROST_DATABASE_URL, else the home's SQLite)."""
+    """Show the database's schema revision and this Bifrost's newest (BIFROST_DATABASE_URL, else the home's
+    SQLite)."""
     st = with_bifrost(ctx, lambda bf: bf.db_status())
     if as_json:
         emit_json({**st.model_dump(), "up_to_date": st.up_to_date})
@@ -33,9 +34,13 @@ def db_upgrade_cmd(
     after an upgrade of Bifrost; SQLite homes are upgraded when opened). Safe to run again."""
     before, after = with_bifrost(ctx, lambda bf: bf.db_upgrade(revision))
     if as_json:
-        emit_json({"where": after.where, "before": before.current, "after": after.current, "head": after.head})
+        emit_json(
+            {"where": after.where, "before": before.current, "after": after.current, "head": after.head}
+        )
         return
     if before.current == after.current:
         out.print(f"{after.where}: already at schema revision {after.current}", markup=False)
     else:
-        out.print(f"{after.where}: schema revision {before.current or 'none'} -> {after.current}", markup=False)
+        out.print(
+            f"{after.where}: schema revision {before.current or 'none'} -> {after.current}", markup=False
+        )

@@ -14,7 +14,9 @@ from bifrost.app.cli.console import out
 if TYPE_CHECKING:  # pragma: no cover - `--help` must not import the store
     from bifrost.core.store.edition_diff import EditionDiff
 
-EditionOpt = Annotated[Optional[str], typer.Option(help="Edition number, or a date (YYYY-MM-DD): the edition valid on it")]
+EditionOpt = Annotated[
+    Optional[str], typer.Option(help="Edition number, or a date (YYYY-MM-DD): the edition valid on it")
+]
 SHOWN = 20  # items listed per section in the text output (all of them with --json)
 
 
@@ -29,17 +31,26 @@ def editions(ctx: typer.Context, corpus: CorpusOpt = "osha-1926", as_json: JsonO
         return
     table = Table(title=f"editions of {corpus}")
     for col in ("edition", "date", "added", "changed", "removed", "sources"):
-        table.add_column(col, justify="right" if col in ("edition", "added", "changed", "removed") else "left")
+        table.add_column(
+            col, justify="right" if col in ("edition", "added", "changed", "removed") else "left"
+        )
     for e in eds:
-        table.add_row(str(e.number), e.date or "", str(e.added), str(e.changed), str(e.removed), ", ".join(e.sources))
+        table.add_row(
+            str(e.number), e.date or "", str(e.added), str(e.changed), str(e.removed), ", ".join(e.sources)
+        )
     out.print(table)
 
 
 def diff(
     ctx: typer.Context,
     corpus: CorpusOpt = "osha-1926",
-    since: Annotated[Optional[str], typer.Option("--from", help="Older edition: number or date (default: the one before --to)")] = None,
-    to: Annotated[Optional[str], typer.Option("--to", help="Newer edition: number or date (default: the current one)")] = None,
+    since: Annotated[
+        Optional[str],
+        typer.Option("--from", help="Older edition: number or date (default: the one before --to)"),
+    ] = None,
+    to: Annotated[
+        Optional[str], typer.Option("--to", help="Newer edition: number or date (default: the current one)")
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """What changed between two editions: provisions added, removed, moved and changed (word diff),
@@ -55,16 +66,24 @@ def _listing(title: str, items: list[str]) -> None:
     if not items:
         return
     more = f" ... and {len(items) - SHOWN} more (see --json)" if len(items) > SHOWN else ""
-    out.print(f"[bold]{title}[/bold] ({len(items)}): " + escape(", ".join(items[:SHOWN])) + more, highlight=False)
+    out.print(
+        f"[bold]{title}[/bold] ({len(items)}): " + escape(", ".join(items[:SHOWN])) + more, highlight=False
+    )
 
 
 def print_diff(d: EditionDiff) -> None:
     """The diff as text: dangling alerts first (what a compliance engineer must act on)."""
     a, b = d.from_edition, d.to_edition
-    out.print(f"[bold]{d.corpus}[/bold]: edition {a.number} ({a.date or 'undated'}) -> {b.number} ({b.date or 'undated'})")
+    out.print(
+        f"[bold]{d.corpus}[/bold]: edition {a.number} ({a.date or 'undated'}) -> {b.number} "
+        f"({b.date or 'undated'})"
+    )
     for alert in d.newly_dangling:
-        out.print(f"[red]dangling:[/red] {escape(alert.source)} cites {escape(alert.text)!s}, which was "
-                  f"{escape(alert.was_target)} ({alert.target_status})", highlight=False)
+        out.print(
+            f"[red]dangling:[/red] {escape(alert.source)} cites {escape(alert.text)!s}, which was "
+            f"{escape(alert.was_target)} ({alert.target_status})",
+            highlight=False,
+        )
     _listing("added", d.added)
     _listing("removed", d.removed)
     _listing("moved", [f"{m.old_id} -> {m.new_id}" for m in d.moved])

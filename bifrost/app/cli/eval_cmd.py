@@ -57,17 +57,37 @@ def print_summary(result: Any, corpus: str) -> None:
 @eval_app.callback()
 def run(
     ctx: typer.Context,
-    corpus: Annotated[Optional[str], typer.Option("--corpus", "-c", help="Ingested corpus, e.g. osha-1926")] = None,
-    questions: Annotated[Optional[Path], typer.Option("--questions", "-q", help="Question file (JSONL, ObliQA, ObliQA-MP)")] = None,
-    systems: Annotated[str, typer.Option("--systems", "-s", help="Comma list, with params: bm25,dense,bifrost:depth=2,tau=0.9")] = "bm25",
-    out_dir: Annotated[Optional[Path], typer.Option("--out", "-o", help="Output folder for metrics, report and plots")] = None,
-    k: Annotated[int, typer.Option("--k", help="Depth of each ranked list scored (Recall@k list always includes 1,5,10,20)")] = 10,
+    corpus: Annotated[
+        Optional[str], typer.Option("--corpus", "-c", help="Ingested corpus, e.g. osha-1926")
+    ] = None,
+    questions: Annotated[
+        Optional[Path], typer.Option("--questions", "-q", help="Question file (JSONL, ObliQA, ObliQA-MP)")
+    ] = None,
+    systems: Annotated[
+        str,
+        typer.Option("--systems", "-s", help="Comma list, with params: bm25,dense,bifrost:depth=2,tau=0.9"),
+    ] = "bm25",
+    out_dir: Annotated[
+        Optional[Path], typer.Option("--out", "-o", help="Output folder for metrics, report and plots")
+    ] = None,
+    k: Annotated[
+        int,
+        typer.Option(
+            "--k", help="Depth of each ranked list scored (Recall@k list always includes 1,5,10,20)"
+        ),
+    ] = 10,
     limit: Annotated[Optional[int], typer.Option("--limit", help="Only the first N questions")] = None,
     fmt: Annotated[str, typer.Option("--format", help="auto, jsonl, obliqa or obliqa-mp")] = "auto",
-    as_of: Annotated[Optional[str], typer.Option(
-        "--as-of", help="Evaluate against the edition valid on this date (YYYY-MM-DD) or with this number; on a past "
-        "edition bm25, dense and rrf index its provisions, bifrost systems rank by lexical + dense fusion, others are skipped",
-    )] = None,
+    as_of: Annotated[
+        Optional[str],
+        typer.Option(
+            "--as-of",
+            help="Evaluate against the edition valid on this date (YYYY-MM-DD) or with this number; on a "
+            "past "
+            "edition bm25, dense and rrf index its provisions, bifrost systems rank by lexical + dense "
+            "fusion, others are skipped",
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Run every question against each system; write metrics.json, per_question.jsonl, report.md, plots."""
@@ -77,8 +97,15 @@ def run(
         _fail("bifrost eval needs --corpus, --questions and --out (or a command: compare); see --help")
     if k <= 0 or (limit is not None and limit <= 0):
         _fail(f"--k and --limit must be > 0 (got k={k}, limit={limit})")
-    bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   console=err, transient=True, disable=not err.is_terminal)
+    bar = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    )
     tasks: dict[str, Any] = {}
 
     def progress(name: str, done: int, total: int) -> None:
@@ -88,8 +115,20 @@ def run(
 
     try:
         with bar:
-            result = with_bifrost(ctx, lambda bf: bf.evaluate(questions, corpus, systems, out_dir, k=k, limit=limit,
-                                                               question_format=fmt, progress=progress, as_of=as_of))
+            result = with_bifrost(
+                ctx,
+                lambda bf: bf.evaluate(
+                    questions,
+                    corpus,
+                    systems,
+                    out_dir,
+                    k=k,
+                    limit=limit,
+                    question_format=fmt,
+                    progress=progress,
+                    as_of=as_of,
+                ),
+            )
     except (BifrostError, ValueError) as e:
         _fail(str(e))
     if as_json:
@@ -129,36 +168,79 @@ def compare(
         for col in ("metric", "A", "B", "B - A", "Wilcoxon p"):
             table.add_column(col, justify="right")
         for m, v in c["metrics"].items():
-            table.add_row(m, *(f"{v[x]:.3f}" if not math.isnan(v[x]) else "–" for x in ("mean_a", "mean_b", "diff")),
-                          f"{v['wilcoxon_p']:.4f}")
+            table.add_row(
+                m,
+                *(f"{v[x]:.3f}" if not math.isnan(v[x]) else "–" for x in ("mean_a", "mean_b", "diff")),
+                f"{v['wilcoxon_p']:.4f}",
+            )
         out.print(table)
         mc = c["mcnemar"]
-        out.print(f"{mc['metric']}: only A {mc['only_a']}, only B {mc['only_b']}, exact McNemar p = {mc['pvalue']:.4f}; "
-                  f"B fixes {len(c['fixed'])}, breaks {len(c['broken'])}", highlight=False)
+        out.print(
+            f"{mc['metric']}: only A {mc['only_a']}, only B {mc['only_b']}, exact McNemar p = "
+            f"{mc['pvalue']:.4f}; "
+            f"B fixes {len(c['fixed'])}, breaks {len(c['broken'])}",
+            highlight=False,
+        )
 
 
 @eval_app.command("answers")
 def answers(
     ctx: typer.Context,
     corpus: Annotated[str, typer.Option("--corpus", "-c", help="Ingested corpus, e.g. osha-1926")],
-    questions: Annotated[list[Path], typer.Option("--questions", "-q", help="Question file(s); only answerable questions with gold are scored")],
-    folds: Annotated[int, typer.Option("--folds", help="k of the cross-validation that picks the answer plan policy when one set is given (several sets: each left out in turn)")] = 5,
-    out_dir: Annotated[Optional[Path], typer.Option("--out", "-o", help="Folder for summary.json, report.md, per_question.jsonl")] = None,
+    questions: Annotated[
+        list[Path],
+        typer.Option(
+            "--questions", "-q", help="Question file(s); only answerable questions with gold are scored"
+        ),
+    ],
+    folds: Annotated[
+        int,
+        typer.Option(
+            "--folds",
+            help="k of the cross-validation that picks the answer plan policy when one set is given "
+            "(several sets: each left out in turn)",
+        ),
+    ] = 5,
+    out_dir: Annotated[
+        Optional[Path],
+        typer.Option("--out", "-o", help="Folder for summary.json, report.md, per_question.jsonl"),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Score the answers themselves: citation precision, recall and F1 (exact and hierarchy credit), first statement
-    gold and verdicts, for each answer plan policy beside rrf and the hybrid; the policy is chosen on sets left out."""
+    """Score the answers themselves: citation precision, recall and F1 (exact and hierarchy credit), first
+    statement
+    gold and verdicts, for each answer plan policy beside rrf and the hybrid; the policy is chosen on sets
+    left out."""
     import sys
 
-    bar = Progress(TextColumn("[bold]answers"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   console=err, transient=True, disable=not err.is_terminal)
+    bar = Progress(
+        TextColumn("[bold]answers"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    )
     task = bar.add_task("answers", total=None)
-    command = "bifrost eval answers " + " ".join(sys.argv[sys.argv.index("answers") + 1:]) if "answers" in sys.argv else ""
+    command = (
+        "bifrost eval answers " + " ".join(sys.argv[sys.argv.index("answers") + 1 :])
+        if "answers" in sys.argv
+        else ""
+    )
     try:
         with bar:
-            summary = with_bifrost(ctx, lambda bf: bf.evaluate_answers(
-                questions, corpus, folds=folds, out_dir=out_dir, progress=lambda d, t: bar.update(task, completed=d, total=t),
-                command=command))
+            summary = with_bifrost(
+                ctx,
+                lambda bf: bf.evaluate_answers(
+                    questions,
+                    corpus,
+                    folds=folds,
+                    out_dir=out_dir,
+                    progress=lambda d, t: bar.update(task, completed=d, total=t),
+                    command=command,
+                ),
+            )
     except (BifrostError, ValueError, OSError) as e:
         _fail(str(e))
     if as_json:

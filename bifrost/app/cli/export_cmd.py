@@ -28,6 +28,7 @@ def export_neo4j_cmd(ctx: typer.Context, corpus: CorpusOpt = "osha-1926", as_jso
 
 
 def browser_url(bolt_uri: str | None) -> str:
-    """Neo4j Browser beside a Bolt URI: same host, HTTP port BIFROST_NEO4J_HTTP_PORT (the launcher's; 7474)."""
+    """Neo4j Browser beside a Bolt URI: same host, HTTP port BIFROST_NEO4J_HTTP_PORT (the launcher's;
+    7474)."""
     host = urlparse(bolt_uri or "bolt://127.0.0.1:7687").hostname or "127.0.0.1"
     return f"http://{host}:{os.environ.get('BIFROST_NEO4J_HTTP_PORT', '7474')}/browser/"

@@ -50,5 +50,6 @@ def attach(ctx: click.Context, fast_exit: FastExit) -> None:
 
 
 def of(ctx: click.Context) -> FastExit:
-    """The `FastExit` of the run ``ctx`` belongs to (a new one, that nobody acts on, when none was attached)."""
+    """The `FastExit` of the run ``ctx`` belongs to (a new one, that nobody acts on, when none was
+    attached)."""
     return ctx.meta.setdefault(META_KEY, FastExit())

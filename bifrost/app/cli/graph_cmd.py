@@ -13,8 +13,10 @@ from bifrost.app.cli.review_answers_cmd import review_answer, review_answers, re
 from bifrost.app.cli.console import out
 
 graph_app = typer.Typer(help="Inspect and build the graphs.", no_args_is_help=True)
-review_app = typer.Typer(help="Review items (provisions on which two sources disagree) and reviews of answers.",
-                         no_args_is_help=True)
+review_app = typer.Typer(
+    help="Review items (provisions on which two sources disagree) and reviews of answers.",
+    no_args_is_help=True,
+)
 
 
 @graph_app.command("build")
@@ -53,7 +55,10 @@ def graph_stats(ctx: typer.Context, corpus: CorpusOpt = "osha-1926", as_json: Js
 def graph_check(
     ctx: typer.Context,
     corpus: CorpusOpt = "osha-1926",
-    store: Annotated[Optional[str], typer.Option(help="Graph store to check: embedded or neo4j (default: the configured one)")] = None,
+    store: Annotated[
+        Optional[str],
+        typer.Option(help="Graph store to check: embedded or neo4j (default: the configured one)"),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Compare the SQL store with the graph store (section ids, HAS, REFERS_TO, entities, MENTIONED_IN,
@@ -72,10 +77,17 @@ def graph_check(
             table.add_row(item, str(n_sql), str(n_graph), style=None if n_sql == n_graph else "red")
         out.print(table)
         for d in report.differences:
-            out.print(f"[red]{d.item}[/red]: {d.missing_count} missing in the graph store "
-                      f"{escape(', '.join(d.missing_in_graph))}; {d.extra_count} extra {escape(', '.join(d.extra_in_graph))}",
-                      highlight=False)
-        out.print("[green]consistent[/green]" if report.ok else f"[red]{len(report.differences)} difference(s)[/red]")
+            out.print(
+                f"[red]{d.item}[/red]: {d.missing_count} missing in the graph store "
+                f"{escape(', '.join(d.missing_in_graph))}; {d.extra_count} extra "
+                f"{escape(', '.join(d.extra_in_graph))}",
+                highlight=False,
+            )
+        out.print(
+            "[green]consistent[/green]"
+            if report.ok
+            else f"[red]{len(report.differences)} difference(s)[/red]"
+        )
     if not report.ok:
         raise typer.Exit(1)
 
@@ -85,7 +97,12 @@ def graph_show(
     ctx: typer.Context,
     provision_id: Annotated[str, typer.Argument(help="Provision id, e.g. 1926.502(k)")],
     corpus: CorpusOpt = "osha-1926",
-    as_of: Annotated[Optional[str], typer.Option("--as-of", help="Show it as it stood on this date (YYYY-MM-DD) or in this edition number")] = None,
+    as_of: Annotated[
+        Optional[str],
+        typer.Option(
+            "--as-of", help="Show it as it stood on this date (YYYY-MM-DD) or in this edition number"
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """A provision: text, heading, parent, children, references out and in, earlier versions."""
@@ -108,12 +125,21 @@ def graph_show(
     for r in view.references_out:
         out.print(f"refers to: {escape(r['id'])}  [dim]({escape(r['text'] or '')})[/dim]", highlight=False)
     for r in view.references_in:
-        out.print(f"referred to by: {escape(r['id'])}  [dim]({escape(r['text'] or '')})[/dim]", highlight=False)
+        out.print(
+            f"referred to by: {escape(r['id'])}  [dim]({escape(r['text'] or '')})[/dim]", highlight=False
+        )
     for r in view.dangling_references:
-        out.print(f"[yellow]dangling:[/yellow] {escape(r['raw'])} [dim]({escape(r['reason'] or '')})[/dim]", highlight=False)
+        out.print(
+            f"[yellow]dangling:[/yellow] {escape(r['raw'])} [dim]({escape(r['reason'] or '')})[/dim]",
+            highlight=False,
+        )
     for h in view.history:
-        out.print(f"[magenta]{h['change']} in edition {h['valid_to']}[/magenta] ({h['until'] or 'undated'}); before: "
-                  f"{escape(h['diff'] or h['text'])}", highlight=False)
+        out.print(
+            f"[magenta]{h['change']} in edition {h['valid_to']}[/magenta] ({h['until'] or 'undated'}); "
+            "before: "
+            f"{escape(h['diff'] or h['text'])}",
+            highlight=False,
+        )
 
 
 @graph_app.command("entity")
@@ -130,9 +156,17 @@ def graph_entity(
         return
     note = "" if view.name == name else f" [dim](closest to {name!r})[/dim]"
     out.print(f"[bold]{escape(view.name)}[/bold] {escape(view.label)}{note}", highlight=False)
-    out.print(f"mentioned in {len(view.provisions)} provisions: " + ", ".join(view.provisions[:30]), highlight=False, markup=False)
+    out.print(
+        f"mentioned in {len(view.provisions)} provisions: " + ", ".join(view.provisions[:30]),
+        highlight=False,
+        markup=False,
+    )
     for r in view.relations[:40]:
-        out.print(f"  {r.head} --{r.relation}--> {r.tail}  {', '.join(r.provisions[:5])}", highlight=False, markup=False)
+        out.print(
+            f"  {r.head} --{r.relation}--> {r.tail}  {', '.join(r.provisions[:5])}",
+            highlight=False,
+            markup=False,
+        )
 
 
 @review_app.command("list")
@@ -149,7 +183,11 @@ def review_list(
     if not items:
         out.print("no open review items")
     for i, it in items:
-        out.print(f"[bold]#{i}[/bold] {escape(f'{it.corpus} {it.provision_id}: {it.source_a} vs {it.source_b}')} (similarity {it.ratio:.2f})", highlight=False)
+        out.print(
+            f"[bold]#{i}[/bold] {escape(f'{it.corpus} {it.provision_id}: {it.source_a} vs {it.source_b}')} "
+            f"(similarity {it.ratio:.2f})",
+            highlight=False,
+        )
         out.print(it.diff, highlight=False, markup=False)
 
 

@@ -15,13 +15,25 @@ from bifrost.core.errors import BifrostError
 
 def ingest(
     ctx: typer.Context,
-    paths: Annotated[Optional[list[Path]], typer.Argument(help="Source files (eCFR JSON/XML, HTML, PDF); default: the corpus's known sources")] = None,
+    paths: Annotated[
+        Optional[list[Path]],
+        typer.Argument(help="Source files (eCFR JSON/XML, HTML, PDF); default: the corpus's known sources"),
+    ] = None,
     corpus: CorpusOpt = "osha-1926",
-    graph: Annotated[bool, typer.Option("--graph/--no-graph", help="Build the navigator graph after ingesting")] = True,
-    edition_date: Annotated[Optional[str], typer.Option(
-        "--edition-date", help="Date (YYYY-MM-DD) from which this edition is valid; default: the date the sources state, else today")] = None,
-    allow_older: Annotated[bool, typer.Option(
-        "--allow-older", help="Record an edition dated before the corpus's current one")] = False,
+    graph: Annotated[
+        bool, typer.Option("--graph/--no-graph", help="Build the navigator graph after ingesting")
+    ] = True,
+    edition_date: Annotated[
+        Optional[str],
+        typer.Option(
+            "--edition-date",
+            help="Date (YYYY-MM-DD) from which this edition is valid; default: the date the sources state, "
+            "else today",
+        ),
+    ] = None,
+    allow_older: Annotated[
+        bool, typer.Option("--allow-older", help="Record an edition dated before the corpus's current one")
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Read regulation sources into the SQL store as a new edition of the corpus and update the
@@ -31,8 +43,14 @@ def ingest(
     try:
         with progress_bar() as bar:
             task = bar.add_task("ingest", total=len(paths) if paths else None)
-            report = bf.ingest(corpus, paths, progress=lambda _p: bar.advance(task), date=edition_date,
-                               allow_older=allow_older, navigator=graph)
+            report = bf.ingest(
+                corpus,
+                paths,
+                progress=lambda _p: bar.advance(task),
+                date=edition_date,
+                allow_older=allow_older,
+                navigator=graph,
+            )
         for line in report.errors:
             err.print(f"[red]error:[/red] {escape(line)}", highlight=False, soft_wrap=True)
         if not report.files_ok:
@@ -43,28 +61,48 @@ def ingest(
     finally:
         bf.close()
     if as_json:
-        emit_json({"ingest": report.model_dump(exclude={"navigator"}), "navigator": nav.model_dump() if nav else None})
+        emit_json(
+            {
+                "ingest": report.model_dump(exclude={"navigator"}),
+                "navigator": nav.model_dump() if nav else None,
+            }
+        )
         return
     out.print(
         f"[green]ingested[/green] {len(report.files_ok)} file(s) into [bold]{corpus}[/bold]: "
-        f"{report.added} added, {len(report.updated)} updated, {len(report.removed)} retired, {report.unchanged} unchanged, "
+        f"{report.added} added, {len(report.updated)} updated, {len(report.removed)} retired, "
+        f"{report.unchanged} unchanged, "
         f"{report.verified} verified, {report.review_items} new review item(s)"
     )
     if report.updated:
-        out.print(f"updated: {', '.join(report.updated[:20])}{' ...' if len(report.updated) > 20 else ''}", markup=False)
+        out.print(
+            f"updated: {', '.join(report.updated[:20])}{' ...' if len(report.updated) > 20 else ''}",
+            markup=False,
+        )
     if report.edition:
         e = report.edition
-        out.print(f"edition {e.number} of {corpus}, valid from {e.date} (see `bifrost diff --corpus {corpus}`)", markup=False)
+        out.print(
+            f"edition {e.number} of {corpus}, valid from {e.date} (see `bifrost diff --corpus {corpus}`)",
+            markup=False,
+        )
     else:
         out.print("no change: no new edition recorded", markup=False)
     if report.removed:
-        out.print(f"retired: {', '.join(report.removed[:20])}{' ...' if len(report.removed) > 20 else ''}", markup=False)
+        out.print(
+            f"retired: {', '.join(report.removed[:20])}{' ...' if len(report.removed) > 20 else ''}",
+            markup=False,
+        )
     if report.oddities:
-        out.print(f"[yellow]{len(report.oddities)} oddities[/yellow] (see --json): {escape('; '.join(report.oddities[:3]))}")
+        out.print(
+            f"[yellow]{len(report.oddities)} oddities[/yellow] (see --json): "
+            f"{escape('; '.join(report.oddities[:3]))}"
+        )
     if nav:
         out.print(
-            f"navigator graph: {nav.sections} sections, {nav.has_edges} HAS, {nav.refers_to_edges} REFERS_TO, "
-            f"{nav.dangling} dangling references; {nav.sections_removed} sections and {nav.edges_removed} edges "
+            f"navigator graph: {nav.sections} sections, {nav.has_edges} HAS, {nav.refers_to_edges} "
+            "REFERS_TO, "
+            f"{nav.dangling} dangling references; {nav.sections_removed} sections and {nav.edges_removed} "
+            "edges "
             f"removed ({nav.seconds:.1f} s)"
         )
 

@@ -21,12 +21,22 @@ class Transport(str, Enum):
 
 def mcp(
     ctx: typer.Context,
-    transport: Annotated[Transport, typer.Option(help="stdio (an assistant starts this command) or http (streamable HTTP at /mcp)")] = Transport.stdio,
+    transport: Annotated[
+        Transport,
+        typer.Option(help="stdio (an assistant starts this command) or http (streamable HTTP at /mcp)"),
+    ] = Transport.stdio,
     host: Annotated[str, typer.Option(help="Interface to listen on (http)")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port (http)")] = 8765,
-    corpus: Annotated[Optional[list[str]], typer.Option("--corpus", "-c", help="Corpus to serve (repeatable; default: every ingested corpus)")] = None,
-    warm: Annotated[bool, typer.Option("--warm/--no-warm", help="Load models and indexes before accepting calls")] = True,
-    page_size: Annotated[int, typer.Option(min=1, max=1000, help="Provisions per page of the resource listing")] = 100,
+    corpus: Annotated[
+        Optional[list[str]],
+        typer.Option("--corpus", "-c", help="Corpus to serve (repeatable; default: every ingested corpus)"),
+    ] = None,
+    warm: Annotated[
+        bool, typer.Option("--warm/--no-warm", help="Load models and indexes before accepting calls")
+    ] = True,
+    page_size: Annotated[
+        int, typer.Option(min=1, max=1000, help="Provisions per page of the resource listing")
+    ] = 100,
 ) -> None:
     """Serve read-only tools (ask, search, provision, neighbours, entity) and provision resources over MCP."""
 
@@ -35,6 +45,8 @@ def mcp(
 
         if transport is Transport.http:
             err.print(f"MCP server on http://{host}:{port}/mcp", highlight=False)
-        serve(bf, transport.value, host=host, port=port, corpora=corpus or None, warm=warm, page_size=page_size)
+        serve(
+            bf, transport.value, host=host, port=port, corpora=corpus or None, warm=warm, page_size=page_size
+        )
 
     serve_with(ctx, "mcp", corpus, run)

@@ -11,14 +11,18 @@ from rich.markup import escape
 from bifrost.app.cli.common import CorpusOpt, JsonOpt, emit_json, with_bifrost
 from bifrost.app.cli.console import err, out
 
-precedents_app = typer.Typer(help="Answered questions (letters of interpretation, FAQs, reviewed answers) that cite the corpus.",
-                             no_args_is_help=True)
+precedents_app = typer.Typer(
+    help="Answered questions (letters of interpretation, FAQs, reviewed answers) that cite the corpus.",
+    no_args_is_help=True,
+)
 
 
 @precedents_app.command("import")
 def import_(
     ctx: typer.Context,
-    file: Annotated[Path, typer.Argument(help="A .jsonl or .csv file: id, title or question, date, url, issuer, cites")],
+    file: Annotated[
+        Path, typer.Argument(help="A .jsonl or .csv file: id, title or question, date, url, issuer, cites")
+    ],
     corpus: CorpusOpt = "osha-1926",
     issuer: Annotated[str, typer.Option(help="Who answered, for rows that do not say (e.g. OSHA)")] = "",
     as_json: JsonOpt = False,
@@ -29,9 +33,13 @@ def import_(
     if as_json:
         emit_json(report.model_dump())
     else:
-        out.print(f"{escape(file.name)} into {corpus}: {report.added} added, {report.updated} updated, {report.unchanged} "
-                  f"unchanged; {report.cites_resolved} citations resolved, {report.cites_outside} outside the corpus",
-                  highlight=False)
+        out.print(
+            f"{escape(file.name)} into {corpus}: {report.added} added, {report.updated} updated, "
+            f"{report.unchanged} "
+            f"unchanged; {report.cites_resolved} citations resolved, {report.cites_outside} outside the "
+            "corpus",
+            highlight=False,
+        )
     for line in report.errors:
         err.print(f"skipped: {escape(line)}", highlight=False)
     if report.errors and not (report.added or report.updated or report.unchanged):

@@ -18,31 +18,53 @@ Ids = Annotated[Optional[list[str]], typer.Option(help="A provision id (repeatab
 
 def review_answer(
     ctx: typer.Context,
-    question: Annotated[str, typer.Argument(help="The question whose answer (as `ask` gives it now) is reviewed")],
+    question: Annotated[
+        str, typer.Argument(help="The question whose answer (as `ask` gives it now) is reviewed")
+    ],
     reviewer: Annotated[str, typer.Option(help="Who reviews")],
     corpus: CorpusOpt = "osha-1926",
     right: Ids = None,
     wrong: Ids = None,
-    add: Annotated[Optional[list[str]], typer.Option(help="A provision the answer missed (repeatable)")] = None,
-    team: Annotated[str, typer.Option(help="The reviewer's team: the issuer of the precedent the review makes")] = "",
+    add: Annotated[
+        Optional[list[str]], typer.Option(help="A provision the answer missed (repeatable)")
+    ] = None,
+    team: Annotated[
+        str, typer.Option(help="The reviewer's team: the issuer of the precedent the review makes")
+    ] = "",
     as_json: JsonOpt = False,
 ) -> None:
     """Mark each provision the answer cites right (--right) or wrong (--wrong) and add what it missed (--add);
-    the review is kept with who, when and the edition, and its right and added provisions become a precedent."""
-    review = with_bifrost(ctx, lambda bf: bf.review_answer(question, corpus, reviewer=reviewer, right=right or (),
-                                                            wrong=wrong or (), added=add or (), team=team))
+    the review is kept with who, when and the edition, and its right and added provisions become a
+    precedent."""
+    review = with_bifrost(
+        ctx,
+        lambda bf: bf.review_answer(
+            question,
+            corpus,
+            reviewer=reviewer,
+            right=right or (),
+            wrong=wrong or (),
+            added=add or (),
+            team=team,
+        ),
+    )
     if as_json:
         emit_json(review.model_dump(mode="json"))
         return
     marks = ", ".join(f"{c.id} {'right' if c.right else 'wrong'}" for c in review.cited)
-    out.print(f"review #{review.id} of edition {review.edition} by {escape(review.reviewer)}: {escape(marks or 'no marks')}"
-              f"{'; added ' + escape(', '.join(review.added)) if review.added else ''}", highlight=False)
+    out.print(
+        f"review #{review.id} of edition {review.edition} by {escape(review.reviewer)}: "
+        f"{escape(marks or 'no marks')}"
+        f"{'; added ' + escape(', '.join(review.added)) if review.added else ''}",
+        highlight=False,
+    )
     if review.gold:
         out.print(f"precedent {review.precedent_id} cites {escape(', '.join(review.gold))}", highlight=False)
 
 
 def review_answers(ctx: typer.Context, corpus: CorpusOpt = "osha-1926", as_json: JsonOpt = False) -> None:
-    """Every answer review: who, when, the edition, the marks, and the provisions that moved since (flagged)."""
+    """Every answer review: who, when, the edition, the marks, and the provisions that moved since
+    (flagged)."""
     rows = with_bifrost(ctx, lambda bf: bf.reviews(corpus))
     if as_json:
         emit_json([{**r.model_dump(mode="json"), "moved": moved} for r, moved in rows])
@@ -50,9 +72,14 @@ def review_answers(ctx: typer.Context, corpus: CorpusOpt = "osha-1926", as_json:
     if not rows:
         out.print(f"{corpus}: no answer reviews", highlight=False)
     for r, moved in rows:
-        flag = f" [yellow]moved since edition {r.edition}: {escape(', '.join(moved))}[/yellow]" if moved else ""
-        out.print(f"#{r.id} {r.created_at} {escape(r.reviewer)} (edition {r.edition}) {escape(r.question)} -> "
-                  f"{escape(', '.join(r.gold) or 'nothing right')}{flag}", highlight=False)
+        flag = (
+            f" [yellow]moved since edition {r.edition}: {escape(', '.join(moved))}[/yellow]" if moved else ""
+        )
+        out.print(
+            f"#{r.id} {r.created_at} {escape(r.reviewer)} (edition {r.edition}) {escape(r.question)} -> "
+            f"{escape(', '.join(r.gold) or 'nothing right')}{flag}",
+            highlight=False,
+        )
 
 
 def review_export(

@@ -17,12 +17,22 @@ def serve(
     ctx: typer.Context,
     host: Annotated[str, typer.Option(help="Interface to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port")] = 8000,
-    corpus: Annotated[Optional[list[str]], typer.Option("--corpus", "-c", help="Corpus to serve (repeatable; default: every ingested corpus)")] = None,
-    warm: Annotated[bool, typer.Option("--warm/--no-warm", help="Load models and indexes before accepting requests")] = True,
-    workers: Annotated[int, typer.Option(
-        "--workers", "-w",
-        help="Worker processes (1: one uvicorn process; more: gunicorn forks them after loading models "
-             "and indexes once, so they share that memory; about one per CPU core)")] = 1,
+    corpus: Annotated[
+        Optional[list[str]],
+        typer.Option("--corpus", "-c", help="Corpus to serve (repeatable; default: every ingested corpus)"),
+    ] = None,
+    warm: Annotated[
+        bool, typer.Option("--warm/--no-warm", help="Load models and indexes before accepting requests")
+    ] = True,
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers",
+            "-w",
+            help="Worker processes (1: one uvicorn process; more: gunicorn forks them after loading models "
+            "and indexes once, so they share that memory; about one per CPU core)",
+        ),
+    ] = 1,
 ) -> None:
     """Serve the web app and JSON API (uvicorn); models load once at startup."""
     if workers < 1:

@@ -19,19 +19,62 @@ from bifrost.core.errors import BifrostError
 def train_answerability(
     ctx: typer.Context,
     corpus: CorpusOpt = "osha-1926",
-    questions: Annotated[list[Path], typer.Option("--questions", "-q", help="Question file (JSONL with answerable and unanswerable questions, ObliQA, ObliQA-MP); repeatable")] = ...,  # type: ignore[assignment]
-    held_out: Annotated[Optional[list[Path]], typer.Option(
-        "--held-out", help="Question file never trained on, scored by the stored model (repeatable)")] = None,
-    folds: Annotated[int, typer.Option(help="k of k-fold cross-validation (a question is never scored by a model trained on it)")] = 5,
-    false_refusal: Annotated[float, typer.Option("--false-refusal", help="Most answerable questions refused, as a share; the refusal "
-                                                 "threshold is chosen for it on every training set's out-of-set scores")] = 0.02,
-    not_stated: Annotated[float, typer.Option("--not-stated-share", help="Most answerable questions refused or answered "
-                                              "\"not stated\", as a share (pooled out-of-set scores)")] = 0.10,
-    support: Annotated[bool, typer.Option("--support/--no-support", help="Train the support scorer (a cross-encoder reading the "
-                                          "question with each top provision; cross-fitted by question set; about 8 min per set on 2 cores)")] = False,
-    ablations: Annotated[bool, typer.Option("--ablations/--no-ablations", help="Also cross-validate without each feature group")] = True,
-    store: Annotated[bool, typer.Option("--store/--no-store", help="Store the model in the home (--no-store: figures only)")] = True,
-    out_dir: Annotated[Optional[Path], typer.Option("--out", "-o", help="Folder for cv.md, cv.json and per_question.jsonl")] = None,
+    questions: Annotated[
+        list[Path],
+        typer.Option(
+            "--questions",
+            "-q",
+            help="Question file (JSONL with answerable and unanswerable questions, ObliQA, ObliQA-MP); "
+            "repeatable",
+        ),
+    ] = ...,  # type: ignore[assignment]
+    held_out: Annotated[
+        Optional[list[Path]],
+        typer.Option(
+            "--held-out", help="Question file never trained on, scored by the stored model (repeatable)"
+        ),
+    ] = None,
+    folds: Annotated[
+        int,
+        typer.Option(
+            help="k of k-fold cross-validation (a question is never scored by a model trained on it)"
+        ),
+    ] = 5,
+    false_refusal: Annotated[
+        float,
+        typer.Option(
+            "--false-refusal",
+            help="Most answerable questions refused, as a share; the refusal "
+            "threshold is chosen for it on every training set's out-of-set scores",
+        ),
+    ] = 0.02,
+    not_stated: Annotated[
+        float,
+        typer.Option(
+            "--not-stated-share",
+            help="Most answerable questions refused or answered "
+            '"not stated", as a share (pooled out-of-set scores)',
+        ),
+    ] = 0.10,
+    support: Annotated[
+        bool,
+        typer.Option(
+            "--support/--no-support",
+            help="Train the support scorer (a cross-encoder reading the "
+            "question with each top provision; cross-fitted by question set; about 8 min per set on 2 cores)",
+        ),
+    ] = False,
+    ablations: Annotated[
+        bool,
+        typer.Option("--ablations/--no-ablations", help="Also cross-validate without each feature group"),
+    ] = True,
+    store: Annotated[
+        bool,
+        typer.Option("--store/--no-store", help="Store the model in the home (--no-store: figures only)"),
+    ] = True,
+    out_dir: Annotated[
+        Optional[Path], typer.Option("--out", "-o", help="Folder for cv.md, cv.json and per_question.jsonl")
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Learn when the retrieved provisions do not answer a question (whether the top provisions state it,
@@ -46,10 +89,23 @@ def train_answerability(
 
     try:
         with bar:
-            report = with_bifrost(ctx, lambda bf: bf.train_answerability(
-                questions, corpus, folds=folds, target=false_refusal, open_target=not_stated, ablations=ablations,
-                out_dir=out_dir, say=lambda m: err.print(m, highlight=False), progress=tick, held_out_files=held_out or (),
-                support=support, store=store))
+            report = with_bifrost(
+                ctx,
+                lambda bf: bf.train_answerability(
+                    questions,
+                    corpus,
+                    folds=folds,
+                    target=false_refusal,
+                    open_target=not_stated,
+                    ablations=ablations,
+                    out_dir=out_dir,
+                    say=lambda m: err.print(m, highlight=False),
+                    progress=tick,
+                    held_out_files=held_out or (),
+                    support=support,
+                    store=store,
+                ),
+            )
     except (BifrostError, ValueError) as e:
         fail_message(str(e))
     if as_json:
@@ -66,14 +122,23 @@ def print_report(report, corpus: str, folds: int, out_dir: Path | None) -> None:
         out.print(outcome_table(report))
     table = Table(title=f"{corpus}: {report.model['n']} questions, {folds}-fold CV (mean [95% CI])")
     for column in ("system", "AUROC", "refusal (unanswerable)", "false refusal (answerable)"):
-        table.add_column(column, justify="left" if column == "system" else "right", no_wrap=column == "system")
-    rows = {"answerability model": report.model, **report.ablations, f"cosine rule ({report.cosine['rule']})": report.cosine}
+        table.add_column(
+            column, justify="left" if column == "system" else "right", no_wrap=column == "system"
+        )
+    rows = {
+        "answerability model": report.model,
+        **report.ablations,
+        f"cosine rule ({report.cosine['rule']})": report.cosine,
+    }
     for name, f in rows.items():
         table.add_row(name, *(_cell(f.get(k)) for k in ("auroc", "refusal_unanswerable", "false_refusal")))
     out.print(table)
     where = f"model: {report.card_path}" if report.card_path else "nothing stored (--no-store)"
-    out.print(f"refuse below {report.threshold:.3f}, \"not stated\" below {report.answer_threshold:.3f} (at most "
-              f"{report.target:.0%} refused, {report.open_target:.0%} refused or not stated); {where}", highlight=False)
+    out.print(
+        f'refuse below {report.threshold:.3f}, "not stated" below {report.answer_threshold:.3f} (at most '
+        f"{report.target:.0%} refused, {report.open_target:.0%} refused or not stated); {where}",
+        highlight=False,
+    )
     if out_dir is not None:
         out.print(f"wrote {out_dir}/cv.md, cv.json and per_question.jsonl", highlight=False)
 

@@ -12,13 +12,16 @@ from bifrost.app.cli.common import CorpusOpt, JsonOpt, emit_json, fail_message, 
 from bifrost.app.cli.console import err, out
 from bifrost.core.errors import BifrostError
 
+
 def make_train_app() -> typer.Typer:
     """`bifrost train ranker`, `bifrost train answerability` and `bifrost train encoder`."""
     from bifrost.app.cli.train_answerability_cmd import train_answerability
     from bifrost.app.cli.train_reader_cmd import train_reader
     from bifrost.app.cli.train_encoder_cmd import train_encoder
 
-    app = typer.Typer(help="Train learned components on question sets (cross-validated).", no_args_is_help=True)
+    app = typer.Typer(
+        help="Train learned components on question sets (cross-validated).", no_args_is_help=True
+    )
     app.command("ranker")(train_ranker_cmd)
     app.command("answerability")(train_answerability)
     app.command("reader")(train_reader)
@@ -29,23 +32,72 @@ def make_train_app() -> typer.Typer:
 def train_ranker_cmd(
     ctx: typer.Context,
     corpus: CorpusOpt = "osha-1926",
-    questions: Annotated[list[Path], typer.Option("--questions", "-q", help="Question file (JSONL, ObliQA, ObliQA-MP); repeatable")] = ...,  # type: ignore[assignment]
-    folds: Annotated[int, typer.Option(help="k of k-fold cross-validation (a question is never scored by a model trained on it)")] = 5,
-    ablations: Annotated[bool, typer.Option("--ablations/--no-ablations", help="Also cross-validate without each feature group")] = True,
-    hybrid: Annotated[bool, typer.Option("--hybrid/--no-hybrid", help="Score the hand-set hybrid on the same questions")] = True,
-    cv: Annotated[bool, typer.Option("--cv/--no-cv", help="Cross-validate first (--no-cv: only fit and store the model; no figures)")] = True,
-    out_dir: Annotated[Optional[Path], typer.Option("--out", "-o", help="Folder for cv.md and cv.json")] = None,
-    encoder_questions: Annotated[Optional[list[Path]], typer.Option(
-        "--encoder-questions", "-e",
-        help="Question file to fine-tune the dense encoder the ranker reads (repeatable; may be a --questions file: "
-             "each fold is then read by an encoder that never saw its questions). Adds ~12 min per fold on 2 cores")] = None,
-    held_out: Annotated[Optional[list[Path]], typer.Option(
-        "--held-out", help="Question file never trained on, scored by the model fitted on every --questions set (repeatable)")] = None,
-    seed: Annotated[int, typer.Option(help="LightGBM's sampling seed; run a few to see how much of a difference is the seed's")] = 0,
-    seeds: Annotated[Optional[str], typer.Option(
-        help="Several LightGBM seeds, e.g. 0,1,2: figures are averaged over them (the stored model uses the first)")] = None,
-    store: Annotated[bool, typer.Option("--store/--no-store", help="Fit on all questions and store the ranker (and encoder) "
-                                        "in the home (--no-store: figures only; the served ranker is left alone)")] = True,
+    questions: Annotated[
+        list[Path],
+        typer.Option("--questions", "-q", help="Question file (JSONL, ObliQA, ObliQA-MP); repeatable"),
+    ] = ...,  # type: ignore[assignment]
+    folds: Annotated[
+        int,
+        typer.Option(
+            help="k of k-fold cross-validation (a question is never scored by a model trained on it)"
+        ),
+    ] = 5,
+    ablations: Annotated[
+        bool,
+        typer.Option("--ablations/--no-ablations", help="Also cross-validate without each feature group"),
+    ] = True,
+    hybrid: Annotated[
+        bool, typer.Option("--hybrid/--no-hybrid", help="Score the hand-set hybrid on the same questions")
+    ] = True,
+    cv: Annotated[
+        bool,
+        typer.Option(
+            "--cv/--no-cv", help="Cross-validate first (--no-cv: only fit and store the model; no figures)"
+        ),
+    ] = True,
+    out_dir: Annotated[
+        Optional[Path], typer.Option("--out", "-o", help="Folder for cv.md and cv.json")
+    ] = None,
+    encoder_questions: Annotated[
+        Optional[list[Path]],
+        typer.Option(
+            "--encoder-questions",
+            "-e",
+            help="Question file to fine-tune the dense encoder the ranker reads (repeatable; may be a "
+            "--questions file: "
+            "each fold is then read by an encoder that never saw its questions). Adds ~12 min per fold on 2 "
+            "cores",
+        ),
+    ] = None,
+    held_out: Annotated[
+        Optional[list[Path]],
+        typer.Option(
+            "--held-out",
+            help="Question file never trained on, scored by the model fitted on every --questions set "
+            "(repeatable)",
+        ),
+    ] = None,
+    seed: Annotated[
+        int,
+        typer.Option(
+            help="LightGBM's sampling seed; run a few to see how much of a difference is the seed's"
+        ),
+    ] = 0,
+    seeds: Annotated[
+        Optional[str],
+        typer.Option(
+            help="Several LightGBM seeds, e.g. 0,1,2: figures are averaged over them (the stored model uses "
+            "the first)"
+        ),
+    ] = None,
+    store: Annotated[
+        bool,
+        typer.Option(
+            "--store/--no-store",
+            help="Fit on all questions and store the ranker (and encoder) "
+            "in the home (--no-store: figures only; the served ranker is left alone)",
+        ),
+    ] = True,
     as_json: JsonOpt = False,
 ) -> None:
     """Learn to rank candidates from every channel (LightGBM LambdaRank); report figures beside bm25, dense,
@@ -63,11 +115,25 @@ def train_ranker_cmd(
 
     try:
         with bar:
-            report = with_bifrost(ctx, lambda bf: bf.train_ranker(
-                questions, corpus, folds=folds, ablations=ablations, hybrid=hybrid and cv, out_dir=out_dir,
-                say=lambda m: err.print(m, highlight=False), progress=tick, cv=cv,
-                encoder_files=encoder_questions or (), seed=seed, store=store, held_out_files=held_out or (),
-                seeds=seed_list))
+            report = with_bifrost(
+                ctx,
+                lambda bf: bf.train_ranker(
+                    questions,
+                    corpus,
+                    folds=folds,
+                    ablations=ablations,
+                    hybrid=hybrid and cv,
+                    out_dir=out_dir,
+                    say=lambda m: err.print(m, highlight=False),
+                    progress=tick,
+                    cv=cv,
+                    encoder_files=encoder_questions or (),
+                    seed=seed,
+                    store=store,
+                    held_out_files=held_out or (),
+                    seeds=seed_list,
+                ),
+            )
     except (BifrostError, ValueError) as e:
         fail_message(str(e))
     if as_json:
@@ -85,10 +151,17 @@ def print_report(report, corpus: str, folds: int, store: bool, out_dir: Path | N
         out.print(set_table(report))
         worst = report.worst_left_out()
         if worst:
-            out.print(f"worst left-out set: {worst['set']}, bifrost-ltr R@10 {worst['ratio_to_rrf']:.2f}x RRF"
-                      + (f" (mean of seeds {','.join(map(str, report.seeds))})" if len(report.seeds) > 1 else ""), highlight=False)
+            out.print(
+                f"worst left-out set: {worst['set']}, bifrost-ltr R@10 {worst['ratio_to_rrf']:.2f}x RRF"
+                + (f" (mean of seeds {','.join(map(str, report.seeds))})" if len(report.seeds) > 1 else ""),
+                highlight=False,
+            )
     table = Table(title=f"{corpus}: {report.pool['questions']} questions, {folds}-fold CV (mean [95% CI])")
-    names = [n for n in ("recall@10", "map@10", "ndcg@10", "both@10", "f1") if n in report.systems.get("bifrost-ltr", {})]
+    names = [
+        n
+        for n in ("recall@10", "map@10", "ndcg@10", "both@10", "f1")
+        if n in report.systems.get("bifrost-ltr", {})
+    ]
     table.add_column("system", no_wrap=True)
     for n in names:
         table.add_column(n, justify="right")
@@ -96,18 +169,34 @@ def print_report(report, corpus: str, folds: int, store: bool, out_dir: Path | N
         for name, s in group.items():
             table.add_row(name, *(f"{s[n]['mean']:.3f}" if n in s else "–" for n in names))
     out.print(table)
-    stored = f"model: {report.model_path} (cited-set cut {report.cite_delta})" if store else "nothing stored (--no-store)"
-    out.print(f"candidate pool holds {report.pool['gold_recall_of_pool']:.3f} of the gold; {stored}", highlight=False)
+    stored = (
+        f"model: {report.model_path} (cited-set cut {report.cite_delta})"
+        if store
+        else "nothing stored (--no-store)"
+    )
+    out.print(
+        f"candidate pool holds {report.pool['gold_recall_of_pool']:.3f} of the gold; {stored}",
+        highlight=False,
+    )
     if out_dir is not None:
         out.print(f"wrote {out_dir}/cv.md and cv.json", highlight=False)
 
 
 def set_table(report) -> Table:
     """R@10 per set left out (fit on the other sets) and per held-out set, worst ratio to RRF first."""
-    rows = {**{f"{k} (left out)": v for k, v in report.left_out.items()}, **{f"{k} (held out)": v for k, v in report.held_out.items()}}
-    means = {**{f"{k} (left out)": report.seed_means.get(k) for k in report.left_out},
-             **{f"{k} (held out)": report.seed_means.get(k) for k in report.held_out}}
-    systems = [s for s in ("bm25", "dense", "rrf", "bifrost-hybrid", "bifrost-ltr") if any(s in v for v in rows.values())]
+    rows = {
+        **{f"{k} (left out)": v for k, v in report.left_out.items()},
+        **{f"{k} (held out)": v for k, v in report.held_out.items()},
+    }
+    means = {
+        **{f"{k} (left out)": report.seed_means.get(k) for k in report.left_out},
+        **{f"{k} (held out)": report.seed_means.get(k) for k in report.held_out},
+    }
+    systems = [
+        s
+        for s in ("bm25", "dense", "rrf", "bifrost-hybrid", "bifrost-ltr")
+        if any(s in v for v in rows.values())
+    ]
     table = Table(title="R@10 by question set (leave-one-set-out; held-out sets were never trained on)")
     for col in ("set", "questions", *systems, "ltr / rrf"):
         table.add_column(col, justify="left" if col == "set" else "right", no_wrap=col == "set")

@@ -11,9 +11,13 @@ from bifrost.app.cli.common import JsonOpt, emit_json, with_bifrost
 from bifrost.app.cli.console import err, out
 from bifrost.core.access import NewToken
 
-users_app = typer.Typer(help="Users and tokens of a served home (`serve` and `mcp --transport http`).", no_args_is_help=True)
+users_app = typer.Typer(
+    help="Users and tokens of a served home (`serve` and `mcp --transport http`).", no_args_is_help=True
+)
 
-ExpiresOpt = Annotated[Optional[float], typer.Option("--expires-days", help="Days the token is valid (default: until revoked)")]
+ExpiresOpt = Annotated[
+    Optional[float], typer.Option("--expires-days", help="Days the token is valid (default: until revoked)")
+]
 
 
 def _show_token(token: NewToken, as_json: bool) -> None:
@@ -21,7 +25,9 @@ def _show_token(token: NewToken, as_json: bool) -> None:
         emit_json(token.model_dump(mode="json"))
         return
     until = f", valid until {token.expires_at:%Y-%m-%d %H:%M} UTC" if token.expires_at else ""
-    err.print(f"token {token.id} for {escape(token.user)}{until}; it is shown once, keep it now:", highlight=False)
+    err.print(
+        f"token {token.id} for {escape(token.user)}{until}; it is shown once, keep it now:", highlight=False
+    )
     out.print(token.secret, highlight=False, soft_wrap=True)
 
 
@@ -29,10 +35,23 @@ def _show_token(token: NewToken, as_json: bool) -> None:
 def add(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="User name (letters, digits, . _ @ + -)")],
-    role: Annotated[str, typer.Option(help="reader (ask, search, read), reviewer (also review answers) or admin (also users, imports)")] = "reader",
-    corpus: Annotated[list[str], typer.Option("--corpus", "-c", help="Corpora the user may read: repeat or 'a,b'; 'all' for every one")] = ["all"],  # noqa: B006
+    role: Annotated[
+        str,
+        typer.Option(
+            help="reader (ask, search, read), reviewer (also review answers) or admin (also users, imports)"
+        ),
+    ] = "reader",
+    corpus: Annotated[
+        list[str],
+        typer.Option(
+            "--corpus", "-c", help="Corpora the user may read: repeat or 'a,b'; 'all' for every one"
+        ),
+    ] = ["all"],  # noqa: B006
     expires_days: ExpiresOpt = None,
-    rate_limit: Annotated[Optional[str], typer.Option(help="This user's own request limit, e.g. 120/minute (default: the server's)")] = None,
+    rate_limit: Annotated[
+        Optional[str],
+        typer.Option(help="This user's own request limit, e.g. 120/minute (default: the server's)"),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Add a user and print their first token (once: only its hash is stored)."""
@@ -41,15 +60,24 @@ def add(
 
 
 @users_app.command("token")
-def token(ctx: typer.Context, name: Annotated[str, typer.Argument(help="User name")], expires_days: ExpiresOpt = None,
-          as_json: JsonOpt = False) -> None:
+def token(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="User name")],
+    expires_days: ExpiresOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
     """Make another token for a user (the others stay valid until revoked)."""
     _show_token(with_bifrost(ctx, lambda bf: bf.users.new_token(name, expires_days)), as_json)
 
 
 @users_app.command("revoke")
-def revoke(ctx: typer.Context, name: Annotated[str, typer.Argument(help="User name")],
-           token_id: Annotated[Optional[str], typer.Option("--token", help="Only this token id (default: all of the user's)")] = None) -> None:
+def revoke(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="User name")],
+    token_id: Annotated[
+        Optional[str], typer.Option("--token", help="Only this token id (default: all of the user's)")
+    ] = None,
+) -> None:
     """Revoke a user's tokens: requests and web sessions made with them stop at once."""
     n = with_bifrost(ctx, lambda bf: bf.users.revoke(name, token_id))
     out.print(f"{escape(name)}: {n} token{'s' if n != 1 else ''} revoked", highlight=False)
@@ -72,7 +100,10 @@ def list_(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     for u in users:
         live = [t for t in u.tokens if t.revoked_at is None]
         limit = f"  limit {u.rate_limit}" if u.rate_limit else ""
-        out.print(f"{escape(u.name)}  {u.role.value}  corpora {', '.join(u.corpora)}  "
-                  f"{len(live)} live token(s) of {len(u.tokens)}{limit}", highlight=False)
+        out.print(
+            f"{escape(u.name)}  {u.role.value}  corpora {', '.join(u.corpora)}  "
+            f"{len(live)} live token(s) of {len(u.tokens)}{limit}",
+            highlight=False,
+        )
     if not users:
         out.print("no users: `bifrost users add NAME --role admin` makes the first", highlight=False)

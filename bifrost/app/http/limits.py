@@ -33,7 +33,9 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
-async def send_error(send: Send, status: int, code: str, message: str, headers: dict[str, str] | None = None) -> None:
+async def send_error(
+    send: Send, status: int, code: str, message: str, headers: dict[str, str] | None = None
+) -> None:
     """A complete JSON error response, sent without the application."""
     body = json.dumps({"error": code, "message": message}).encode()
     raw = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
@@ -79,8 +81,13 @@ class BodyLimitMiddleware:
         await self.app(scope, _replay(messages, receive), send)
 
     async def _too_large(self, send: Send) -> None:
-        await send_error(send, 413, "payload_too_large", f"the request body is over the limit of {self.max_bytes} bytes",
-                         {"connection": "close"})
+        await send_error(
+            send,
+            413,
+            "payload_too_large",
+            f"the request body is over the limit of {self.max_bytes} bytes",
+            {"connection": "close"},
+        )
 
 
 def _replay(messages: list[Message], receive: Receive) -> Receive:
@@ -104,10 +111,17 @@ def header(scope: Scope, name: bytes) -> str | None:
 class TokenBuckets:
     """Per-key token buckets: ``capacity`` tokens, refilled at ``capacity / per_seconds`` per second."""
 
-    def __init__(self, capacity: int, per_seconds: float, clock: Callable[[], float] = time.monotonic,
-                 max_keys: int = 10_000) -> None:
+    def __init__(
+        self,
+        capacity: int,
+        per_seconds: float,
+        clock: Callable[[], float] = time.monotonic,
+        max_keys: int = 10_000,
+    ) -> None:
         if capacity < 1 or per_seconds <= 0:
-            raise ValueError(f"rate limit needs capacity >= 1 and a period > 0, got {capacity}/{per_seconds}s")
+            raise ValueError(
+                f"rate limit needs capacity >= 1 and a period > 0, got {capacity}/{per_seconds}s"
+            )
         self.capacity = float(capacity)
         self.rate = capacity / per_seconds
         self.clock = clock
@@ -148,7 +162,8 @@ class TokenBuckets:
 class SharedTokenBuckets:
     """Token buckets in anonymous shared memory with a process-shared lock: made before `serve --workers`
     forks, one set of buckets holds for every worker, so a token's limit is the server's, not a process's.
-    A fixed table of ``slots`` (key hash, tokens, last refill); a full neighbourhood recycles its stalest slot."""
+    A fixed table of ``slots`` (key hash, tokens, last refill); a full neighbourhood recycles its stalest
+    slot."""
 
     _SLOT = struct.Struct("<Qdd")
     PROBES = 16
@@ -197,7 +212,9 @@ def client_key(scope: Scope) -> str:
     if token_id:
         return f"token:{token_id}"
     bearer = header(scope, b"authorization")
-    if bearer:  # not checked yet (MCP checks it behind this limit): counted by its hash, never by a claimed id
+    if (
+        bearer
+    ):  # not checked yet (MCP checks it behind this limit): counted by its hash, never by a claimed id
         return "bearer:" + hashlib.sha256(bearer.encode("latin-1")).hexdigest()[:24]
     client = scope.get("client") or ("unknown", 0)
     return f"addr:{client[0]}"
@@ -207,10 +224,19 @@ class RateLimitMiddleware:
     """HTTP 429 with ``Retry-After`` for a token (or a client address without one) over ``requests`` per
     ``per_seconds``, or over its user's own limit; counted across every worker of the server."""
 
-    def __init__(self, app: ASGIApp, requests: int, per_seconds: float, exempt: tuple[str, ...] = ("/static/", "/api/health"),
-                 clock: Callable[[], float] = time.monotonic, buckets: SharedTokenBuckets | None = None) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        requests: int,
+        per_seconds: float,
+        exempt: tuple[str, ...] = ("/static/", "/api/health"),
+        clock: Callable[[], float] = time.monotonic,
+        buckets: SharedTokenBuckets | None = None,
+    ) -> None:
         if requests < 1 or per_seconds <= 0:
-            raise ValueError(f"rate limit needs capacity >= 1 and a period > 0, got {requests}/{per_seconds}s")
+            raise ValueError(
+                f"rate limit needs capacity >= 1 and a period > 0, got {requests}/{per_seconds}s"
+            )
         self.app = app
         self.rule = (requests, per_seconds)
         self.buckets = buckets or SharedTokenBuckets(clock=clock)
@@ -231,7 +257,12 @@ class RateLimitMiddleware:
         wait = self.buckets.take(key, requests, per)
         if wait > 0:
             who = "token" if key.startswith("token:") else "client"
-            await send_error(send, 429, "rate_limited", f"too many requests: the limit is {requests} requests per {per:g} s per {who}",
-                             {"retry-after": str(max(1, math.ceil(wait)))})
+            await send_error(
+                send,
+                429,
+                "rate_limited",
+                f"too many requests: the limit is {requests} requests per {per:g} s per {who}",
+                {"retry-after": str(max(1, math.ceil(wait)))},
+            )
             return
         await self.app(scope, receive, send)

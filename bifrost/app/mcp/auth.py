@@ -25,8 +25,12 @@ class TokenVerifier:
             principal = await anyio.to_thread.run_sync(self.users.authenticate, token)
         except Unauthenticated:
             return None
-        return AccessToken(token=principal.token_id, client_id=principal.user, scopes=[principal.role.value],
-                           claims={CLAIM: principal.model_dump(mode="json")})
+        return AccessToken(
+            token=principal.token_id,
+            client_id=principal.user,
+            scopes=[principal.role.value],
+            claims={CLAIM: principal.model_dump(mode="json")},
+        )
 
 
 def caller() -> Principal:

@@ -105,22 +105,44 @@ class AskResult(BaseModel):
     )
     citations: list[CitedProvision]
     retrieved: list[Hit] = Field(description="Everything retrieval found, ranked, with why")
-    edition: Edition | None = Field(default=None, description="The past edition answered from (as_of); null: the current one")
+    edition: Edition | None = Field(
+        default=None, description="The past edition answered from (as_of); null: the current one"
+    )
     note: str | None = Field(default=None, description="How a past edition was ranked")
-    outcome: str = Field(default="answered", description="answered; not_stated (the closest provisions are quoted and none "
-                                                         "states it); refused (out of scope)")
-    verdict: Verdict | None = Field(default=None, description="yes, no or depends, with the provision and words that decide it")
-    plan: list[PlannedProvision] = Field(default_factory=list, description="Each cited provision's role (rule, exception, "
-                                                                            "condition, procedure, definition) and the path that brought it in")
-    named: list[ResolvedCite] = Field(default_factory=list, description="Provisions the question names: each as written, "
-                                                                        "the provision it resolves to, or why not")
-    precedents: list[PrecedentMatch] = Field(default_factory=list, description="Similar questions the regulator answered: "
-                                                                              "interpretations, never the rule")
-    conditions: list[ConditionCheck] = Field(default_factory=list, description="Each cited rule's conditions and exceptions "
-                                                                              "against the question's facts: met, not_met, "
-                                                                              "not_stated, stated")
-    record_id: str | None = Field(default=None, description="The answer's id on the server's record of answers given")
-    warnings: list[str] = Field(default_factory=list, description="What the asker should know (e.g. not recorded)")
+    outcome: str = Field(
+        default="answered",
+        description="answered; not_stated (the closest provisions are quoted and none "
+        "states it); refused (out of scope)",
+    )
+    verdict: Verdict | None = Field(
+        default=None, description="yes, no or depends, with the provision and words that decide it"
+    )
+    plan: list[PlannedProvision] = Field(
+        default_factory=list,
+        description="Each cited provision's role (rule, exception, "
+        "condition, procedure, definition) and the path that brought it in",
+    )
+    named: list[ResolvedCite] = Field(
+        default_factory=list,
+        description="Provisions the question names: each as written, "
+        "the provision it resolves to, or why not",
+    )
+    precedents: list[PrecedentMatch] = Field(
+        default_factory=list,
+        description="Similar questions the regulator answered: interpretations, never the rule",
+    )
+    conditions: list[ConditionCheck] = Field(
+        default_factory=list,
+        description="Each cited rule's conditions and exceptions "
+        "against the question's facts: met, not_met, "
+        "not_stated, stated",
+    )
+    record_id: str | None = Field(
+        default=None, description="The answer's id on the server's record of answers given"
+    )
+    warnings: list[str] = Field(
+        default_factory=list, description="What the asker should know (e.g. not recorded)"
+    )
 
 
 class PrecedentsRequest(Request):
@@ -179,7 +201,9 @@ class ProvisionResult(BaseModel):
     children: list[Link]
     references_out: list[Reference]
     references_in: list[Reference]
-    dangling_references: list[str] = Field(description="Citations in the text that resolve to nothing in the corpus")
+    dangling_references: list[str] = Field(
+        description="Citations in the text that resolve to nothing in the corpus"
+    )
 
 
 class Relation(BaseModel):

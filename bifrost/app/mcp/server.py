@@ -1,5 +1,6 @@
 """The MCP server over one Bifrost home, on the official SDK's `MCPServer` (FastMCP in mcp 1.x):
-read-only tools and every provision as a resource ``bifrost://{corpus}/{provision_id}`` (the listing holds what a
+read-only tools and every provision as a resource ``bifrost://{corpus}/{provision_id}`` (the listing holds
+what a
 client browses: parts, subparts, sections, appendices; paragraphs are read through the template).
 
 A `BifrostError` becomes an MCP error (JSON-RPC) with the message the web API gives; the server
@@ -45,17 +46,26 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 Transport = Literal["stdio", "http"]
-READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+READ_ONLY = ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
 INSTRUCTIONS = (
-    "Bifrost answers questions about regulations (e.g. OSHA 29 CFR 1926, ADGM rulebooks) from a dual knowledge graph. "
-    "Every statement of an `ask` answer cites provision ids and quotes the exact words it rests on (character offsets "
-    "into the provision's text); cite those ids and quotes, and say so when the answer is a refusal. Use `search` to "
-    "find provisions, `provision` for a provision's full text and neighbours, `neighbours` for the navigator graph "
-    "around it, `entity` for the entity network. Provisions are also resources: bifrost://{corpus}/{provision_id} "
+    "Bifrost answers questions about regulations (e.g. OSHA 29 CFR 1926, ADGM rulebooks) from a dual "
+    "knowledge graph. "
+    "Every statement of an `ask` answer cites provision ids and quotes the exact words it rests on "
+    "(character offsets "
+    "into the provision's text); cite those ids and quotes, and say so when the answer is a refusal. Use "
+    "`search` to "
+    "find provisions, `provision` for a provision's full text and neighbours, `neighbours` for the "
+    "navigator graph "
+    "around it, `entity` for the entity network. Provisions are also resources: "
+    "bifrost://{corpus}/{provision_id} "
     "(the id percent-encoded)."
 )
 
-Corpus = Annotated[str, Field(description="Corpus name, e.g. osha-1926 (see the resource listing for the served ones)")]
+Corpus = Annotated[
+    str, Field(description="Corpus name, e.g. osha-1926 (see the resource listing for the served ones)")
+]
 ProvisionId = Annotated[str, Field(description="Provision id as officially cited, e.g. 1926.501(b)(2)(i)")]
 
 
@@ -102,8 +112,9 @@ class ResourcePages:
         with mcp_errors():
             entries, nxt = await anyio.to_thread.run_sync(self.service.resource_page, token)
         resources = [
-            Resource(uri=e.uri, name=e.name, title=e.title, description=e.description, mime_type="text/plain")
-            .model_dump(by_alias=True, mode="json", exclude_none=True)
+            Resource(
+                uri=e.uri, name=e.name, title=e.title, description=e.description, mime_type="text/plain"
+            ).model_dump(by_alias=True, mode="json", exclude_none=True)
             for e in entries
         ]
         page = {k: v for k, v in result.items() if k != "nextCursor"} | {"resources": resources}
@@ -125,8 +136,13 @@ class ReadToolRunner:
             return fn(*args) if self.inline else await anyio.to_thread.run_sync(fn, *args)
 
 
-def create_server(bifrost: Bifrost, corpora: Sequence[str] | None = None, page_size: int = 100,
-                  inline_reads: bool = False, auth_url: str | None = None) -> tuple[MCPServer, McpService]:
+def create_server(
+    bifrost: Bifrost,
+    corpora: Sequence[str] | None = None,
+    page_size: int = 100,
+    inline_reads: bool = False,
+    auth_url: str | None = None,
+) -> tuple[MCPServer, McpService]:
     """The MCP server over an injected facade (``corpora`` limits what is served; default: all ingested);
     ``inline_reads`` runs the quick read tools on the event loop (see `ReadToolRunner`; right for stdio).
     ``auth_url`` (the server's own ``http://host:port``) makes every HTTP call carry a Bifrost token
@@ -136,8 +152,15 @@ def create_server(bifrost: Bifrost, corpora: Sequence[str] | None = None, page_s
     who = caller if auth_url else (lambda: LOCAL)
     service = McpService(bifrost, corpora, page_size, who=who)
     auth = AuthSettings(issuer_url=auth_url, resource_server_url=f"{auth_url}/mcp") if auth_url else None
-    server = MCPServer("bifrost", version="0.1.0", instructions=INSTRUCTIONS, log_level="WARNING",
-                       middleware=[ResourcePages(service)], token_verifier=verifier, auth=auth)
+    server = MCPServer(
+        "bifrost",
+        version="0.1.0",
+        instructions=INSTRUCTIONS,
+        log_level="WARNING",
+        middleware=[ResourcePages(service)],
+        token_verifier=verifier,
+        auth=auth,
+    )
     read = ReadToolRunner(inline_reads)
     add_question_tools(server, service, read)
     add_graph_tools(server, service, read)
@@ -151,13 +174,20 @@ def add_question_tools(server: MCPServer, service: McpService, read: ReadToolRun
     def ask(
         question: Annotated[str, Field(description=f"The question, 1 to {MAX_QUESTION} characters")],
         corpus: Corpus,
-        as_of: Annotated[str | None, Field(description="Answer from the edition valid on this date (YYYY-MM-DD) or with this number; default: the current edition")] = None,
+        as_of: Annotated[
+            str | None,
+            Field(
+                description="Answer from the edition valid on this date (YYYY-MM-DD) or with this number; "
+                "default: the current edition"
+            ),
+        ] = None,
     ) -> AskResult:
         """Answer a question from the regulations: a verdict (yes, no, depends) when the cited text decides a
         yes/no question, then statements by role (rule, exception, condition, procedure, definition), each
         citing provision ids and quoting the exact supporting words (offsets into each provision's text);
         outcome "not_stated" quotes the closest provisions and says what none of them states; "refused"
-        (refused=true) when the question is out of scope. ``plan`` gives each cited provision's role and path."""
+        (refused=true) when the question is out of scope. ``plan`` gives each cited provision's role and
+        path."""
         with mcp_errors():
             return service.ask(question, corpus, as_of)
 
@@ -165,19 +195,28 @@ def add_question_tools(server: MCPServer, service: McpService, read: ReadToolRun
     async def search(
         query: Annotated[str, Field(description=f"What to look for, 1 to {MAX_QUESTION} characters")],
         corpus: Corpus,
-        k: Annotated[int, Field(description=f"How many provisions, 1 to {MAX_RESULTS}",
-                                json_schema_extra={"minimum": 1, "maximum": MAX_RESULTS})] = 10,
+        k: Annotated[
+            int,
+            Field(
+                description=f"How many provisions, 1 to {MAX_RESULTS}",
+                json_schema_extra={"minimum": 1, "maximum": MAX_RESULTS},
+            ),
+        ] = 10,
     ) -> SearchResult:
-        """Rank provisions for a query (keyword, embedding and both graphs), each with why it was retrieved."""
+        """Rank provisions for a query (keyword, embedding and both graphs), each with why it was
+        retrieved."""
         return await read(service.search, query, corpus, k)
 
     @server.tool(annotations=READ_ONLY)
     async def precedents(
         question: Annotated[str, Field(description=f"The question, 1 to {MAX_QUESTION} characters")],
         corpus: Corpus,
-        k: Annotated[int, Field(description="How many, 1 to 50", json_schema_extra={"minimum": 1, "maximum": 50})] = 5,
+        k: Annotated[
+            int, Field(description="How many, 1 to 50", json_schema_extra={"minimum": 1, "maximum": 50})
+        ] = 5,
     ) -> PrecedentsResult:
-        """Questions the regulator answered before that are most like this one (letters of interpretation, FAQs,
+        """Questions the regulator answered before that are most like this one (letters of interpretation,
+        FAQs,
         reviewed answers): title, date, link and the provisions each cites. Interpretations, never the rule:
         quote the provisions themselves (tool `provision`)."""
         return await read(service.precedents, question, corpus, k)
@@ -195,18 +234,30 @@ def add_graph_tools(server: MCPServer, service: McpService, read: ReadToolRunner
     async def neighbours(
         id: ProvisionId,  # noqa: A002
         corpus: Corpus,
-        depth: Annotated[int, Field(description=f"Edges to walk from the provision, 0 to {MAX_DEPTH}",
-                                    json_schema_extra={"minimum": 0, "maximum": MAX_DEPTH})] = 1,
-        kinds: Annotated[list[str] | None, Field(
-            description='Edge types to follow: "HAS" (parent and children), "REFERS_TO" (cross-references out and in); default both',
-        )] = None,
+        depth: Annotated[
+            int,
+            Field(
+                description=f"Edges to walk from the provision, 0 to {MAX_DEPTH}",
+                json_schema_extra={"minimum": 0, "maximum": MAX_DEPTH},
+            ),
+        ] = 1,
+        kinds: Annotated[
+            list[str] | None,
+            Field(
+                description='Edge types to follow: "HAS" (parent and children), "REFERS_TO" '
+                "(cross-references out and in); default both",
+            ),
+        ] = None,
     ) -> NavigatorSubgraph:
-        """The Document Navigator Graph around a provision: nodes (with their depth) and HAS / REFERS_TO edges."""
+        """The Document Navigator Graph around a provision: nodes (with their depth) and HAS / REFERS_TO
+        edges."""
         return await read(service.neighbours, id, corpus, depth, kinds)
 
     @server.tool(annotations=READ_ONLY)
     async def entity(
-        name: Annotated[str, Field(description="Entity name, e.g. guardrail system (the closest one is used)")],
+        name: Annotated[
+            str, Field(description="Entity name, e.g. guardrail system (the closest one is used)")
+        ],
         corpus: Corpus,
     ) -> EntityResult:
         """An entity of the Entity Network, the provisions that mention it and its relations."""
@@ -215,16 +266,29 @@ def add_graph_tools(server: MCPServer, service: McpService, read: ReadToolRunner
     @server.tool(annotations=READ_ONLY)
     def diff(
         corpus: Corpus,
-        from_edition: Annotated[str | None, Field(description="Older edition: number or date YYYY-MM-DD (default: the one before to_edition)")] = None,
-        to_edition: Annotated[str | None, Field(description="Newer edition: number or date YYYY-MM-DD (default: the current one)")] = None,
+        from_edition: Annotated[
+            str | None,
+            Field(
+                description="Older edition: number or date YYYY-MM-DD (default: the one before to_edition)"
+            ),
+        ] = None,
+        to_edition: Annotated[
+            str | None,
+            Field(description="Newer edition: number or date YYYY-MM-DD (default: the current one)"),
+        ] = None,
     ) -> EditionDiff:
         """What changed between two editions: provisions added, removed, moved, changed (word diff), REFERS_TO
         added and removed, citations left dangling by a repeal, entities added and removed."""
         with mcp_errors():
             return service.diff(corpus, from_edition, to_edition)
 
-    @server.resource(TEMPLATE, name="provision", title="A provision of a rulebook", mime_type="text/plain",
-                     description="A provision's id, heading, text and official URL; ids are percent-encoded")
+    @server.resource(
+        TEMPLATE,
+        name="provision",
+        title="A provision of a rulebook",
+        mime_type="text/plain",
+        description="A provision's id, heading, text and official URL; ids are percent-encoded",
+    )
     def provision_resource(corpus: str, provision_id: str) -> str:
         with mcp_errors():
             return service.read_provision(corpus, provision_id)
@@ -245,13 +309,26 @@ def stdout_to_stderr() -> Iterator[None]:
         os.close(saved)
 
 
-def serve(bifrost: Bifrost, transport: Transport = "stdio", host: str = "127.0.0.1", port: int = 8765,
-          corpora: Sequence[str] | None = None, warm: bool = True, page_size: int = 100) -> None:
+def serve(
+    bifrost: Bifrost,
+    transport: Transport = "stdio",
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    corpora: Sequence[str] | None = None,
+    warm: bool = True,
+    page_size: int = 100,
+) -> None:
     """Run the server until the client goes away (stdio) or the process is stopped (http). Over HTTP, tokens
-    are checked as `serve` checks them (BIFROST_AUTH and the address), and BIFROST_RATE_LIMIT holds per token."""
+    are checked as `serve` checks them (BIFROST_AUTH and the address), and BIFROST_RATE_LIMIT holds per
+    token."""
     secured = transport == "http" and auth_required(bifrost.settings, host, bifrost.users)
-    server, service = create_server(bifrost, corpora, page_size, inline_reads=transport == "stdio",
-                                    auth_url=f"http://{host}:{port}" if secured else None)
+    server, service = create_server(
+        bifrost,
+        corpora,
+        page_size,
+        inline_reads=transport == "stdio",
+        auth_url=f"http://{host}:{port}" if secured else None,
+    )
     if warm:
         with stdout_to_stderr():
             service.warm_up()

@@ -38,4 +38,6 @@ class Cursor(BaseModel):
             raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
             return cls.model_validate(json.loads(raw))
         except (ValueError, ValidationError) as e:
-            raise InvalidRequest(f"cursor {token[:40]!r} is not one this server returned; list again without a cursor") from e
+            raise InvalidRequest(
+                f"cursor {token[:40]!r} is not one this server returned; list again without a cursor"
+            ) from e

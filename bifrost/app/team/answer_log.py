@@ -23,7 +23,9 @@ from bifrost.core.answer_types import Answer
 
 log = logging.getLogger(__name__)
 PRUNE_EVERY_SECONDS = 3600.0
-NOT_RECORDED = "this answer was not recorded (the answer store could not be written; the server log has the details)"
+NOT_RECORDED = (
+    "this answer was not recorded (the answer store could not be written; the server log has the details)"
+)
 
 
 def new_record_id() -> str:
@@ -42,7 +44,9 @@ class AnswerLog:
     def __init__(self, sql: SqlStore, settings: Settings) -> None:
         self.sql = sql
         self.settings = settings
-        self._failures = multiprocessing.Value("q", 0)  # anonymous shared memory: forked workers add to one count
+        self._failures = multiprocessing.Value(
+            "q", 0
+        )  # anonymous shared memory: forked workers add to one count
         self._pruned_at = 0.0
         self._lock = threading.Lock()
 
@@ -54,17 +58,34 @@ class AnswerLog:
     def failures(self) -> int:
         return int(self._failures.value)
 
-    def record(self, answer: Answer, asker: Principal, channel: str, editions: dict[str, int],
-               as_of: str | None, code_version: str, models: dict[str, str | None]) -> str | None:
+    def record(
+        self,
+        answer: Answer,
+        asker: Principal,
+        channel: str,
+        editions: dict[str, int],
+        as_of: str | None,
+        code_version: str,
+        models: dict[str, str | None],
+    ) -> str | None:
         """Write the record and commit it: its id, or None (logged, counted) when the store refused."""
         if not self.enabled:
             return None
         rec = AnswerRecord(
-            id=new_record_id(), asked_at=utcnow(), user=asker.user, channel=channel, corpus=answer.corpus,
-            editions=editions, as_of=as_of, question=answer.question, outcome=answer.outcome.value,
+            id=new_record_id(),
+            asked_at=utcnow(),
+            user=asker.user,
+            channel=channel,
+            corpus=answer.corpus,
+            editions=editions,
+            as_of=as_of,
+            question=answer.question,
+            outcome=answer.outcome.value,
             verdict=answer.verdict.value if answer.verdict is not None else None,
             citations=[c.id if "," not in answer.corpus else f"{c.corpus}:{c.id}" for c in answer.citations],
-            code_version=code_version, models=models, answer=stored_answer(answer),
+            code_version=code_version,
+            models=models,
+            answer=stored_answer(answer),
         )
         try:
             with self.sql.session() as s:
@@ -101,7 +122,8 @@ class AnswerLog:
 
     @staticmethod
     def _view(principal: Principal) -> tuple[str | None, Sequence[str] | None]:
-        """(only this user's records, only these corpora): a reader sees their own answers; a reviewer those on
+        """(only this user's records, only these corpora): a reader sees their own answers; a reviewer those
+        on
         the corpora of their scope; an admin every one."""
         if principal.may(Action.ADMIN):
             return None, None
@@ -109,8 +131,9 @@ class AnswerLog:
             return None, None if "*" in principal.corpora else principal.corpora
         return principal.user, None
 
-    def list(self, principal: Principal, *, user: str | None = None, corpus: str | None = None,
-             limit: int = 50) -> list[AnswerRecord]:
+    def list(
+        self, principal: Principal, *, user: str | None = None, corpus: str | None = None, limit: int = 50
+    ) -> list[AnswerRecord]:
         own, corpora = self._view(principal)
         if own is not None and user is not None and user != own:
             return []
@@ -124,8 +147,11 @@ class AnswerLog:
         with self.sql.session() as s:
             rec = tables.get_record(s, record_id)
         own, corpora = self._view(principal)
-        visible = rec is not None and (own is None or rec.user == own) and (
-            corpora is None or set(rec.corpus.split(",")) <= set(corpora))
+        visible = (
+            rec is not None
+            and (own is None or rec.user == own)
+            and (corpora is None or set(rec.corpus.split(",")) <= set(corpora))
+        )
         if not visible:
             raise NotFoundError(f"no answer record {record_id[:40]!r}")
         return rec

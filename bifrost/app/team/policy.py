@@ -29,14 +29,22 @@ def auth_required(settings: Settings, host: str, users: Users) -> bool:
     mode = settings.auth
     if mode == "off":
         if not is_loopback(host):
-            log.warning("BIFROST_AUTH=off on %s: anyone who reaches the port may ask and read every corpus", host)
+            log.warning(
+                "BIFROST_AUTH=off on %s: anyone who reaches the port may ask and read every corpus", host
+            )
         return False
     if mode == "auto" and is_loopback(host):
         return False
     if not users.any():
-        why = "BIFROST_AUTH=tokens" if mode == "tokens" else f"serving on {host} (BIFROST_AUTH=auto checks tokens off loopback)"
-        raise ConfigError(f"{why} needs a user with a live token: `bifrost users add NAME --role admin` makes one "
-                          f"(or BIFROST_AUTH=off, only behind a proxy that authenticates)")
+        why = (
+            "BIFROST_AUTH=tokens"
+            if mode == "tokens"
+            else f"serving on {host} (BIFROST_AUTH=auto checks tokens off loopback)"
+        )
+        raise ConfigError(
+            f"{why} needs a user with a live token: `bifrost users add NAME --role admin` makes one "
+            f"(or BIFROST_AUTH=off, only behind a proxy that authenticates)"
+        )
     return True
 
 

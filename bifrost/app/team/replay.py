@@ -28,14 +28,22 @@ def citation_changes(before: Sequence[Mapping], after: Sequence[Mapping]) -> lis
     return out
 
 
-def compare_replay(rec: AnswerRecord, same: Answer, current: Answer, current_editions: dict[str, int]) -> Replay:
+def compare_replay(
+    rec: AnswerRecord, same: Answer, current: Answer, current_editions: dict[str, int]
+) -> Replay:
     then = rec.answer.get("citations", [])
     same_json = same.model_dump(mode="json", exclude={"retrieved", "timings"})
     now_json = current.model_dump(mode="json", exclude={"retrieved", "timings"})
     return Replay(
-        record=rec, same_edition=same_json, same_edition_note=same.note, current=now_json, current_editions=current_editions,
+        record=rec,
+        same_edition=same_json,
+        same_edition_note=same.note,
+        current=now_json,
+        current_editions=current_editions,
         changes_same_edition=citation_changes(then, same_json["citations"]),
         changes_current=citation_changes(then, now_json["citations"]),
-        outcome_then=rec.outcome, outcome_now=current.outcome.value,
-        verdict_then=rec.verdict, verdict_now=current.verdict.value if current.verdict is not None else None,
+        outcome_then=rec.outcome,
+        outcome_now=current.outcome.value,
+        verdict_then=rec.verdict,
+        verdict_now=current.verdict.value if current.verdict is not None else None,
     )

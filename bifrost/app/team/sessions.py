@@ -38,7 +38,8 @@ class Session:
 
 
 class Sessions:
-    """Make and read session cookies; a cookie older than ``hours`` or not signed with the key reads as none."""
+    """Make and read session cookies; a cookie older than ``hours`` or not signed with the key reads as
+    none."""
 
     def __init__(self, key: str, hours: float) -> None:
         self._serializer = URLSafeTimedSerializer(key, salt="bifrost-session")
@@ -55,6 +56,10 @@ class Sessions:
             data = self._serializer.loads(cookie, max_age=self.max_age)
         except BadSignature:  # includes SignatureExpired
             return None
-        if not isinstance(data, dict) or not isinstance(data.get("t"), str) or not isinstance(data.get("c"), str):
+        if (
+            not isinstance(data, dict)
+            or not isinstance(data.get("t"), str)
+            or not isinstance(data.get("c"), str)
+        ):
             return None
         return Session(token_id=data["t"], csrf=data["c"])

@@ -32,14 +32,18 @@ def check_role(role: str) -> Role:
 
 def check_name(name: str) -> str:
     if not NAME.fullmatch(name or ""):
-        raise BifrostError(f"user name {name!r}: 1 to 128 letters, digits or . _ @ + - (starting with a letter or digit)")
+        raise BifrostError(
+            f"user name {name!r}: 1 to 128 letters, digits or . _ @ + - (starting with a letter or digit)"
+        )
     return name
 
 
 class Users:
     """Add, list, remove users; make and revoke tokens; authenticate a token to a `Principal`."""
 
-    def __init__(self, sql: SqlStore, corpora: Callable[[], list[str]], clock: Callable[[], datetime] = utcnow) -> None:
+    def __init__(
+        self, sql: SqlStore, corpora: Callable[[], list[str]], clock: Callable[[], datetime] = utcnow
+    ) -> None:
         self.sql = sql
         self.corpora = corpora
         self.clock = clock
@@ -55,7 +59,9 @@ class Users:
         known = self.corpora()
         unknown = [n for n in names if n not in known]
         if unknown:
-            raise NotFoundError(f"unknown corpus {unknown[0]!r}; this home holds: {', '.join(known) or 'none'}")
+            raise NotFoundError(
+                f"unknown corpus {unknown[0]!r}; this home holds: {', '.join(known) or 'none'}"
+            )
         return tuple(dict.fromkeys(names))
 
     def _expiry(self, days: float | None) -> datetime | None:
@@ -65,9 +71,16 @@ class Users:
             raise BifrostError(f"--expires-days must be more than 0, got {days:g}")
         return self.clock() + timedelta(days=days)
 
-    def add(self, name: str, role: str, corpora: Sequence[str], expires_days: float | None = None,
-            rate_limit: str | None = None) -> NewToken:
-        """A new user and their first token, in one transaction (a bad role, corpus or limit creates nothing)."""
+    def add(
+        self,
+        name: str,
+        role: str,
+        corpora: Sequence[str],
+        expires_days: float | None = None,
+        rate_limit: str | None = None,
+    ) -> NewToken:
+        """A new user and their first token, in one transaction (a bad role, corpus or limit creates
+        nothing)."""
         name, kind, scope = check_name(name), check_role(role), self._scope(corpora)
         if rate_limit is not None:
             try:
@@ -119,8 +132,11 @@ class Users:
     def any(self) -> bool:
         """Whether any user with a live token exists (a server that requires tokens needs one)."""
         now = self.clock()
-        return any(t.revoked_at is None and (t.expires_at is None or t.expires_at > now)
-                   for u in self.list() for t in u.tokens)
+        return any(
+            t.revoked_at is None and (t.expires_at is None or t.expires_at > now)
+            for u in self.list()
+            for t in u.tokens
+        )
 
     def authenticate(self, token: str) -> Principal:
         """The principal of a token; `Unauthenticated` (one line, never the token) when it is malformed,
@@ -134,8 +150,13 @@ class Users:
                 raise Unauthenticated("the token is not valid")
             row, user = found
             secret_hash, revoked, expires = row.secret_hash, row.revoked_at, tables.as_utc(row.expires_at)
-            principal = Principal(user=user.name, role=Role(user.role), corpora=tuple(user.corpora or ()),
-                                  token_id=row.id, rate_limit=user.rate_limit)
+            principal = Principal(
+                user=user.name,
+                role=Role(user.role),
+                corpora=tuple(user.corpora or ()),
+                token_id=row.id,
+                rate_limit=user.rate_limit,
+            )
         digest = hashlib.sha256(token.encode()).hexdigest()
         with self._lock:
             known = self._verified.get(digest) == parts.id
@@ -164,5 +185,10 @@ class Users:
             expires = tables.as_utc(row.expires_at)
             if expires is not None and expires <= self.clock():
                 raise Unauthenticated("the token of this session has expired")
-            return Principal(user=user.name, role=Role(user.role), corpora=tuple(user.corpora or ()),
-                             token_id=row.id, rate_limit=user.rate_limit)
+            return Principal(
+                user=user.name,
+                role=Role(user.role),
+                corpora=tuple(user.corpora or ()),
+                token_id=row.id,
+                rate_limit=user.rate_limit,
+            )

@@ -40,11 +40,14 @@ def code_version() -> str:
     return f"bifrost-rag {version}" + (f"+g{commit}" if commit else "")
 
 
-_RANKER_SHAS: dict[tuple[str, int, int], str] = {}  # the file's path and stat -> its hash: read once per change
+_RANKER_SHAS: dict[
+    tuple[str, int, int], str
+] = {}  # the file's path and stat -> its hash: read once per change
 
 
 def ranker_version(settings: Settings, corpus: str) -> str | None:
-    """A sha256 prefix of the corpus's stored ranker (`ranker_sha256`), read again only when the file changes."""
+    """A sha256 prefix of the corpus's stored ranker (`ranker_sha256`), read again only when the file
+    changes."""
     path = model_paths(settings, corpus)[0]
     try:
         st = path.stat()

@@ -30,7 +30,10 @@ class AskRequest(BaseModel):
     question: str = Field(description=f"The question, 1 to {MAX_QUESTION} characters")
     corpus: str = Field(default="osha-1926", description="Corpus name, e.g. osha-1926")
     options: AskOptions = Field(default_factory=AskOptions)
-    as_of: str | None = Field(default=None, description="Answer from the edition valid on this date (YYYY-MM-DD) or with this number")
+    as_of: str | None = Field(
+        default=None,
+        description="Answer from the edition valid on this date (YYYY-MM-DD) or with this number",
+    )
 
     @field_validator("question")
     @classmethod
@@ -46,9 +49,13 @@ class Health(BaseModel):
     store_reachable: bool
     corpora: list[str]
     mode: str
-    detail: str = Field(default="", description="Why the store is unavailable, as a reference into the server log")
+    detail: str = Field(
+        default="", description="Why the store is unavailable, as a reference into the server log"
+    )
     recording: bool = Field(default=True, description="Whether answers are kept on the record")
-    records_failed: int = Field(default=0, description="Answers given but not recorded since the server started")
+    records_failed: int = Field(
+        default=0, description="Answers given but not recorded since the server started"
+    )
 
 
 class ProvisionPage(ProvisionView):
@@ -64,11 +71,19 @@ def state_of(request: Request) -> WebState:
 @router.post("/ask", response_model=Answer, summary="Answer a question with cited provisions, or refuse")
 def api_ask(body: AskRequest, request: Request) -> Answer:
     """The answer is kept on the record under the caller (its ``record_id``; `GET /api/answers/{id}`)."""
-    return state_of(request).ask(body.question, body.corpus, body.options, body.as_of, principal_of(request), "api")
+    return state_of(request).ask(
+        body.question, body.corpus, body.options, body.as_of, principal_of(request), "api"
+    )
 
 
-@router.get("/provision/{corpus}/{provision_id:path}", response_model=ProvisionPage, summary="A provision and its neighbours")
-def api_provision(corpus: str, provision_id: str, request: Request, as_of: str | None = None) -> ProvisionPage:
+@router.get(
+    "/provision/{corpus}/{provision_id:path}",
+    response_model=ProvisionPage,
+    summary="A provision and its neighbours",
+)
+def api_provision(
+    corpus: str, provision_id: str, request: Request, as_of: str | None = None
+) -> ProvisionPage:
     """``as_of`` (a date or an edition number) shows the provision as it stood in an earlier edition."""
     web = state_of(request)
     web.require_corpus(corpus, principal_of(request))
@@ -87,9 +102,17 @@ class ReviewRequest(BaseModel):
     team: str = ""
 
 
-@router.get("/answers", response_model=list[AnswerRecord], summary="Answers on the record the caller may see, newest first")
-def api_answers(request: Request, corpus: str | None = None, user: str | None = None,
-                limit: int = Query(default=50, ge=1, le=1000)) -> list[AnswerRecord]:
+@router.get(
+    "/answers",
+    response_model=list[AnswerRecord],
+    summary="Answers on the record the caller may see, newest first",
+)
+def api_answers(
+    request: Request,
+    corpus: str | None = None,
+    user: str | None = None,
+    limit: int = Query(default=50, ge=1, le=1000),
+) -> list[AnswerRecord]:
     """A reader sees their own answers; a reviewer those on the corpora of their scope; an admin all."""
     return state_of(request).answer_log.list(principal_of(request), user=user, corpus=corpus, limit=limit)
 
@@ -99,19 +122,31 @@ def api_answer(record_id: str, request: Request) -> AnswerRecord:
     return state_of(request).answer_log.get(record_id, principal_of(request))
 
 
-@router.post("/answers/{record_id}/replay", response_model=Replay, summary="Answer a recorded question again and say what changed")
+@router.post(
+    "/answers/{record_id}/replay",
+    response_model=Replay,
+    summary="Answer a recorded question again and say what changed",
+)
 def api_replay(record_id: str, request: Request) -> Replay:
-    """Asked again on the recorded edition and on today's; citations added, removed or changed against the record."""
+    """Asked again on the recorded edition and on today's; citations added, removed or changed against the
+    record."""
     return state_of(request).bifrost.replay(record_id, principal_of(request))
 
 
-@router.post("/answers/{record_id}/review", response_model=AnswerReview, summary="Review a recorded answer (reviewer role)")
+@router.post(
+    "/answers/{record_id}/review",
+    response_model=AnswerReview,
+    summary="Review a recorded answer (reviewer role)",
+)
 def api_review(record_id: str, body: ReviewRequest, request: Request) -> AnswerReview:
-    return state_of(request).bifrost.review_record(record_id, principal_of(request), right=body.right, wrong=body.wrong,
-                                                   added=body.added, team=body.team)
+    return state_of(request).bifrost.review_record(
+        record_id, principal_of(request), right=body.right, wrong=body.wrong, added=body.added, team=body.team
+    )
 
 
-@router.get("/users", response_model=list[User], summary="Users and their tokens, never a secret (admin role)")
+@router.get(
+    "/users", response_model=list[User], summary="Users and their tokens, never a secret (admin role)"
+)
 def api_users(request: Request) -> list[User]:
     principal_of(request).require(Action.ADMIN)
     return state_of(request).bifrost.users.list()
@@ -128,13 +163,27 @@ def api_health(request: Request):
         served = web.corpora()
         if served:
             web.bifrost.provision(served[0], "__health__")
-        health = Health(status="ok", store=store, store_reachable=True, corpora=corpora, mode=web.mode,
-                        records_failed=web.answer_log.failures, recording=web.answer_log.enabled)
+        health = Health(
+            status="ok",
+            store=store,
+            store_reachable=True,
+            corpora=corpora,
+            mode=web.mode,
+            records_failed=web.answer_log.failures,
+            recording=web.answer_log.enabled,
+        )
     except Exception as e:  # noqa: BLE001 - health reports any failure instead of raising
         ref = new_reference()
         log.error("health check %s: the store did not answer", ref, exc_info=e)
-        health = Health(status="unavailable", store=store, store_reachable=False, corpora=[], mode="unknown",
-                        records_failed=web.answer_log.failures, recording=web.answer_log.enabled,
-                        detail=f"the store did not answer (reference {ref}); the server log has the details")
+        health = Health(
+            status="unavailable",
+            store=store,
+            store_reachable=False,
+            corpora=[],
+            mode="unknown",
+            records_failed=web.answer_log.failures,
+            recording=web.answer_log.enabled,
+            detail=f"the store did not answer (reference {ref}); the server log has the details",
+        )
         return JSONResponse(health.model_dump(), status_code=503)
     return health

@@ -37,8 +37,11 @@ HERE = Path(__file__).parent
 def make_templates() -> Jinja2Templates:
     """Jinja2 templates with autoescaping always on and the URL helpers as globals."""
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True, undefined=jinja2.StrictUndefined,
-        trim_blocks=True, lstrip_blocks=True,
+        loader=jinja2.FileSystemLoader(HERE / "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
     )
     env.globals.update(provision_url=provision_url, entity_url=entity_url)
     return Jinja2Templates(env=env)
@@ -62,7 +65,9 @@ class WorkerPidMiddleware:
         await self.app(scope, receive, sending_with(send, [(WORKER_HEADER, pid)]))
 
 
-def create_app(bifrost: Bifrost, corpora: Sequence[str] | None = None, require_auth: bool | None = None) -> FastAPI:
+def create_app(
+    bifrost: Bifrost, corpora: Sequence[str] | None = None, require_auth: bool | None = None
+) -> FastAPI:
     """The web app over an injected facade; ``corpora`` limits what is served (default: all ingested);
     ``require_auth`` checks tokens and sessions (default: when BIFROST_AUTH=tokens; `serve` decides by the
     address it binds, see `bifrost.app.team.policy`).
@@ -71,7 +76,8 @@ def create_app(bifrost: Bifrost, corpora: Sequence[str] | None = None, require_a
     settings = bifrost.settings
     required = settings.auth == "tokens" if require_auth is None else require_auth
     app = FastAPI(
-        title="Bifrost", version="0.1.0",
+        title="Bifrost",
+        version="0.1.0",
         description="Questions over regulations answered from a dual knowledge graph, every statement cited.",
     )
     app.state.web = WebState(bifrost, corpora, required)
@@ -87,8 +93,12 @@ def create_app(bifrost: Bifrost, corpora: Sequence[str] | None = None, require_a
     if rule is not None:  # before the body is read: a throttled client costs nothing more
         app.add_middleware(RateLimitMiddleware, requests=rule[0], per_seconds=rule[1])
         log.info("rate limit: %d requests per %g s per token (per client address without one)", *rule)
-    app.add_middleware(AuthMiddleware, users=bifrost.users if required else None, sessions=app.state.web.sessions,
-                       required=required)
+    app.add_middleware(
+        AuthMiddleware,
+        users=bifrost.users if required else None,
+        sessions=app.state.web.sessions,
+        required=required,
+    )
     app.add_middleware(WorkerPidMiddleware)
     app.add_middleware(SecurityHeadersMiddleware)
     log.info("authentication %s", "on: tokens or a login" if required else "off (one local user)")

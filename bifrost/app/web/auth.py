@@ -3,7 +3,8 @@ login and logout pages that set and clear the signed session cookie.
 
 With authentication off (loopback, one user) every request runs as `LOCAL`. With it on, a request carries
 ``Authorization: Bearer <token>`` (API, scripts, assistants) or the session cookie of a login (the web
-page); without either, the API answers 401 and a page answers 401 with the login form. Failed attempts are limited
+page); without either, the API answers 401 and a page answers 401 with the login form. Failed attempts are
+limited
 per client address. A form posted with a session must carry the session's CSRF value, and a cross-origin
 ``Origin`` is refused."""
 
@@ -46,8 +47,14 @@ class AuthMiddleware:
     """Sets ``scope["state"]["principal"]`` (None on an open path without credentials) and, for a session,
     ``scope["state"]["csrf"]``; refuses what needs credentials and has none."""
 
-    def __init__(self, app: ASGIApp, users: Users | None, sessions: Sessions | None, required: bool,
-                 clock: Callable[[], float] | None = None) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        users: Users | None,
+        sessions: Sessions | None,
+        required: bool,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
         self.app = app
         self.users = users
         self.sessions = sessions
@@ -98,20 +105,37 @@ class AuthMiddleware:
             client = (scope.get("client") or ("unknown", 0))[0]
             wait = self.failed.take(str(client))
             if wait > 0:
-                await send_error(send, 429, "rate_limited", "too many failed authentications from this address",
-                                 {"retry-after": str(max(1, math.ceil(wait)))})
+                await send_error(
+                    send,
+                    429,
+                    "rate_limited",
+                    "too many failed authentications from this address",
+                    {"retry-after": str(max(1, math.ceil(wait)))},
+                )
                 return
         if path.startswith(("/api", "/mcp", "/openapi.json", "/docs", "/redoc")):
-            message = problem or "authentication required: send Authorization: Bearer <token> (`bifrost users add`)"
-            await send_error(send, 401, "unauthorized", message, {"www-authenticate": 'Bearer realm="bifrost"'})
+            message = (
+                problem or "authentication required: send Authorization: Bearer <token> (`bifrost users add`)"
+            )
+            await send_error(
+                send, 401, "unauthorized", message, {"www-authenticate": 'Bearer realm="bifrost"'}
+            )
             return
         query = scope.get("query_string", b"").decode("latin-1")
         target = path + (f"?{query}" if query else "")
         error = f"Log in again: {problem}." if problem else None
         body = login_html(scope, target, error).encode()
-        await send({"type": "http.response.start", "status": 401,
-                    "headers": [(b"content-type", b"text/html; charset=utf-8"), (b"content-length", str(len(body)).encode()),
-                                (b"www-authenticate", b'Bearer realm="bifrost"')]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 401,
+                "headers": [
+                    (b"content-type", b"text/html; charset=utf-8"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"www-authenticate", b'Bearer realm="bifrost"'),
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": body})
 
 
@@ -119,12 +143,20 @@ def login_html(scope: Scope, target: str, error: str | None) -> str:
     """The login page (HTTP 401 at the page asked for; the form posts to /login and comes back here)."""
     templates = scope["app"].state.templates
     return templates.get_template("login.html").render(
-        next=safe_next(target), error=error, corpora=[], default_corpus=None, max_question=0, user=None, csrf="",
-        can_review=False)
+        next=safe_next(target),
+        error=error,
+        corpora=[],
+        default_corpus=None,
+        max_question=0,
+        user=None,
+        csrf="",
+        can_review=False,
+    )
 
 
 def principal_of(request: Request) -> Principal:
-    """The request's principal (`LOCAL` when authentication is off); 401 on an open path without credentials."""
+    """The request's principal (`LOCAL` when authentication is off); 401 on an open path without
+    credentials."""
     principal = request.scope.get("state", {}).get("principal")
     if principal is None:
         raise Unauthenticated("authentication required")
@@ -168,7 +200,9 @@ def check_form(request: Request, form: dict[str, list[str]]) -> Principal:
 router = APIRouter(include_in_schema=False)
 
 
-def _login_page(request: Request, status: int = 200, error: str | None = None, target: str = "/") -> HTMLResponse:
+def _login_page(
+    request: Request, status: int = 200, error: str | None = None, target: str = "/"
+) -> HTMLResponse:
     return render(request, "login.html", status=status, error=error, next=target)
 
 
@@ -193,8 +227,15 @@ async def login(request: Request) -> Response:
         return _login_page(request, 401, f"Login failed: {e}.", target)
     cookie, _session = web.sessions.make(principal.token_id)
     response = RedirectResponse(target, status_code=303)
-    response.set_cookie(COOKIE, cookie, max_age=web.sessions.max_age, httponly=True, samesite="lax",
-                        secure=request.url.scheme == "https", path="/")
+    response.set_cookie(
+        COOKIE,
+        cookie,
+        max_age=web.sessions.max_age,
+        httponly=True,
+        samesite="lax",
+        secure=request.url.scheme == "https",
+        path="/",
+    )
     return response
 
 
@@ -203,5 +244,7 @@ async def logout(request: Request) -> Response:
     form = await form_of(request)
     check_form(request, form)
     response = RedirectResponse("/login", status_code=303)
-    response.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax", secure=request.url.scheme == "https")
+    response.delete_cookie(
+        COOKIE, path="/", httponly=True, samesite="lax", secure=request.url.scheme == "https"
+    )
     return response

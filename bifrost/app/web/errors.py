@@ -35,7 +35,9 @@ _SECRET_KV = re.compile(
     re.IGNORECASE,
 )
 _USERINFO = re.compile(r"[^\s/:@'\"]+:[^\s/@'\"]+@")
-_STATEMENT = re.compile(r"\b(?:SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|PRAGMA|MATCH|MERGE|UNWIND)\b\s.*", re.DOTALL)
+_STATEMENT = re.compile(
+    r"\b(?:SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|PRAGMA|MATCH|MERGE|UNWIND)\b\s.*", re.DOTALL
+)
 _ABS_PATH = re.compile(r"(?<![\w.:/~-])(?:/[\w.@+~-]+){2,}/?")
 
 _UNAVAILABLE = {
@@ -81,7 +83,9 @@ def status_for(exc: BifrostError) -> tuple[int, str]:
 
 def unavailable_message(exc: BaseException, ref: str) -> str:
     """The fixed client message of a server-side failure, with its reference."""
-    what = next((text for cls, text in _UNAVAILABLE.items() if isinstance(exc, cls)), "the service is unavailable")
+    what = next(
+        (text for cls, text in _UNAVAILABLE.items() if isinstance(exc, cls)), "the service is unavailable"
+    )
     return f"{what} (reference {ref}); the server log has the details"
 
 
@@ -90,8 +94,9 @@ def wants_json(request: Request) -> bool:
     return request.url.path.startswith("/api") or ("application/json" in accept and "text/html" not in accept)
 
 
-def error_response(request: Request, status: int, code: str, message: str, ref: str | None = None,
-                   extra: dict | None = None) -> Response:
+def error_response(
+    request: Request, status: int, code: str, message: str, ref: str | None = None, extra: dict | None = None
+) -> Response:
     """A JSON error body for the API, an HTML error page for everything else."""
     if wants_json(request):
         body = {"error": code, "message": message, **(extra or {})}
@@ -99,7 +104,9 @@ def error_response(request: Request, status: int, code: str, message: str, ref: 
             body["reference"] = ref
         return JSONResponse(body, status_code=status)
     try:
-        return render(request, "error.html", status=status, code=code, message=message, title=f"Error {status}")
+        return render(
+            request, "error.html", status=status, code=code, message=message, title=f"Error {status}"
+        )
     except Exception:  # noqa: BLE001 - the error page itself must never fail the response
         log.exception("rendering the error page failed")
         return HTMLResponse(f"<h1>Error {status}</h1>", status_code=status)
@@ -153,4 +160,10 @@ def add_error_handlers(app: FastAPI) -> None:
     async def on_crash(request: Request, exc: Exception) -> Response:
         ref = new_reference()
         log.error("unhandled error %s on %s %s", ref, request.method, request.url.path, exc_info=exc)
-        return error_response(request, 500, "internal_error", f"internal error (reference {ref}); the server log has the details", ref)
+        return error_response(
+            request,
+            500,
+            "internal_error",
+            f"internal error (reference {ref}); the server log has the details",
+            ref,
+        )

@@ -81,7 +81,9 @@ def _order(bifrost: Bifrost, corpus: str, pid: str) -> int:
     return p.order if p else 0
 
 
-def _pairs(bifrost: Bifrost, corpus: str, ids: list[str]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+def _pairs(
+    bifrost: Bifrost, corpus: str, ids: list[str]
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """(parent, child) HAS pairs and (source, target) REFERS_TO pairs among the drawn ids."""
     drawn, has, refers = set(ids), [], []
     for pid in ids:
@@ -102,7 +104,9 @@ def layout(bifrost: Bifrost, answer: Answer, link: Callable[[str], str]) -> SvgG
     context = [i for i in ids if roles[i] == "context"]
     has, refers = _pairs(bifrost, corpus, row + context)
     x = {pid: NODE_W / 2 + 10 + k * (NODE_W + 20) for k, pid in enumerate(row)}
-    for pid in context:  # above its children in the row (a shared parent's own shared parent is not one of them)
+    for (
+        pid
+    ) in context:  # above its children in the row (a shared parent's own shared parent is not one of them)
         kids = [c for p, c in has if p == pid and c in row]
         x[pid] = sum(x[k] for k in kids) / len(kids)
     in_row = set(row)
@@ -114,8 +118,17 @@ def layout(bifrost: Bifrost, answer: Answer, link: Callable[[str], str]) -> SvgG
     height = row_y + NODE_H / 2 + 16 + below
     width = max(x.values()) + NODE_W / 2 + 10
     labels = {p.id: p.role for p in answer.plan}
-    nodes = [SvgNode(id=i, x=x[i], y=y[i], role=roles[i], href=link(i), label=labels.get(i, "") if roles[i] == "cited" else "")
-             for i in row + context]
+    nodes = [
+        SvgNode(
+            id=i,
+            x=x[i],
+            y=y[i],
+            role=roles[i],
+            href=link(i),
+            label=labels.get(i, "") if roles[i] == "cited" else "",
+        )
+        for i in row + context
+    ]
     return SvgGraph(width=width, height=height, nodes=nodes, edges=edges)
 
 
@@ -127,10 +140,16 @@ def _has(parent: str, child: str, x: dict[str, float], y: dict[str, float]) -> S
     """Parent to child: a straight line from a parent above, an arc over the row between two row nodes."""
     title = f"{parent} HAS {child}"
     if y[parent] < y[child]:
-        return SvgEdge(kind="has", title=title,
-                       d=f"M{x[parent]:.0f},{y[parent] + NODE_H / 2:.0f} L{x[child]:.0f},{y[child] - NODE_H / 2:.0f}")
+        return SvgEdge(
+            kind="has",
+            title=title,
+            d=f"M{x[parent]:.0f},{y[parent] + NODE_H / 2:.0f} L{x[child]:.0f},{y[child] - NODE_H / 2:.0f}",
+        )
     top, depth = y[child] - NODE_H / 2, _arc_depth(x, parent, child)
-    d = f"M{x[parent]:.0f},{top:.0f} C{x[parent]:.0f},{top - depth:.0f} {x[child]:.0f},{top - depth:.0f} {x[child]:.0f},{top:.0f}"
+    d = (
+        f"M{x[parent]:.0f},{top:.0f} C{x[parent]:.0f},{top - depth:.0f} "
+        f"{x[child]:.0f},{top - depth:.0f} {x[child]:.0f},{top:.0f}"
+    )
     return SvgEdge(kind="has", title=title, d=d)
 
 
@@ -139,5 +158,8 @@ def _arc(src: str, dst: str, x: dict[str, float], y: dict[str, float]) -> SvgEdg
     base = y[src] + NODE_H / 2
     depth = _arc_depth(x, src, dst)
     x1, x2 = x[src] + (8 if x[dst] > x[src] else -8), x[dst]
-    d = f"M{x1:.0f},{base:.0f} C{x1:.0f},{base + depth:.0f} {x2:.0f},{base + depth:.0f} {x2:.0f},{base + 2:.0f}"
+    d = (
+        f"M{x1:.0f},{base:.0f} C{x1:.0f},{base + depth:.0f} {x2:.0f},{base + depth:.0f} "
+        f"{x2:.0f},{base + 2:.0f}"
+    )
     return SvgEdge(kind="refers", d=d, title=f"{src} REFERS_TO {dst}")

@@ -29,26 +29,54 @@ def results_page(request: Request, q: str = "", corpus: str | None = None) -> HT
     try:
         question = check_question(q)
     except InvalidQuestion as e:
-        return render(request, "search.html", status=400, corpus=corpus, q=q[:MAX_QUESTION],
-                      examples=EXAMPLES.get(corpus, ()), error=str(e))
+        return render(
+            request,
+            "search.html",
+            status=400,
+            corpus=corpus,
+            q=q[:MAX_QUESTION],
+            examples=EXAMPLES.get(corpus, ()),
+            error=str(e),
+        )
     answer = web.ask(question, corpus, principal=principal, channel="web")
     corpus = answer.corpus
     link = lambda pid: provision_url(corpus, pid)  # noqa: E731
     sources = sources_of(web.bifrost, answer)
     anchors = {s.citation.id: s.anchor for s in sources}
-    graph = None if answer.refused or "," in corpus else layout(web.bifrost, answer, lambda pid: f"#{anchors[pid]}" if pid in anchors else link(pid))
-    return render(request, "results.html", corpus=corpus, q=question, answer=answer, sources=sources,
-                  anchors=anchors, graph=graph, via_labels=via_labels,
-                  retrieved={it.id: it for it in answer.retrieved})
+    graph = (
+        None
+        if answer.refused or "," in corpus
+        else layout(web.bifrost, answer, lambda pid: f"#{anchors[pid]}" if pid in anchors else link(pid))
+    )
+    return render(
+        request,
+        "results.html",
+        corpus=corpus,
+        q=question,
+        answer=answer,
+        sources=sources,
+        anchors=anchors,
+        graph=graph,
+        via_labels=via_labels,
+        retrieved={it.id: it for it in answer.retrieved},
+    )
 
 
 @router.get("/provision/{corpus}/{provision_id:path}", response_class=HTMLResponse)
-def provision_page(request: Request, corpus: str, provision_id: str, as_of: str | None = None) -> HTMLResponse:
+def provision_page(
+    request: Request, corpus: str, provision_id: str, as_of: str | None = None
+) -> HTMLResponse:
     web, principal = state_of(request), principal_of(request)
     web.require_corpus(corpus, principal)
     view = web.bifrost.show(corpus, provision_id, check_as_of(as_of))
-    return render(request, "provision.html", corpus=corpus, view=view, p=view.provision,
-                  entities=web.mentions.of(corpus, provision_id))
+    return render(
+        request,
+        "provision.html",
+        corpus=corpus,
+        view=view,
+        p=view.provision,
+        entities=web.mentions.of(corpus, provision_id),
+    )
 
 
 @router.get("/entity/{corpus}/{name:path}", response_class=HTMLResponse)
@@ -68,13 +96,19 @@ def answers_page(request: Request) -> HTMLResponse:
 def answer_page(request: Request, record_id: str, reviewed: int = 0) -> HTMLResponse:
     web, principal = state_of(request), principal_of(request)
     record = web.answer_log.get(record_id, principal)
-    return render(request, "answer_record.html", record=record, reviewed=bool(reviewed),
-                  corpus=next(iter(record.editions), record.corpus))
+    return render(
+        request,
+        "answer_record.html",
+        record=record,
+        reviewed=bool(reviewed),
+        corpus=next(iter(record.editions), record.corpus),
+    )
 
 
 @router.post("/answers/{record_id}/review")
 async def review_form(request: Request, record_id: str) -> Response:
-    """A reviewer's marks on a recorded answer: ``mark-<provision id>`` right or wrong, ``added`` ids, ``team``."""
+    """A reviewer's marks on a recorded answer: ``mark-<provision id>`` right or wrong, ``added`` ids,
+    ``team``."""
     import anyio.to_thread
 
     form = await form_of(request)
@@ -84,6 +118,9 @@ async def review_form(request: Request, record_id: str) -> Response:
     added = [x for x in (form.get("added") or [""])[0].replace(",", " ").split() if x]
     team = (form.get("team") or [""])[0]
     web = state_of(request)
-    await anyio.to_thread.run_sync(lambda: web.bifrost.review_record(record_id, principal, right=right, wrong=wrong,
-                                                                     added=added, team=team))
+    await anyio.to_thread.run_sync(
+        lambda: web.bifrost.review_record(
+            record_id, principal, right=right, wrong=wrong, added=added, team=team
+        )
+    )
     return RedirectResponse(f"/answers/{record_id}?reviewed=1", status_code=303)

@@ -21,8 +21,11 @@ def render(request: Request, name: str, status: int = 200, **ctx) -> HTMLRespons
     state = request.scope.get("state", {})
     principal = state.get("principal")
     base = {
-        "corpora": web.corpora(principal) if principal else [], "default_corpus": web.default_corpus(principal) if principal else None,
-        "max_question": MAX_QUESTION, "user": principal if web.auth_required else None, "csrf": state.get("csrf", ""),
+        "corpora": web.corpora(principal) if principal else [],
+        "default_corpus": web.default_corpus(principal) if principal else None,
+        "max_question": MAX_QUESTION,
+        "user": principal if web.auth_required else None,
+        "csrf": state.get("csrf", ""),
         "can_review": bool(principal and principal.may(Action.REVIEW)),
     }
     return request.app.state.templates.TemplateResponse(request, name, {**base, **ctx}, status_code=status)

@@ -12,8 +12,14 @@ from bifrost.app.web.app import create_app
 log = logging.getLogger(__name__)
 
 
-def serve(bifrost: Bifrost, host: str = "127.0.0.1", port: int = 8000, corpora: Sequence[str] | None = None,
-          warm: bool = True, log_level: str = "info") -> None:
+def serve(
+    bifrost: Bifrost,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    corpora: Sequence[str] | None = None,
+    warm: bool = True,
+    log_level: str = "info",
+) -> None:
     """Build the app over ``bifrost``, warm up its retrievers, and serve until interrupted."""
     import uvicorn
 

@@ -23,17 +23,22 @@ log = logging.getLogger(__name__)
 class WebState:
     """The injected facade plus what the web layer keeps: served corpora, sessions, entity mentions, locks."""
 
-    def __init__(self, bifrost: Bifrost, corpora: Sequence[str] | None = None, auth_required: bool = False) -> None:
+    def __init__(
+        self, bifrost: Bifrost, corpora: Sequence[str] | None = None, auth_required: bool = False
+    ) -> None:
         self.bifrost = bifrost
         self._corpora = list(corpora) if corpora else None
         self.mentions = EntityMentions(bifrost)
         self._retriever_lock = threading.Lock()
         self.auth_required = auth_required
-        self.sessions = Sessions(session_key(bifrost.settings), bifrost.settings.session_hours) if auth_required else None
+        self.sessions = (
+            Sessions(session_key(bifrost.settings), bifrost.settings.session_hours) if auth_required else None
+        )
         self.answer_log = bifrost.answer_log  # made now, before any worker forks: its failure count is shared
 
     def corpora(self, principal: Principal = LOCAL) -> list[str]:
-        """Corpora this server offers the principal: the ones given at startup (else every ingested one) in its scope."""
+        """Corpora this server offers the principal: the ones given at startup (else every ingested one) in
+        its scope."""
         served = list(self._corpora) if self._corpora is not None else self.bifrost.corpora()
         return principal.readable(served)
 
@@ -68,8 +73,16 @@ class WebState:
             log.info("corpus %r ready in %.1f s", corpus, seconds[corpus])
         return seconds
 
-    def ask(self, question: str, corpus: str, options: AskOptions | None = None, as_of: str | None = None,
-            principal: Principal = LOCAL, channel: str = "api", record: bool = True) -> Answer:
+    def ask(
+        self,
+        question: str,
+        corpus: str,
+        options: AskOptions | None = None,
+        as_of: str | None = None,
+        principal: Principal = LOCAL,
+        channel: str = "api",
+        record: bool = True,
+    ) -> Answer:
         """Validate (question, edition, the principal's scope), then answer through the facade, on the record
         under the principal and ``channel``; the retriever is built once, under a lock."""
         q = check_question(question)
@@ -81,4 +94,6 @@ class WebState:
         updates = options.model_dump(exclude_none=True) if options else {}
         if updates:
             config = self.bifrost.retrieval_config.model_copy(update=updates)
-        return self.bifrost.ask(q, corpus, config, as_of=when, asked_by=principal if record else None, channel=channel)
+        return self.bifrost.ask(
+            q, corpus, config, as_of=when, asked_by=principal if record else None, channel=channel
+        )

@@ -126,7 +126,9 @@ def sources_of(bifrost: Bifrost, answer: Answer) -> list[SourceView]:
             spans[q.provision_id].append((q.start, q.end))
     return [
         SourceView(
-            anchor=f"src-{i}", citation=c, item=items.get((c.corpus, c.id)),
+            anchor=f"src-{i}",
+            citation=c,
+            item=items.get((c.corpus, c.id)),
             section_heading=section_heading(bifrost, c.corpus, c.id),
             segments=highlight(c.text, spans.get(c.id, [])),
         )
@@ -137,8 +139,15 @@ def sources_of(bifrost: Bifrost, answer: Answer) -> list[SourceView]:
 def via_labels(item: RetrievedItem | None) -> list[str]:
     """Readable names of the ways an item was reached."""
     names = {
-        "entity": "entity match", "triple": "triple match", "refers_to": "cross-reference",
-        "parent": "parent", "child": "child", "sibling": "sibling", "lexical": "keyword", "dense": "embedding",
-        "named": "named in the question", "precedent": "cited by a similar answered question",
+        "entity": "entity match",
+        "triple": "triple match",
+        "refers_to": "cross-reference",
+        "parent": "parent",
+        "child": "child",
+        "sibling": "sibling",
+        "lexical": "keyword",
+        "dense": "embedding",
+        "named": "named in the question",
+        "precedent": "cited by a similar answered question",
     }
     return [names.get(v.value, v.value) for v in item.via] if item else []

@@ -5,7 +5,8 @@ connections, then gunicorn forks N uvicorn workers: their memory is the parent's
 copy-on-write, instead of N separate loads. Each worker, right after the fork, forgets the
 inherited SQL pool and Neo4j driver (it opens its own) and sizes torch's threads to its share of
 the CPUs. Everything loaded is frozen out of the garbage collector (`gc.freeze`), whose passes would
-otherwise write to every object and so copy its page into each worker. Tokenizers' own thread pool is turned off before any model loads, so nothing that
+otherwise write to every object and so copy its page into each worker. Tokenizers' own thread pool is turned
+off before any model loads, so nothing that
 could hold a lock runs in a thread at fork time.
 """
 
@@ -50,16 +51,29 @@ def after_fork(bifrost: Bifrost, workers: int) -> None:
 def gunicorn_options(host: str, port: int, workers: int, log_level: str, timeout: int) -> dict[str, Any]:
     """The gunicorn settings, set programmatically (no config file is read)."""
     return {
-        "bind": f"{host}:{port}", "workers": workers, "worker_class": WORKER_CLASS, "preload_app": True,
-        "loglevel": log_level, "timeout": timeout, "graceful_timeout": 30, "keepalive": 5,
+        "bind": f"{host}:{port}",
+        "workers": workers,
+        "worker_class": WORKER_CLASS,
+        "preload_app": True,
+        "loglevel": log_level,
+        "timeout": timeout,
+        "graceful_timeout": 30,
+        "keepalive": 5,
         "proc_name": "bifrost-serve",
         "control_socket_disable": True,  # gunicorn >= 25 would listen on one shared ~/.gunicorn/gunicorn.ctl
     }
 
 
-def serve_workers(bifrost: Bifrost, host: str = "127.0.0.1", port: int = 8000, workers: int = 2,
-                  corpora: Sequence[str] | None = None, warm: bool = True, log_level: str = "info",
-                  timeout: int = 120) -> None:
+def serve_workers(
+    bifrost: Bifrost,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    workers: int = 2,
+    corpora: Sequence[str] | None = None,
+    warm: bool = True,
+    log_level: str = "info",
+    timeout: int = 120,
+) -> None:
     """Build and warm the app once, then serve it from ``workers`` forked processes until stopped."""
     from gunicorn.app.base import BaseApplication
 
@@ -69,7 +83,8 @@ def serve_workers(bifrost: Bifrost, host: str = "127.0.0.1", port: int = 8000, w
         log.info("warm-up done: %s", app.state.web.warm_up())
     bifrost.resources.release_connections(close=True)  # the parent keeps no connection a worker could inherit
     gc.collect()
-    gc.freeze()  # loaded objects leave the collector's view, so its passes do not copy their pages in every worker
+    # loaded objects leave the collector's view, so its passes do not copy their pages in every worker
+    gc.freeze()
 
     class PreforkServer(BaseApplication):
         def load_config(self) -> None:

@@ -37,7 +37,8 @@ class GraphStore(Protocol):
         ...
 
     def set_entity_embeddings(self, rows: Sequence[tuple[str, Sequence[float]]]) -> int:
-        """Attach ``(entity uid, vector)`` pairs to Entity nodes (for a vector index); returns how many matched."""
+        """Attach ``(entity uid, vector)`` pairs to Entity nodes (for a vector index); returns how many
+        matched."""
         ...
 
     def set_triple_embeddings(self, rows: Sequence[tuple[Edge, Sequence[float]]]) -> int:
@@ -45,7 +46,8 @@ class GraphStore(Protocol):
         ...
 
     def write_requirements(self, corpus: str, reqs: Sequence[Requirement]) -> int:
-        """Replace the corpus's requirement records in the graph (``STATES`` edges); a store that reads them from
+        """Replace the corpus's requirement records in the graph (``STATES`` edges); a store that reads them
+        from
         the SQL store writes nothing. Returns the records the graph now holds."""
         ...
 
@@ -70,7 +72,8 @@ class GraphStore(Protocol):
         ...
 
     def delete_edges(self, edges: Sequence[Edge]) -> int:
-        """Remove the given edges (matched by type, ends and, for RELATES, relation); returns how many existed."""
+        """Remove the given edges (matched by type, ends and, for RELATES, relation); returns how many
+        existed."""
         ...
 
     # --- inventory (sync and consistency checks) ---

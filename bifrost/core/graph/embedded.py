@@ -80,10 +80,18 @@ class EmbeddedGraphStore:
         if self._graph is None:
             g = nx.MultiDiGraph()
             with self.sql.session() as s:
-                for uid, label, props in s.execute(select(GraphNodeRow.uid, GraphNodeRow.label, GraphNodeRow.props)):
+                for uid, label, props in s.execute(
+                    select(GraphNodeRow.uid, GraphNodeRow.label, GraphNodeRow.props)
+                ):
                     g.add_node(uid, label=label, **props)
                 for t, src, dst, key, props in s.execute(
-                    select(GraphEdgeRow.type, GraphEdgeRow.source, GraphEdgeRow.target, GraphEdgeRow.key, GraphEdgeRow.props)
+                    select(
+                        GraphEdgeRow.type,
+                        GraphEdgeRow.source,
+                        GraphEdgeRow.target,
+                        GraphEdgeRow.key,
+                        GraphEdgeRow.props,
+                    )
                 ):
                     g.add_edge(src, dst, key=f"{t}:{key}", type=t, **props)
             self._graph = g
@@ -121,7 +129,12 @@ class EmbeddedGraphStore:
                 e.uid,
                 e.corpus,
                 ENTITY,
-                {"corpus": e.corpus, "name": e.name, "entity_label": e.label, "section_ids": list(e.section_ids)},
+                {
+                    "corpus": e.corpus,
+                    "name": e.name,
+                    "entity_label": e.label,
+                    "section_ids": list(e.section_ids),
+                },
             )
             for e in entities
         ]
@@ -208,7 +221,11 @@ class EmbeddedGraphStore:
 
     def delete_edges(self, edges: Sequence[Edge]) -> int:
         g = self.graph
-        gone = [e for e in dict.fromkeys(edges) if g.has_edge(e.source, e.target, f"{e.type.value}:{_edge_key(e)}")]
+        gone = [
+            e
+            for e in dict.fromkeys(edges)
+            if g.has_edge(e.source, e.target, f"{e.type.value}:{_edge_key(e)}")
+        ]
         if not gone:
             return 0
         with self._session() as s:
@@ -227,13 +244,19 @@ class EmbeddedGraphStore:
 
     # --- inventory ---
     def node_uids(self, corpus: str, label: str) -> set[str]:
-        return {u for u, d in self.graph.nodes(data=True) if d.get("label") == label and d.get("corpus") == corpus}
+        return {
+            u for u, d in self.graph.nodes(data=True) if d.get("label") == label and d.get("corpus") == corpus
+        }
 
     def edges(self, corpus: str, etype: EdgeType) -> list[Edge]:
         g = self.graph
         return [
             Edge(
-                type=etype, source=u, target=v, text=d.get("text"), relation=d.get("relation"),
+                type=etype,
+                source=u,
+                target=v,
+                text=d.get("text"),
+                relation=d.get("relation"),
                 section_ids=tuple(d.get("section_ids", ())),
             )
             for u, v, d in g.edges(data=True)
@@ -247,7 +270,9 @@ class EmbeddedGraphStore:
         if self._graph is not None:
             return self._graph.nodes.get(uid)
         with self.sql.session() as s:
-            row = s.execute(select(GraphNodeRow.label, GraphNodeRow.props).where(GraphNodeRow.uid == uid)).first()
+            row = s.execute(
+                select(GraphNodeRow.label, GraphNodeRow.props).where(GraphNodeRow.uid == uid)
+            ).first()
         return {"label": row[0], **row[1]} if row else None
 
     def get_section(self, uid: str) -> Provision | None:
@@ -261,7 +286,10 @@ class EmbeddedGraphStore:
         if not d or d.get("label") != ENTITY:
             return None
         return Entity(
-            corpus=d["corpus"], name=d["name"], label=d.get("entity_label", ""), section_ids=tuple(d.get("section_ids", ()))
+            corpus=d["corpus"],
+            name=d["name"],
+            label=d.get("entity_label", ""),
+            section_ids=tuple(d.get("section_ids", ())),
         )
 
     def _neighbours(self, uid: str, etype: EdgeType, out: bool) -> list[tuple[str, dict]]:
@@ -328,7 +356,8 @@ class EmbeddedGraphStore:
         for u, _, d in g.edges(data=True):
             if g.nodes[u].get("corpus") == corpus:
                 edges[d["type"]] = edges.get(d["type"], 0) + 1
-        # requirement records live in SQL here and as (:Section)-[:STATES]->(:Requirement) in Neo4j: count them alike
+        # requirement records live in SQL here and as (:Section)-[:STATES]->(:Requirement) in Neo4j: count
+        # them alike
         if states := sum(make_uid(corpus, pid) in g for pid in requirement_provisions(self.sql, corpus)):
             edges[STATES] = states
         dangling = (self.sql.get_meta(corpus, "dangling_references") or {}).get("count", 0)
@@ -342,7 +371,8 @@ class EmbeddedGraphStore:
         )
 
     def write_requirements(self, corpus: str, reqs: Sequence[Requirement]) -> int:
-        """Nothing to write: this store reads requirement records from the SQL store, where the builder put them."""
+        """Nothing to write: this store reads requirement records from the SQL store, where the builder put
+        them."""
         return len(reqs)
 
     def release_connections(self, close: bool = True) -> None:

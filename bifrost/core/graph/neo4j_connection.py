@@ -1,5 +1,7 @@
-"""The connection half of the Neo4j GraphStore: the driver opened on first use, the schema created once per object
-(``IF NOT EXISTS``: safe any number of times), reads and writes with driver failures turned into `StoreError` naming
+"""The connection half of the Neo4j GraphStore: the driver opened on first use, the schema created once per
+object
+(``IF NOT EXISTS``: safe any number of times), reads and writes with driver failures turned into `StoreError`
+naming
 the server, ``UNWIND`` batches, and an atomic block. `neo4j_store.Neo4jGraphStore` adds the graph on top."""
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ log = logging.getLogger(__name__)
 
 
 class Neo4jConnection:
-    """A Neo4j 5.26 server through the official driver: opened on first use, its schema created once, reads and
+    """A Neo4j 5.26 server through the official driver: opened on first use, its schema created once, reads
+    and
     writes with driver failures turned into `StoreError`, rows written in batches, an atomic block.
 
     Args:
@@ -70,7 +73,9 @@ class Neo4jConnection:
     def from_settings(cls, settings: Settings, **kwargs: Any) -> Self:
         """A store configured by ``BIFROST_NEO4J_*`` settings."""
         if not settings.neo4j_uri:
-            raise StoreError("BIFROST_NEO4J_URI is not set; e.g. bolt://127.0.0.1:7687 (see docker/neo4j-launcher)")
+            raise StoreError(
+                "BIFROST_NEO4J_URI is not set; e.g. bolt://127.0.0.1:7687 (see docker/neo4j-launcher)"
+            )
         return cls(
             settings.neo4j_uri,
             settings.neo4j_user,
@@ -95,7 +100,10 @@ class Neo4jConnection:
         elif isinstance(e, AuthError):
             msg = f"Neo4j at {self.uri} refused the credentials of user {self.user!r} while {doing}: {first}"
         else:
-            msg = f"Neo4j at {self.uri} (database {self.database!r}) failed while {doing}: {type(e).__name__}: {first}"
+            msg = (
+                f"Neo4j at {self.uri} (database {self.database!r}) failed while {doing}: "
+                f"{type(e).__name__}: {first}"
+            )
         err = StoreError(msg)
         err.uri = self.uri  # type: ignore[attr-defined]
         return err

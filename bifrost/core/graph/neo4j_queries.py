@@ -42,7 +42,8 @@ SCHEMA_STATEMENTS: tuple[str, ...] = (
     "CREATE INDEX bifrost_section_corpus IF NOT EXISTS FOR (s:Section) ON (s.corpus)",
     "CREATE INDEX bifrost_entity_corpus IF NOT EXISTS FOR (e:Entity) ON (e.corpus)",
     "CREATE INDEX bifrost_relates_relation IF NOT EXISTS FOR ()-[r:RELATES]-() ON (r.relation)",
-    f"CREATE FULLTEXT INDEX {SECTION_FULLTEXT_INDEX} IF NOT EXISTS FOR (s:Section) ON EACH [s.text, s.heading]",
+    f"CREATE FULLTEXT INDEX {SECTION_FULLTEXT_INDEX} IF NOT EXISTS FOR (s:Section) ON EACH [s.text, "
+    "s.heading]",
     "CREATE CONSTRAINT bifrost_precedent_uid IF NOT EXISTS FOR (p:Precedent) REQUIRE p.uid IS UNIQUE",
     "CREATE INDEX bifrost_precedent_corpus IF NOT EXISTS FOR (p:Precedent) ON (p.corpus)",
 )
@@ -183,7 +184,10 @@ RETURN a.uid AS source, b.uid AS target, r.text AS text, r.relation AS relation,
 # --- reads -------------------------------------------------------------------------------------
 
 GET_SECTION = "MATCH (s:Section {uid: $uid}) RETURN properties(s) AS props"
-GET_ENTITY = "MATCH (e:Entity {uid: $uid}) RETURN e.corpus AS corpus, e.name AS name, e.label AS label, e.section_ids AS section_ids"
+GET_ENTITY = (
+    "MATCH (e:Entity {uid: $uid}) RETURN e.corpus AS corpus, e.name AS name, e.label AS label, "
+    "e.section_ids AS section_ids"
+)
 
 PARENT = """
 MATCH (p:Section)-[:HAS]->(:Section {uid: $uid})
@@ -319,7 +323,8 @@ RETURN count(*) AS written
 """
 
 
-# Requirement records: (:Section)-[:STATES]->(:Requirement)-[:WHEN]->(:Condition) and -[:EXCEPT]->(:Exception),
+# Requirement records: (:Section)-[:STATES]->(:Requirement)-[:WHEN]->(:Condition) and
+# -[:EXCEPT]->(:Exception),
 # replaced as a whole per corpus (they are rebuilt with the navigator graph).
 CLEAR_REQUIREMENTS = """
 MATCH (r:Requirement {corpus: $corpus})

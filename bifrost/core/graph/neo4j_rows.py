@@ -54,9 +54,18 @@ def chunks(rows: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:
 
 def precedent_row(p: Precedent) -> dict[str, Any]:
     """The properties of a (:Precedent) node; citations outside the corpus stay here as ``outside``."""
-    row = {"uid": make_uid(p.corpus, p.id), "corpus": p.corpus, "id": p.id, "title": p.title, "question": p.question,
-           "date": p.date, "url": p.url, "issuer": p.issuer, "source": p.source,
-           "outside": [c.written for c in p.cites if not c.resolved]}
+    row = {
+        "uid": make_uid(p.corpus, p.id),
+        "corpus": p.corpus,
+        "id": p.id,
+        "title": p.title,
+        "question": p.question,
+        "date": p.date,
+        "url": p.url,
+        "issuer": p.issuer,
+        "source": p.source,
+        "outside": [c.written for c in p.cites if not c.resolved],
+    }
     return {k: v for k, v in row.items() if v not in (None, "")}
 
 
@@ -65,15 +74,36 @@ def cites_rows(p: Precedent) -> list[dict[str, Any]]:
     seen: dict[str, dict[str, Any]] = {}
     for c in p.cites:
         if c.target_id is not None and c.target_id not in seen:
-            seen[c.target_id] = {"source": make_uid(p.corpus, p.id), "target": make_uid(p.corpus, c.target_id),
-                                 "written": c.written, "via": c.via}
+            seen[c.target_id] = {
+                "source": make_uid(p.corpus, p.id),
+                "target": make_uid(p.corpus, c.target_id),
+                "written": c.written,
+                "via": c.via,
+            }
     return list(seen.values())
 
 
 def requirement_row(r: Requirement) -> dict[str, Any]:
-    """A (:Requirement) node with the section that states it, its conditions and exceptions (as nested rows)."""
-    return {"uid": r.uid, "section": make_uid(r.corpus, r.provision_id), "corpus": r.corpus,
-            "provision_id": r.provision_id, "sentence": r.sentence, "text": r.text, "force": r.force, "who": r.who,
-            "conditions": [{"text": c.text, "comparator": c.comparator, "value": c.value, "unit": c.unit,
-                            "measure": c.measure} for c in r.conditions],
-            "exceptions": [{"cue": e.cue, "kind": e.kind, "text": e.text} for e in r.exceptions]}
+    """A (:Requirement) node with the section that states it, its conditions and exceptions (as nested
+    rows)."""
+    return {
+        "uid": r.uid,
+        "section": make_uid(r.corpus, r.provision_id),
+        "corpus": r.corpus,
+        "provision_id": r.provision_id,
+        "sentence": r.sentence,
+        "text": r.text,
+        "force": r.force,
+        "who": r.who,
+        "conditions": [
+            {
+                "text": c.text,
+                "comparator": c.comparator,
+                "value": c.value,
+                "unit": c.unit,
+                "measure": c.measure,
+            }
+            for c in r.conditions
+        ],
+        "exceptions": [{"cue": e.cue, "kind": e.kind, "text": e.text} for e in r.exceptions],
+    }

@@ -29,7 +29,14 @@ from typing import Any
 
 from bifrost.core.graph import neo4j_queries as q
 from bifrost.core.graph.neo4j_connection import Neo4jConnection
-from bifrost.core.graph.neo4j_rows import cites_rows, edge_row, precedent_row, provision_from, requirement_row, section_row
+from bifrost.core.graph.neo4j_rows import (
+    cites_rows,
+    edge_row,
+    precedent_row,
+    provision_from,
+    requirement_row,
+    section_row,
+)
 from bifrost.core.precedent_types import Precedent
 from bifrost.core.requirement_types import Requirement
 from bifrost.core.relations import check_relation
@@ -56,7 +63,13 @@ class Neo4jGraphStore(Neo4jConnection):
 
     def upsert_entities(self, entities: Sequence[Entity]) -> int:
         rows = [
-            {"uid": e.uid, "corpus": e.corpus, "name": e.name, "label": e.label, "section_ids": list(e.section_ids)}
+            {
+                "uid": e.uid,
+                "corpus": e.corpus,
+                "name": e.name,
+                "label": e.label,
+                "section_ids": list(e.section_ids),
+            }
             for e in entities
         ]
         self._write_batches(q.UPSERT_ENTITIES, rows, "writing entities")
@@ -73,16 +86,22 @@ class Neo4jGraphStore(Neo4jConnection):
 
     def write_precedents(self, corpus: str, precedents: Sequence[Precedent]) -> int:
         """Replace the corpus's precedents: ``(:Precedent)-[:CITES]->(:Section)`` for each citation the corpus
-        holds; citations outside it are kept on the precedent (``outside``). Returns the precedents written."""
+        holds; citations outside it are kept on the precedent (``outside``). Returns the precedents
+        written."""
         self.ensure_schema()
         self._write(q.CLEAR_PRECEDENTS, f"clearing the precedents of {corpus!r}", corpus=corpus)
-        written = self._write_batches(q.UPSERT_PRECEDENTS, [precedent_row(p) for p in precedents], "writing precedents")
-        self._write_batches(q.UPSERT_CITES, [row for p in precedents for row in cites_rows(p)], "writing CITES edges")
+        written = self._write_batches(
+            q.UPSERT_PRECEDENTS, [precedent_row(p) for p in precedents], "writing precedents"
+        )
+        self._write_batches(
+            q.UPSERT_CITES, [row for p in precedents for row in cites_rows(p)], "writing CITES edges"
+        )
         return written
 
     def write_requirements(self, corpus: str, reqs: Sequence[Requirement]) -> int:
         """Replace the corpus's requirement records: ``(:Section)-[:STATES]->(:Requirement)``, its conditions
-        (``-[:WHEN]->(:Condition)``) and exceptions (``-[:EXCEPT]->(:Exception)``). Returns the records written."""
+        (``-[:WHEN]->(:Condition)``) and exceptions (``-[:EXCEPT]->(:Exception)``). Returns the records
+        written."""
         self.ensure_schema()
         self._write(q.CLEAR_REQUIREMENTS, f"clearing the requirements of {corpus!r}", corpus=corpus)
         rows = [requirement_row(r) for r in reqs]
@@ -98,7 +117,13 @@ class Neo4jGraphStore(Neo4jConnection):
     def clear(self, corpus: str) -> None:
         """Remove every node and edge of a corpus (its precedents too), and its recorded dangling count."""
         if self._tx is not None:  # CALL ... IN TRANSACTIONS cannot run inside the atomic block
-            for cypher in (q.CLEAR_REQUIREMENTS, q.CLEAR_SECTIONS_IN_TX, q.CLEAR_ENTITIES_IN_TX, q.CLEAR_PRECEDENTS, q.CLEAR_META):
+            for cypher in (
+                q.CLEAR_REQUIREMENTS,
+                q.CLEAR_SECTIONS_IN_TX,
+                q.CLEAR_ENTITIES_IN_TX,
+                q.CLEAR_PRECEDENTS,
+                q.CLEAR_META,
+            ):
                 self._write(cypher, f"clearing corpus {corpus!r}", corpus=corpus)
             return
         self.ensure_schema()
@@ -118,7 +143,9 @@ class Neo4jGraphStore(Neo4jConnection):
         for etype in EdgeType:
             rows = [edge_row(e) for e in dict.fromkeys(edges) if e.type is etype]
             if rows:
-                gone += self._write_batches(q.DELETE_EDGES[etype.value], rows, f"deleting {etype.value} edges")
+                gone += self._write_batches(
+                    q.DELETE_EDGES[etype.value], rows, f"deleting {etype.value} edges"
+                )
         return gone
 
     def node_uids(self, corpus: str, label: str) -> set[str]:
@@ -127,8 +154,14 @@ class Neo4jGraphStore(Neo4jConnection):
     def edges(self, corpus: str, etype: EdgeType) -> list[Edge]:
         records = self._read(q.EDGES_OF_TYPE, f"listing {etype.value} edges", corpus=corpus, type=etype.value)
         return [
-            Edge(type=etype, source=r["source"], target=r["target"], text=r["text"], relation=r["relation"],
-                 section_ids=tuple(r["section_ids"] or ()))
+            Edge(
+                type=etype,
+                source=r["source"],
+                target=r["target"],
+                text=r["text"],
+                relation=r["relation"],
+                section_ids=tuple(r["section_ids"] or ()),
+            )
             for r in records
         ]
 
@@ -144,8 +177,12 @@ class Neo4jGraphStore(Neo4jConnection):
             if e.type is not EdgeType.RELATES:
                 raise ValueError(f"triple embeddings belong on RELATES edges, got {e.type.value}")
             payload.append(
-                {"source": e.source, "target": e.target, "relation": check_relation(e.relation),
-                 "embedding": self._vector(v, self.triple_dim, f"{e.source} {e.relation} {e.target}")}
+                {
+                    "source": e.source,
+                    "target": e.target,
+                    "relation": check_relation(e.relation),
+                    "embedding": self._vector(v, self.triple_dim, f"{e.source} {e.relation} {e.target}"),
+                }
             )
         return self._write_batches(q.SET_TRIPLE_EMBEDDINGS, payload, "writing triple embeddings")
 
@@ -166,7 +203,12 @@ class Neo4jGraphStore(Neo4jConnection):
         if not recs:
             return None
         r = recs[0]
-        return Entity(corpus=r["corpus"], name=r["name"], label=r["label"] or "", section_ids=tuple(r["section_ids"] or ()))
+        return Entity(
+            corpus=r["corpus"],
+            name=r["name"],
+            label=r["label"] or "",
+            section_ids=tuple(r["section_ids"] or ()),
+        )
 
     def parent(self, uid: str) -> str | None:
         recs = self._read(q.PARENT, "reading a parent", uid=uid)
@@ -219,23 +261,35 @@ class Neo4jGraphStore(Neo4jConnection):
         with self._errors("following REFERS_TO"), self.driver.session(database=self.database) as s:
             return s.execute_read(bfs)
 
-    def search_sections(self, query: str, top_k: int = 10, corpus: str | None = None) -> list[tuple[str, float]]:
+    def search_sections(
+        self, query: str, top_k: int = 10, corpus: str | None = None
+    ) -> list[tuple[str, float]]:
         """Full-text (Lucene) search over Section text and heading: ``(uid, score)``, best first."""
         if top_k <= 0:
             raise ValueError(f"top_k must be > 0, got {top_k}")
         recs = self._read(
-            q.SEARCH_SECTIONS_FULLTEXT, "searching sections", query=query, top_k=top_k,
-            fetch=top_k if corpus is None else top_k * 10, corpus=corpus,
+            q.SEARCH_SECTIONS_FULLTEXT,
+            "searching sections",
+            query=query,
+            top_k=top_k,
+            fetch=top_k if corpus is None else top_k * 10,
+            corpus=corpus,
         )
         return [(r["uid"], float(r["score"])) for r in recs]
 
-    def similar_entities(self, vector: Sequence[float], top_k: int = 10, corpus: str | None = None) -> list[tuple[str, float]]:
+    def similar_entities(
+        self, vector: Sequence[float], top_k: int = 10, corpus: str | None = None
+    ) -> list[tuple[str, float]]:
         """Nearest entities by cosine similarity of their embeddings: ``(uid, score)``."""
         if top_k <= 0:
             raise ValueError(f"top_k must be > 0, got {top_k}")
         recs = self._read(
-            q.SIMILAR_ENTITIES, "searching entity embeddings", vector=self._vector(vector, self.embedding_dim, "query"),
-            top_k=top_k, fetch=top_k if corpus is None else top_k * 10, corpus=corpus,
+            q.SIMILAR_ENTITIES,
+            "searching entity embeddings",
+            vector=self._vector(vector, self.embedding_dim, "query"),
+            top_k=top_k,
+            fetch=top_k if corpus is None else top_k * 10,
+            corpus=corpus,
         )
         return [(r["uid"], float(r["score"])) for r in recs]
 
@@ -246,8 +300,12 @@ class Neo4jGraphStore(Neo4jConnection):
         if top_k <= 0:
             raise ValueError(f"top_k must be > 0, got {top_k}")
         recs = self._read(
-            q.SIMILAR_TRIPLES, "searching triple embeddings", vector=self._vector(vector, self.triple_dim, "query"),
-            top_k=top_k, fetch=top_k if corpus is None else top_k * 10, corpus=corpus,
+            q.SIMILAR_TRIPLES,
+            "searching triple embeddings",
+            vector=self._vector(vector, self.triple_dim, "query"),
+            top_k=top_k,
+            fetch=top_k if corpus is None else top_k * 10,
+            corpus=corpus,
         )
         return [(r["head"], r["relation"], r["tail"], float(r["score"])) for r in recs]
 

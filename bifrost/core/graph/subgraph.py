@@ -11,7 +11,9 @@ from bifrost.core.graph.base import GraphStore
 from bifrost.core.types import EdgeType, NavigatorSubgraph, SubgraphEdge, SubgraphNode, make_uid, split_uid
 
 
-def _steps(store: GraphStore, uid: str, kinds: Iterable[EdgeType]) -> list[tuple[str, tuple[str, str, EdgeType, str | None]]]:
+def _steps(
+    store: GraphStore, uid: str, kinds: Iterable[EdgeType]
+) -> list[tuple[str, tuple[str, str, EdgeType, str | None]]]:
     """(neighbour uid, (source uid, target uid, type, text)) of every edge of ``uid`` of the given kinds."""
     out = []
     for kind in kinds:
@@ -55,7 +57,16 @@ def navigator_subgraph(
                     nxt.append(other)
                 key = (s, t, kind)
                 if key not in edges:
-                    edges[key] = SubgraphEdge(type=kind, source=split_uid(s)[1], target=split_uid(t)[1], text=text)
+                    edges[key] = SubgraphEdge(
+                        type=kind, source=split_uid(s)[1], target=split_uid(t)[1], text=text
+                    )
         frontier = nxt
-    return NavigatorSubgraph(corpus=corpus, root=first.id, depth=depth, kinds=kinds, nodes=tuple(nodes),
-                             edges=tuple(edges.values()), truncated=truncated)
+    return NavigatorSubgraph(
+        corpus=corpus,
+        root=first.id,
+        depth=depth,
+        kinds=kinds,
+        nodes=tuple(nodes),
+        edges=tuple(edges.values()),
+        truncated=truncated,
+    )

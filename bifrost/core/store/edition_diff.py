@@ -19,7 +19,18 @@ from bifrost.core.types import Edition, Provision, Reference
 
 _WORDS = re.compile(r"\S+|\s+")
 # Every field but the document order (an insertion shifts the order of everything after it).
-COMPARED = ("parent_id", "kind", "heading", "text", "level", "url", "pages", "term", "source_note", "reserved")
+COMPARED = (
+    "parent_id",
+    "kind",
+    "heading",
+    "text",
+    "level",
+    "url",
+    "pages",
+    "term",
+    "source_note",
+    "reserved",
+)
 MOVED_SIMILARITY = 0.9  # a removed and an added provision this alike are one provision renumbered
 
 
@@ -72,7 +83,9 @@ class DanglingAlert(BaseModel):
     source: str
     text: str
     was_target: str
-    target_status: str = Field(description="'removed' when the target was repealed, else 'renumbered or unresolved'")
+    target_status: str = Field(
+        description="'removed' when the target was repealed, else 'renumbered or unresolved'"
+    )
 
 
 class EditionDiff(BaseModel):
@@ -84,11 +97,15 @@ class EditionDiff(BaseModel):
     added: list[str] = Field(default_factory=list)
     removed: list[str] = Field(default_factory=list)
     changed: list[ProvisionChange] = Field(default_factory=list)
-    moved: list[Move] = Field(default_factory=list, description="renumbered provisions (also in removed and added)")
+    moved: list[Move] = Field(
+        default_factory=list, description="renumbered provisions (also in removed and added)"
+    )
     refers_to_added: list[ReferenceChange] = Field(default_factory=list)
     refers_to_removed: list[ReferenceChange] = Field(default_factory=list)
     newly_dangling: list[DanglingAlert] = Field(default_factory=list)
-    entities_added: list[str] | None = Field(default=None, description="None when not recorded for both editions")
+    entities_added: list[str] | None = Field(
+        default=None, description="None when not recorded for both editions"
+    )
     entities_removed: list[str] | None = None
 
 
@@ -99,8 +116,13 @@ def provision_change(old: Provision, new: Provision) -> ProvisionChange | None:
         return None
     if "text" not in fields:
         return ProvisionChange(id=new.id, fields=fields)
-    return ProvisionChange(id=new.id, fields=fields, text_diff=word_diff(old.text, new.text), old_text=old.text,
-                           new_text=new.text)
+    return ProvisionChange(
+        id=new.id,
+        fields=fields,
+        text_diff=word_diff(old.text, new.text),
+        old_text=old.text,
+        new_text=new.text,
+    )
 
 
 def moves(removed: list[Provision], added: list[Provision]) -> list[Move]:
@@ -108,6 +130,7 @@ def moves(removed: list[Provision], added: list[Provision]) -> list[Move]:
 
     Alike means texts at least `MOVED_SIMILARITY` similar, or the same defined term.
     """
+
     def words(p: Provision) -> str:
         return f"{p.heading} {p.text}".strip()
 
@@ -137,7 +160,9 @@ def _edges(refs: list[Reference]) -> dict[tuple[str, str], str]:
     return edges
 
 
-def dangling_alerts(old_refs: list[Reference], new_refs: list[Reference], new_ids: set[str]) -> list[DanglingAlert]:
+def dangling_alerts(
+    old_refs: list[Reference], new_refs: list[Reference], new_ids: set[str]
+) -> list[DanglingAlert]:
     """Citations that resolved in the older edition and are dangling in the newer one."""
     resolved = {(r.source_id, r.raw): r.target_id for r in old_refs if r.target_id}
     alerts = []
@@ -175,11 +200,21 @@ def diff_editions(sql: SqlStore, corpus: str, old: Edition, new: Edition) -> Edi
     added = sorted(after.keys() - before.keys(), key=order.get)
     removed = sorted(before.keys() - after.keys(), key=order.get)
     return EditionDiff(
-        corpus=corpus, from_edition=old, to_edition=new, added=added, removed=removed,
+        corpus=corpus,
+        from_edition=old,
+        to_edition=new,
+        added=added,
+        removed=removed,
         moved=moves([before[i] for i in removed], [after[i] for i in added]),
         changed=sorted(changes, key=lambda c: order[c.id]),
-        refers_to_added=[ReferenceChange(source=s, target=t, text=e_new[s, t]) for s, t in sorted(e_new.keys() - e_old.keys())],
-        refers_to_removed=[ReferenceChange(source=s, target=t, text=e_old[s, t]) for s, t in sorted(e_old.keys() - e_new.keys())],
+        refers_to_added=[
+            ReferenceChange(source=s, target=t, text=e_new[s, t])
+            for s, t in sorted(e_new.keys() - e_old.keys())
+        ],
+        refers_to_removed=[
+            ReferenceChange(source=s, target=t, text=e_old[s, t])
+            for s, t in sorted(e_old.keys() - e_new.keys())
+        ],
         newly_dangling=dangling_alerts(old_refs, new_refs, set(after)),
         entities_added=sorted(ents_new - ents_old) if both else None,
         entities_removed=sorted(ents_old - ents_new) if both else None,

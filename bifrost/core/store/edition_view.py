@@ -39,7 +39,11 @@ def neighbourhood_at(sql: SqlStore, edition: Edition, provision_id: str) -> Edit
         provision=p,
         parent=provisions.get(p.parent_id) if p.parent_id else None,
         children=[c for c in provisions.values() if c.parent_id == provision_id],
-        references_out=list(dict.fromkeys((r.target_id, r.raw) for r in resolved if r.source_id == provision_id)),
-        references_in=list(dict.fromkeys((r.source_id, r.raw) for r in resolved if r.target_id == provision_id)),
+        references_out=list(
+            dict.fromkeys((r.target_id, r.raw) for r in resolved if r.source_id == provision_id)
+        ),
+        references_in=list(
+            dict.fromkeys((r.source_id, r.raw) for r in resolved if r.target_id == provision_id)
+        ),
         dangling=[(r.raw, r.reason) for r in refs if r.source_id == provision_id and r.target_id is None],
     )

@@ -34,8 +34,14 @@ def parse_date(value: str, what: str = "date") -> str:
 
 def _edition(row: EditionRow) -> Edition:
     return Edition(
-        corpus=row.corpus, number=row.number, date=row.date, sources=tuple(row.sources or ()),
-        content_hash=row.content_hash, added=row.added, changed=row.changed, removed=row.removed,
+        corpus=row.corpus,
+        number=row.number,
+        date=row.date,
+        sources=tuple(row.sources or ()),
+        content_hash=row.content_hash,
+        added=row.added,
+        changed=row.changed,
+        removed=row.removed,
     )
 
 
@@ -68,17 +74,27 @@ def record_edition(s: Session, edition: Edition) -> None:
 
 
 def keep_version(s: Session, row: ProvisionRow, edition: int, change: str) -> None:
-    """Copy a provision row to the history before ``edition`` changes (``changed``) or retires (``removed``) it."""
+    """Copy a provision row to the history before ``edition`` changes (``changed``) or retires
+    (``removed``) it."""
     data = row_to_provision(row).model_dump(mode="json", exclude={"uid"})
     data["verified"] = row.verified
-    s.add(ProvisionVersionRow(
-        corpus=row.corpus, provision_id=row.id, valid_from=row.valid_from, valid_to=edition, change=change, data=data,
-    ))
+    s.add(
+        ProvisionVersionRow(
+            corpus=row.corpus,
+            provision_id=row.id,
+            valid_from=row.valid_from,
+            valid_to=edition,
+            change=change,
+            data=data,
+        )
+    )
 
 
 def retire(s: Session, corpus: str, document: str, keep_ids: set[str], edition: int) -> list[str]:
     """Retire the provisions of ``document`` that its new edition no longer has; returns their ids."""
-    rows = s.scalars(select(ProvisionRow).where(ProvisionRow.corpus == corpus, ProvisionRow.document == document)).all()
+    rows = s.scalars(
+        select(ProvisionRow).where(ProvisionRow.corpus == corpus, ProvisionRow.document == document)
+    ).all()
     gone = [r for r in rows if r.id not in keep_ids]
     for r in gone:
         keep_version(s, r, edition, "removed")
@@ -124,7 +140,10 @@ def resolve(s: Session, corpus: str, number: int | None = None, as_of: str | Non
             return Edition(corpus=corpus, number=UNRECORDED)
         found = [e for e in known if e.number == number]
         if not found:
-            raise NotFoundError(f"{corpus} has no edition {number} (editions: {', '.join(str(e.number) for e in known) or 'none'})")
+            raise NotFoundError(
+                f"{corpus} has no edition {number} (editions: "
+                f"{', '.join(str(e.number) for e in known) or 'none'})"
+            )
         return found[0]
     when = parse_date(as_of, "--as-of")
     valid = _valid_on(known, when)
@@ -138,9 +157,16 @@ def resolve(s: Session, corpus: str, number: int | None = None, as_of: str | Non
 
 def _has_unrecorded(s: Session, corpus: str) -> bool:
     """Whether some provision dates from before editions were recorded."""
-    now = s.scalar(select(ProvisionRow.uid).where(ProvisionRow.corpus == corpus, ProvisionRow.valid_from == UNRECORDED).limit(1))
-    past = s.scalar(select(ProvisionVersionRow.id).where(
-        ProvisionVersionRow.corpus == corpus, ProvisionVersionRow.valid_from == UNRECORDED).limit(1))
+    now = s.scalar(
+        select(ProvisionRow.uid)
+        .where(ProvisionRow.corpus == corpus, ProvisionRow.valid_from == UNRECORDED)
+        .limit(1)
+    )
+    past = s.scalar(
+        select(ProvisionVersionRow.id)
+        .where(ProvisionVersionRow.corpus == corpus, ProvisionVersionRow.valid_from == UNRECORDED)
+        .limit(1)
+    )
     return now is not None or past is not None
 
 
@@ -148,35 +174,58 @@ def provisions_at(s: Session, corpus: str, number: int) -> list[Provision]:
     """Every provision valid in edition ``number``, in document order."""
     current = [
         row_to_provision(r)
-        for r in s.scalars(select(ProvisionRow).where(ProvisionRow.corpus == corpus, ProvisionRow.valid_from <= number))
+        for r in s.scalars(
+            select(ProvisionRow).where(ProvisionRow.corpus == corpus, ProvisionRow.valid_from <= number)
+        )
     ]
-    older = s.scalars(select(ProvisionVersionRow).where(
-        ProvisionVersionRow.corpus == corpus, ProvisionVersionRow.valid_from <= number, ProvisionVersionRow.valid_to > number,
-    ))
+    older = s.scalars(
+        select(ProvisionVersionRow).where(
+            ProvisionVersionRow.corpus == corpus,
+            ProvisionVersionRow.valid_from <= number,
+            ProvisionVersionRow.valid_to > number,
+        )
+    )
     past = [Provision.model_validate({k: v for k, v in r.data.items() if k != "verified"}) for r in older]
     return sorted(current + past, key=lambda p: (p.order, p.id))
 
 
 def versions_of(s: Session, corpus: str, provision_id: str) -> list[tuple[int, int, str, Provision]]:
     """Earlier versions of one provision: (valid_from, valid_to, change, provision), newest first."""
-    rows = s.scalars(select(ProvisionVersionRow).where(
-        ProvisionVersionRow.corpus == corpus, ProvisionVersionRow.provision_id == provision_id,
-    ).order_by(ProvisionVersionRow.valid_to.desc()))
+    rows = s.scalars(
+        select(ProvisionVersionRow)
+        .where(
+            ProvisionVersionRow.corpus == corpus,
+            ProvisionVersionRow.provision_id == provision_id,
+        )
+        .order_by(ProvisionVersionRow.valid_to.desc())
+    )
     return [
-        (r.valid_from, r.valid_to, r.change, Provision.model_validate({k: v for k, v in r.data.items() if k != "verified"}))
+        (
+            r.valid_from,
+            r.valid_to,
+            r.change,
+            Provision.model_validate({k: v for k, v in r.data.items() if k != "verified"}),
+        )
         for r in rows
     ]
 
 
 def _reference(r: ReferenceRow) -> Reference:
-    return Reference(corpus=r.corpus, source_id=r.source_id, raw=r.raw, target_id=r.target_id, reason=r.reason,
-                     extractor=r.extractor)
+    return Reference(
+        corpus=r.corpus,
+        source_id=r.source_id,
+        raw=r.raw,
+        target_id=r.target_id,
+        reason=r.reason,
+        extractor=r.extractor,
+    )
 
 
 def references_at(s: Session, corpus: str, number: int) -> list[Reference]:
     """References valid in edition ``number``."""
     q = select(ReferenceRow).where(
-        ReferenceRow.corpus == corpus, ReferenceRow.valid_from <= number,
+        ReferenceRow.corpus == corpus,
+        ReferenceRow.valid_from <= number,
         or_(ReferenceRow.valid_to.is_(None), ReferenceRow.valid_to > number),
     )
     return [_reference(r) for r in s.scalars(q.order_by(ReferenceRow.id))]
@@ -193,9 +242,15 @@ def sync_references(s: Session, corpus: str, refs: Sequence[Reference], extracto
     reads), or deleted when it was written in that same edition.
     """
     edition = stored_number(s, corpus)
-    rows = s.scalars(select(ReferenceRow).where(
-        ReferenceRow.corpus == corpus, ReferenceRow.extractor == extractor, ReferenceRow.valid_to.is_(None),
-    ).order_by(ReferenceRow.id)).all()
+    rows = s.scalars(
+        select(ReferenceRow)
+        .where(
+            ReferenceRow.corpus == corpus,
+            ReferenceRow.extractor == extractor,
+            ReferenceRow.valid_to.is_(None),
+        )
+        .order_by(ReferenceRow.id)
+    ).all()
     wanted: dict[tuple, list[Reference]] = {}
     for r in refs:
         wanted.setdefault(_key(r), []).append(r)
@@ -212,7 +267,8 @@ def sync_references(s: Session, corpus: str, refs: Sequence[Reference], extracto
             row.valid_to = edition
     new = [
         {**r.model_dump(), "extractor": extractor, "valid_from": edition}
-        for group in wanted.values() for r in group
+        for group in wanted.values()
+        for r in group
     ]
     if new:
         s.execute(ReferenceRow.__table__.insert(), new)

@@ -78,12 +78,16 @@ class TextVectorRow(Base):
 
 
 ENTITY_TABLES = (
-    EntityEmbeddingRow.__table__, RelationEmbeddingRow.__table__, TripleEmbeddingRow.__table__, TextVectorRow.__table__,
+    EntityEmbeddingRow.__table__,
+    RelationEmbeddingRow.__table__,
+    TripleEmbeddingRow.__table__,
+    TextVectorRow.__table__,
 )
 
 
 def create_entity_tables(engine: Engine) -> None:
-    """Create the entity tables and ``meta`` if missing on a bare engine (tests); a `SqlStore` gets them from its migrations."""
+    """Create the entity tables and ``meta`` if missing on a bare engine (tests); a `SqlStore` gets them
+    from its migrations."""
     Base.metadata.create_all(engine, tables=[*ENTITY_TABLES, MetaRow.__table__])
 
 
@@ -98,7 +102,9 @@ def from_blobs(blobs: Sequence[bytes], dims: Sequence[int], what: str) -> np.nda
         return np.zeros((0, 0), dtype=np.float32)
     d = set(dims)
     if len(d) != 1:
-        raise StoreError(f"{what}: rows have mixed embedding dimensions {sorted(d)}; rebuild the entity network")
+        raise StoreError(
+            f"{what}: rows have mixed embedding dimensions {sorted(d)}; rebuild the entity network"
+        )
     dim = d.pop()
     out = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), dim)
     return out.astype(np.float32)
@@ -121,7 +127,9 @@ def _upsert(session: Session, model: type[Base], keys: tuple[str, ...], rows: li
         existing = {
             tuple(row[:-1]): row[-1]
             for row in session.execute(
-                select(*key_cols, table.c.id).where(table.c.corpus == chunk[0]["corpus"], key_cols[1].in_(probe))
+                select(*key_cols, table.c.id).where(
+                    table.c.corpus == chunk[0]["corpus"], key_cols[1].in_(probe)
+                )
             )
         }
         inserts = [r for k, r in by_key.items() if k not in existing]
@@ -144,8 +152,14 @@ def upsert_entities(session: Session, corpus: str, entities: Sequence[Entity], m
     _check(matrix, len(entities), "entity embeddings")
     _same_corpus(entities, corpus)
     rows = [
-        {"corpus": corpus, "name": e.name, "label": e.label, "section_ids": list(e.section_ids),
-         "dim": int(matrix.shape[1]), "vector": to_blob(v)}
+        {
+            "corpus": corpus,
+            "name": e.name,
+            "label": e.label,
+            "section_ids": list(e.section_ids),
+            "dim": int(matrix.shape[1]),
+            "vector": to_blob(v),
+        }
         for e, v in zip(entities, matrix)
     ]
     new_generation(session, corpus)
@@ -155,8 +169,10 @@ def upsert_entities(session: Session, corpus: str, entities: Sequence[Entity], m
 def upsert_relations(session: Session, corpus: str, relations: Sequence[str], matrix: np.ndarray) -> int:
     """Write relation types and the embeddings of their phrases."""
     _check(matrix, len(relations), "relation embeddings")
-    rows = [{"corpus": corpus, "name": r, "dim": int(matrix.shape[1]), "vector": to_blob(v)}
-            for r, v in zip(relations, matrix)]
+    rows = [
+        {"corpus": corpus, "name": r, "dim": int(matrix.shape[1]), "vector": to_blob(v)}
+        for r, v in zip(relations, matrix)
+    ]
     new_generation(session, corpus)
     return _upsert(session, RelationEmbeddingRow, ("corpus", "name"), rows)
 
@@ -166,8 +182,15 @@ def upsert_triples(session: Session, corpus: str, triples: Sequence[Triple], mat
     _check(matrix, len(triples), "triple embeddings")
     _same_corpus(triples, corpus)
     rows = [
-        {"corpus": corpus, "head": t.head, "relation": t.relation, "tail": t.tail,
-         "section_ids": list(t.section_ids), "dim": int(matrix.shape[1]), "vector": to_blob(v)}
+        {
+            "corpus": corpus,
+            "head": t.head,
+            "relation": t.relation,
+            "tail": t.tail,
+            "section_ids": list(t.section_ids),
+            "dim": int(matrix.shape[1]),
+            "vector": to_blob(v),
+        }
         for t, v in zip(triples, matrix)
     ]
     new_generation(session, corpus)
@@ -196,7 +219,9 @@ def delete_triples(session: Session, corpus: str, keys: Sequence[tuple[str, str,
     """Delete the triple rows of these ``(head, relation, tail)`` keys."""
     m = TripleEmbeddingRow
     for head, relation, tail in keys:
-        session.execute(delete(m).where(m.corpus == corpus, m.head == head, m.relation == relation, m.tail == tail))
+        session.execute(
+            delete(m).where(m.corpus == corpus, m.head == head, m.relation == relation, m.tail == tail)
+        )
     if keys:
         new_generation(session, corpus)
 
@@ -204,18 +229,25 @@ def delete_triples(session: Session, corpus: str, keys: Sequence[tuple[str, str,
 def load_text_vectors(session: Session, model: str) -> dict[str, np.ndarray]:
     """Every cached ``text -> vector`` of one embedding model."""
     rows = session.execute(
-        select(TextVectorRow.text, TextVectorRow.dim, TextVectorRow.vector).where(TextVectorRow.model == model)
+        select(TextVectorRow.text, TextVectorRow.dim, TextVectorRow.vector).where(
+            TextVectorRow.model == model
+        )
     ).all()
     return {t: np.frombuffer(v, dtype="<f4").astype(np.float32) for t, d, v in rows if len(v) == 4 * d}
 
 
 def add_text_vectors(session: Session, model: str, vectors: dict[str, np.ndarray]) -> int:
     """Cache new ``text -> vector`` pairs of one model (texts already cached are rewritten)."""
-    rows = [{"model": model, "text": t, "dim": int(v.shape[0]), "vector": to_blob(v)} for t, v in vectors.items()]
+    rows = [
+        {"model": model, "text": t, "dim": int(v.shape[0]), "vector": to_blob(v)} for t, v in vectors.items()
+    ]
     for start in range(0, len(rows), _CHUNK):
         chunk = rows[start : start + _CHUNK]
-        session.execute(delete(TextVectorRow).where(
-            TextVectorRow.model == model, TextVectorRow.text.in_([r["text"] for r in chunk])))
+        session.execute(
+            delete(TextVectorRow).where(
+                TextVectorRow.model == model, TextVectorRow.text.in_([r["text"] for r in chunk])
+            )
+        )
         session.execute(TextVectorRow.__table__.insert(), chunk)
     return len(rows)
 
@@ -247,14 +279,19 @@ def new_generation(session: Session, corpus: str) -> str:
 def generation(session: Session, corpus: str) -> str | None:
     """The id of the last write to a corpus's entity network, or None (a home written before ids existed)."""
     row = session.get(MetaRow, (corpus, GENERATION_KEY))
-    return str(row.value["id"]) if row is not None and isinstance(row.value, dict) and "id" in row.value else None
+    return (
+        str(row.value["id"])
+        if row is not None and isinstance(row.value, dict) and "id" in row.value
+        else None
+    )
 
 
 def load_entities(session: Session, corpus: str) -> list[Entity]:
     """Entities of a corpus, ordered by name."""
     rows = session.execute(
         select(EntityEmbeddingRow.name, EntityEmbeddingRow.label, EntityEmbeddingRow.section_ids)
-        .where(EntityEmbeddingRow.corpus == corpus).order_by(EntityEmbeddingRow.name)
+        .where(EntityEmbeddingRow.corpus == corpus)
+        .order_by(EntityEmbeddingRow.name)
     )
     return [Entity(corpus=corpus, name=n, label=lab, section_ids=tuple(s or ())) for n, lab, s in rows]
 
@@ -263,18 +300,24 @@ def load_entity_matrix(session: Session, corpus: str) -> tuple[list[str], np.nda
     """Entity names (ordered by name) and their embeddings, shape (n, d)."""
     rows = session.execute(
         select(EntityEmbeddingRow.name, EntityEmbeddingRow.dim, EntityEmbeddingRow.vector)
-        .where(EntityEmbeddingRow.corpus == corpus).order_by(EntityEmbeddingRow.name)
+        .where(EntityEmbeddingRow.corpus == corpus)
+        .order_by(EntityEmbeddingRow.name)
     ).all()
-    return [r[0] for r in rows], from_blobs([r[2] for r in rows], [r[1] for r in rows], f"entities of {corpus}")
+    return [r[0] for r in rows], from_blobs(
+        [r[2] for r in rows], [r[1] for r in rows], f"entities of {corpus}"
+    )
 
 
 def load_relation_matrix(session: Session, corpus: str) -> tuple[list[str], np.ndarray]:
     """Relation types (ordered by name) and their embeddings, shape (n, d)."""
     rows = session.execute(
         select(RelationEmbeddingRow.name, RelationEmbeddingRow.dim, RelationEmbeddingRow.vector)
-        .where(RelationEmbeddingRow.corpus == corpus).order_by(RelationEmbeddingRow.name)
+        .where(RelationEmbeddingRow.corpus == corpus)
+        .order_by(RelationEmbeddingRow.name)
     ).all()
-    return [r[0] for r in rows], from_blobs([r[2] for r in rows], [r[1] for r in rows], f"relations of {corpus}")
+    return [r[0] for r in rows], from_blobs(
+        [r[2] for r in rows], [r[1] for r in rows], f"relations of {corpus}"
+    )
 
 
 def load_triple_matrix(session: Session, corpus: str) -> tuple[list[Triple], np.ndarray]:
@@ -282,9 +325,13 @@ def load_triple_matrix(session: Session, corpus: str) -> tuple[list[Triple], np.
     m = TripleEmbeddingRow
     rows = session.execute(
         select(m.head, m.relation, m.tail, m.section_ids, m.dim, m.vector)
-        .where(m.corpus == corpus).order_by(m.head, m.relation, m.tail)
+        .where(m.corpus == corpus)
+        .order_by(m.head, m.relation, m.tail)
     ).all()
-    triples = [Triple(corpus=corpus, head=h, relation=r, tail=t, section_ids=tuple(s or ())) for h, r, t, s, _, _ in rows]
+    triples = [
+        Triple(corpus=corpus, head=h, relation=r, tail=t, section_ids=tuple(s or ()))
+        for h, r, t, s, _, _ in rows
+    ]
     return triples, from_blobs([r[5] for r in rows], [r[4] for r in rows], f"triples of {corpus}")
 
 
@@ -314,7 +361,9 @@ def find_entity(session: Session, corpus: str, name: str) -> Entity | None:
     )
     if row is None:
         return None
-    return Entity(corpus=corpus, name=row.name, label=row.label or "", section_ids=tuple(row.section_ids or ()))
+    return Entity(
+        corpus=corpus, name=row.name, label=row.label or "", section_ids=tuple(row.section_ids or ())
+    )
 
 
 def relations_of(session: Session, corpus: str, name: str) -> list[Triple]:
@@ -325,4 +374,7 @@ def relations_of(session: Session, corpus: str, name: str) -> list[Triple]:
         .where(t.corpus == corpus, or_(t.head == name, t.tail == name))
         .order_by(t.head, t.relation, t.tail)
     ).all()
-    return [Triple(corpus=corpus, head=h, relation=r, tail=tl, section_ids=tuple(ids or ())) for h, r, tl, ids in rows]
+    return [
+        Triple(corpus=corpus, head=h, relation=r, tail=tl, section_ids=tuple(ids or ()))
+        for h, r, tl, ids in rows
+    ]

@@ -39,7 +39,9 @@ def _pg_lock(engine: Engine, corpus: str) -> Iterator[None]:
             conn.execute(text("SELECT pg_advisory_lock(:ns, :key)"), params)
         conn.commit()
     except SQLAlchemyError as e:
-        raise StoreError(f"SQL store at {db_url.where(url)}: cannot lock corpus {corpus!r}: {db_url.one_line(e, url)}") from e
+        raise StoreError(
+            f"SQL store at {db_url.where(url)}: cannot lock corpus {corpus!r}: {db_url.one_line(e, url)}"
+        ) from e
     try:
         yield
     finally:

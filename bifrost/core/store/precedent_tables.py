@@ -24,9 +24,17 @@ def precedent_hash(p: Precedent) -> str:
 
 def _row(p: Precedent) -> dict:
     return {
-        "corpus": p.corpus, "id": p.id, "title": p.title, "question": p.question, "date": p.date, "url": p.url,
-        "issuer": p.issuer, "source": p.source, "cites": [c.model_dump(mode="json") for c in p.cites],
-        "content_hash": precedent_hash(p), "imported_at": utcnow(),
+        "corpus": p.corpus,
+        "id": p.id,
+        "title": p.title,
+        "question": p.question,
+        "date": p.date,
+        "url": p.url,
+        "issuer": p.issuer,
+        "source": p.source,
+        "cites": [c.model_dump(mode="json") for c in p.cites],
+        "content_hash": precedent_hash(p),
+        "imported_at": utcnow(),
     }
 
 
@@ -37,7 +45,11 @@ def upsert_precedents(s: Session, precedents: Sequence[Precedent]) -> UpsertResu
     for p in precedents:
         by_corpus.setdefault(p.corpus, []).append(p)
     for corpus, items in by_corpus.items():
-        stored = dict(s.execute(select(PrecedentRow.id, PrecedentRow.content_hash).where(PrecedentRow.corpus == corpus)).all())
+        stored = dict(
+            s.execute(
+                select(PrecedentRow.id, PrecedentRow.content_hash).where(PrecedentRow.corpus == corpus)
+            ).all()
+        )
         for p in items:
             row = _row(p)
             old = stored.get(p.id)
@@ -56,8 +68,15 @@ def upsert_precedents(s: Session, precedents: Sequence[Precedent]) -> UpsertResu
 
 def _precedent(row: PrecedentRow) -> Precedent:
     return Precedent(
-        corpus=row.corpus, id=row.id, title=row.title, question=row.question or "", date=row.date, url=row.url,
-        issuer=row.issuer or "", source=row.source or "", cites=tuple(ResolvedCite(**c) for c in row.cites or ()),
+        corpus=row.corpus,
+        id=row.id,
+        title=row.title,
+        question=row.question or "",
+        date=row.date,
+        url=row.url,
+        issuer=row.issuer or "",
+        source=row.source or "",
+        cites=tuple(ResolvedCite(**c) for c in row.cites or ()),
     )
 
 
@@ -68,29 +87,57 @@ def load_precedents(s: Session, corpus: str) -> list[Precedent]:
 
 
 def count_precedents(s: Session, corpus: str) -> int:
-    return int(s.scalar(select(func.count()).select_from(PrecedentRow).where(PrecedentRow.corpus == corpus)) or 0)
+    return int(
+        s.scalar(select(func.count()).select_from(PrecedentRow).where(PrecedentRow.corpus == corpus)) or 0
+    )
 
 
-def add_review(s: Session, corpus: str, question: str, edition: int, reviewer: str, team: str,
-               cited: Sequence[ReviewedCitation], added: Sequence[str]) -> AnswerReview:
+def add_review(
+    s: Session,
+    corpus: str,
+    question: str,
+    edition: int,
+    reviewer: str,
+    team: str,
+    cited: Sequence[ReviewedCitation],
+    added: Sequence[str],
+) -> AnswerReview:
     """Store a review; returns it with its id and time."""
-    row = AnswerReviewRow(corpus=corpus, question=question, edition=edition, reviewer=reviewer, team=team,
-                          cited=[c.model_dump() for c in cited], added=list(added), created_at=utcnow())
+    row = AnswerReviewRow(
+        corpus=corpus,
+        question=question,
+        edition=edition,
+        reviewer=reviewer,
+        team=team,
+        cited=[c.model_dump() for c in cited],
+        added=list(added),
+        created_at=utcnow(),
+    )
     s.add(row)
     s.flush()
     return _review(row)
 
 
 def _review(row: AnswerReviewRow) -> AnswerReview:
-    made = row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=timezone.utc)  # SQLite drops it
+    made = (
+        row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=timezone.utc)
+    )  # SQLite drops it
     return AnswerReview(
-        id=row.id, corpus=row.corpus, question=row.question, edition=row.edition, reviewer=row.reviewer, team=row.team,
-        created_at=made.isoformat(timespec="seconds"), cited=tuple(ReviewedCitation(**c) for c in row.cited or ()),
+        id=row.id,
+        corpus=row.corpus,
+        question=row.question,
+        edition=row.edition,
+        reviewer=row.reviewer,
+        team=row.team,
+        created_at=made.isoformat(timespec="seconds"),
+        cited=tuple(ReviewedCitation(**c) for c in row.cited or ()),
         added=tuple(row.added or ()),
     )
 
 
 def load_reviews(s: Session, corpus: str) -> list[AnswerReview]:
     """Every review of a corpus's answers, oldest first."""
-    rows = s.scalars(select(AnswerReviewRow).where(AnswerReviewRow.corpus == corpus).order_by(AnswerReviewRow.id))
+    rows = s.scalars(
+        select(AnswerReviewRow).where(AnswerReviewRow.corpus == corpus).order_by(AnswerReviewRow.id)
+    )
     return [_review(r) for r in rows]

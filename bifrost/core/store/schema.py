@@ -76,8 +76,11 @@ def _status(conn: Connection, url: str) -> SchemaStatus:
     current = MigrationContext.configure(conn).get_current_revision()
     tables = set(inspect(conn).get_table_names()) & set(target_metadata().tables)
     return SchemaStatus(
-        where=db_url.where(url), current=current, head=head_revision(),
-        empty=not tables, legacy=current is None and bool(tables),
+        where=db_url.where(url),
+        current=current,
+        head=head_revision(),
+        empty=not tables,
+        legacy=current is None and bool(tables),
     )
 
 
@@ -118,18 +121,23 @@ def _connect(engine: Engine) -> Connection:
     except (SQLAlchemyError, OSError) as e:
         if engine.dialect.name == "sqlite":  # a file: no server to start, the folder may be unwritable
             raise StoreError(
-                f"cannot open the SQL store at {db_url.where(url)}: {db_url.one_line(e, url)}; the folder or file "
-                "is not writable or the disk is full: make it writable or free some space and run the command again"
+                f"cannot open the SQL store at {db_url.where(url)}: {db_url.one_line(e, url)}; the folder "
+                "or file "
+                "is not writable or the disk is full: make it writable or free some space and run the "
+                "command again"
             ) from e
         raise StoreError(
-            f"cannot reach the SQL store at {db_url.where(url)}: {db_url.one_line(e, url)}; check BIFROST_DATABASE_URL "
+            f"cannot reach the SQL store at {db_url.where(url)}: {db_url.one_line(e, url)}; check "
+            "BIFROST_DATABASE_URL "
             f"and that the server runs (`make postgres` starts a local one), then `{UPGRADE_COMMAND}`"
         ) from e
 
 
 def _failed(e: SQLAlchemyError, engine: Engine) -> StoreError:
     url = engine.url.render_as_string(hide_password=False)
-    return StoreError(f"schema migration of the SQL store at {db_url.where(url)} failed: {db_url.one_line(e, url)}")
+    return StoreError(
+        f"schema migration of the SQL store at {db_url.where(url)} failed: {db_url.one_line(e, url)}"
+    )
 
 
 def ensure_schema(engine: Engine) -> None:
@@ -194,7 +202,9 @@ def new_revision(url: str, message: str) -> None:
     engine = create_engine(url)
     upgrade(engine)
     head = head_revision()
-    rev_id = f"{int(head) + 1:04d}" if head.isdigit() else None  # 0001, 0002, ...: the order reads in the folder
+    rev_id = (
+        f"{int(head) + 1:04d}" if head.isdigit() else None
+    )  # 0001, 0002, ...: the order reads in the folder
     with engine.connect() as conn:
         command.revision(alembic_config(conn), message=message, autogenerate=True, rev_id=rev_id)
 

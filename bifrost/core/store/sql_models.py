@@ -242,7 +242,8 @@ class AnswerRecordRow(Base):
 
 
 class RequirementRow(Base):
-    """A rule sentence read (see `bifrost.core.requirement_types.Requirement`), the whole record in ``data``."""
+    """A rule sentence read (see `bifrost.core.requirement_types.Requirement`), the whole record in
+    ``data``."""
 
     __tablename__ = "requirements"
     corpus: Mapped[str] = mapped_column(String(64), primary_key=True)

@@ -96,7 +96,9 @@ def raw_engine(url: str) -> Engine:
     try:
         engine = create_engine(parsed, future=True, pool_pre_ping=parsed.get_backend_name() != "sqlite")
     except (SQLAlchemyError, ImportError) as e:
-        raise StoreError(f"cannot open the SQL store at {db_url.where(url)}: {db_url.one_line(e, url)}") from e
+        raise StoreError(
+            f"cannot open the SQL store at {db_url.where(url)}: {db_url.one_line(e, url)}"
+        ) from e
     if engine.dialect.name == "sqlite":
         _enable_sqlite_pragmas(engine)
     return engine
@@ -176,7 +178,9 @@ class SqlStore:
 
     def record_document(self, s: Session, doc: SourceDocument) -> bool:
         """Insert or update a document row; True when it is new or its checksum changed."""
-        row = s.scalar(select(DocumentRow).where(DocumentRow.corpus == doc.corpus, DocumentRow.name == doc.name))
+        row = s.scalar(
+            select(DocumentRow).where(DocumentRow.corpus == doc.corpus, DocumentRow.name == doc.name)
+        )
         if row is None:
             s.add(DocumentRow(**doc.model_dump()))
             return True
@@ -188,7 +192,10 @@ class SqlStore:
 
     # --- provisions ---
     def upsert_provisions(
-        self, s: Session, provisions: Sequence[Provision], verified_ids: set[str] | None = None,
+        self,
+        s: Session,
+        provisions: Sequence[Provision],
+        verified_ids: set[str] | None = None,
         edition: int | None = None,
     ) -> UpsertResult:
         """Insert new provisions and update changed ones (every field counts); count the rest.
@@ -201,7 +208,9 @@ class SqlStore:
             return result
         corpus = provisions[0].corpus
         existing = dict(
-            s.execute(select(ProvisionRow.uid, ProvisionRow.content_hash).where(ProvisionRow.corpus == corpus)).all()
+            s.execute(
+                select(ProvisionRow.uid, ProvisionRow.content_hash).where(ProvisionRow.corpus == corpus)
+            ).all()
         )
         verified_ids = verified_ids or set()
         new_rows, seen = [], set()
@@ -256,12 +265,17 @@ class SqlStore:
         """Stored provisions by id, read inside an open transaction (sees its uncommitted writes)."""
         wanted, found = list(dict.fromkeys(ids)), {}
         for i in range(0, len(wanted), 5000):
-            q = select(ProvisionRow).where(ProvisionRow.corpus == corpus, ProvisionRow.id.in_(wanted[i : i + 5000]))
+            q = select(ProvisionRow).where(
+                ProvisionRow.corpus == corpus, ProvisionRow.id.in_(wanted[i : i + 5000])
+            )
             found.update({r.id: row_to_provision(r) for r in s.scalars(q)})
         return found
 
-    def provision_page(self, corpus: str, offset: int, limit: int, kinds: Sequence[str] | None = None) -> list[Provision]:
-        """``limit`` provisions of a corpus from ``offset``, in document order (for listings); ``kinds``: only those."""
+    def provision_page(
+        self, corpus: str, offset: int, limit: int, kinds: Sequence[str] | None = None
+    ) -> list[Provision]:
+        """``limit`` provisions of a corpus from ``offset``, in document order (for listings); ``kinds``:
+        only those."""
         with self.session() as s:
             q = select(ProvisionRow).where(ProvisionRow.corpus == corpus)
             if kinds is not None:
@@ -271,7 +285,9 @@ class SqlStore:
 
     def get_provision(self, corpus: str, provision_id: str) -> Provision | None:
         with self.session() as s:
-            r = s.scalar(select(ProvisionRow).where(ProvisionRow.corpus == corpus, ProvisionRow.id == provision_id))
+            r = s.scalar(
+                select(ProvisionRow).where(ProvisionRow.corpus == corpus, ProvisionRow.id == provision_id)
+            )
             return row_to_provision(r) if r else None
 
     def count_provisions(self, corpus: str) -> int:
@@ -284,7 +300,9 @@ class SqlStore:
             return set(s.scalars(select(ProvisionRow.id).where(ProvisionRow.corpus == corpus)))
 
     # --- references ---
-    def replace_references(self, corpus: str, refs: Sequence[Reference], extractor: str = "rules") -> tuple[int, int]:
+    def replace_references(
+        self, corpus: str, refs: Sequence[Reference], extractor: str = "rules"
+    ) -> tuple[int, int]:
         """Make the current references of one extractor equal ``refs``; returns (added, retired).
 
         Only the differences are written; retired references stay readable for earlier editions.
@@ -302,8 +320,12 @@ class SqlStore:
                 q = q.where(ReferenceRow.target_id.is_not(None))
             return [
                 Reference(
-                    corpus=r.corpus, source_id=r.source_id, raw=r.raw, target_id=r.target_id,
-                    reason=r.reason, extractor=r.extractor,
+                    corpus=r.corpus,
+                    source_id=r.source_id,
+                    raw=r.raw,
+                    target_id=r.target_id,
+                    reason=r.reason,
+                    extractor=r.extractor,
                 )
                 for r in s.scalars(q.order_by(ReferenceRow.id))
             ]
@@ -318,7 +340,9 @@ class SqlStore:
         """An edition by number, the one valid on a date, or (neither given) the one the ``provisions``
         table holds: what ask, show and eval compare with to read an edition from the table or the history."""
         with self.session() as s:
-            return resolve(s, corpus, stored_number(s, corpus) if number is None and as_of is None else number, as_of)
+            return resolve(
+                s, corpus, stored_number(s, corpus) if number is None and as_of is None else number, as_of
+            )
 
     def current_edition(self, corpus: str) -> Edition:
         """The edition valid today (`bifrost.core.store.editions.current`), stored or not."""
@@ -367,8 +391,14 @@ class SqlStore:
                 (
                     r.id,
                     ReviewItem(
-                        corpus=r.corpus, provision_id=r.provision_id, source_a=r.source_a, source_b=r.source_b,
-                        text_a=r.text_a, text_b=r.text_b, diff=r.diff, ratio=r.ratio,
+                        corpus=r.corpus,
+                        provision_id=r.provision_id,
+                        source_a=r.source_a,
+                        source_b=r.source_b,
+                        text_a=r.text_a,
+                        text_b=r.text_b,
+                        diff=r.diff,
+                        ratio=r.ratio,
                     ),
                 )
                 for r in s.scalars(q.order_by(ReviewItemRow.id))

@@ -23,17 +23,32 @@ def as_utc(dt: datetime | None) -> datetime | None:
 
 
 def _token_info(row: TokenRow) -> TokenInfo:
-    return TokenInfo(id=row.id, user=row.user, created_at=as_utc(row.created_at), expires_at=as_utc(row.expires_at),
-                     revoked_at=as_utc(row.revoked_at))
+    return TokenInfo(
+        id=row.id,
+        user=row.user,
+        created_at=as_utc(row.created_at),
+        expires_at=as_utc(row.expires_at),
+        revoked_at=as_utc(row.revoked_at),
+    )
 
 
 def _user(row: UserRow, tokens: Sequence[TokenRow] = ()) -> User:
-    return User(name=row.name, role=Role(row.role), corpora=tuple(row.corpora or ()), rate_limit=row.rate_limit,
-                created_at=as_utc(row.created_at), tokens=tuple(_token_info(t) for t in tokens))
+    return User(
+        name=row.name,
+        role=Role(row.role),
+        corpora=tuple(row.corpora or ()),
+        rate_limit=row.rate_limit,
+        created_at=as_utc(row.created_at),
+        tokens=tuple(_token_info(t) for t in tokens),
+    )
 
 
-def add_user(s: Session, name: str, role: Role, corpora: Sequence[str], rate_limit: str | None = None) -> None:
-    s.add(UserRow(name=name, role=role.value, corpora=list(corpora), rate_limit=rate_limit, created_at=utcnow()))
+def add_user(
+    s: Session, name: str, role: Role, corpora: Sequence[str], rate_limit: str | None = None
+) -> None:
+    s.add(
+        UserRow(name=name, role=role.value, corpora=list(corpora), rate_limit=rate_limit, created_at=utcnow())
+    )
 
 
 def user_exists(s: Session, name: str) -> bool:
@@ -62,7 +77,9 @@ def remove_user(s: Session, name: str) -> bool:
 
 
 def add_token(s: Session, token_id: str, user: str, secret_hash: str, expires_at: datetime | None) -> None:
-    s.add(TokenRow(id=token_id, user=user, secret_hash=secret_hash, created_at=utcnow(), expires_at=expires_at))
+    s.add(
+        TokenRow(id=token_id, user=user, secret_hash=secret_hash, created_at=utcnow(), expires_at=expires_at)
+    )
 
 
 def revoke_tokens(s: Session, user: str, token_id: str | None = None) -> int:
@@ -83,16 +100,27 @@ def token_row(s: Session, token_id: str) -> tuple[TokenRow, UserRow] | None:
 
 # --- answer records ---
 
+
 def add_record(s: Session, record: AnswerRecord) -> None:
     s.add(AnswerRecordRow(**record.model_dump()))
 
 
 def _record(row: AnswerRecordRow) -> AnswerRecord:
     return AnswerRecord(
-        id=row.id, asked_at=as_utc(row.asked_at), user=row.user, channel=row.channel, corpus=row.corpus,
-        editions=dict(row.editions or {}), as_of=row.as_of, question=row.question, outcome=row.outcome,
-        verdict=row.verdict, citations=list(row.citations or ()), code_version=row.code_version or "",
-        models=dict(row.models or {}), answer=dict(row.answer or {}),
+        id=row.id,
+        asked_at=as_utc(row.asked_at),
+        user=row.user,
+        channel=row.channel,
+        corpus=row.corpus,
+        editions=dict(row.editions or {}),
+        as_of=row.as_of,
+        question=row.question,
+        outcome=row.outcome,
+        verdict=row.verdict,
+        citations=list(row.citations or ()),
+        code_version=row.code_version or "",
+        models=dict(row.models or {}),
+        answer=dict(row.answer or {}),
     )
 
 
@@ -101,8 +129,14 @@ def get_record(s: Session, record_id: str) -> AnswerRecord | None:
     return _record(row) if row is not None else None
 
 
-def list_records(s: Session, *, user: str | None = None, corpora: Sequence[str] | None = None, limit: int = 50,
-                 before: datetime | None = None) -> list[AnswerRecord]:
+def list_records(
+    s: Session,
+    *,
+    user: str | None = None,
+    corpora: Sequence[str] | None = None,
+    limit: int = 50,
+    before: datetime | None = None,
+) -> list[AnswerRecord]:
     """The newest records first; ``corpora`` keeps records whose every corpus is among them."""
     q = select(AnswerRecordRow).order_by(AnswerRecordRow.asked_at.desc(), AnswerRecordRow.id)
     if user is not None:

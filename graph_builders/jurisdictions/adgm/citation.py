@@ -24,7 +24,9 @@ _NUMBER = re.compile(r"^\d{1,4}[A-Z]{0,2}$")
 _LABEL = re.compile(r"^\(([0-9A-Za-z]{1,6})\)$")
 _CLOSING = re.compile(r"^([0-9A-Za-z]{1,4})\)$")
 _LETTER = re.compile(r"^[a-z]$")
-_CONTAINER = re.compile(r"^(Part|Chapter|Schedule|Section|Annex|Appendix|APP)\s*([0-9A-Z]{1,6}:?)?$", re.IGNORECASE)
+_CONTAINER = re.compile(
+    r"^(Part|Chapter|Schedule|Section|Annex|Appendix|APP)\s*([0-9A-Z]{1,6}:?)?$", re.IGNORECASE
+)
 _APPENDIX_RULE = re.compile(r"^A\d{1,2}$")
 _GUIDANCE = re.compile(r"^Guidance\s*\d*$", re.IGNORECASE)
 _TITLE = re.compile(r"^[A-Za-z][\w ()/&,'’:-]*$")
@@ -64,7 +66,8 @@ def _split(text: str) -> tuple[str, ...]:
 
 
 def segment_kind(seg: str) -> str:
-    """number, label `(b)`, item `12)`, letter `a`, container `Part 3`, appendix rule `A4`, guidance, title."""
+    """number, label `(b)`, item `12)`, letter `a`, container `Part 3`, appendix rule `A4`, guidance,
+    title."""
     if _NUMBER.match(seg):
         return "number"
     if _LABEL.match(seg):
@@ -124,7 +127,9 @@ class AdgmCitation:
     def parse(cls, text: str) -> AdgmCitation:
         """Parse a PassageID as printed; raise CitationError if it has no usable segment."""
         if not isinstance(text, str) or not _clean(text).strip(". "):
-            raise CitationError(str(text), "empty passage id; expected e.g. '6.1.1' or 'Part 12.Chapter 3.148.(1)'")
+            raise CitationError(
+                str(text), "empty passage id; expected e.g. '6.1.1' or 'Part 12.Chapter 3.148.(1)'"
+            )
         segs = _split(text)
         if len(segs) > MAX_SEGMENTS:
             raise CitationError(text, f"{len(segs)} segments; an ADGM passage id has at most {MAX_SEGMENTS}")
@@ -207,7 +212,8 @@ def is_valid(text: str) -> bool:
 
 
 class AdgmGrammar:
-    """The ADGM PassageID grammar behind the :class:`~bifrost.graph_builders.citations.base.CitationGrammar` protocol."""
+    """The ADGM PassageID grammar behind the
+    :class:`~bifrost.graph_builders.citations.base.CitationGrammar` protocol."""
 
     jurisdiction = "adgm"
 

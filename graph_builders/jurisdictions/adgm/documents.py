@@ -29,23 +29,61 @@ def _doc(document_id: int, title: str, *names: str) -> AdgmDocument:
 ADGM_DOCUMENTS: Mapping[str, AdgmDocument] = {
     d.document_id: d
     for d in (
-        _doc(1, "Anti-Money Laundering and Sanctions Rules and Guidance (AML)", "AML", "AML Rules", "AML Rulebook"),
+        _doc(
+            1,
+            "Anti-Money Laundering and Sanctions Rules and Guidance (AML)",
+            "AML",
+            "AML Rules",
+            "AML Rulebook",
+        ),
         _doc(2, "Captive Insurance Business Rules (CIB)", "CIB", "Captive Insurance Business Rules"),
-        _doc(3, "Conduct of Business Rulebook (COBS)", "COBS", "Conduct of Business Rulebook", "Conduct of Business Rules"),
+        _doc(
+            3,
+            "Conduct of Business Rulebook (COBS)",
+            "COBS",
+            "Conduct of Business Rulebook",
+            "Conduct of Business Rules",
+        ),
         _doc(4, "Fees Rules (FEES)", "FEES", "Fees Rules"),
         _doc(5, "Fund Passporting Rules (FP)", "FP", "Fund Passporting Rules"),
         _doc(6, "Fund Rules (FUNDS)", "FUNDS", "FUND", "Fund Rules", "Funds Rules"),
         _doc(7, "General Rulebook (GEN)", "GEN", "General Rulebook"),
         _doc(8, "Glossary (GLO)", "GLO", "Glossary"),
         _doc(9, "Islamic Finance Rules (IFR)", "IFR", "Islamic Finance Rules"),
-        _doc(10, "Market Infrastructure Rulebook (MIR)", "MIR", "Market Infrastructure Rulebook", "Market Infrastructure Rules"),
+        _doc(
+            10,
+            "Market Infrastructure Rulebook (MIR)",
+            "MIR",
+            "Market Infrastructure Rulebook",
+            "Market Infrastructure Rules",
+        ),
         _doc(11, "Market Rules (MKT)", "MKT", "Market Rules", "Markets Rules"),
         _doc(12, "Prudential – Insurance Business (PIN)", "PIN"),
         _doc(13, "Prudential – Investment, Insurance Intermediation and Banking Rules (PRU)", "PRU"),
-        _doc(14, "Bank Recovery and Resolution Regulations 2018", "BRRR", "Bank Recovery and Resolution Regulations"),
-        _doc(15, "Common Reporting Standard Regulations 2017", "CRS Regulations", "Common Reporting Standard Regulations"),
-        _doc(16, "Foreign Account Tax Compliance Regulations 2022", "FATCA Regulations", "Foreign Account Tax Compliance Regulations"),
-        _doc(17, "Financial Services and Markets Regulations 2015 (FSMR)", "FSMR", "Financial Services and Markets Regulations"),
+        _doc(
+            14,
+            "Bank Recovery and Resolution Regulations 2018",
+            "BRRR",
+            "Bank Recovery and Resolution Regulations",
+        ),
+        _doc(
+            15,
+            "Common Reporting Standard Regulations 2017",
+            "CRS Regulations",
+            "Common Reporting Standard Regulations",
+        ),
+        _doc(
+            16,
+            "Foreign Account Tax Compliance Regulations 2022",
+            "FATCA Regulations",
+            "Foreign Account Tax Compliance Regulations",
+        ),
+        _doc(
+            17,
+            "Financial Services and Markets Regulations 2015 (FSMR)",
+            "FSMR",
+            "Financial Services and Markets Regulations",
+        ),
         _doc(18, "Guidance – Regulatory Framework for Fund Managers of Venture Capital Funds"),
         _doc(19, "Guidance – Regulation of Virtual Asset Activities in ADGM"),
         _doc(20, "Guidance – English Law in ADGM"),
@@ -55,27 +93,42 @@ ADGM_DOCUMENTS: Mapping[str, AdgmDocument] = {
         _doc(24, "Guiding Principles for the FSRA's Approach to Virtual Asset Regulation and Supervision"),
         _doc(25, "Environmental, Social and Governance Disclosures Guidance"),
         _doc(26, "FinTech Regulatory Laboratory Guidance"),
-        _doc(27, "Guidance & Policies Manual (GPM)", "GPM", "Guidance & Policies Manual", "Guidance and Policies Manual"),
+        _doc(
+            27,
+            "Guidance & Policies Manual (GPM)",
+            "GPM",
+            "Guidance & Policies Manual",
+            "Guidance and Policies Manual",
+        ),
         _doc(28, "Guidance – Continuous Disclosure", "Guidance on Continuous Disclosure"),
         _doc(
             29,
-            "Guidance – Regulation of Digital Security Offerings and Virtual Assets under the Financial Services and Markets Regulations",
+            "Guidance – Regulation of Digital Security Offerings and Virtual Assets under the Financial "
+            "Services and Markets Regulations",
         ),
         _doc(30, "Guidance – Disclosure Requirements for Mining Reporting Entities", "Guidance on Mining"),
-        _doc(31, "Guidance – Disclosure Requirements for Petroleum Reporting Entities", "Guidance on Petroleum"),
+        _doc(
+            31, "Guidance – Disclosure Requirements for Petroleum Reporting Entities", "Guidance on Petroleum"
+        ),
         _doc(32, "Supplementary Guidance – Private Credit Funds"),
         _doc(33, "Guidance – Regulation of Digital Securities Activities in ADGM"),
         _doc(34, "Guidance – Regulation of Spot Commodity Activities in ADGM"),
         _doc(
             35,
-            "Guidance – Regulatory Framework for Private Financing Platforms and Multilateral Trading Facilities "
+            "Guidance – Regulatory Framework for Private Financing Platforms and Multilateral Trading "
+            "Facilities "
             "dealing with Private Capital Markets",
         ),
         _doc(36, "Guidance – Principles for the Effective Management of Climate-related Financial Risks"),
-        _doc(37, "Supplementary Guidance – Authorisation of Digital Investment Management (Robo-advisory) Activities"),
+        _doc(
+            37,
+            "Supplementary Guidance – Authorisation of Digital Investment Management (Robo-advisory) "
+            "Activities",
+        ),
         _doc(
             38,
-            "Supplementary Guidance – Regulatory Framework for Authorised Persons dealing in OTC Leveraged Products "
+            "Supplementary Guidance – Regulatory Framework for Authorised Persons dealing in OTC Leveraged "
+            "Products "
             "for Retail Clients",
         ),
         _doc(39, "Supplementary Guidance – Sustainable Finance Regulatory Framework"),

@@ -45,7 +45,9 @@ def _alias_keys(cit: AdgmCitation) -> list[str]:
     segs = cit.segments
     if len(segs) > 1 and segs[0].startswith("APP") and segs[1].startswith("A") and segs[1][1:].isdigit():
         keys.append(".".join(segs[1:]))
-    if len(segs) > 2 and segs[0].startswith("Schedule "):  # `paragraph 87 of Schedule 1` skips the schedule's Parts
+    if len(segs) > 2 and segs[0].startswith(
+        "Schedule "
+    ):  # `paragraph 87 of Schedule 1` skips the schedule's Parts
         keys.append(f"{segs[0]}.{AdgmCitation(segs[1:]).rule_key()}")
     return [k for k in keys if k != str(cit)]
 
@@ -94,7 +96,8 @@ class AdgmIndex:
     def from_provisions(
         cls, provisions: Iterable[Provision], documents: Mapping[str, AdgmDocument] = ADGM_DOCUMENTS
     ) -> AdgmIndex:
-        """Index provisions parsed by `adgm_json` (DocumentID from `Provision.document`, PassageID = heading)."""
+        """Index provisions parsed by `adgm_json` (DocumentID from `Provision.document`, PassageID =
+        heading)."""
         per_doc: dict[str, list[tuple[AdgmCitation, str]]] = {}
         sources: dict[str, tuple[str, AdgmCitation | None]] = {}
         for p in provisions:

@@ -27,13 +27,27 @@ class Adgm(PackDefaults):
         ),
     )
     reads_new_corpora = False
-    formats = (SourceFormat(".json", "bifrost.graph_builders.jurisdictions.adgm.passages_json:parse_adgm_json", "json"),)
+    formats = (
+        SourceFormat(
+            ".json", "bifrost.graph_builders.jurisdictions.adgm.passages_json:parse_adgm_json", "json"
+        ),
+    )
     grammar = AdgmGrammar()
     words = GENERIC.adding(
         NAME,
-        exception=(r"subject to\s+(?:the\s+)?(?:rules?|sections?|paragraphs?|articles?|regulations?|chapters?|parts?|§|\(|\d)",),
+        exception=(
+            r"subject to\s+(?:the\s+)?"
+            r"(?:rules?|sections?|paragraphs?|articles?|regulations?|chapters?|parts?|§|\(|\d)",
+        ),
         authorities=("Regulator", "Registrar", "Chief Executive", "FSRA"),
-        actors=("Authorised Person", "Recognised Body", "Relevant Person", "Licensed Person", "Fund Manager", "Issuer"),
+        actors=(
+            "Authorised Person",
+            "Recognised Body",
+            "Relevant Person",
+            "Licensed Person",
+            "Fund Manager",
+            "Issuer",
+        ),
     )
     normalize = None  # passage ids are UUIDs: nobody writes them from memory
 
@@ -43,7 +57,10 @@ class Adgm(PackDefaults):
         return AdgmReferenceExtractor()
 
     def question_stand_ins(self, corpus: str, provisions: Sequence[Provision]) -> list[Provision]:
-        """One per document: its rules are cited without the document's name, so a question is read in each."""
+        """One per document: its rules are cited without the document's name, so a question is read in
+        each."""
         documents = dict.fromkeys(p.document for p in provisions if p.document)
-        return [Provision(corpus=corpus, id=f"{QUESTION_SOURCE}:{d}", kind=ProvisionKind.SECTION, document=d)
-                for d in documents]
+        return [
+            Provision(corpus=corpus, id=f"{QUESTION_SOURCE}:{d}", kind=ProvisionKind.SECTION, document=d)
+            for d in documents
+        ]

@@ -56,7 +56,8 @@ def document_id_of(provision: Provision) -> str | None:
 
 
 def read_passages(path: Path) -> list[Passage]:
-    """Load and validate a passage file; an unreadable file or a bad record raises SourceParseError naming it."""
+    """Load and validate a passage file; an unreadable file or a bad record raises SourceParseError naming
+    it."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as e:
@@ -68,17 +69,29 @@ def read_passages(path: Path) -> list[Passage]:
     except RecursionError as e:
         raise SourceParseError(path, "JSON nested too deeply to read") from e
     if not isinstance(data, list):
-        raise SourceParseError(path, f"expected a JSON list of passages {{{', '.join(KEYS)}}}, got {type(data).__name__}")
+        raise SourceParseError(
+            path, f"expected a JSON list of passages {{{', '.join(KEYS)}}}, got {type(data).__name__}"
+        )
     out = []
     for i, rec in enumerate(data):
         if not isinstance(rec, dict) or any(k not in rec for k in KEYS):
             missing = [k for k in KEYS if not isinstance(rec, dict) or k not in rec]
-            raise SourceParseError(path, f"record {i}: missing {', '.join(missing)}; every passage needs {', '.join(KEYS)}")
+            raise SourceParseError(
+                path, f"record {i}: missing {', '.join(missing)}; every passage needs {', '.join(KEYS)}"
+            )
         uuid, pid, text = rec["ID"], rec["PassageID"], rec["Passage"]
         if not isinstance(uuid, str) or not uuid.strip():
-            raise SourceParseError(path, f"record {i}: field ID is {uuid!r}; expected a non-empty UUID string")
-        if not isinstance(pid, str) or not isinstance(text, str) or not isinstance(rec["DocumentID"], (int, str)):
-            raise SourceParseError(path, f"record {i} ({uuid}): PassageID and Passage must be strings, DocumentID a number")
+            raise SourceParseError(
+                path, f"record {i}: field ID is {uuid!r}; expected a non-empty UUID string"
+            )
+        if (
+            not isinstance(pid, str)
+            or not isinstance(text, str)
+            or not isinstance(rec["DocumentID"], (int, str))
+        ):
+            raise SourceParseError(
+                path, f"record {i} ({uuid}): PassageID and Passage must be strings, DocumentID a number"
+            )
         out.append(Passage(uuid.strip(), str(rec["DocumentID"]).strip(), pid, text))
     return out
 
@@ -136,15 +149,23 @@ def passages_to_provisions(passages: Sequence[Passage], corpus: str) -> tuple[li
         dup = Counter(str(c) for c in cits if c is not None)
         for key, n in sorted(dup.items()):
             if n > 1:
-                oddities.append(f"document {doc_id}: PassageID {key!r} occurs {n} times (kept as distinct passages)")
+                oddities.append(
+                    f"document {doc_id}: PassageID {key!r} occurs {n} times (kept as distinct passages)"
+                )
         base = _order_base(doc_id)
         for pos, (p, cit, parent) in enumerate(zip(doc_passages, cits, parents, strict=True)):
             if p.uuid in seen:
-                oddities.append(f"document {doc_id}: passage ID {p.uuid} repeated at PassageID {p.passage_id!r}; kept the first")
+                oddities.append(
+                    f"document {doc_id}: passage ID {p.uuid} repeated at PassageID {p.passage_id!r}; kept "
+                    "the first"
+                )
                 continue
             seen.add(p.uuid)
             if cit is None:
-                oddities.append(f"document {doc_id}: PassageID {p.passage_id!r} rejected by the ADGM grammar; kept without parent")
+                oddities.append(
+                    f"document {doc_id}: PassageID {p.passage_id!r} rejected by the ADGM grammar; kept "
+                    "without parent"
+                )
             elif any(segment_kind(s) == "other" for s in cit.segments):
                 oddities.append(f"document {doc_id}: PassageID {p.passage_id!r} has text glued into it")
             provisions.append(
@@ -184,4 +205,3 @@ def adgm_files(paths: Path | Iterable[Path]) -> list[Path]:
 def parse_adgm_documents(paths: Path | Iterable[Path], corpus: str = "adgm") -> list[ParsedDocument]:
     """Parse several passage files (or a folder of them): one ParsedDocument per file."""
     return [parse_adgm_json(f, corpus) for f in adgm_files(paths)]
-

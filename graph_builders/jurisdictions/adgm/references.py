@@ -32,7 +32,11 @@ _LABELS = rf"(?:[^\S\n]?{_LBL})*"
 _ITEM = rf"(?:A\d{{1,2}}(?:\.{_NUM})+|{_NUM}(?:\.{_SEG})*)(?![\d])(?:{_LABELS})"
 _BARE = rf"(?<![\w.§])(?:A\d{{1,2}}|\d{{1,3}}[A-Z]?)\.\d{{1,3}}[A-Z]?\.\d{{1,3}}[A-Z]?(?![\d])(?:{_LABELS})"
 _CONT = rf"{_LBL}(?:{_LBL})*"
-_SEP = r"(?:[^\S\n]*,[^\S\n]*(?:and/or|and|or)?[^\S\n]*|[^\S\n]+(?:and/or|and|or|to|through)[^\S\n]+|[^\S\n]*[-–][^\S\n]*)"
+_SEP = (
+    r"(?:[^\S\n]*,[^\S\n]*(?:and/or|and|or)?[^\S\n]*"
+    r"|[^\S\n]+(?:and/or|and|or|to|through)[^\S\n]+"
+    r"|[^\S\n]*[-–][^\S\n]*)"
+)
 _AGAIN = r"(?:(?:(?P=kw)|(?P=pre_kw))\.?[^\S\n]+)?"  # `chapter 3, chapter 4 of Part 12`: the keyword repeated
 _ITEMS = rf"{_ITEM}(?:{_SEP}(?:{_AGAIN}{_ITEM}|{_CONT}))*"
 _KW = (
@@ -50,7 +54,8 @@ _PATTERN = re.compile(
     (?:
         (?P<pre_doc>{_DOC})(?:[^\S\n]*\({_DOC}\))?[^\S\n]+(?:(?P<pre_kw>{_KW})(?:\.?[^\S\n]+|(?<=App|APP)(?=\d)))?
       | (?P<this>\b[Tt]his[^\S\n]+)?(?<![\w-])
-        (?:(?:Part|PART)[^\S\n]+(?P<pre_part>\d{{1,3}}[A-Z]?)[^\S\n]*,?[^\S\n]*(?=[Cc]hapter|CHAPTER))?  # `Part 7, Chapter 2`
+        # `Part 7, Chapter 2`
+        (?:(?:Part|PART)[^\S\n]+(?P<pre_part>\d{{1,3}}[A-Z]?)[^\S\n]*,?[^\S\n]*(?=[Cc]hapter|CHAPTER))?
         (?P<kw>{_KW})(?:\.?[^\S\n]+|(?<=App|APP)(?=\d))(?:(?P<kw_doc>{_DOC})[^\S\n]+)?
     )
     (?P<items>{_ITEMS})(?![\w.]*\d)
@@ -83,7 +88,9 @@ def _keyword(word: str | None) -> str:
     if not word:
         return ""
     w = word.lower().rstrip("s.")
-    w = {"appendice": "appendix", "app": "appendix", "subsection": "section", "sub-section": "section"}.get(w, w)
+    w = {"appendice": "appendix", "app": "appendix", "subsection": "section", "sub-section": "section"}.get(
+        w, w
+    )
     return w if w in ("rule", "section", "chapter", "part", "paragraph", "appendix") else ""
 
 
@@ -128,8 +135,12 @@ class AdgmReferenceExtractor:
                 seen.add(key)
                 refs.append(
                     Reference(
-                        corpus=provision.corpus, source_id=provision.id, raw=hit.raw, target_id=hit.target,
-                        reason=hit.reason, extractor=self.name,
+                        corpus=provision.corpus,
+                        source_id=provision.id,
+                        raw=hit.raw,
+                        target_id=hit.target,
+                        reason=hit.reason,
+                        extractor=self.name,
                     )
                 )
         return refs
@@ -137,7 +148,11 @@ class AdgmReferenceExtractor:
     # ------------------------------------------------------------ one match
 
     def _resolve(
-        self, m: re.Match[str], trail: re.Match[str] | None, src_doc: str | None, src_cit: AdgmCitation | None,
+        self,
+        m: re.Match[str],
+        trail: re.Match[str] | None,
+        src_doc: str | None,
+        src_cit: AdgmCitation | None,
         known: AdgmIndex,
     ) -> Iterator[_Hit]:
         """Targets of one match; `trail` is a further `of <document>` after `Chapter 2 of Part 1`."""
@@ -145,11 +160,15 @@ class AdgmReferenceExtractor:
         src = known.document(src_doc or "")
         if m.group("bare"):  # `4.7.1(2)` with no keyword: only a passage of this document counts
             if src is not None:
-                hit = self._lookup(_item_segments(m.group("bare")), raw, "", src, False, m, src_cit, bare=True)
+                hit = self._lookup(
+                    _item_segments(m.group("bare")), raw, "", src, False, m, src_cit, bare=True
+                )
                 if hit.target is not None:
                     yield hit
             return
-        within = m.group("post_part") or m.group("post_sched")  # `Part 3` / `Schedule 5` may be another document's
+        within = m.group("post_part") or m.group(
+            "post_sched"
+        )  # `Part 3` / `Schedule 5` may be another document's
         other = m.group("post_other") or (trail.group("other") if trail and within else None)
         if other:
             yield _Hit(raw, None, f"outside corpus: {' '.join(other.split())}")
@@ -164,7 +183,13 @@ class AdgmReferenceExtractor:
             if doc_id is None:
                 yield _Hit(raw, None, f"document not in corpus: {named}")
                 return
-        elif not explicit and kw == "section" and src is not None and not src.has_parts and _SINGLE.match(m.group("items")):
+        elif (
+            not explicit
+            and kw == "section"
+            and src is not None
+            and not src.has_parts
+            and _SINGLE.match(m.group("items"))
+        ):
             doc_id = known.statute  # `section 92(2)` in a rulebook or guidance: rulebooks number theirs 1.2.3
         else:
             doc_id = src_doc
@@ -172,10 +197,18 @@ class AdgmReferenceExtractor:
         if doc is None:
             yield _Hit(raw, None, "document unknown")
             return
-        yield from self._items(m.group("items"), raw, kw, doc, explicit, m, src_cit if doc_id == src_doc else None)
+        yield from self._items(
+            m.group("items"), raw, kw, doc, explicit, m, src_cit if doc_id == src_doc else None
+        )
 
     def _items(
-        self, items: str, raw: str, kw: str, doc: DocumentIndex, explicit: bool, m: re.Match[str],
+        self,
+        items: str,
+        raw: str,
+        kw: str,
+        doc: DocumentIndex,
+        explicit: bool,
+        m: re.Match[str],
         src_cit: AdgmCitation | None,
     ) -> Iterator[_Hit]:
         prev: tuple[str, ...] | None = None
@@ -197,8 +230,15 @@ class AdgmReferenceExtractor:
             prev = segs
 
     def _range(
-        self, start: tuple[str, ...], end: tuple[str, ...], raw: str, kw: str, doc: DocumentIndex, explicit: bool,
-        m: re.Match[str], src_cit: AdgmCitation | None,
+        self,
+        start: tuple[str, ...],
+        end: tuple[str, ...],
+        raw: str,
+        kw: str,
+        doc: DocumentIndex,
+        explicit: bool,
+        m: re.Match[str],
+        src_cit: AdgmCitation | None,
     ) -> Iterator[_Hit]:
         """`4.13.5 to 4.13.8`, `47-54`: the numbers between the ends (same prefix), each looked up."""
         a, b = start[-1], end[-1]
@@ -218,8 +258,15 @@ class AdgmReferenceExtractor:
                 yield hit
 
     def _lookup(
-        self, segs: tuple[str, ...], raw: str, kw: str, doc: DocumentIndex, explicit: bool, m: re.Match[str],
-        src_cit: AdgmCitation | None, bare: bool = False,
+        self,
+        segs: tuple[str, ...],
+        raw: str,
+        kw: str,
+        doc: DocumentIndex,
+        explicit: bool,
+        m: re.Match[str],
+        src_cit: AdgmCitation | None,
+        bare: bool = False,
     ) -> _Hit:
         """`bare`: a number printed without keyword must exist itself (paragraph labels aside)."""
         printed = ".".join(segs)
@@ -237,8 +284,15 @@ class AdgmReferenceExtractor:
 
 
 def _candidates(
-    segs: Sequence[str], kw: str, doc: DocumentIndex, explicit: bool, of_part: str | None, in_app: str | None,
-    src_cit: AdgmCitation | None, bare: bool = False, this: bool = False,
+    segs: Sequence[str],
+    kw: str,
+    doc: DocumentIndex,
+    explicit: bool,
+    of_part: str | None,
+    in_app: str | None,
+    src_cit: AdgmCitation | None,
+    bare: bool = False,
+    this: bool = False,
 ) -> Iterator[str]:
     """Normalized ids to try, most specific first; trailing paragraph labels are dropped one by one.
 

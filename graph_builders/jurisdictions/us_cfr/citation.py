@@ -25,12 +25,17 @@ _MAX_NUMBER = 99
 # Numbers are ASCII digits without leading zeros (`\d` would take `١٩٢٦` and `0926`, ids that
 # differ from `1926` yet mean it); ASCII also keeps IGNORECASE from matching `ſ` or the Kelvin sign.
 _NUM = r"([1-9][0-9]{0,3})"
-_SECTION_NUM = r"([1-9][0-9]{0,3}[a-z]?)"  # a section number may carry a letter, as the scrapers read it (`§ 1926.501a`)
+_SECTION_NUM = (
+    r"([1-9][0-9]{0,3}[a-z]?)"  # a section number may carry a letter, as the scrapers read it (`§ 1926.501a`)
+)
 _PART_RE = re.compile(rf"^(?:part\s+)?{_NUM}$", re.IGNORECASE | re.ASCII)
 _SUBPART_RE = re.compile(
-    rf"^(?:part\s+)?{_NUM}\s+subpart\s+([A-Z]{{1,2}})(?:\s+appendix\s+([A-Z]{{1,2}}))?$", re.IGNORECASE | re.ASCII
+    rf"^(?:part\s+)?{_NUM}\s+subpart\s+([A-Z]{{1,2}})(?:\s+appendix\s+([A-Z]{{1,2}}))?$",
+    re.IGNORECASE | re.ASCII,
 )
-_SECTION_APPENDIX_RE = re.compile(rf"^{_NUM}\.{_SECTION_NUM}\s+appendix(?:\s+([A-Z]{{1,2}}))?$", re.IGNORECASE | re.ASCII)
+_SECTION_APPENDIX_RE = re.compile(
+    rf"^{_NUM}\.{_SECTION_NUM}\s+appendix(?:\s+([A-Z]{{1,2}}))?$", re.IGNORECASE | re.ASCII
+)
 _SECTION_RE = re.compile(rf"^{_NUM}\.{_SECTION_NUM}((?:\([^()\[\]]+\))*)(?:\[([^\[\]]+)\])?$", re.ASCII)
 _LABEL_RE = re.compile(r"\(([^()]+)\)")
 _PREFIX_RE = re.compile(r"^(?:(?:\d+\s+)?CFR\s+)?(?:§§?|sections?)?\s*", re.IGNORECASE)
@@ -255,7 +260,7 @@ class CfrCitation:
         if self.appendix is not None:
             tail = ((2, *_letters_key(self.appendix)),)
         number = self.section.rstrip("abcdefghijklmnopqrstuvwxyz")  # § 1926.501a sorts right after § 1926.501
-        return (int(self.part), 1, int(number), self.section[len(number):], *labels, *tail)
+        return (int(self.part), 1, int(number), self.section[len(number) :], *labels, *tail)
 
     def __lt__(self, other: object) -> bool:
         if not isinstance(other, CfrCitation):
@@ -349,7 +354,9 @@ def expand_range(
         hi = label_value(end.paragraphs[-1], pos) or 0
         _check_size(start, end, hi - lo)
         prefix = start.paragraphs[:-1]
-        return tuple(CfrCitation(start.part, start.section, (*prefix, label_for(v, pos))) for v in range(lo, hi + 1))
+        return tuple(
+            CfrCitation(start.part, start.section, (*prefix, label_for(v, pos))) for v in range(lo, hi + 1)
+        )
     if start.kind == "subpart":
         lo = _letter_value((start.subpart or "").lower(), True) or 0
         hi = _letter_value((end.subpart or "").lower(), True) or 0
@@ -366,7 +373,8 @@ def _check_size(start: CfrCitation, end: CfrCitation, span: int) -> None:
 
 
 class CfrGrammar:
-    """The US CFR citation grammar behind the :class:`~bifrost.graph_builders.citations.base.CitationGrammar` protocol."""
+    """The US CFR citation grammar behind the
+    :class:`~bifrost.graph_builders.citations.base.CitationGrammar` protocol."""
 
     jurisdiction = "us-cfr"
 

@@ -11,7 +11,8 @@ from bifrost.graph_builders.jurisdictions.us_cfr.citation import CfrCitation
 
 
 def citation_parent(pid: str) -> str | None:
-    """The id of the citation parent (`1926.502(b)` of `1926.502(b)(3)`), None at the top or for a non-citation."""
+    """The id of the citation parent (`1926.502(b)` of `1926.502(b)(3)`), None at the top or for a
+    non-citation."""
     try:
         par = CfrCitation.parse(pid).parent()
     except CitationError:
@@ -34,7 +35,8 @@ class KnownProvisions:
 
     @classmethod
     def from_ids(cls, ids: Iterable[str], parents: Mapping[str, str | None] | None = None) -> KnownProvisions:
-        """Index bare ids: parents are citation parents, unless `parents` tells the tree ones (section -> subpart)."""
+        """Index bare ids: parents are citation parents, unless `parents` tells the tree ones (section ->
+        subpart)."""
         id_list = list(dict.fromkeys(ids))
         children: dict[str, list[str]] = {}
         parts: set[str] = set()

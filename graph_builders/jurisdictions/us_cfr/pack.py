@@ -44,7 +44,9 @@ class UsCfr(PackDefaults):
         SourceFormat(".pdf", f"{_SOURCES}.pdf_document:parse_pdf", "pdf"),
     )
     grammar = CfrGrammar()
-    words = GENERIC.adding(NAME, authorities=("Assistant Secretary", "OSHA"), actors=("employer", "employee", "contractor"))
+    words = GENERIC.adding(
+        NAME, authorities=("Assistant Secretary", "OSHA"), actors=("employer", "employee", "contractor")
+    )
     normalize = staticmethod(normalize)
 
     def reference_extractor(self) -> ReferenceExtractor[Any]:
@@ -64,7 +66,9 @@ class UsCfr(PackDefaults):
         from bifrost.graph_builders.jurisdictions.us_cfr.sources.ecfr_download import download_part
 
         if not (spec.ecfr_title and spec.ecfr_part):
-            raise NotFoundError(f"no sources given for corpus {spec.name!r} and no eCFR title and part known; pass file paths")
+            raise NotFoundError(
+                f"no sources given for corpus {spec.name!r} and no eCFR title and part known; pass file paths"
+            )
         return [download_part(spec.ecfr_title, spec.ecfr_part, folder, date=date)]
 
     def ingest_options(self, shared_dir: Path | None) -> dict[str, Any]:

@@ -16,7 +16,11 @@ _SP = r"[^\S\n]"  # a space that does not cross a line (paragraph) break
 _DOUBLED = "|".join(c * 2 for c in "abcdefghjkmnpqrstuwyz")
 _LABEL = rf"\({_SP}?(?:[ivxl]{{1,6}}|{_DOUBLED}|[a-z]|[A-Z]|\d{{1,2}}){_SP}?\)"
 _CHAIN = rf"{_LABEL}(?:{_SP}?{_LABEL})*"
-_SEP = rf"(?:{_SP}*,{_SP}*(?:and/or{_SP}+|and{_SP}+|or{_SP}+)?|{_SP}+(?:and/or|and|or|through|to){_SP}+|{_SP}*[-–]{_SP}*)"
+_SEP = (
+    rf"(?:{_SP}*,{_SP}*(?:and/or{_SP}+|and{_SP}+|or{_SP}+)?"
+    rf"|{_SP}+(?:and/or|and|or|through|to){_SP}+"
+    rf"|{_SP}*[-–]{_SP}*)"
+)
 _ITEMS = rf"{_CHAIN}(?:{_SEP}{_CHAIN})*"
 _SECNUM = r"19\d\d\.\d{1,4}(?![\d.]\d)"
 _SECCIT = rf"{_SECNUM}(?:{_SP}?{_CHAIN})?"
@@ -39,17 +43,24 @@ REFERENCE = re.compile(
           |[Ss]ubpart{_SP}+(?P<app_sub>[A-Z]{{1,2}})\b(?:{_SP}+of{_SP}+(?:this{_SP}+part|part{_SP}+(?P<app_sub_part>\d{{4}})))?
           |§{_SP}*(?P<app_sec>{_SECNUM}){_CHAPTER}
           |[Pp]art{_SP}+(?P<app_part>\d{{4}})))
-  | (?P<apps>\b[Aa]ppendices{_SP}+(?P<apps_letters>[A-Z]\b(?:(?:{_SP}*,{_SP}*(?:and{_SP}+)?|{_SP}+and{_SP}+)[A-Z]\b)+)
+  | (?P<apps>\b[Aa]ppendices{_SP}+(?P<apps_letters>[A-Z]\b(?:(?:{_SP}*,{_SP}*(?:and{_SP}+)?
+        |{_SP}+and{_SP}+)[A-Z]\b)+)
         (?:{_SP}+(?:to|of){_SP}+(?:(?P<apps_this>this{_SP}+subpart)|[Ss]ubpart{_SP}+(?P<apps_sub>[A-Z]{{1,2}})\b(?:{_SP}+of{_SP}+this{_SP}+part)?))?)
   | (?P<app_bare>\b[Aa]ppendix{_SP}+(?P<app_bare_letter>[A-Z])\b(?!{_SP}+(?:to|of){_SP}))
-  | (?P<sec>(?:§§?{_SP}*|\b[Ss]ections?{_SP}+(?=19\d\d\.\d)|\b29{_SP}+CFR{_SP}+(?:§§?{_SP}*)?|(?<![\w.§/-])(?=19\d\d\.\d))
+  | (?P<sec>(?:§§?{_SP}*|\b[Ss]ections?{_SP}+(?=19\d\d\.\d)|\b29{_SP}+CFR{_SP}+(?:§§?{_SP}*)?|
+        (?<![\w.§/-])(?=19\d\d\.\d))
         (?P<sec_items>{_SEC_ITEMS})(?:(?:{_SP}*\([A-Z][^()\n]{{0,60}}\))?{_SP}+of{_SP}+this{_SP}+(?:chapter|title|subpart|part)\b)?)
-  | (?P<subpart>\b[Ss]ubparts?{_SP}+(?P<sub_letters>[A-Z]{{1,2}}\b(?:(?:{_SP}*,{_SP}*(?:and{_SP}+|or{_SP}+)?|{_SP}+(?:and|or|through){_SP}+)[A-Z]{{1,2}}\b)*)
+  | (?P<subpart>\b[Ss]ubparts?{_SP}+(?P<sub_letters>[A-Z]{{1,2}}\b(?:(?:{_SP}*,{_SP}*(?:and{_SP}+
+        |or{_SP}+)?|{_SP}+(?:and|or|through){_SP}+)[A-Z]{{1,2}}\b)*)
         (?:(?:—[^\n.;()]{{1,80}}?|{_SP}*\([^()\n]{{1,60}}\))?{_SP}+of{_SP}+(?:this{_SP}+part|(?:29{_SP}+CFR{_SP}+)?part{_SP}+(?P<sub_part>\d{{4}})))?)
-  | (?P<part>\b(?:29{_SP}+CFR{_SP}+)?[Pp]arts?{_SP}+(?P<part_nums>\d{{4}}(?:(?:{_SP}*,{_SP}*|{_SP}+(?:and|or){_SP}+)\d{{4}})*)\b{_CHAPTER})
-  | (?P<cfr>\b(?P<cfr_title>\d{{1,2}}){_SP}+CFR{_SP}+(?:[Pp]arts?{_SP}+)?(?:§{_SP}*)?\d[\d.]*(?:-\d[\d.]*)?(?<!\.))
-  | (?P<act>\b[Ss]ections?{_SP}+\d+[a-z]?(?:\(\w+\))*{_SP}+of{_SP}+the{_SP}+(?:(?:[A-Z][\w-]*|and|of|for|the){_SP}+){{0,10}}?Act\b)
-  | (?P<std>\b(?P<std_org>ANSI|ASME|ASTM|NFPA|ASSE|IEEE|ISO|CGA|SAE|AWS|NEMA)(?:/[A-Z]+)*{_SP}+(?:No\.{_SP}*)?[A-Z]{{0,4}}{_SP}?\d[\w.:/–-]*(?<![.:/–-]))
+  | (?P<part>\b(?:29{_SP}+CFR{_SP}+)?[Pp]arts?{_SP}+(?P<part_nums>\d{{4}}(?:(?:{_SP}*,{_SP}*|{_SP}+
+        (?:and|or){_SP}+)\d{{4}})*)\b{_CHAPTER})
+  | (?P<cfr>\b(?P<cfr_title>\d{{1,2}}){_SP}+CFR{_SP}+(?:[Pp]arts?{_SP}+)?(?:§{_SP}*)?\d[\d.]*
+        (?:-\d[\d.]*)?(?<!\.))
+  | (?P<act>\b[Ss]ections?{_SP}+\d+[a-z]?(?:\(\w+\))*{_SP}+of{_SP}+the{_SP}+(?:(?:[A-Z][\w-]*|and|of|for
+        |the){_SP}+){{0,10}}?Act\b)
+  | (?P<std>\b(?P<std_org>ANSI|ASME|ASTM|NFPA|ASSE|IEEE|ISO|CGA|SAE|AWS|NEMA)(?:/[A-Z]+)*{_SP}+
+        (?:No\.{_SP}*)?[A-Z]{{0,4}}{_SP}?\d[\w.:/–-]*(?<![.:/–-]))
   | (?P<scope>\b[Tt]his{_SP}+(?P<scope_word>subpart|part|section|standard)\b)
     """,
     re.VERBOSE,
@@ -62,7 +73,9 @@ HEADING_BEFORE = re.compile(r"(?:Notes?|Exceptions?)(?:\s+\d+)?\s+to\s+$")
 SUBPART_LETTERS = re.compile(r"\b[A-Z]{1,2}\b")
 _ID_PREFIX = re.compile(r"^(\d{1,4}\.\d{1,4})((?:\([^()\[\]]+\))*)")
 CONSENSUS_BEFORE = re.compile(r"\b[Ss]ection{_SP}+\d+-\d[\d.-]*[^.;\n]*$".replace("{_SP}", _SP))
-SECTION_TOKEN = re.compile(rf"{_SECCIT_IN.pattern}|(?P<bare>{_CHAIN})")  # a section citation, or a bare label chain after one
+SECTION_TOKEN = re.compile(
+    rf"{_SECCIT_IN.pattern}|(?P<bare>{_CHAIN})"
+)  # a section citation, or a bare label chain after one
 
 
 def labels_of(chain: str) -> tuple[str, ...]:
@@ -70,7 +83,9 @@ def labels_of(chain: str) -> tuple[str, ...]:
     return tuple(m.group(0).strip("() \t") for m in _LABEL_IN.finditer(chain))
 
 
-def relative_labels(prev: Sequence[str], chain: Sequence[str], prefer_child: bool = False) -> tuple[str, ...] | None:
+def relative_labels(
+    prev: Sequence[str], chain: Sequence[str], prefer_child: bool = False
+) -> tuple[str, ...] | None:
     """Absolute labels for a partial chain read after `prev` (an enumeration or a nested reference).
 
     The chain's first label replaces `prev` at the deepest level where it fits ("(b)(2)(i) and (ii)");

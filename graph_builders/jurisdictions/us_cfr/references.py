@@ -28,7 +28,13 @@ from bifrost.graph_builders.jurisdictions.us_cfr.reference_text import (
     relative_labels,
     valid_labels,
 )
-from bifrost.graph_builders.jurisdictions.us_cfr.resolve import Hit, find_subpart, lookup, lookup_range, tree_ancestors
+from bifrost.graph_builders.jurisdictions.us_cfr.resolve import (
+    Hit,
+    find_subpart,
+    lookup,
+    lookup_range,
+    tree_ancestors,
+)
 
 EXTRACTOR_NAME = "rules"
 
@@ -113,7 +119,9 @@ class CfrReferenceExtractor:
             yield self._appendix(m, raw, ctx, known)
         elif m.group("apps") is not None:
             for letter in SUBPART_LETTERS.findall(m.group("apps_letters")):
-                sub = m.group("apps_sub") or (ctx.subpart.split()[-1] if m.group("apps_this") and ctx.subpart else None)
+                sub = m.group("apps_sub") or (
+                    ctx.subpart.split()[-1] if m.group("apps_this") and ctx.subpart else None
+                )
                 if sub:
                     yield lookup(CfrCitation(ctx.part, subpart=sub, appendix=letter), raw, known)
                 else:
@@ -169,8 +177,12 @@ class CfrReferenceExtractor:
                 return Hit(raw, None, "'this section' outside a section")
             return lookup(CfrCitation(sec.part, sec.section, appendix=letter), raw, known)
         part = m.group("app_part") or ctx.part
-        return Hit(raw, None, f"{'no such provision' if known.has_part(part) else 'not in corpus'}: "
-                    f"{part} Appendix {letter}".rstrip())
+        return Hit(
+            raw,
+            None,
+            f"{'no such provision' if known.has_part(part) else 'not in corpus'}: "
+            f"{part} Appendix {letter}".rstrip(),
+        )
 
     def _bare_appendix(self, letter: str, raw: str, ctx: _Context, known: KnownProvisions) -> Hit:
         """'appendix D' alone: the subpart's appendix if it exists, else the section's own."""
@@ -277,7 +289,9 @@ class CfrReferenceExtractor:
             cit: CfrCitation | None
             if tm.group("num"):
                 try:
-                    cit = CfrCitation.parse(tm.group("num") + "".join(f"({x})" for x in labels_of(tm.group("chain") or "")))
+                    cit = CfrCitation.parse(
+                        tm.group("num") + "".join(f"({x})" for x in labels_of(tm.group("chain") or ""))
+                    )
                 except CitationError as e:
                     yield Hit(raw, None, f"rejected by grammar: {e.reason}")
                     prev = None
@@ -286,7 +300,9 @@ class CfrReferenceExtractor:
                 if prev is None or prev.section is None:
                     continue
                 chain = labels_of(tm.group("bare"))
-                labels = relative_labels(prev.paragraphs, chain) if len(chain) <= len(prev.paragraphs) else None
+                labels = (
+                    relative_labels(prev.paragraphs, chain) if len(chain) <= len(prev.paragraphs) else None
+                )
                 if labels is None:
                     labels = chain if valid_labels(chain) else None
                 if labels is None:

@@ -87,6 +87,7 @@ def find_subpart(provision: Provision, cit: CfrCitation | None, known: KnownProv
 
 def tree_ancestors(provision: Provision, known: KnownProvisions) -> set[str]:
     """Ids above the provision, by its own parent, then the index, then the citation."""
+
     def parent_of(pid: str) -> str | None:
         if pid == provision.id and provision.parent_id:
             return provision.parent_id

@@ -39,7 +39,9 @@ def _related(text: str, gold_texts: Sequence[str]) -> bool:
 
 
 def support_examples(
-    questions: Sequence[LabelledQuestion], ranked: Callable[[str], Sequence[str]], documents: Mapping[str, str],
+    questions: Sequence[LabelledQuestion],
+    ranked: Callable[[str], Sequence[str]],
+    documents: Mapping[str, str],
     negatives: int = 3,
 ) -> list[SupportExample]:
     """Positives and hard negatives of every question (``negatives`` per question, from ``ranked``: a

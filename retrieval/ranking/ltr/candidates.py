@@ -60,7 +60,10 @@ def ordered(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def build_pool(
-    ev: Evidence, ids: list[str], nav: NavigatorIndex, sizes: PoolSizes = PoolSizes(),
+    ev: Evidence,
+    ids: list[str],
+    nav: NavigatorIndex,
+    sizes: PoolSizes = PoolSizes(),
     position: dict[str, int] | None = None,
 ) -> Pool:
     """The candidates of one question (containers and unknown ids left out); ``position`` (id ->
@@ -113,9 +116,9 @@ def build_pool(
     return Pool(list(via), via, why, base, path, seeds, bm25_rank, dense_rank)
 
 
-
 def add_named_and_cited(ev: Evidence, nav: NavigatorIndex, sizes: PoolSizes, fit, add) -> None:
-    """Candidates the question names (with the parts of a named section that best fit it) and those its similar
+    """Candidates the question names (with the parts of a named section that best fit it) and those its
+    similar
     precedents cite (with the best-fitting parts of a cited section), through ``add(pid, via, reason)``."""
     for cite in ev.named:
         if cite.target_id is not None:

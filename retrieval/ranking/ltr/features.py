@@ -24,13 +24,35 @@ from bifrost.retrieval.navigator import NavigatorIndex
 FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
     "lexical": ("bm25", "bm25_norm", "bm25_rank_log", "term_coverage", "term_coverage_idf"),
     "dense": ("dense", "dense_gap", "dense_rank_log"),
-    "eng": ("entity_score", "entity_score_norm", "entity_matches", "entity_specificity", "entity_cosine", "triple_cosine"),
+    "eng": (
+        "entity_score",
+        "entity_score_norm",
+        "entity_matches",
+        "entity_specificity",
+        "entity_cosine",
+        "triple_cosine",
+    ),
     "dng": (
-        "cites_seeds", "cited_by_seeds", "parent_of_seed", "child_of_seed", "seeds_in_section",
-        "neighbour_base_max", "refs_in_log", "refs_out_log",
+        "cites_seeds",
+        "cited_by_seeds",
+        "parent_of_seed",
+        "child_of_seed",
+        "seeds_in_section",
+        "neighbour_base_max",
+        "refs_in_log",
+        "refs_out_log",
     ),
     "hierarchy": ("parent_bm25_norm", "parent_dense", "section_bm25_norm", "section_dense", "is_section"),
-    "shape": ("kind_paragraph", "kind_definition", "kind_note", "kind_section", "kind_appendix", "level", "text_len_log", "empty"),
+    "shape": (
+        "kind_paragraph",
+        "kind_definition",
+        "kind_note",
+        "kind_section",
+        "kind_appendix",
+        "level",
+        "text_len_log",
+        "empty",
+    ),
     "question": ("q_terms_log", "q_unknown_share", "q_is_question", "q_channel_agreement", "q_dense_top"),
     "named": ("named_exact", "named_within", "named_any"),
     "precedent": ("prec_direct", "prec_inherited", "prec_below", "prec_rank_log", "prec_best"),
@@ -39,9 +61,17 @@ AGREEMENT_DEPTH = 10
 """Top lexical and dense hits compared for `q_channel_agreement`."""
 _QUESTION_START = re.compile(
     r"^\s*(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|may|might|must|shall|should|"
-    r"will|would|has|have)\b|\?\s*$", re.I)
+    r"will|would|has|have)\b|\?\s*$",
+    re.I,
+)
 FEATURES: tuple[str, ...] = tuple(f for group in FEATURE_GROUPS.values() for f in group)
-_KINDS = (ProvisionKind.PARAGRAPH, ProvisionKind.DEFINITION, ProvisionKind.NOTE, ProvisionKind.SECTION, ProvisionKind.APPENDIX)
+_KINDS = (
+    ProvisionKind.PARAGRAPH,
+    ProvisionKind.DEFINITION,
+    ProvisionKind.NOTE,
+    ProvisionKind.SECTION,
+    ProvisionKind.APPENDIX,
+)
 
 
 def columns_without(groups: set[str]) -> list[int]:
@@ -90,22 +120,45 @@ def featurize(ev: Evidence, pool: Pool, nav: NavigatorIndex, position: dict[str,
         s_bm25, s_dense, _ = lex(section)
         kind = nav.kind.get(pid)
         neighbour_base = max((pool.base.get(n, 0.0) for n in nav.neighbours(pid)), default=0.0)
-        rows.append([
-            bm25, bm25 / bm25_max if bm25_max > 0 else 0.0, math.log2(1 + bm25_rank),
-            float(coverage[i]) if i is not None else 0.0, float(coverage_idf[i]) if i is not None else 0.0,
-            dense, dense_max - dense, math.log2(1 + dense_rank),
-            e.score if e else 0.0, (e.score / ent_max) if e and ent_max > 0 else 0.0, e.matches if e else 0,
-            e.max_specificity if e else 0.0, e.best_cosine if e else 0.0, ev.triples.get(pid, (0.0, ""))[0],
-            len(out_refs & seeds), len(in_refs & seeds), float(pid in seed_parents),
-            float(parent in seeds), sum(1 for s in seed_sections if s == section) - float(pid in seeds),
-            neighbour_base, math.log2(1 + len(in_refs)), math.log2(1 + len(out_refs)),
-            p_bm25 / bm25_max if bm25_max > 0 else 0.0, p_dense, s_bm25 / bm25_max if bm25_max > 0 else 0.0, s_dense,
-            float(section == pid),
-            *(float(kind == k) for k in _KINDS), float(nav.level.get(pid, 0)),
-            math.log2(1 + nav.text_len.get(pid, 0)), float(nav.text_len.get(pid, 0) == 0),
-            *style,
-            *_named_row(pid, named, nav), *_precedent_row(pid, ev, nav, below_votes, no_rank), prec_best,
-        ])
+        rows.append(
+            [
+                bm25,
+                bm25 / bm25_max if bm25_max > 0 else 0.0,
+                math.log2(1 + bm25_rank),
+                float(coverage[i]) if i is not None else 0.0,
+                float(coverage_idf[i]) if i is not None else 0.0,
+                dense,
+                dense_max - dense,
+                math.log2(1 + dense_rank),
+                e.score if e else 0.0,
+                (e.score / ent_max) if e and ent_max > 0 else 0.0,
+                e.matches if e else 0,
+                e.max_specificity if e else 0.0,
+                e.best_cosine if e else 0.0,
+                ev.triples.get(pid, (0.0, ""))[0],
+                len(out_refs & seeds),
+                len(in_refs & seeds),
+                float(pid in seed_parents),
+                float(parent in seeds),
+                sum(1 for s in seed_sections if s == section) - float(pid in seeds),
+                neighbour_base,
+                math.log2(1 + len(in_refs)),
+                math.log2(1 + len(out_refs)),
+                p_bm25 / bm25_max if bm25_max > 0 else 0.0,
+                p_dense,
+                s_bm25 / bm25_max if bm25_max > 0 else 0.0,
+                s_dense,
+                float(section == pid),
+                *(float(kind == k) for k in _KINDS),
+                float(nav.level.get(pid, 0)),
+                math.log2(1 + nav.text_len.get(pid, 0)),
+                float(nav.text_len.get(pid, 0) == 0),
+                *style,
+                *_named_row(pid, named, nav),
+                *_precedent_row(pid, ev, nav, below_votes, no_rank),
+                prec_best,
+            ]
+        )
     matrix = np.asarray(rows, dtype=np.float32).reshape(len(rows), len(FEATURES))
     return matrix
 
@@ -117,8 +170,11 @@ def question_style(ev: Evidence, pool: Pool) -> tuple[float, ...]:
     bm25_top = set(np.flatnonzero((pool.bm25_rank <= AGREEMENT_DEPTH) & (ev.bm25 > 0)).tolist())
     dense_top = set(np.flatnonzero(pool.dense_rank <= AGREEMENT_DEPTH).tolist())
     return (
-        math.log2(1 + n_terms), (n_terms - known) / n_terms if n_terms else 0.0, float(bool(_QUESTION_START.search(ev.question))),
-        len(bm25_top & dense_top) / AGREEMENT_DEPTH, float(ev.dense.max()) if len(ev.dense) else 0.0,
+        math.log2(1 + n_terms),
+        (n_terms - known) / n_terms if n_terms else 0.0,
+        float(bool(_QUESTION_START.search(ev.question))),
+        len(bm25_top & dense_top) / AGREEMENT_DEPTH,
+        float(ev.dense.max()) if len(ev.dense) else 0.0,
     )
 
 
@@ -141,7 +197,8 @@ def _named_row(pid: str, named: set[str], nav: NavigatorIndex) -> tuple[float, f
 
 
 def _votes_below(ev: Evidence, nav: NavigatorIndex) -> dict[str, float]:
-    """Per provision, the votes for provisions below it (a paragraph a precedent cites supports its section)."""
+    """Per provision, the votes for provisions below it (a paragraph a precedent cites supports its
+    section)."""
     out: dict[str, float] = {}
     for pid, w in ev.votes.direct.items():
         for a in _chain(pid, nav):
@@ -149,7 +206,9 @@ def _votes_below(ev: Evidence, nav: NavigatorIndex) -> dict[str, float]:
     return out
 
 
-def _precedent_row(pid: str, ev: Evidence, nav: NavigatorIndex, below: dict[str, float], no_rank: float) -> tuple[float, ...]:
+def _precedent_row(
+    pid: str, ev: Evidence, nav: NavigatorIndex, below: dict[str, float], no_rank: float
+) -> tuple[float, ...]:
     """The `precedent` group but its last column: votes for the candidate, for its ancestors, for its
     descendants, and the log rank of the best precedent citing it or an ancestor."""
     votes = ev.votes
@@ -157,5 +216,9 @@ def _precedent_row(pid: str, ev: Evidence, nav: NavigatorIndex, below: dict[str,
         return 0.0, 0.0, 0.0, no_rank
     chain = _chain(pid, nav)
     ranks = [votes.cited_ids[a] for a in (pid, *chain) if a in votes.cited_ids]
-    return (votes.direct.get(pid, 0.0), votes.inherited(chain), below.get(pid, 0.0),
-            math.log2(1 + min(ranks)) if ranks else no_rank)
+    return (
+        votes.direct.get(pid, 0.0),
+        votes.inherited(chain),
+        below.get(pid, 0.0),
+        math.log2(1 + min(ranks)) if ranks else no_rank,
+    )

@@ -35,15 +35,25 @@ LGBM_PARAMS: dict[str, Any] = {
     "n_jobs": 1,
 }
 """Fixed settings of every ranker (LightGBM's documented ranking setup with leaves kept large
-enough in data for a few hundred questions); the sampling seed is `bifrost.training.ranker.cv.fit`'s ``seed``."""
+enough in data for a few hundred questions); the sampling seed is `bifrost.training.ranker.cv.fit`'s
+``seed``."""
 
 PARAM_GRID: tuple[dict[str, Any], ...] = tuple(
     {"num_leaves": leaves, "n_estimators": trees} for leaves in (4, 15) for trees in (100, 300)
 )
 """Model sizes chosen between by an inner cross-validation on the training questions only."""
 
-MORE_IS_BETTER = ("bm25", "bm25_norm", "term_coverage", "term_coverage_idf", "dense", "entity_score", "entity_score_norm",
-                  "entity_cosine", "triple_cosine")
+MORE_IS_BETTER = (
+    "bm25",
+    "bm25_norm",
+    "term_coverage",
+    "term_coverage_idf",
+    "dense",
+    "entity_score",
+    "entity_score_norm",
+    "entity_cosine",
+    "triple_cosine",
+)
 MORE_IS_WORSE = ("bm25_rank_log", "dense_rank_log", "dense_gap")
 """A prior for any rulebook, not fit to data: more lexical, dense or entity evidence for a provision
 never lowers its score (LightGBM monotone constraints)."""
@@ -65,11 +75,15 @@ class ModelCard:
     params: dict[str, Any] = field(default_factory=dict)
     cite_delta: float = 1.0
     cv: dict[str, Any] = field(default_factory=dict)
-    left_out: dict[str, Any] = field(default_factory=dict)  # set -> the ranker's figures fitted on the other sets
+    left_out: dict[str, Any] = field(
+        default_factory=dict
+    )  # set -> the ranker's figures fitted on the other sets
     trained_at: str = ""
     encoder: str = ""  # the adapted dense encoder the ranker reads, relative to the home ("" = none)
     encoder_version: str = ""  # `model_version` of that folder when the ranker was trained
-    encoder_questions: list[dict[str, str]] = field(default_factory=list)  # the question sets it was adapted on
+    encoder_questions: list[dict[str, str]] = field(
+        default_factory=list
+    )  # the question sets it was adapted on
     glossary: str = ""  # the site-words glossary setting its lexical features were computed with ("" = none)
 
 
@@ -77,8 +91,11 @@ def glossary_mismatch(card: ModelCard, glossary: str) -> str | None:
     """A one-line warning when the ranker's lexical features were computed with another glossary setting."""
     if card.glossary == glossary:
         return None
-    return (f"the ranker of {card.corpus!r} was trained with glossary {card.glossary or 'none'!r}, not {glossary or 'none'!r}: "
-            f"its lexical features differ from training; retrain it with the same BIFROST_RETRIEVAL__GLOSSARY")
+    return (
+        f"the ranker of {card.corpus!r} was trained with glossary {card.glossary or 'none'!r}, not "
+        f"{glossary or 'none'!r}: "
+        f"its lexical features differ from training; retrain it with the same BIFROST_RETRIEVAL__GLOSSARY"
+    )
 
 
 def model_paths(settings: Settings, corpus: str) -> tuple[Path, Path]:
@@ -142,16 +159,21 @@ def ranker_encoder(settings: Settings, corpus: str) -> Path | None:
 def check_card(card: ModelCard, corpus: str, embedding_model: str, features: tuple[str, ...]) -> None:
     """Refuse a ranker trained for another corpus, embedding model or feature list (one line naming both)."""
     if card.corpus != corpus:
-        raise ConfigError(f"the ranker was trained for corpus {card.corpus!r}, not {corpus!r}; run `bifrost train ranker --corpus {corpus}`")
+        raise ConfigError(
+            f"the ranker was trained for corpus {card.corpus!r}, not {corpus!r}; run `bifrost train ranker "
+            f"--corpus {corpus}`"
+        )
     if card.embedding_model != embedding_model:
         raise ConfigError(
-            f"the ranker of {corpus!r} was trained with embedding model {card.embedding_model!r}, not {embedding_model!r}; "
+            f"the ranker of {corpus!r} was trained with embedding model {card.embedding_model!r}, not "
+            f"{embedding_model!r}; "
             f"retrain it with `bifrost train ranker --corpus {corpus}`"
         )
     unknown = [f for f in card.features if f not in features]
     if unknown:
         raise ConfigError(
-            f"the ranker of {corpus!r} uses features this version does not compute ({', '.join(unknown[:3])}); "
+            f"the ranker of {corpus!r} uses features this version does not compute "
+            f"({', '.join(unknown[:3])}); "
             f"retrain it with `bifrost train ranker --corpus {corpus}`"
         )
 
@@ -170,8 +192,12 @@ def load_ranker(settings: Settings, corpus: str, features: tuple[str, ...]) -> R
         return None
     check_card(card, corpus, settings.embedding_model, features)
     if card.encoder and ranker_encoder(settings, corpus) is None:
-        log.warning("the ranker of %s reads the adapted encoder %s, which is missing or was retrained since; "
-                    "using the hybrid retriever (retrain with `bifrost train ranker --encoder-questions`)", corpus, card.encoder)
+        log.warning(
+            "the ranker of %s reads the adapted encoder %s, which is missing or was retrained since; "
+            "using the hybrid retriever (retrain with `bifrost train ranker --encoder-questions`)",
+            corpus,
+            card.encoder,
+        )
         return None
     try:
         text = model_path.read_text()
@@ -183,12 +209,25 @@ def load_ranker(settings: Settings, corpus: str, features: tuple[str, ...]) -> R
         if booster.num_feature() != len(card.features):
             raise ValueError(f"{booster.num_feature()} features, its card lists {len(card.features)}")
     except ImportError:
-        log.warning("a ranker exists for %s but lightgbm is not installed (pip install 'bifrost-rag[ltr]'); using the hybrid", corpus)
+        log.warning(
+            "a ranker exists for %s but lightgbm is not installed (pip install 'bifrost-rag[ltr]'); using "
+            "the hybrid",
+            corpus,
+        )
         return None
     except Exception as e:  # noqa: BLE001 - a corrupt model file must not stop answering
-        log.warning("ranker model %s is corrupt (%s); using the hybrid retriever", model_path, str(e).splitlines()[0] if str(e) else type(e).__name__)
+        log.warning(
+            "ranker model %s is corrupt (%s); using the hybrid retriever",
+            model_path,
+            str(e).splitlines()[0] if str(e) else type(e).__name__,
+        )
         return None
     columns = None if tuple(card.features) == features else [features.index(f) for f in card.features]
     if columns is not None:  # trained before features were added: scored on the columns it knows
-        log.info("the ranker of %s uses %d of today's %d features; retrain to use them all", corpus, len(columns), len(features))
+        log.info(
+            "the ranker of %s uses %d of today's %d features; retrain to use them all",
+            corpus,
+            len(columns),
+            len(features),
+        )
     return RankerModel(booster, card, columns)

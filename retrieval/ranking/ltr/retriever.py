@@ -20,7 +20,11 @@ from bifrost.retrieval.result import RetrievalResult
 
 
 def question_rows(
-    channels: Channels, nav: NavigatorIndex, question: str, cfg: RetrievalConfig, sizes: PoolSizes = PoolSizes(),
+    channels: Channels,
+    nav: NavigatorIndex,
+    question: str,
+    cfg: RetrievalConfig,
+    sizes: PoolSizes = PoolSizes(),
     exclude: Collection[str] = (),
 ) -> tuple[Evidence, Pool, np.ndarray]:
     """Evidence, candidate pool and feature rows of one question (training and answering share this);
@@ -41,7 +45,11 @@ class LtrRetriever:
     """Candidates from every channel ranked by a LambdaRank model over graph and text features."""
 
     def __init__(
-        self, channels: Channels, nav: NavigatorIndex, model: RankerModel, config: RetrievalConfig,
+        self,
+        channels: Channels,
+        nav: NavigatorIndex,
+        model: RankerModel,
+        config: RetrievalConfig,
         sizes: PoolSizes = PoolSizes(),
     ) -> None:
         self.channels, self.nav, self.model, self.config, self.sizes = channels, nav, model, config, sizes
@@ -50,16 +58,22 @@ class LtrRetriever:
     def index(self) -> EngIndex:
         return self.channels.index
 
-    def candidates(self, question: str, cfg: RetrievalConfig, exclude: Collection[str] = ()) -> tuple[Evidence, Pool, np.ndarray]:
+    def candidates(
+        self, question: str, cfg: RetrievalConfig, exclude: Collection[str] = ()
+    ) -> tuple[Evidence, Pool, np.ndarray]:
         return question_rows(self.channels, self.nav, question, cfg, self.sizes, exclude)
 
-    def retrieve(self, question: str, config: RetrievalConfig | None = None, exclude: Collection[str] = ()) -> RetrievalResult:
+    def retrieve(
+        self, question: str, config: RetrievalConfig | None = None, exclude: Collection[str] = ()
+    ) -> RetrievalResult:
         cfg = config or self.config
         t0 = time.perf_counter()
         ev, pool, rows = self.candidates(question, cfg, exclude)
         return self.ranked(ev, pool, rows, cfg, t0)
 
-    def ranked(self, ev: Evidence, pool: Pool, rows: np.ndarray, cfg: RetrievalConfig, t0: float | None = None) -> RetrievalResult:
+    def ranked(
+        self, ev: Evidence, pool: Pool, rows: np.ndarray, cfg: RetrievalConfig, t0: float | None = None
+    ) -> RetrievalResult:
         """The result of candidates already collected (`candidates`), ranked by this model."""
         t1 = time.perf_counter()
         t0 = t1 if t0 is None else t0
@@ -67,8 +81,11 @@ class LtrRetriever:
         order = np.argsort(-scores, kind="stable")[: cfg.top_n]
         items = [
             RetrievedItem(
-                corpus=self.index.corpus, id=pool.ids[i], score=round(float(scores[i]), 6),
-                via=tuple(pool.via[pool.ids[i]]), path=pool.path.get(pool.ids[i], (pool.ids[i],)),
+                corpus=self.index.corpus,
+                id=pool.ids[i],
+                score=round(float(scores[i]), 6),
+                via=tuple(pool.via[pool.ids[i]]),
+                path=pool.path.get(pool.ids[i], (pool.ids[i],)),
                 why="; ".join(pool.why[pool.ids[i]][:3]),
             )
             for i in order
@@ -76,7 +93,13 @@ class LtrRetriever:
         n_cited = cut_cited(scores[order], self.model.card.cite_delta, cfg.cite_max)
         t2 = time.perf_counter()
         return RetrievalResult(
-            items=items, decomposition=ev.decomposition, mode="ltr", evidence=ev.entity_evidence,
-            relevance=ev.relevance, timings={"candidates": t1 - t0, "rank": t2 - t1}, cited=items[:n_cited],
-            named=ev.named, votes=ev.votes,
+            items=items,
+            decomposition=ev.decomposition,
+            mode="ltr",
+            evidence=ev.entity_evidence,
+            relevance=ev.relevance,
+            timings={"candidates": t1 - t0, "rank": t2 - t1},
+            cited=items[:n_cited],
+            named=ev.named,
+            votes=ev.votes,
         )

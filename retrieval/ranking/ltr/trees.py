@@ -42,8 +42,12 @@ class TreeEnsemble:
         """The ensemble of a model text, or None for anything this evaluator does not reproduce."""
         header, _, body = text.partition("\nTree=")
         head = dict(line.split("=", 1) for line in header.splitlines() if "=" in line)
-        if (head.get("num_class") != "1" or head.get("num_tree_per_iteration") != "1" or "average_output" in header
-                or head.get("objective", "").split(" ")[0] not in ("lambdarank", "rank_xendcg", "regression")):
+        if (
+            head.get("num_class") != "1"
+            or head.get("num_tree_per_iteration") != "1"
+            or "average_output" in header
+            or head.get("objective", "").split(" ")[0] not in ("lambdarank", "rank_xendcg", "regression")
+        ):
             return None
         trees = []
         for block in ("Tree=" + body).split("\nTree="):
@@ -70,8 +74,10 @@ class TreeEnsemble:
         return _Tree(
             feature=ints("split_feature"),
             threshold=np.array([float(v) for v in kv.get("threshold", "").split()], dtype=np.float64),
-            default_left=(decision & 2) != 0, missing=(decision >> 2) & 3,
-            left=ints("left_child"), right=ints("right_child"),
+            default_left=(decision & 2) != 0,
+            missing=(decision >> 2) & 3,
+            left=ints("left_child"),
+            right=ints("right_child"),
             leaf_value=np.array([float(v) for v in kv["leaf_value"].split()], dtype=np.float64),
         )
 
@@ -118,9 +124,17 @@ class _Forest:
                 out[i, : len(a)] = a
             return out
 
-        flat = {name: pad([getattr(t, name) for t in trees], width, dtype).ravel()
-                for name, dtype in (("feature", np.int64), ("threshold", np.float64), ("default_left", bool),
-                                    ("missing", np.int64), ("left", np.int64), ("right", np.int64))}
+        flat = {
+            name: pad([getattr(t, name) for t in trees], width, dtype).ravel()
+            for name, dtype in (
+                ("feature", np.int64),
+                ("threshold", np.float64),
+                ("default_left", bool),
+                ("missing", np.int64),
+                ("left", np.int64),
+                ("right", np.int64),
+            )
+        }
         root = np.array([0 if len(t.feature) else -1 for t in trees], dtype=np.int64)
         return cls(width, leaves=pad([t.leaf_value for t in trees], n_leaves, np.float64), root=root, **flat)
 
@@ -136,7 +150,9 @@ class _Forest:
             f = x[row[live], self.feature[at]]
             miss = self.missing[at]
             f = np.where(np.isnan(f) & (miss != _MISSING_NAN), 0.0, f)
-            to_default = ((miss == _MISSING_ZERO) & (f >= -_ZERO) & (f <= _ZERO)) | ((miss == _MISSING_NAN) & np.isnan(f))
+            to_default = ((miss == _MISSING_ZERO) & (f >= -_ZERO) & (f <= _ZERO)) | (
+                (miss == _MISSING_NAN) & np.isnan(f)
+            )
             go_left = np.where(to_default, self.default_left[at], f <= self.threshold[at])
             nxt = np.where(go_left, self.left[at], self.right[at])
             node[live] = nxt

@@ -65,7 +65,9 @@ def test_llm_only_keeps_the_existing_ids_the_model_names_in_its_order(settings):
     from bifrost.eval.bifrost_systems import LlmOnlySystem
     from tests.fake_chat import ScriptedChatModel
 
-    reply = "§ 1926.502 (b) guardrails.\n1926.501(b)(2)(i) leading edges.\n1910.23(e) stairs.\n1926.502(b) again."
+    reply = (
+        "§ 1926.502 (b) guardrails.\n1926.501(b)(2)(i) leading edges.\n1910.23(e) stairs.\n1926.502(b) again."
+    )
     system = LlmOnlySystem(settings, chat_model=ScriptedChatModel(respond=lambda messages: reply))
     system.warm_up("mini")
     result = system.search("Guardrails at leading edges?", 10)

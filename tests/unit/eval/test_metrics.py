@@ -9,7 +9,12 @@ import pytest
 from bifrost.graph_builders.jurisdictions.hierarchy import ParentMap
 from bifrost.graph_builders.jurisdictions.us_cfr.hierarchy import cfr_related, cfr_section_of
 from bifrost.eval.metrics import (
-    answerability_auroc, hierarchy_prf, ranking_metrics, refusal_rates, section_prf, set_prf,
+    answerability_auroc,
+    hierarchy_prf,
+    ranking_metrics,
+    refusal_rates,
+    section_prf,
+    set_prf,
 )
 from bifrost.core.types import Provision, ProvisionKind
 
@@ -54,9 +59,15 @@ def test_section_level_maps_paragraphs_to_sections():
 
 
 def test_parent_map_hierarchy_for_non_cfr_corpora():
-    ps = [Provision(corpus="x", id=i, parent_id=p, kind=k) for i, p, k in [
-        ("root", None, ProvisionKind.PART), ("s1", "root", ProvisionKind.SECTION),
-        ("p1", "s1", ProvisionKind.PARAGRAPH), ("p2", "p1", ProvisionKind.PARAGRAPH)]]
+    ps = [
+        Provision(corpus="x", id=i, parent_id=p, kind=k)
+        for i, p, k in [
+            ("root", None, ProvisionKind.PART),
+            ("s1", "root", ProvisionKind.SECTION),
+            ("p1", "s1", ProvisionKind.PARAGRAPH),
+            ("p2", "p1", ProvisionKind.PARAGRAPH),
+        ]
+    ]
     pm = ParentMap.from_provisions(ps)
     assert pm.related("s1", "p2") and pm.related("p2", "p1") and not pm.related("p1", "p1")
     assert pm.section_of("p2") == "s1"

@@ -50,7 +50,14 @@ def test_every_question_has_gold_or_near_provisions_and_yes_no_ones_a_verdict(na
 
 
 def test_no_question_of_the_held_out_site_set_is_copied_in(shared_dir: Path):
-    site = {json.loads(line)["question"].strip().lower() for line in
-            (shared_dir / "eval" / "osha-site-questions.jsonl").read_text().splitlines() if line.strip()}
-    ours = {q["question"].strip().lower() for name in ("osha-natural-train.jsonl", "osha-natural-dev.jsonl") for q in rows(name)}
+    site = {
+        json.loads(line)["question"].strip().lower()
+        for line in (shared_dir / "eval" / "osha-site-questions.jsonl").read_text().splitlines()
+        if line.strip()
+    }
+    ours = {
+        q["question"].strip().lower()
+        for name in ("osha-natural-train.jsonl", "osha-natural-dev.jsonl")
+        for q in rows(name)
+    }
     assert not site & ours

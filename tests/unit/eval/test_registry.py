@@ -12,7 +12,10 @@ from bifrost.eval.systems import CiteRule
 def test_parse_systems_with_parameters():
     specs = parse_systems("bm25, bifrost:depth=2,tau=0.9,mode=eng,dense:cite_n=5")
     assert [(s.name, s.params) for s in specs] == [
-        ("bm25", {}), ("bifrost", {"depth": 2, "tau": 0.9, "mode": "eng"}), ("dense", {"cite_n": 5})]
+        ("bm25", {}),
+        ("bifrost", {"depth": 2, "tau": 0.9, "mode": "eng"}),
+        ("dense", {"cite_n": 5}),
+    ]
     assert specs[1].label == "bifrost:depth=2,tau=0.9,mode=eng"
 
 
@@ -26,8 +29,11 @@ def test_unknown_system_lists_known_ones(settings):
     reg = make_default_registry()
     with pytest.raises(UnknownSystemError) as ei:
         reg.create(parse_systems("nope")[0], settings, "tiny")
-    assert ("known systems: bifrost, bifrost-eng-only, bifrost-hybrid, bifrost-ltr, bifrost-no-swap, bm25, dense, "
-            "graph-rag-langchain, llm-only, rerank, rrf") in str(ei.value)
+    assert (
+        "known systems: bifrost, bifrost-eng-only, bifrost-hybrid, bifrost-ltr, bifrost-no-swap, bm25, "
+        "dense, "
+        "graph-rag-langchain, llm-only, rerank, rrf"
+    ) in str(ei.value)
 
 
 def test_chat_model_systems_and_rerank_without_model_are_skipped(settings):

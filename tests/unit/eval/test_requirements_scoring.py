@@ -1,5 +1,6 @@
 """The requirement reader against the hand-labelled samples (eval/requirements/): the first sample, labelled
-before the reader was written, holds the issue's targets; the later samples are reported in docs/results.md."""
+before the reader was written, holds the issue's targets; the later samples are reported in
+docs/results.md."""
 
 from __future__ import annotations
 

@@ -31,7 +31,7 @@ class FakeSystem:
         self.warmed += 1
 
     def search(self, question: str, k: int) -> SystemResult:
-        ids = ANSWERS[question][self.shift:]
+        ids = ANSWERS[question][self.shift :]
         ranked = [(i, 1.0 / (n + 1)) for n, i in enumerate(ids)]
         return SystemResult(ranked=ranked, cited=ids[:1], seconds=0.001)
 
@@ -49,15 +49,23 @@ def registry() -> SystemRegistry:
 
 def test_run_writes_every_output_with_metrics_in_range(settings, questions_file: Path, tmp_path: Path):
     out = tmp_path / "run"
-    res = run_eval("tiny", questions_file, "oracle,worse:shift=1,third,llm-only", out, settings,
-                   registry=registry(), progress=lambda *a: None)
+    res = run_eval(
+        "tiny",
+        questions_file,
+        "oracle,worse:shift=1,third,llm-only",
+        out,
+        settings,
+        registry=registry(),
+        progress=lambda *a: None,
+    )
     for f in ("metrics.json", "per_question.jsonl", "report.md", "recall_at_k.png", "by_group.png"):
         assert (out / f).is_file(), f
     doc = json.loads((out / "metrics.json").read_text())
     assert doc["meta"]["questions"]["sha256"] and doc["meta"]["corpus"] == "tiny"
     assert set(doc["systems"]) == {"oracle", "worse:shift=1", "third"} and "llm-only" in res.skipped
     m = doc["systems"]["oracle"]["metrics"]
-    # cited = top 1: q1 exact (1/1), q2 cites section 1926.651 (exact 0, hierarchy P=1 R=1), q3 exact, q4 wrong
+    # cited = top 1: q1 exact (1/1), q2 cites section 1926.651 (exact 0, hierarchy P=1 R=1), q3 exact, q4
+    # wrong
     assert m["precision"]["mean"] == pytest.approx(2 / 4)
     assert m["f1_h"]["mean"] == pytest.approx(3 / 4)
     assert m["recall@1"]["mean"] == pytest.approx((1 + 0 + 1 + 0) / 4)
@@ -72,11 +80,24 @@ def test_run_writes_every_output_with_metrics_in_range(settings, questions_file:
     rows = [json.loads(x) for x in (out / "per_question.jsonl").read_text().splitlines()]
     assert len(rows) == 15 and rows[0]["hits"] == ["1926.450(a)"]
     report = (out / "report.md").read_text()
-    assert "## Cited-set precision" in report and "Skipped systems" in report and "Significance vs oracle" in report
+    assert (
+        "## Cited-set precision" in report
+        and "Skipped systems" in report
+        and "Significance vs oracle" in report
+    )
 
 
 def test_limit_and_unknown_system(settings, questions_file: Path, tmp_path: Path):
-    res = run_eval("tiny", questions_file, ["oracle"], tmp_path / "r", settings, registry=registry(), limit=2, plots=False)
+    res = run_eval(
+        "tiny",
+        questions_file,
+        ["oracle"],
+        tmp_path / "r",
+        settings,
+        registry=registry(),
+        limit=2,
+        plots=False,
+    )
     assert res.metrics["meta"]["questions"]["n_run"] == 2
     with pytest.raises(UnknownSystemError, match="known systems:"):
         run_eval("tiny", questions_file, "bogus", tmp_path / "r2", settings, registry=registry())
@@ -89,7 +110,9 @@ def test_warm_up_failure_marks_the_system_skipped(settings, questions_file: Path
 
     reg = registry()
     reg.register("unready", lambda s, c: Unready("unready"))
-    res = run_eval("tiny", questions_file, "oracle,unready", tmp_path / "r", settings, registry=reg, plots=False)
+    res = run_eval(
+        "tiny", questions_file, "oracle,unready", tmp_path / "r", settings, registry=reg, plots=False
+    )
     assert res.skipped == {"unready": "no model here"} and res.systems == ["oracle"]
 
 
@@ -114,19 +137,27 @@ def test_a_failing_system_is_reported_with_the_question_and_the_others_are_still
 
     reg = registry()
     reg.register("broken", lambda s, c: Broken("broken"))
-    res = run_eval("tiny", questions_file, "broken,oracle", tmp_path / "r", settings, registry=reg, plots=False)
-    assert list(res.failed) == ["broken"] and "system 'broken' failed on question 'q1'" in res.failed["broken"]
+    res = run_eval(
+        "tiny", questions_file, "broken,oracle", tmp_path / "r", settings, registry=reg, plots=False
+    )
+    assert (
+        list(res.failed) == ["broken"] and "system 'broken' failed on question 'q1'" in res.failed["broken"]
+    )
     assert res.systems == ["oracle"]
     doc = json.loads((tmp_path / "r" / "metrics.json").read_text())
     assert "broken" in doc["failed"] and "broken" not in doc["systems"]
     assert "## Failed systems" in (tmp_path / "r" / "report.md").read_text()
 
 
-def test_a_systems_per_question_info_is_kept_in_per_question_rows(settings, questions_file: Path, tmp_path: Path):
+def test_a_systems_per_question_info_is_kept_in_per_question_rows(
+    settings, questions_file: Path, tmp_path: Path
+):
     class Explaining(FakeSystem):
         def search(self, question: str, k: int) -> SystemResult:
             res = super().search(question, k)
-            return SystemResult(res.ranked, res.cited, res.seconds, info={"cypher": f"MATCH /* {question} */"})
+            return SystemResult(
+                res.ranked, res.cited, res.seconds, info={"cypher": f"MATCH /* {question} */"}
+            )
 
     reg = registry()
     reg.register("explaining", lambda s, c: Explaining("explaining"))
@@ -157,6 +188,11 @@ def test_eval_refuses_a_question_file_whose_gold_the_corpus_lacks(settings, tmp_
     from bifrost.eval.questions import QuestionFileError
 
     bad = tmp_path / "bad.jsonl"
-    bad.write_text(json.dumps({"id": "q9", "question": "scaffold guardrails", "gold": ["1926.450(a)(9)"]}) + "\n")
-    with pytest.raises(QuestionFileError, match=r"line 1: question 'q9': gold '1926.450\(a\)\(9\)' is not a provision of tiny"):
+    bad.write_text(
+        json.dumps({"id": "q9", "question": "scaffold guardrails", "gold": ["1926.450(a)(9)"]}) + "\n"
+    )
+    with pytest.raises(
+        QuestionFileError,
+        match=r"line 1: question 'q9': gold '1926.450\(a\)\(9\)' is not a provision of tiny",
+    ):
         run_eval("tiny", bad, "oracle", tmp_path / "run", settings, registry=registry())

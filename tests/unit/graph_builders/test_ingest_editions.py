@@ -14,14 +14,19 @@ XML = FIXTURES / "ecfr" / "part-9999-mini.xml"
 
 
 def test_a_dated_download_names_the_document_without_its_date_and_gives_the_edition_date():
-    assert document_name(Path("title-29-part-1926-2024-01-01.xml")) == ("title-29-part-1926.xml", "2024-01-01")
+    assert document_name(Path("title-29-part-1926-2024-01-01.xml")) == (
+        "title-29-part-1926.xml",
+        "2024-01-01",
+    )
     assert document_name(Path("part-9999-mini.xml")) == ("part-9999-mini.xml", None)
 
 
 def test_two_dated_downloads_of_one_part_are_two_editions_of_one_document(tmp_path: Path):
     old, new = tmp_path / "title-29-part-9999-2024-01-01.xml", tmp_path / "title-29-part-9999-2025-06-01.xml"
     shutil.copy(XML, old)
-    new.write_text(XML.read_text().replace("Top rails shall be 42 inches high.", "Top rails shall be 45 inches high."))
+    new.write_text(
+        XML.read_text().replace("Top rails shall be 42 inches high.", "Top rails shall be 45 inches high.")
+    )
     sql = SqlStore(f"sqlite:///{tmp_path / 'b.db'}")
     first = ingest_sources(sql, "p9999", [old])
     second = ingest_sources(sql, "p9999", [new])

@@ -26,7 +26,9 @@ def test_equal_text_from_a_second_source_is_verified_not_rewritten():
 
 def test_different_text_from_a_second_source_becomes_a_review_item():
     stored = {p.id: p for p in doc("a.json", {"1": "shall be 42 inches"}).provisions}
-    write, verified, review = split_against_stored(stored, doc("b.pdf", {"1": "shall be 24 inches", "2": "new"}))
+    write, verified, review = split_against_stored(
+        stored, doc("b.pdf", {"1": "shall be 24 inches", "2": "new"})
+    )
     assert [p.id for p in write] == ["2"] and verified == set()
     assert review[0].provision_id == "1" and review[0].source_a == "a.json" and "24 inches" in review[0].diff
 
@@ -40,7 +42,9 @@ def test_the_same_document_again_updates_its_own_provisions():
 def test_store_documents_keeps_the_first_text_and_records_the_disagreement(tmp_path: Path):
     sql = SqlStore(f"sqlite:///{tmp_path / 'x.db'}")
     report = IngestReport(corpus="c")
-    store_documents(sql, [doc("a.json", {"1": "one", "2": "two"}), doc("b.html", {"1": "one", "2": "TWO"})], report)
+    store_documents(
+        sql, [doc("a.json", {"1": "one", "2": "two"}), doc("b.html", {"1": "one", "2": "TWO"})], report
+    )
     assert sql.get_provision("c", "2").text == "two"
     assert report.verified == 1 and report.review_items == 1
     assert [it.provision_id for _, it in sql.review_items("c")] == ["2"]

@@ -22,12 +22,16 @@ def test_environment_overrides_fields_with_nested_names(monkeypatch, tmp_path):
     assert cfg.top_n == 30 and cfg.use_dng is False
 
 
-def test_a_removed_setting_is_a_one_line_error_naming_it_and_an_unknown_field_is_refused(monkeypatch, tmp_path):
+def test_a_removed_setting_is_a_one_line_error_naming_it_and_an_unknown_field_is_refused(
+    monkeypatch, tmp_path
+):
     from bifrost.core.errors import ConfigError
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("BIFROST_RETRIEVAL__FACT_SEARCH_DEPTH", "0")
-    with pytest.raises(ConfigError, match="'fact_search_depth' was removed: .*unset BIFROST_RETRIEVAL__FACT_SEARCH_DEPTH") as e:
+    with pytest.raises(
+        ConfigError, match="'fact_search_depth' was removed: .*unset BIFROST_RETRIEVAL__FACT_SEARCH_DEPTH"
+    ) as e:
         RetrievalConfig.from_settings(Settings())
     assert "\n" not in str(e.value)
     with pytest.raises(ValueError):
@@ -50,7 +54,9 @@ def test_a_bad_value_is_a_one_line_error_naming_the_setting(monkeypatch, tmp_pat
     monkeypatch.setenv("BIFROST_RETRIEVAL__SEEDS", "many")
     with pytest.raises(ConfigError) as e:
         RetrievalConfig.from_settings(Settings())
-    assert "'seeds'" in str(e.value) and "BIFROST_RETRIEVAL__SEEDS" in str(e.value) and "\n" not in str(e.value)
+    assert (
+        "'seeds'" in str(e.value) and "BIFROST_RETRIEVAL__SEEDS" in str(e.value) and "\n" not in str(e.value)
+    )
 
 
 def test_an_unknown_field_is_refused(monkeypatch, tmp_path):

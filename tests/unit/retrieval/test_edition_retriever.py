@@ -22,7 +22,9 @@ K = ProvisionKind
 QUESTION = "are guardrails required on scaffold platforms"
 
 
-def prov(pid: str, parent: str | None, kind: ProvisionKind, order: int, text: str = "", heading: str = "") -> Provision:
+def prov(
+    pid: str, parent: str | None, kind: ProvisionKind, order: int, text: str = "", heading: str = ""
+) -> Provision:
     return Provision(corpus=C, id=pid, parent_id=parent, kind=kind, order=order, text=text, heading=heading)
 
 
@@ -32,15 +34,28 @@ COMMON = [
     prov("1926.2", "1926", K.SECTION, 3, heading="Planks."),
     prov("1926.2(a)", "1926.2", K.PARAGRAPH, 4, "Planks shall be inspected before each shift."),
 ]
-EDITION_1 = [*COMMON,
-             prov("1926.1(a)", "1926.1", K.PARAGRAPH, 2, "Guardrails are required on scaffold platforms. See 1926.2(a)."),
-             prov("1926.3(a)", "1926.2", K.PARAGRAPH, 5, "Ladders shall be secured against columns.")]
-EDITION_2 = [*COMMON,
-             prov("1926.1(a)", "1926.1", K.PARAGRAPH, 2,
-                  "Guardrails or safety nets are required on scaffold platforms. See 1926.4(a)."),
-             prov("1926.4(a)", "1926.2", K.PARAGRAPH, 6, "Safety nets shall be drop-tested.")]
-REFERENCES = {1: [Reference(corpus=C, source_id="1926.1(a)", target_id="1926.2(a)", raw="1926.2(a)")],
-              2: [Reference(corpus=C, source_id="1926.1(a)", target_id="1926.4(a)", raw="1926.4(a)")]}
+EDITION_1 = [
+    *COMMON,
+    prov(
+        "1926.1(a)", "1926.1", K.PARAGRAPH, 2, "Guardrails are required on scaffold platforms. See 1926.2(a)."
+    ),
+    prov("1926.3(a)", "1926.2", K.PARAGRAPH, 5, "Ladders shall be secured against columns."),
+]
+EDITION_2 = [
+    *COMMON,
+    prov(
+        "1926.1(a)",
+        "1926.1",
+        K.PARAGRAPH,
+        2,
+        "Guardrails or safety nets are required on scaffold platforms. See 1926.4(a).",
+    ),
+    prov("1926.4(a)", "1926.2", K.PARAGRAPH, 6, "Safety nets shall be drop-tested."),
+]
+REFERENCES = {
+    1: [Reference(corpus=C, source_id="1926.1(a)", target_id="1926.2(a)", raw="1926.2(a)")],
+    2: [Reference(corpus=C, source_id="1926.1(a)", target_id="1926.4(a)", raw="1926.4(a)")],
+}
 PROVISIONS = {1: EDITION_1, 2: EDITION_2}
 
 
@@ -51,8 +66,14 @@ def retriever_of(number: int, settings: Settings, **config) -> EditionRetriever:
     dense = DenseRanker(settings, embedder=WordsEmbedder())
     dense.warm_up(C, provisions)
     edition = Edition(corpus=C, number=number, date=f"202{number}-01-01", content_hash=f"h{number}")
-    return EditionRetriever(edition, provisions, NavigatorIndex.build(provisions, references), bm25, dense,
-                            RetrievalConfig(**config))
+    return EditionRetriever(
+        edition,
+        provisions,
+        NavigatorIndex.build(provisions, references),
+        bm25,
+        dense,
+        RetrievalConfig(**config),
+    )
 
 
 @pytest.fixture
@@ -70,8 +91,12 @@ def test_retrieval_ranks_only_the_editions_own_provisions_and_never_a_container(
 
 
 def test_a_provision_of_the_other_edition_is_never_retrieved(settings):
-    assert "1926.4(a)" not in [it.id for it in retriever_of(1, settings).retrieve("safety nets drop-tested").items]
-    assert "1926.3(a)" not in [it.id for it in retriever_of(2, settings).retrieve("ladders secured columns").items]
+    assert "1926.4(a)" not in [
+        it.id for it in retriever_of(1, settings).retrieve("safety nets drop-tested").items
+    ]
+    assert "1926.3(a)" not in [
+        it.id for it in retriever_of(2, settings).retrieve("ladders secured columns").items
+    ]
 
 
 def test_cross_references_are_the_editions_own(settings):

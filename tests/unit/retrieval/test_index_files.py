@@ -21,7 +21,14 @@ def ranked(bf: Bifrost) -> list[tuple]:
     out = []
     for q in QUESTIONS:
         a = bf.ask(q, "mini")
-        out.append(([(it.id, it.score, it.via) for it in a.retrieved], [c.id for c in a.citations], a.refused, a.text))
+        out.append(
+            (
+                [(it.id, it.score, it.via) for it in a.retrieved],
+                [c.id for c in a.citations],
+                a.refused,
+                a.text,
+            )
+        )
     return out
 
 
@@ -41,8 +48,17 @@ def fresh(home) -> Bifrost:
 
 
 def test_a_build_writes_every_index_file(home):
-    names = sorted(p.name.split("-")[0] for p in index_folder(home, "mini").iterdir() if not p.name.startswith("."))
-    assert names == ["bm25", "dense", "dense", "eng", "sentences", "sentences"]  # dense, sentences: matrix and its rows
+    names = sorted(
+        p.name.split("-")[0] for p in index_folder(home, "mini").iterdir() if not p.name.startswith(".")
+    )
+    assert names == [
+        "bm25",
+        "dense",
+        "dense",
+        "eng",
+        "sentences",
+        "sentences",
+    ]  # dense, sentences: matrix and its rows
 
 
 def test_answers_quote_with_the_stored_sentence_vectors_and_answer_alike_without_them(home):
@@ -96,7 +112,9 @@ def test_an_unchanged_rebuild_keeps_the_entity_files_and_a_changed_one_replaces_
         same = {p.name for p in index_folder(home, "mini").glob("eng-*")}
         p = next(p for p in bf.sql.provisions("mini") if "guardrail" in p.text)
         with bf.sql.session() as s:
-            bf.sql.upsert_provisions(s, [p.model_copy(update={"text": p.text + " Toeboards are required too."})])
+            bf.sql.upsert_provisions(
+                s, [p.model_copy(update={"text": p.text + " Toeboards are required too."})]
+            )
         bf.build_entities("mini", "offline")
     finally:
         bf.close()
@@ -108,8 +126,10 @@ def test_a_write_that_fails_leaves_no_index_and_the_next_start_rebuilds_it(home,
     shutil.rmtree(index_folder(home, "mini"))
     bf = fresh(home)
     with monkeypatch.context() as m:
+
         def killed(*_a, **_k):
             raise OSError("disk full")
+
         m.setattr("bifrost.retrieval.channels.entity_index.np.save", killed)
         answer = bf.ask(QUESTIONS[0], "mini")  # still answers, from SQL
     bf.close()

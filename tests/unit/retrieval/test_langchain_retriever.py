@@ -14,9 +14,18 @@ from bifrost.retrieval.decompose import Decomposition
 from bifrost.retrieval.langchain_retriever import BifrostRetriever
 from bifrost.retrieval.result import RetrievalResult
 
-PROVISIONS = {f"1926.{i}": Provision(corpus="c", id=f"1926.{i}", kind=ProvisionKind.SECTION, heading=f"Rule {i}.",
-                                     text=f"Text of rule {i}.", order=i, url=f"https://example.org/{i}")
-              for i in range(1, 41)}
+PROVISIONS = {
+    f"1926.{i}": Provision(
+        corpus="c",
+        id=f"1926.{i}",
+        kind=ProvisionKind.SECTION,
+        heading=f"Rule {i}.",
+        text=f"Text of rule {i}.",
+        order=i,
+        url=f"https://example.org/{i}",
+    )
+    for i in range(1, 41)
+}
 
 
 class ListRetriever:
@@ -30,10 +39,13 @@ class ListRetriever:
     def retrieve(self, question: str, config: RetrievalConfig | None = None) -> RetrievalResult:
         cfg = config or self.config
         self.asked.append(cfg)
-        items = [RetrievedItem(corpus="c", id=pid, score=1.0 / n, via=(Via.LEXICAL,), why="keyword match")
-                 for n, pid in enumerate(PROVISIONS, start=1)][: cfg.top_n]
-        return RetrievalResult(items=items, decomposition=Decomposition(), mode="list", evidence=0.0, relevance=1.0,
-                               timings={})
+        items = [
+            RetrievedItem(corpus="c", id=pid, score=1.0 / n, via=(Via.LEXICAL,), why="keyword match")
+            for n, pid in enumerate(PROVISIONS, start=1)
+        ][: cfg.top_n]
+        return RetrievalResult(
+            items=items, decomposition=Decomposition(), mode="list", evidence=0.0, relevance=1.0, timings={}
+        )
 
 
 def adapter(k: int, top_n: int = 20, lookup=PROVISIONS.get) -> tuple[BifrostRetriever, ListRetriever]:
@@ -63,8 +75,15 @@ def test_documents_carry_the_provision_text_id_url_and_how_it_was_found():
     docs, _ = adapter(k=1)
     [doc] = docs.invoke("rules")
     assert doc.page_content == "Rule 1. Text of rule 1."
-    assert doc.metadata == {"id": "1926.1", "corpus": "c", "url": "https://example.org/1", "score": 1.0,
-                            "via": ["lexical"], "path": [], "why": "keyword match"}
+    assert doc.metadata == {
+        "id": "1926.1",
+        "corpus": "c",
+        "url": "https://example.org/1",
+        "score": 1.0,
+        "via": ["lexical"],
+        "path": [],
+        "why": "keyword match",
+    }
 
 
 def test_ids_the_lookup_does_not_know_are_left_out():

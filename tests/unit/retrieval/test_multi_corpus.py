@@ -7,17 +7,33 @@ import pytest
 
 from bifrost.core.errors import BifrostError, NotFoundError
 from bifrost.core.answer_types import (
-    Answer, AnswerMode, Citation, Outcome, PlannedProvision, RetrievedItem, Statement, Verdict,
+    Answer,
+    AnswerMode,
+    Citation,
+    Outcome,
+    PlannedProvision,
+    RetrievedItem,
+    Statement,
+    Verdict,
 )
 from bifrost.retrieval.multi_corpus import is_several, merge_answers, parse_corpora
 
 KNOWN = ["adgm", "osha-1926"]
 
 
-def answer(corpus: str, cited: str, text: str, refused: bool = False, outcome: Outcome = Outcome.ANSWERED,
-           verdict: str | None = None) -> Answer:
+def answer(
+    corpus: str,
+    cited: str,
+    text: str,
+    refused: bool = False,
+    outcome: Outcome = Outcome.ANSWERED,
+    verdict: str | None = None,
+) -> Answer:
     return Answer(
-        question="q", corpus=corpus, mode=AnswerMode.EXTRACTIVE, refused=refused,
+        question="q",
+        corpus=corpus,
+        mode=AnswerMode.EXTRACTIVE,
+        refused=refused,
         outcome=Outcome.REFUSED if refused else outcome,
         verdict=Verdict(value=verdict, provision_id=cited, words=text) if verdict else None,
         plan=[] if refused else [PlannedProvision(id=cited, role="rule", path=(cited,))],
@@ -45,7 +61,9 @@ def test_a_list_or_all_names_several_corpora_and_each_name_must_exist():
 
 
 def test_the_corpus_whose_cited_text_is_closest_to_the_question_comes_first():
-    merged = merge_answers("q", [answer("osha-1926", "1926.1", "far text"), answer("adgm", "A.1", "close text")], embed)
+    merged = merge_answers(
+        "q", [answer("osha-1926", "1926.1", "far text"), answer("adgm", "A.1", "close text")], embed
+    )
     assert [s.corpus for s in merged.statements] == ["adgm", "osha-1926"]
     assert [(c.corpus, c.id) for c in merged.citations] == [("adgm", "A.1"), ("osha-1926", "1926.1")]
     assert merged.corpus == "osha-1926,adgm" and not merged.refused and merged.timings == {"total": 2.0}
@@ -58,14 +76,20 @@ def test_retrieved_lists_are_fused_by_rank_and_keep_their_corpus():
 
 
 def test_a_corpus_that_refuses_adds_nothing_and_all_refusing_is_a_refusal():
-    one = merge_answers("q", [answer("osha-1926", "1926.1", "x", refused=True), answer("adgm", "A.1", "close")], embed)
+    one = merge_answers(
+        "q", [answer("osha-1926", "1926.1", "x", refused=True), answer("adgm", "A.1", "close")], embed
+    )
     assert [c.corpus for c in one.citations] == ["adgm"] and not one.refused
-    none = merge_answers("q", [answer("osha-1926", "1926.1", "x", True), answer("adgm", "A.1", "y", True)], embed)
+    none = merge_answers(
+        "q", [answer("osha-1926", "1926.1", "x", True), answer("adgm", "A.1", "y", True)], embed
+    )
     assert none.refused and none.statements == [] and none.text == "refused"
 
 
 def test_the_merged_text_marks_each_citation_with_its_corpus():
-    merged = merge_answers("q", [answer("osha-1926", "1926.1", "far text"), answer("adgm", "A.1", "close text")], embed)
+    merged = merge_answers(
+        "q", [answer("osha-1926", "1926.1", "far text"), answer("adgm", "A.1", "close text")], embed
+    )
     assert merged.text == "close text [adgm A.1]\nfar text [osha-1926 1926.1]"
 
 
@@ -82,22 +106,44 @@ def test_a_past_edition_answered_from_is_kept_and_several_are_named_in_the_note(
     assert (one.edition.corpus, one.edition.number) == ("osha-1926", 1)
     both = merge_answers("q", [past(osha, 1), past(adgm, 2)], embed)
     assert both.edition is None
-    assert "osha-1926 as of edition 1 (2024-01-01)" in both.note and "adgm as of edition 2 (2024-01-01)" in both.note
+    assert (
+        "osha-1926 as of edition 1 (2024-01-01)" in both.note
+        and "adgm as of edition 2 (2024-01-01)" in both.note
+    )
 
 
 def test_an_answer_comes_before_another_corpus_not_stating_it_and_keeps_its_outcome_verdict_and_plan():
-    merged = merge_answers("q", [answer("osha-1926", "1926.1", "close but not stated", outcome=Outcome.NOT_STATED),
-                                 answer("adgm", "A.1", "far", verdict="yes")], embed)
+    merged = merge_answers(
+        "q",
+        [
+            answer("osha-1926", "1926.1", "close but not stated", outcome=Outcome.NOT_STATED),
+            answer("adgm", "A.1", "far", verdict="yes"),
+        ],
+        embed,
+    )
     assert merged.outcome is Outcome.ANSWERED and [s.corpus for s in merged.statements] == ["adgm"]
-    assert merged.verdict is not None and (merged.verdict.value, merged.verdict.provision_id) == ("yes", "adgm:A.1")
+    assert merged.verdict is not None and (merged.verdict.value, merged.verdict.provision_id) == (
+        "yes",
+        "adgm:A.1",
+    )
     assert [(p.id, p.path) for p in merged.plan] == [("adgm:A.1", ("adgm:A.1",))]
 
 
 def test_not_stated_everywhere_is_not_stated_and_disagreeing_verdicts_give_none():
-    both = merge_answers("q", [answer("osha-1926", "1926.1", "x", outcome=Outcome.NOT_STATED),
-                               answer("adgm", "A.1", "y", outcome=Outcome.NOT_STATED)], embed)
+    both = merge_answers(
+        "q",
+        [
+            answer("osha-1926", "1926.1", "x", outcome=Outcome.NOT_STATED),
+            answer("adgm", "A.1", "y", outcome=Outcome.NOT_STATED),
+        ],
+        embed,
+    )
     assert both.outcome is Outcome.NOT_STATED and not both.refused
-    split = merge_answers("q", [answer("osha-1926", "1926.1", "x", verdict="no"), answer("adgm", "A.1", "close", verdict="yes")], embed)
+    split = merge_answers(
+        "q",
+        [answer("osha-1926", "1926.1", "x", verdict="no"), answer("adgm", "A.1", "close", verdict="yes")],
+        embed,
+    )
     assert split.verdict is None and split.outcome is Outcome.ANSWERED
 
 
@@ -107,7 +153,9 @@ def test_a_citation_is_reported_not_found_only_when_no_corpus_holds_it():
     from bifrost.retrieval.multi_corpus import merged_named
 
     def answer(corpus, *named):
-        return Answer(question="q", corpus=corpus, mode=AnswerMode.EXTRACTIVE, refused=False, text="", named=list(named))
+        return Answer(
+            question="q", corpus=corpus, mode=AnswerMode.EXTRACTIVE, refused=False, text="", named=list(named)
+        )
 
     held = ResolvedCite(written="1926.651(k)(1)", target_id="1926.651(k)(1)")
     lacked = ResolvedCite(written="1926.651(k)(1)", reason="no such passage")

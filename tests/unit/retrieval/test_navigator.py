@@ -13,11 +13,16 @@ def nav() -> NavigatorIndex:
     """Section 1 with paragraphs (a)..(e), (c) has children (c)(1), (c)(2); section 2 with (a), (b).
     1(c) cites 2(b) and 2(a); 2(a) cites 2(b) and 1(a); 1(e) cites 1(c)."""
     rows = [("P", None, K.PART), ("1", "P", K.SECTION), ("2", "P", K.SECTION)]
-    rows += [(f"1({x})", "1", K.PARAGRAPH) for x in "abcde"] + [("1(c)(1)", "1(c)", K.PARAGRAPH), ("1(c)(2)", "1(c)", K.PARAGRAPH)]
+    rows += [(f"1({x})", "1", K.PARAGRAPH) for x in "abcde"] + [
+        ("1(c)(1)", "1(c)", K.PARAGRAPH),
+        ("1(c)(2)", "1(c)", K.PARAGRAPH),
+    ]
     rows += [("2(a)", "2", K.PARAGRAPH), ("2(b)", "2", K.PARAGRAPH)]
     ps = [Provision(corpus="c", id=i, parent_id=p, kind=k, order=n) for n, (i, p, k) in enumerate(rows)]
     cites = [("1(c)", "2(b)"), ("1(c)", "2(a)"), ("2(a)", "2(b)"), ("2(a)", "1(a)"), ("1(e)", "1(c)")]
-    return NavigatorIndex.build(ps, [Reference(corpus="c", source_id=s, target_id=t, raw=t) for s, t in cites])
+    return NavigatorIndex.build(
+        ps, [Reference(corpus="c", source_id=s, target_id=t, raw=t) for s, t in cites]
+    )
 
 
 def reached(steps) -> list[tuple[str, Via, int]]:
@@ -26,9 +31,11 @@ def reached(steps) -> list[tuple[str, Via, int]]:
 
 def test_default_one_hop_then_parent_then_children():
     assert reached(traverse(nav(), "1(c)")) == [
-        ("2(a)", Via.REFERS_TO, 1), ("2(b)", Via.REFERS_TO, 1),  # targets in id order
+        ("2(a)", Via.REFERS_TO, 1),
+        ("2(b)", Via.REFERS_TO, 1),  # targets in id order
         ("1", Via.PARENT, 1),
-        ("1(c)(1)", Via.CHILD, 1), ("1(c)(2)", Via.CHILD, 1),  # document order
+        ("1(c)(1)", Via.CHILD, 1),
+        ("1(c)(2)", Via.CHILD, 1),  # document order
     ]
 
 

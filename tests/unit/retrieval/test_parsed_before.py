@@ -16,7 +16,9 @@ def test_a_question_is_parsed_before_once_the_journaled_decomposer_has_parsed_it
     offline = OfflineExtractor()
     try:
         assert not parsed_before(journal, offline.version, QUESTION, ["osha-1926"])
-        ExtractorDecomposer(JournaledExtractor(offline, journal, offline.version)).decompose(QUESTION, "osha-1926")
+        ExtractorDecomposer(JournaledExtractor(offline, journal, offline.version)).decompose(
+            QUESTION, "osha-1926"
+        )
         assert parsed_before(journal, offline.version, QUESTION, ["osha-1926"])
         assert not parsed_before(journal, offline.version, QUESTION, ["osha-1926", "adgm"])
         assert not parsed_before(journal, offline.version, QUESTION + " Daily?", ["osha-1926"])

@@ -33,9 +33,16 @@ from bifrost.retrieval.pipeline import AskPipeline, CorpusParts
 from bifrost.retrieval.result import RetrievalResult
 
 PROVISIONS = {
-    "1926.502(b)": Provision(corpus="c", id="1926.502(b)", kind=ProvisionKind.PARAGRAPH, text="Guardrail systems.", order=1),
-    "1926.502(b)(1)": Provision(corpus="c", id="1926.502(b)(1)", kind=ProvisionKind.PARAGRAPH,
-                                text="Top edge height shall be 42 inches.", order=2),
+    "1926.502(b)": Provision(
+        corpus="c", id="1926.502(b)", kind=ProvisionKind.PARAGRAPH, text="Guardrail systems.", order=1
+    ),
+    "1926.502(b)(1)": Provision(
+        corpus="c",
+        id="1926.502(b)(1)",
+        kind=ProvisionKind.PARAGRAPH,
+        text="Top edge height shall be 42 inches.",
+        order=2,
+    ),
 }
 
 
@@ -44,8 +51,14 @@ def item(pid: str, score: float) -> RetrievedItem:
 
 
 def result(items: list[RetrievedItem], relevance: float = 0.9) -> RetrievalResult:
-    return RetrievalResult(items=items, decomposition=Decomposition(), mode="fixed", evidence=0.0, relevance=relevance,
-                           timings={"match": 0.0})
+    return RetrievalResult(
+        items=items,
+        decomposition=Decomposition(),
+        mode="fixed",
+        evidence=0.0,
+        relevance=relevance,
+        timings={"match": 0.0},
+    )
 
 
 class FixedRetriever:
@@ -89,9 +102,15 @@ def corpus_parts(corpus: str) -> CorpusParts:
     channels.names.return_value = []  # the questions name no provision
     channels.votes.return_value = PrecedentVotes()  # and the corpus has no precedents
     channels.tokenize.side_effect = str.split
-    return CorpusParts(corpus=corpus, graph=MagicMock(spec=GraphStore), embedder=MagicMock(spec=Embedder),
-                       channels=channels, nav=NavigatorIndex.build([], []), containers=frozenset(),
-                       decomposer=MagicMock(spec=ExtractorDecomposer))
+    return CorpusParts(
+        corpus=corpus,
+        graph=MagicMock(spec=GraphStore),
+        embedder=MagicMock(spec=Embedder),
+        channels=channels,
+        nav=NavigatorIndex.build([], []),
+        containers=frozenset(),
+        decomposer=MagicMock(spec=ExtractorDecomposer),
+    )
 
 
 class CountingPipeline(AskPipeline):
@@ -100,7 +119,9 @@ class CountingPipeline(AskPipeline):
 
     def __init__(self, answer: RetrievalResult | None = None, delay: float = 0.0) -> None:
         super().__init__(fake_resources(), RetrievalConfig())
-        self.answer_given = answer if answer is not None else result([item("1926.502(b)(1)", 1.0), item("1926.502(b)", 0.4)])
+        self.answer_given = (
+            answer if answer is not None else result([item("1926.502(b)(1)", 1.0), item("1926.502(b)", 0.4)])
+        )
         self.delay = delay
         self.loads: Counter[tuple[str, str]] = Counter()
         self._count_lock = threading.Lock()
@@ -137,7 +158,8 @@ class CountingPipeline(AskPipeline):
         return MagicMock(spec=EditionRetriever)
 
     def planner(self, corpus: str) -> None:
-        return None  # no navigator maps: the answer cites the cited set (the best item: the other scores under half)
+        # no navigator maps: the answer cites the cited set (the best item: the other scores under half)
+        return None
 
 
 # --- answering ----------------------------------------------------------------------------------
@@ -182,8 +204,15 @@ def test_parts_retriever_judge_reader_and_sentence_vectors_are_loaded_once_per_c
     pipeline = CountingPipeline()
     for _ in range(3):
         pipeline.ask("What is the top edge height?", "c")
-    assert pipeline.loads == Counter({("parts", "c"): 1, ("retriever", "c"): 1, ("judge", "c"): 1, ("reader", "c"): 1,
-                                      ("sentences", "c"): 1})
+    assert pipeline.loads == Counter(
+        {
+            ("parts", "c"): 1,
+            ("retriever", "c"): 1,
+            ("judge", "c"): 1,
+            ("reader", "c"): 1,
+            ("sentences", "c"): 1,
+        }
+    )
     assert pipeline.loaded("c") is pipeline.retriever("c")
     assert pipeline.loaded("other") is None
 
@@ -227,7 +256,8 @@ def test_an_edition_with_other_content_is_another_retriever():
 
 
 def run_together(n: int, target) -> list:
-    """``target(i)`` in threads ``i`` = 0..n-1 released at once; their results (a thread's exception re-raised)."""
+    """``target(i)`` in threads ``i`` = 0..n-1 released at once; their results (a thread's exception
+    re-raised)."""
     start = threading.Barrier(n)
     out: list = [None] * n
     errors: list[BaseException] = []
@@ -254,8 +284,15 @@ def test_threads_asking_the_first_question_of_a_corpus_at_once_load_it_once():
     pipeline = CountingPipeline(delay=0.05)
     answers = run_together(8, lambda i: pipeline.ask("What is the top edge height?", "c"))
     assert all(not a.refused for a in answers)
-    assert pipeline.loads == Counter({("parts", "c"): 1, ("retriever", "c"): 1, ("judge", "c"): 1, ("reader", "c"): 1,
-                                      ("sentences", "c"): 1})
+    assert pipeline.loads == Counter(
+        {
+            ("parts", "c"): 1,
+            ("retriever", "c"): 1,
+            ("judge", "c"): 1,
+            ("reader", "c"): 1,
+            ("sentences", "c"): 1,
+        }
+    )
 
 
 def test_threads_asking_for_a_retriever_its_parts_and_its_judge_at_once_share_one_load():

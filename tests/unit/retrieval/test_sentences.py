@@ -4,12 +4,21 @@ from bifrost.core.sentences import citing_sentence, sentences
 
 
 def test_sentences_split_on_sentence_ends_and_semicolons_not_on_decimals():
-    assert sentences("Keep 0.5 m clear. Inspect daily; record it.") == ["Keep 0.5 m clear.", "Inspect daily;", "record it."]
+    assert sentences("Keep 0.5 m clear. Inspect daily; record it.") == [
+        "Keep 0.5 m clear.",
+        "Inspect daily;",
+        "record it.",
+    ]
     assert sentences("") == []
 
 
 def test_sentences_end_before_a_quote_a_parenthesis_or_a_section_sign_but_not_inside_a_citation():
-    assert sentences('See below. (a) First: "Quoted" rule. § 3 applies.') == ["See below.", "(a) First:", '"Quoted" rule.', "§ 3 applies."]
+    assert sentences('See below. (a) First: "Quoted" rule. § 3 applies.') == [
+        "See below.",
+        "(a) First:",
+        '"Quoted" rule.',
+        "§ 3 applies.",
+    ]
     assert sentences("Under 1926.502(b) the rails hold.") == ["Under 1926.502(b) the rails hold."]
 
 

@@ -36,7 +36,8 @@ def _get(client: httpx.Client, url: str, params: dict[str, str] | None = None) -
         raise RetryableError(f"eCFR request timed out: {url}") from e
     except httpx.ConnectError as e:
         raise RetryableError(
-            "cannot reach www.ecfr.gov (offline?); ingest a local copy instead: bifrost ingest FILE --edition-date YYYY-MM-DD"
+            "cannot reach www.ecfr.gov (offline?); ingest a local copy instead: bifrost ingest FILE "
+            "--edition-date YYYY-MM-DD"
         ) from e
     except httpx.HTTPError as e:
         raise RetryableError(f"eCFR request failed: {url}: {e}") from e
@@ -61,7 +62,9 @@ def latest_date(client: httpx.Client, title: int) -> str:
     return date
 
 
-def download_part(title: int, part: str, cache_dir: Path, date: str = "current", *, client: httpx.Client | None = None) -> Path:
+def download_part(
+    title: int, part: str, cache_dir: Path, date: str = "current", *, client: httpx.Client | None = None
+) -> Path:
     """Path of the cached eCFR XML of ``title`` part ``part`` as of ``date`` ("current" or YYYY-MM-DD).
 
     "current" is resolved once through /titles.json and remembered in the cache (delete
@@ -75,7 +78,9 @@ def download_part(title: int, part: str, cache_dir: Path, date: str = "current",
     cache_dir = Path(cache_dir)
     asked = date
     own = client is None
-    http = client or httpx.Client(headers={"User-Agent": user_agent()}, timeout=TIMEOUT, follow_redirects=True)
+    http = client or httpx.Client(
+        headers={"User-Agent": user_agent()}, timeout=TIMEOUT, follow_redirects=True
+    )
     try:
         if date == "current":
             pointer = cache_dir / f"title-{title}-current.txt"

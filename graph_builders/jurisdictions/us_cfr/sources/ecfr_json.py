@@ -20,7 +20,10 @@ from bifrost.graph_builders.jurisdictions.us_cfr.sources.paragraphs import Line,
 from bifrost.graph_builders.jurisdictions.us_cfr.sources.ecfr_structure import PartStructure, load_structure
 
 URL_BASE = "https://www.ecfr.gov/current/title-29"
-_TITLE = re.compile(r"^§§?\s*(?P<id>[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9])(?:\s*-\s*[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9]))?)\s*(?P<heading>.*)$", re.S)  # ASCII digits only
+_TITLE = re.compile(
+    r"^§§?\s*(?P<id>[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9])(?:\s*-\s*[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9]))?)\s*(?P<heading>.*)$",
+    re.S,
+)  # ASCII digits only
 _PART = re.compile(r"^PART (?P<part>[1-9][0-9]{0,3})\s*[—-]\s*(?P<heading>.+)$", re.S)
 _SUBPART = re.compile(r"^Subpart (?P<letter>[A-Z]{1,2})\s*[—-]\s*(?P<heading>.+)$", re.S)
 _REQUIRED = ("section", "title", "content")
@@ -68,10 +71,14 @@ def _section(i: int, item: Any) -> _Section | str:
     sid = item["section"].strip()
     m = _TITLE.match(item["title"].strip())
     if not m:
-        return f"{sid or f'item {i}'}: title {item['title'][:60]!r} does not start with '§ <section>'; skipped"
+        return (
+            f"{sid or f'item {i}'}: title {item['title'][:60]!r} does not start with '§ <section>'; skipped"
+        )
     if re.sub(r"\s", "", m.group("id")) != sid:
         return f"{sid}: title names § {m.group('id')}, not the section field; skipped"
-    crumbs = [c.strip() for c in re.split(r"\s*>\s*", str(item.get("path") or "").replace("\n", " ")) if c.strip()]
+    crumbs = [
+        c.strip() for c in re.split(r"\s*>\s*", str(item.get("path") or "").replace("\n", " ")) if c.strip()
+    ]
     part = next((pm for c in crumbs if (pm := _PART.match(c))), None)
     sub = next((sm for c in crumbs if (sm := _SUBPART.match(c))), None)
     lines = tuple(Line(t) for t in item["content"].split("\n") if t.strip())
@@ -85,8 +92,30 @@ def _section(i: int, item: Any) -> _Section | str:
     )
 
 
-def _node(corpus: str, pid: str, parent: str | None, kind: ProvisionKind, heading: str, level: int, order: int, url: str, doc: str, reserved: bool = False) -> Provision:
-    return Provision(corpus=corpus, id=pid, parent_id=parent, kind=kind, heading=heading, level=level, order=order, url=url, document=doc, reserved=reserved)
+def _node(
+    corpus: str,
+    pid: str,
+    parent: str | None,
+    kind: ProvisionKind,
+    heading: str,
+    level: int,
+    order: int,
+    url: str,
+    doc: str,
+    reserved: bool = False,
+) -> Provision:
+    return Provision(
+        corpus=corpus,
+        id=pid,
+        parent_id=parent,
+        kind=kind,
+        heading=heading,
+        level=level,
+        order=order,
+        url=url,
+        document=doc,
+        reserved=reserved,
+    )
 
 
 def parse_ecfr_json(
@@ -119,10 +148,24 @@ def parse_ecfr_json(
         if sec.part not in seen_parts:
             seen_parts.add(sec.part)
             heading = (ps.heading if ps else None) or sec.part_heading or ""
-            provisions.append(_node(corpus, sec.part, None, ProvisionKind.PART, heading, 0, len(provisions), f"{URL_BASE}/part-{sec.part}", path.name))
+            provisions.append(
+                _node(
+                    corpus,
+                    sec.part,
+                    None,
+                    ProvisionKind.PART,
+                    heading,
+                    0,
+                    len(provisions),
+                    f"{URL_BASE}/part-{sec.part}",
+                    path.name,
+                )
+            )
         letter, sub_heading = sec.subpart or (None, "")
         if letter is None and ps is not None:
-            letter = ps.section_to_subpart.get(sec.section_id) or ps.section_to_subpart.get(sec.section_id.split("-")[0])
+            letter = ps.section_to_subpart.get(sec.section_id) or ps.section_to_subpart.get(
+                sec.section_id.split("-")[0]
+            )
         if ps is not None and letter and (info := ps.subpart(letter)):
             sub_heading = info.heading or sub_heading
         parent = sec.part
@@ -131,12 +174,35 @@ def parse_ecfr_json(
             if parent not in seen_subparts:
                 seen_subparts.add(parent)
                 url = f"{URL_BASE}/part-{sec.part}/subpart-{letter}"
-                provisions.append(_node(corpus, parent, sec.part, ProvisionKind.SUBPART, sub_heading, 1, len(provisions), url, path.name))
+                provisions.append(
+                    _node(
+                        corpus,
+                        parent,
+                        sec.part,
+                        ProvisionKind.SUBPART,
+                        sub_heading,
+                        1,
+                        len(provisions),
+                        url,
+                        path.name,
+                    )
+                )
         else:
-            oddities.append(f"{sec.section_id}: no subpart in its path or the structure file; placed under the part")
+            oddities.append(
+                f"{sec.section_id}: no subpart in its path or the structure file; placed under the part"
+            )
         if not sec.lines and "[Reserved]" not in sec.heading:
             oddities.append(f"{sec.section_id}: section has no text")
-        provs, odd = split_section(corpus, sec.section_id, sec.heading, sec.lines, parent_id=parent, order_start=len(provisions), url_base=URL_BASE, document=path.name)
+        provs, odd = split_section(
+            corpus,
+            sec.section_id,
+            sec.heading,
+            sec.lines,
+            parent_id=parent,
+            order_start=len(provisions),
+            url_base=URL_BASE,
+            document=path.name,
+        )
         if "-" in sec.section_id:
             provs[0] = provs[0].model_copy(update={"url": None})  # eCFR has no page for a reserved range
         provisions += provs
@@ -144,5 +210,10 @@ def parse_ecfr_json(
     if not provisions:
         wanted = ", ".join(sorted(parts)) if parts is not None else "any part"
         raise SourceParseError(path, f"no section objects of part(s) {wanted} found")
-    document = SourceDocument(corpus=corpus, name=path.name, format="ecfr-json", checksum=hashlib.sha256(path.read_bytes()).hexdigest()[:16])
+    document = SourceDocument(
+        corpus=corpus,
+        name=path.name,
+        format="ecfr-json",
+        checksum=hashlib.sha256(path.read_bytes()).hexdigest()[:16],
+    )
     return ParsedDocument(document=document, provisions=tuple(provisions), oddities=tuple(oddities))

@@ -49,7 +49,9 @@ def _walk(node: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
 
 
 def _sections(node: Mapping[str, Any]) -> tuple[str, ...]:
-    return tuple(str(n["identifier"]) for n in _walk(node) if n.get("type") == "section" and "identifier" in n)
+    return tuple(
+        str(n["identifier"]) for n in _walk(node) if n.get("type") == "section" and "identifier" in n
+    )
 
 
 def part_structures(tree: Mapping[str, Any]) -> dict[str, PartStructure]:
@@ -69,7 +71,9 @@ def part_structures(tree: Mapping[str, Any]) -> dict[str, PartStructure]:
             if isinstance(c, Mapping) and c.get("type") == "subpart"
         )
         out[str(node.get("identifier"))] = PartStructure(
-            part=str(node.get("identifier")), heading=str(node.get("label_description") or "").strip(), subparts=subparts
+            part=str(node.get("identifier")),
+            heading=str(node.get("label_description") or "").strip(),
+            subparts=subparts,
         )
     return out
 

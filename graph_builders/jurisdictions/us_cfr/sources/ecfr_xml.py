@@ -18,15 +18,33 @@ from bifrost.core.types import ParsedDocument, Provision, ProvisionKind, SourceD
 from bifrost.graph_builders.jurisdictions.us_cfr.sources.paragraphs import Line, split_section
 
 URL_BASE = "https://www.ecfr.gov/current/title-29"
-_TEXT_TAGS = {"P", "FP", "NOTE", "EXTRACT", "GPOTABLE", "CITA", "EDNOTE", "EFFDNOT", "PSPACE", "HD1", "HD2", "HD3"}
-_SECTION_HEAD = re.compile(r"^§§?\s*(?P<id>[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9])(?:\s*[-–]\s*[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9]))?)\s*(?P<heading>.*)$", re.S)  # ASCII digits
+_TEXT_TAGS = {
+    "P",
+    "FP",
+    "NOTE",
+    "EXTRACT",
+    "GPOTABLE",
+    "CITA",
+    "EDNOTE",
+    "EFFDNOT",
+    "PSPACE",
+    "HD1",
+    "HD2",
+    "HD3",
+}
+_SECTION_HEAD = re.compile(
+    r"^§§?\s*(?P<id>[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9])(?:\s*[-–]\s*[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9]))?)\s*(?P<heading>.*)$",
+    re.S,
+)  # ASCII digits
 _LABEL_ONLY = re.compile(r"^\s*(?:\(\s?\w{1,7}\s?\)\s*)+$")
 _APPENDIX_LETTER = re.compile(r"Appendix ([A-Z0-9]{1,3})\b")
 _SECTION_APPENDIX = re.compile(r"to §\s?([1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9]))")
 # What an N attribute must look like to become an id (anything else is skipped as an oddity)
 _PART_N = re.compile(r"[1-9][0-9]{0,3}")
 _SUBPART_N = re.compile(r"[A-Z]{1,2}")
-_SECTION_N = re.compile(r"[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9])(?:-[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9]))?")
+_SECTION_N = re.compile(
+    r"[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9])(?:-[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9]))?"
+)
 
 
 def _clean(text: str) -> str:
@@ -43,7 +61,12 @@ def _paragraph_line(p: etree._Element) -> Line:
     children = [c for c in p if isinstance(c.tag, str)]
     italic_label = False
     heading: str | None = None
-    if children and children[0].tag == "I" and lead.strip().endswith("(") and (children[0].tail or "").startswith(")"):
+    if (
+        children
+        and children[0].tag == "I"
+        and lead.strip().endswith("(")
+        and (children[0].tail or "").startswith(")")
+    ):
         italic_label = _LABEL_ONLY.match(f"({children[0].text or ''})") is not None
     before = lead
     for child in children:
@@ -84,16 +107,34 @@ def _lines(div: etree._Element) -> list[Line]:
     return [line for line in out if line.text]
 
 
-def _appendix(corpus: str, div: etree._Element, part: str, subpart: str | None, order: int, doc: str) -> Provision:
+def _appendix(
+    corpus: str, div: etree._Element, part: str, subpart: str | None, order: int, doc: str
+) -> Provision:
     head = _text(div.find("HEAD")) if div.find("HEAD") is not None else str(div.get("N", ""))
-    letter = (_APPENDIX_LETTER.search(head) or _APPENDIX_LETTER.search(str(div.get("N", ""))))
+    letter = _APPENDIX_LETTER.search(head) or _APPENDIX_LETTER.search(str(div.get("N", "")))
     sec = _SECTION_APPENDIX.search(head)
     owner = sec.group(1) if sec else (f"{part} Subpart {subpart}" if subpart else part)
     pid = f"{owner} Appendix {letter.group(1)}" if letter else f"{owner} Appendix"
     text = "\n".join(line.text for line in _lines(div))
-    url = f"{URL_BASE}/part-{part}" + (f"/subpart-{subpart}" if subpart else "") + f"/appendix-{quote(str(div.get('N', head)))}"
+    url = (
+        f"{URL_BASE}/part-{part}"
+        + (f"/subpart-{subpart}" if subpart else "")
+        + f"/appendix-{quote(str(div.get('N', head)))}"
+    )
     level = 3 if sec else (2 if subpart else 1)
-    return Provision(corpus=corpus, id=pid, parent_id=owner, kind=ProvisionKind.APPENDIX, heading=head, text=text, level=level, order=order, url=url, document=doc, reserved=head.endswith("[Reserved]") and not text)
+    return Provision(
+        corpus=corpus,
+        id=pid,
+        parent_id=owner,
+        kind=ProvisionKind.APPENDIX,
+        heading=head,
+        text=text,
+        level=level,
+        order=order,
+        url=url,
+        document=doc,
+        reserved=head.endswith("[Reserved]") and not text,
+    )
 
 
 def _parse_tree(path: Path) -> etree._Element:
@@ -104,7 +145,9 @@ def _parse_tree(path: Path) -> etree._Element:
     if not raw.strip():
         raise SourceParseError(path, "file is empty (expected eCFR XML)")
     try:
-        return etree.fromstring(raw, parser=etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True))
+        return etree.fromstring(
+            raw, parser=etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True)
+        )
     except etree.XMLSyntaxError as e:
         raise SourceParseError(path, f"malformed XML: {e.msg} (line {e.lineno})") from e
 
@@ -125,7 +168,9 @@ def parse_ecfr_xml(path: Path, corpus: str, **_other_formats: object) -> ParsedD
     root = _parse_tree(path)
     parts = [root] if root.tag == "DIV5" else list(root.iter("DIV5"))
     if not parts:
-        raise SourceParseError(path, f"no <DIV5> part element found (root is <{root.tag}>); expected eCFR versioner XML")
+        raise SourceParseError(
+            path, f"no <DIV5> part element found (root is <{root.tag}>); expected eCFR versioner XML"
+        )
     provisions: list[Provision] = []
     oddities: list[str] = []
     for part_el in parts:
@@ -135,30 +180,71 @@ def parse_ecfr_xml(path: Path, corpus: str, **_other_formats: object) -> ParsedD
             continue
         head = _text(part_el.find("HEAD")) if part_el.find("HEAD") is not None else f"PART {part}"
         heading = re.sub(rf"^PART {re.escape(part)}\s*[—-]\s*", "", head)
-        provisions.append(Provision(corpus=corpus, id=part, kind=ProvisionKind.PART, heading=heading, level=0, order=len(provisions), url=f"{URL_BASE}/part-{part}", document=path.name))
+        provisions.append(
+            Provision(
+                corpus=corpus,
+                id=part,
+                kind=ProvisionKind.PART,
+                heading=heading,
+                level=0,
+                order=len(provisions),
+                url=f"{URL_BASE}/part-{part}",
+                document=path.name,
+            )
+        )
         for el in part_el.iter("DIV6", "DIV8", "DIV9"):
             sub_el = next((a for a in el.iterancestors("DIV6")), None) if el.tag != "DIV6" else el
             letter = str(sub_el.get("N", "")).strip() if sub_el is not None else None
             if letter is not None and not _SUBPART_N.fullmatch(letter):
                 if el.tag == "DIV6":
-                    oddities.append(f"{part}: subpart element with N={letter[:20]!r}, not a subpart letter; its sections go under the part")
+                    oddities.append(
+                        f"{part}: subpart element with N={letter[:20]!r}, not a subpart letter; its "
+                        "sections go under the part"
+                    )
                     continue
                 letter = None
             parent = f"{part} Subpart {letter}" if letter else part
             if el.tag == "DIV6":
                 sub_head = _text(el.find("HEAD")) if el.find("HEAD") is not None else ""
                 sub_heading = re.sub(r"^Subpart [A-Z]{1,2}\s*[—-]\s*", "", sub_head)
-                provisions.append(Provision(corpus=corpus, id=parent, parent_id=part, kind=ProvisionKind.SUBPART, heading=sub_heading, level=1, order=len(provisions), url=f"{URL_BASE}/part-{part}/subpart-{letter}", document=path.name, reserved=sub_head.endswith("[Reserved]")))
+                provisions.append(
+                    Provision(
+                        corpus=corpus,
+                        id=parent,
+                        parent_id=part,
+                        kind=ProvisionKind.SUBPART,
+                        heading=sub_heading,
+                        level=1,
+                        order=len(provisions),
+                        url=f"{URL_BASE}/part-{part}/subpart-{letter}",
+                        document=path.name,
+                        reserved=sub_head.endswith("[Reserved]"),
+                    )
+                )
             elif el.tag == "DIV9":
                 provisions.append(_appendix(corpus, el, part, letter, len(provisions), path.name))
             else:
                 head_el = el.find("HEAD")
                 m = _SECTION_HEAD.match(_text(head_el)) if head_el is not None else None
-                sid = re.sub(r"\s", "", m.group("id")).replace("–", "-") if m else str(el.get("N", "")).strip()
+                sid = (
+                    re.sub(r"\s", "", m.group("id")).replace("–", "-") if m else str(el.get("N", "")).strip()
+                )
                 if not _SECTION_N.fullmatch(sid):
-                    oddities.append(f"{parent}: section without a § heading or an N attribute naming it ({sid[:20]!r}); skipped")
+                    oddities.append(
+                        f"{parent}: section without a § heading or an N attribute naming it ({sid[:20]!r}); "
+                        "skipped"
+                    )
                     continue
-                provs, odd = split_section(corpus, sid, m.group("heading").strip() if m else "", _lines(el), parent_id=parent, order_start=len(provisions), url_base=URL_BASE, document=path.name)
+                provs, odd = split_section(
+                    corpus,
+                    sid,
+                    m.group("heading").strip() if m else "",
+                    _lines(el),
+                    parent_id=parent,
+                    order_start=len(provisions),
+                    url_base=URL_BASE,
+                    document=path.name,
+                )
                 provisions += provs
                 oddities += odd
     if not provisions:

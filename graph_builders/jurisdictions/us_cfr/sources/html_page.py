@@ -33,7 +33,9 @@ _SECTION = re.compile(
     r"^(?:(?P<sign>§+)\s*|Section\s+)?(?P<id>[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9])[a-z]?(?:\s*[-–]\s*[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9])[a-z]?)?)(?![\d(])"
     r"\s*(?:[-–—:]\s*)?(?P<heading>[A-Z\[“\"].*)?$"
 )
-_SUBPART = re.compile(r"^(?:(?P<part>[1-9][0-9]{0,3})\s+)?Subpart\s+(?P<letter>[A-Z]{1,2})\b\s*(?:[-–—:.]\s*(?P<heading>.*))?$")
+_SUBPART = re.compile(
+    r"^(?:(?P<part>[1-9][0-9]{0,3})\s+)?Subpart\s+(?P<letter>[A-Z]{1,2})\b\s*(?:[-–—:.]\s*(?P<heading>.*))?$"
+)
 _ANCHOR = re.compile(r"^(?:p-)?(?P<id>[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9])[a-z]?(?:\([^)]+\))+)$")
 _MARKER = re.compile(r"\((?:<i>)?([^()<]+)(?:</i>)?\)$")
 # a cheap scan of the raw bytes, before building a tree: a page without any of these cannot
@@ -47,7 +49,15 @@ MAX_TREE_BYTES = 20 * 2**20
 """Largest page turned into a BeautifulSoup tree (about 40 bytes of memory per byte of HTML)."""
 # field labels of osha.gov's standard pages; the label and its value are page metadata, not text
 _METADATA_LABELS = frozenset(
-    ["Part Number:", "Part Number Title:", "Subpart:", "Subpart Title:", "Standard Number:", "Title:", "GPO Source:"]
+    [
+        "Part Number:",
+        "Part Number Title:",
+        "Subpart:",
+        "Subpart Title:",
+        "Standard Number:",
+        "Title:",
+        "GPO Source:",
+    ]
 )
 
 
@@ -88,7 +98,8 @@ def parse_html(
     if len(data) > max_tree_bytes:
         raise SourceParseError(
             name,
-            f"page is {len(data) / 2**20:.1f} MB, over {max_tree_bytes / 2**20:.0f} MB (its tree needs ~40x that "
+            f"page is {len(data) / 2**20:.1f} MB, over {max_tree_bytes / 2**20:.0f} MB (its tree needs ~40x "
+            "that "
             "in memory); split the page or raise max_tree_bytes",
         )
     try:
@@ -235,7 +246,11 @@ def find_sections(runs: list[Run]) -> list[SectionDraft]:
         elif open_section and not (label or skip_value):
             bodies[-1].append(run)
     return [
-        replace(d, lines=tuple(_line(d.section_id, r) for r in body), anchors=tuple(r.anchor for r in body if r.anchor))
+        replace(
+            d,
+            lines=tuple(_line(d.section_id, r) for r in body),
+            anchors=tuple(r.anchor for r in body if r.anchor),
+        )
         for d, body in zip(drafts, bodies)
     ]
 

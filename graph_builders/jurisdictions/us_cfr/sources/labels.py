@@ -36,7 +36,17 @@ class Placement:
 
 def _to_roman(n: int) -> str:
     out = []
-    for value, sym in ((100, "c"), (90, "xc"), (50, "l"), (40, "xl"), (10, "x"), (9, "ix"), (5, "v"), (4, "iv"), (1, "i")):
+    for value, sym in (
+        (100, "c"),
+        (90, "xc"),
+        (50, "l"),
+        (40, "xl"),
+        (10, "x"),
+        (9, "ix"),
+        (5, "v"),
+        (4, "iv"),
+        (1, "i"),
+    ):
         while n >= value:
             out.append(sym)
             n -= value
@@ -55,7 +65,13 @@ def _roman_value(label: str) -> int | None:
 
 def _letter_value(label: str, lower: bool) -> int | None:
     """a..z, then aa, bb, ... as the CFR continues past z."""
-    if not label or len(set(label)) != 1 or not label.isalpha() or not label.isascii() or label.islower() != lower:
+    if (
+        not label
+        or len(set(label)) != 1
+        or not label.isalpha()
+        or not label.isascii()
+        or label.islower() != lower
+    ):
         return None
     return (len(label) - 1) * 26 + ord(label[0].lower()) - ord("a")
 
@@ -93,7 +109,11 @@ def _options(stack: Sequence[Frame], label: str, italic: bool) -> list[Placement
             if gap == 1:
                 found.append(Placement(pos, frame.scheme))
             elif 1 < gap <= _MAX_GAP + 1:
-                found.append(Placement(pos, frame.scheme, f"({label}) follows ({frame.label}), skipping {gap - 1}", gap))
+                found.append(
+                    Placement(
+                        pos, frame.scheme, f"({label}) follows ({frame.label}), skipping {gap - 1}", gap
+                    )
+                )
     top = stack[-1].scheme if stack else None
     for s in schemes:
         first = label_ordinal(s, label) == 0
@@ -101,14 +121,20 @@ def _options(stack: Sequence[Frame], label: str, italic: bool) -> list[Placement
         if first and s == want:
             found.append(Placement(len(stack), s))
         elif top not in (None, DEFINITION) and s > top and (italic or s == want):  # type: ignore[operator]
-            why = "does not start its level" if s == want else f"is italic but its parent ({stack[-1].label}) is level {top}"
+            why = (
+                "does not start its level"
+                if s == want
+                else f"is italic but its parent ({stack[-1].label}) is level {top}"
+            )
             found.append(Placement(len(stack), s, f"({label}) {why}", 500 + s))
         elif top in (None, DEFINITION):
             found.append(Placement(len(stack), s, f"({label}) does not start its level", 600 + s))
     return found
 
 
-def place_label(stack: Sequence[Frame], label: str, italic: bool, nxt: tuple[str, bool] | None) -> Placement | None:
+def place_label(
+    stack: Sequence[Frame], label: str, italic: bool, nxt: tuple[str, bool] | None
+) -> Placement | None:
     """Choose where ``label`` goes; the next label settles letter/roman and (1)/italic (1) ties.
 
     Exact placements win; among several, those after which the next label also fits exactly;
@@ -119,7 +145,9 @@ def place_label(stack: Sequence[Frame], label: str, italic: bool, nxt: tuple[str
     if not exact:
         return min(options, key=lambda o: (o.gap, -o.pos), default=None)
     if len(exact) > 1 and nxt is not None:
-        after = [o for o in exact if any(q.odd is None for q in _options(push_frame(stack, o, label, -1), *nxt))]
+        after = [
+            o for o in exact if any(q.odd is None for q in _options(push_frame(stack, o, label, -1), *nxt))
+        ]
         exact = after or exact
     if len(exact) > 1 and stack and stack[-1].scheme == DEFINITION:
         return min(exact, key=lambda o: o.scheme)

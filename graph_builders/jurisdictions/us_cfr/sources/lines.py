@@ -30,9 +30,12 @@ class Line:
 _LABEL = re.compile(r"\((\s?)([A-Za-z]{1,7}|[0-9]{1,3})(\s?)\)\s*")  # ASCII: `(٢)` is no label
 _RANGE = re.compile(r"^(?:-|–|—|through)\s*\((\w{1,4})\)\s*")
 FIRST_CHILD = r"\(\s?(?:a|1|i|A)\s?\)"  # the label of a first child: (a), (1), (i) or (A)
-_INLINE_CHILD = re.compile(r"(\.|\s?[—-]+|:|(?<=[a-z]) (?=" + FIRST_CHILD + r" [A-Z]))\s*(?=" + FIRST_CHILD + r"[\s(])")
+_INLINE_CHILD = re.compile(
+    r"(\.|\s?[—-]+|:|(?<=[a-z]) (?=" + FIRST_CHILD + r" [A-Z]))\s*(?=" + FIRST_CHILD + r"[\s(])"
+)
 _VERBS = re.compile(
-    r"\b(?:shall|must|may|means|mean|is|are|was|were|will|should|does|do|has|have|can|cannot|apply|applies)\b", re.I
+    r"\b(?:shall|must|may|means|mean|is|are|was|were|will|should|does|do|has|have|can|cannot|apply|applies)\b",
+    re.I,
 )
 _PERIOD = re.compile(r"\.\s+(?=[A-Z(“\"])")
 _ABBREVIATIONS = frozenset("No Nos Inc etc Co St Mr Dr vs al Jr Sr Corp Ft ft in approx Figs Fig".split())
@@ -41,10 +44,14 @@ _NO_VERBS = re.compile(r"(?!)")
 _DEF_MEANS = re.compile(
     r"^(?P<term>[“\"]?[A-Z0-9][^.;:]{0,120}?)[”\"]?,?\s+(?:means|mean|is defined as|refers to|shall mean)\b"
 )
-_DEF_PUNCT = re.compile(r"^(?P<term>[A-Z][\w'’/,\- ]{0,70}?(?: \([^)]{1,60}\))?)(?:\.|:)\s+(?P<rest>\S.*)$", re.S)
+_DEF_PUNCT = re.compile(
+    r"^(?P<term>[A-Z][\w'’/,\- ]{0,70}?(?: \([^)]{1,60}\))?)(?:\.|:)\s+(?P<rest>\S.*)$", re.S
+)
 _DEF_DASH = re.compile(r"^(?P<term>[A-Z][\w'’/,\- ]{0,60}?)\s?—\s*(?P<rest>" + FIRST_CHILD + r"\s.*)$", re.S)
 _QUALIFIER = re.compile(r"^\(((?:As applied|As used|Of|For|In)\b[^)]{0,80})\)")
-_DEF_STOP = re.compile(r"^(?:The|This|These|That|A|An|It|Its|Such|See|For|In|If|When|Where|Each|All|Any|No|Note|Table|Figure)\b")
+_DEF_STOP = re.compile(
+    r"^(?:The|This|These|That|A|An|It|Its|Such|See|For|In|If|When|Where|Each|All|Any|No|Note|Table|Figure)\b"
+)
 
 
 @dataclass(frozen=True)
@@ -78,7 +85,7 @@ def _heading_like(s: str, max_words: int, verbs: re.Pattern[str] = _VERBS) -> bo
     s = s.strip()
     return (
         bool(s)
-        and (s[0].isupper() or s[0].isdigit() or s[0] in "“\"")
+        and (s[0].isupper() or s[0].isdigit() or s[0] in '“"')
         and _word_count(s) <= max_words
         and not verbs.search(s)
         and _sentence_end(s.rstrip(". ")) is None
@@ -118,7 +125,9 @@ def line_units(line: Line) -> list[Unit]:
         labels: list[tuple[str, bool]] = []
         pos = 0
         while m := _LABEL.match(text, pos):
-            labels.append((m.group(2), bool(m.group(1) or m.group(3)) or (italic_first and not labels and not units)))
+            labels.append(
+                (m.group(2), bool(m.group(1) or m.group(3)) or (italic_first and not labels and not units))
+            )
             pos = m.end()
         rest = text[pos:].strip()
         span = _RANGE.match(rest)
@@ -145,7 +154,7 @@ def definition_term(text: str, in_context: bool) -> str | None:
         return None
     m = _DEF_MEANS.match(text)
     if m and _word_count(m.group("term")) <= 10 and not _DEF_STOP.match(m.group("term")):
-        return m.group("term").strip("“”\" ,")
+        return m.group("term").strip('“”" ,')
     m = _DEF_PUNCT.match(text) or _DEF_DASH.match(text)
     if m and _word_count(m.group("term")) <= 6 and not _DEF_STOP.match(m.group("term")):
         q = _QUALIFIER.match(m.group("rest"))

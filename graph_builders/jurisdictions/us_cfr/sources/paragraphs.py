@@ -12,18 +12,35 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from bifrost.core.types import Provision, ProvisionKind
-from bifrost.graph_builders.jurisdictions.us_cfr.sources.labels import DEFINITION, Frame, place_label, push_frame
-from bifrost.graph_builders.jurisdictions.us_cfr.sources.lines import FIRST_CHILD, Line, Unit, definition_term, is_labelled, line_units
+from bifrost.graph_builders.jurisdictions.us_cfr.sources.labels import (
+    DEFINITION,
+    Frame,
+    place_label,
+    push_frame,
+)
+from bifrost.graph_builders.jurisdictions.us_cfr.sources.lines import (
+    FIRST_CHILD,
+    Line,
+    Unit,
+    definition_term,
+    is_labelled,
+    line_units,
+)
 
 __all__ = ["Line", "split_section"]
 
 _SOURCE = re.compile(r"^\[.*\b(?:FR|CFR|Stat\.|U\.S\.C\.)\b.*\]$")
 _NOTE = re.compile(
     r"^(?P<prefix>(?:Editorial |Effective Date |Effective date )?"
-    r"(?:Note|NOTE|Notes|NOTES|Exception|Exceptions|Exemption|Exemptions)(?: \d+)?(?: (?:to|for) [^:]{1,120})?:)\s*(?P<rest>.*)$",
+    r"(?:Note|NOTE|Notes|NOTES|Exception|Exceptions|Exemption|Exemptions)(?: \d+)?(?: (?:to|for) "
+    r"[^:]{1,120})?:)\s*(?P<rest>.*)$",
     re.S,
 )
-_APPENDIX = re.compile(r"^(?:\(Non-mandatory\) )?Appendix(?: (?P<letter>[A-Z0-9]{1,3}))? to §\s*(?P<sec>[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9]))(?P<rest>.*)$", re.S)
+_APPENDIX = re.compile(
+    r"^(?:\(Non-mandatory\) )?Appendix(?: (?P<letter>[A-Z0-9]{1,3}))? to "
+    r"§\s*(?P<sec>[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9]))(?P<rest>.*)$",
+    re.S,
+)
 _APPENDIX_GROUP = re.compile(r"^Appendices to §")
 _NOTE_TARGET = re.compile(r"(?:paragraphs? |to |§\s?\d+\.\d+\s?)((?:\(\s?\w{1,7}\s?\))+)")
 _DEF_CONTEXT = re.compile(r"\bdefinitions?\b", re.I)
@@ -152,7 +169,13 @@ def _add_note(state: _State, prefix: str, rest: str, page: int | None) -> None:
     owner = state.nodes[target]
     owner.notes += 1
     suffix = "[Note]" if owner.notes == 1 else f"[Note {owner.notes}]"
-    node = _Node(owner.id + suffix, target, ProvisionKind.NOTE, owner.level + 1, heading=re.sub(r"\(\s(\w+)\s\)", r"(\1)", prefix))
+    node = _Node(
+        owner.id + suffix,
+        target,
+        ProvisionKind.NOTE,
+        owner.level + 1,
+        heading=re.sub(r"\(\s(\w+)\s\)", r"(\1)", prefix),
+    )
     node.anchor = owner.anchor
     node.texts.append(rest.strip())
     state.last_any = state.add(node, page)
@@ -211,10 +234,19 @@ def _consume(state: _State, lines: Sequence[Line], section_heading: str) -> None
         if is_labelled(text):
             units = line_units(line)
             for j, unit in enumerate(units):
-                nxt = (units[j + 1].label, units[j + 1].italic) if j + 1 < len(units) else _next_label(lines, i + 1)
+                nxt = (
+                    (units[j + 1].label, units[j + 1].italic)
+                    if j + 1 < len(units)
+                    else _next_label(lines, i + 1)
+                )
                 _add_unit(state, unit, nxt)
                 last = state.nodes[state.last]
-                if last.heading and _DEF_CONTEXT.match(last.heading) and unit.text and definition_term(unit.text, True):
+                if (
+                    last.heading
+                    and _DEF_CONTEXT.match(last.heading)
+                    and unit.text
+                    and definition_term(unit.text, True)
+                ):
                     last.texts.pop()  # '(b) Definitions. Anchorage means ...': first definition inline
                     _add_definition(state, definition_term(unit.text, True) or "", unit.text, unit.page)
             continue
@@ -225,7 +257,14 @@ def _consume(state: _State, lines: Sequence[Line], section_heading: str) -> None
             _append_text(state, state.last_any, text, line.page)
 
 
-def _finish(state: _State, section_heading: str, corpus: str, order_start: int, url_base: str | None, document: str | None) -> list[Provision]:
+def _finish(
+    state: _State,
+    section_heading: str,
+    corpus: str,
+    order_start: int,
+    url_base: str | None,
+    document: str | None,
+) -> list[Provision]:
     section_url = f"{url_base}/section-{state.section_id}" if url_base else None
     out: list[Provision] = []
     all_pages = set().union(*(n.pages for n in state.nodes))
@@ -251,7 +290,8 @@ def _finish(state: _State, section_heading: str, corpus: str, order_start: int, 
                 pages=tuple(sorted(all_pages if is_section else n.pages)),
                 term=n.term,
                 source_note=" ".join(state.source_notes) or None if is_section else None,
-                reserved=n.reserved or (is_section and len(state.nodes) == 1 and not texts and "[Reserved]" in section_heading),
+                reserved=n.reserved
+                or (is_section and len(state.nodes) == 1 and not texts and "[Reserved]" in section_heading),
                 document=document,
             )
         )

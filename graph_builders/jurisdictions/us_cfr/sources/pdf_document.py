@@ -37,7 +37,9 @@ _PAGE_NUMBER = re.compile(r"^(?:page\s+)?\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?$|^[-�
 _NOISE_TOKEN = re.compile(r"^[\d.,%$()\-–/:;]+$")
 _TERMINAL = (".", ":", ";", "?", "!", "]")
 # words a paragraph cannot end with ("; and" / "; or" do end one: "(i) ...; and" then "(ii) ...")
-_CONTINUES = re.compile(r"(?:\b(?:paragraphs?|sections?|of|in|to|under|by|see)|§|(?<![;,])\s(?:and|or))$", re.I)
+_CONTINUES = re.compile(
+    r"(?:\b(?:paragraphs?|sections?|of|in|to|under|by|see)|§|(?<![;,])\s(?:and|or))$", re.I
+)
 _WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 
 
@@ -124,7 +126,9 @@ def parse_pdf(
 
 def _check_margins(margins: Sequence[float]) -> None:
     if len(margins) != 4 or any(m < 0 for m in margins):
-        raise ValueError(f"margins must be 4 non-negative numbers (top, bottom, left, right), got {margins!r}")
+        raise ValueError(
+            f"margins must be 4 non-negative numbers (top, bottom, left, right), got {margins!r}"
+        )
 
 
 def _read(path: Path) -> bytes:
@@ -156,7 +160,9 @@ def _one_line(e: BaseException) -> str:
 
 def _clip(page: pymupdf.Page, margins: Sequence[float]) -> pymupdf.Rect:
     r = page.rect
-    top, bottom, left, right = (m * (r.height if i < 2 else r.width) if m < 1 else m for i, m in enumerate(margins))
+    top, bottom, left, right = (
+        m * (r.height if i < 2 else r.width) if m < 1 else m for i, m in enumerate(margins)
+    )
     return pymupdf.Rect(r.x0 + left, r.y0 + top, r.x1 - right, r.y1 - bottom)
 
 
@@ -200,7 +206,9 @@ def _italic_label(line: dict) -> bool:
     if not _MARKER.match("".join(span.get("text", "") for span in spans).strip()):
         return False
     first = next((span for span in spans if any(c.isalnum() for c in span.get("text", ""))), None)
-    return first is not None and (bool(first.get("flags", 0) & 2) or "italic" in first.get("font", "").lower())
+    return first is not None and (
+        bool(first.get("flags", 0) & 2) or "italic" in first.get("font", "").lower()
+    )
 
 
 def is_noise(text: str) -> bool:

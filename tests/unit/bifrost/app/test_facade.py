@@ -102,6 +102,10 @@ def test_the_answer_study_is_a_record_with_its_figures_and_report(bf):
     from bifrost.app.records import AnswerEvaluation
     from tests.conftest import FIXTURES
 
-    study = bf.evaluate_answers([FIXTURES / "mini" / "questions-mini.jsonl"], "mini", folds=2, command="eval answers")
+    study = bf.evaluate_answers(
+        [FIXTURES / "mini" / "questions-mini.jsonl"], "mini", folds=2, command="eval answers"
+    )
     assert isinstance(study, AnswerEvaluation) and study.corpus == "mini" and study.questions > 0
-    assert "all" in study.subsets and study.report.startswith("# Answers") and "`eval answers`" in study.report
+    assert (
+        "all" in study.subsets and study.report.startswith("# Answers") and "`eval answers`" in study.report
+    )

@@ -36,7 +36,11 @@ def test_the_answer_checks_the_cited_rules_threshold_against_the_questions_figur
 
 def test_the_results_page_lists_what_the_cited_rules_turn_on(bf):
     page = TestClient(create_app(bf)).get("/ask", params={"q": Q, "corpus": "mini"})
-    assert page.status_code == 200 and "What the cited rules turn on" in page.text and "meets it (8 feet)" in page.text
+    assert (
+        page.status_code == 200
+        and "What the cited rules turn on" in page.text
+        and "meets it (8 feet)" in page.text
+    )
 
 
 def test_a_home_without_requirement_records_answers_with_one_warning(bf):

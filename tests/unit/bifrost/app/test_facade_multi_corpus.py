@@ -46,7 +46,9 @@ def test_a_question_over_all_corpora_cites_the_corpus_that_holds_the_answer(home
 
 def test_the_cli_takes_a_comma_separated_list_and_shows_the_corpus_on_each_citation(home):
     runner = CliRunner()
-    result = runner.invoke(make_app(), ["--home", str(home), "ask", RAILS, "--corpus", "mini,p9999", "--json"])
+    result = runner.invoke(
+        make_app(), ["--home", str(home), "ask", RAILS, "--corpus", "mini,p9999", "--json"]
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["corpus"] == "mini,p9999" and data["statements"][0]["corpus"] == "p9999"

@@ -18,8 +18,10 @@ TEXTS = [
     "a",
     "",
     "Can a warning line plus a personal fall arrest system be used for all leading-edge work?",
-    "Employees shall not work in excavations in which there is accumulated water " * 30,  # truncated at 256 tokens
-    "§ 1926.502(b)(1) Top edge height of top rails, or equivalent guardrail system members, shall be 42 inches.",
+    "Employees shall not work in excavations in which there is accumulated water "
+    * 30,  # truncated at 256 tokens
+    "§ 1926.502(b)(1) Top edge height of top rails, or equivalent guardrail system members, shall be 42 "
+    "inches.",
     "ÜNICODE naïve café – “quotes”",
 ]
 
@@ -42,8 +44,13 @@ def encoder() -> BertEncoder:
 
 @pytest.mark.parametrize("batch_size", [1, 3, 64])
 def test_vectors_are_bit_identical_to_sentence_transformers(st_model, encoder, batch_size):
-    expected = st_model.encode(TEXTS, batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True,
-                               show_progress_bar=False)
+    expected = st_model.encode(
+        TEXTS,
+        batch_size=batch_size,
+        convert_to_numpy=True,
+        normalize_embeddings=True,
+        show_progress_bar=False,
+    )
     got = encoder.encode(TEXTS, batch_size=batch_size)
     assert got.dtype == np.float32 and got.shape == expected.shape == (len(TEXTS), 384)
     assert np.array_equal(got, expected)
@@ -51,7 +58,9 @@ def test_vectors_are_bit_identical_to_sentence_transformers(st_model, encoder, b
 
 def test_single_questions_are_bit_identical(st_model, encoder):
     for text in TEXTS:
-        assert np.array_equal(encoder.encode([text]), st_model.encode([text], convert_to_numpy=True, normalize_embeddings=True))
+        assert np.array_equal(
+            encoder.encode([text]), st_model.encode([text], convert_to_numpy=True, normalize_embeddings=True)
+        )
 
 
 def test_embedder_uses_the_plain_encoder_by_default_and_both_runtimes_agree():
@@ -90,12 +99,19 @@ def test_a_folder_saved_by_sentence_transformers_6_is_read_and_bit_identical(st_
     enc = load_bert_encoder(str(folder))
     assert enc is not None and reloaded.max_seq_length == 256
     for batch_size in (1, 64):
-        expected = reloaded.encode(TEXTS, batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True,
-                                   show_progress_bar=False)
+        expected = reloaded.encode(
+            TEXTS,
+            batch_size=batch_size,
+            convert_to_numpy=True,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+        )
         assert np.array_equal(enc.encode(TEXTS, batch_size=batch_size), expected)
 
 
-def test_a_folder_with_a_prompt_or_other_pooling_in_the_newer_layout_is_left_to_sentence_transformers(st_model, tmp_path):
+def test_a_folder_with_a_prompt_or_other_pooling_in_the_newer_layout_is_left_to_sentence_transformers(
+    st_model, tmp_path
+):
     folder = tmp_path / "saved"
     st_model.save(str(folder))
     pooling = folder / "1_Pooling" / "config.json"
@@ -104,5 +120,7 @@ def test_a_folder_with_a_prompt_or_other_pooling_in_the_newer_layout_is_left_to_
     assert load_bert_encoder(str(folder)) is None
     pooling.write_text(json.dumps(cfg))
     st_cfg = folder / "config_sentence_transformers.json"
-    st_cfg.write_text(json.dumps({**json.loads(st_cfg.read_text()), "prompts": {"query": "query: ", "document": ""}}))
+    st_cfg.write_text(
+        json.dumps({**json.loads(st_cfg.read_text()), "prompts": {"query": "query: ", "document": ""}})
+    )
     assert load_bert_encoder(str(folder)) is None

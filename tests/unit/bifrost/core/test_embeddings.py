@@ -3,7 +3,12 @@
 import numpy as np
 import pytest
 
-from bifrost.core.embeddings import SentenceTransformerEmbedder, l2_normalize, packaged_model_path, resolve_model
+from bifrost.core.embeddings import (
+    SentenceTransformerEmbedder,
+    l2_normalize,
+    packaged_model_path,
+    resolve_model,
+)
 from bifrost.core.errors import ModelUnavailableError
 
 

@@ -36,7 +36,9 @@ def test_make_chat_model_returns_none_without_llm_model():
 def test_make_chat_model_builds_chat_openai_from_settings_and_env(openai_env):
     from langchain_openai import ChatOpenAI
 
-    model = make_chat_model(Settings(llm_model="qwen2.5-7b-instruct", llm_temperature=0.0, llm_max_tokens=512))
+    model = make_chat_model(
+        Settings(llm_model="qwen2.5-7b-instruct", llm_temperature=0.0, llm_max_tokens=512)
+    )
     assert isinstance(model, ChatOpenAI)
     assert model.model_name == "qwen2.5-7b-instruct"
     assert model.temperature == 0.0
@@ -114,7 +116,12 @@ def test_usage_counter_tokens_and_cost():
     counter.on_llm_end(_result("gpt-4o-mini-2024-07-18", 1_000_000, 100_000))
     counter.on_llm_end(_result("gpt-4o-mini-2024-07-18", 500, 50, cached=True))
     [usage] = counter.report().models
-    assert (usage.calls, usage.cached_calls, usage.input_tokens, usage.output_tokens) == (2, 1, 1_000_000, 100_000)
+    assert (usage.calls, usage.cached_calls, usage.input_tokens, usage.output_tokens) == (
+        2,
+        1,
+        1_000_000,
+        100_000,
+    )
     assert usage.cost_usd == pytest.approx(0.15 + 0.06)
     assert counter.report().cost_usd == pytest.approx(0.21)
 
@@ -148,15 +155,23 @@ def test_a_reply_rejected_as_invalid_is_not_served_from_the_cache_again(tmp_path
 
     from bifrost.core.llm import forget_invalid_reply
 
-    replies = iter(["garbage", "{\"ok\": true}"])
-    model = ScriptedChatModel(respond=lambda messages: next(replies), cache=make_llm_cache(tmp_path / "cache.db"))
+    replies = iter(["garbage", '{"ok": true}'])
+    model = ScriptedChatModel(
+        respond=lambda messages: next(replies), cache=make_llm_cache(tmp_path / "cache.db")
+    )
     assert model.invoke([HumanMessage("q")]).content == "garbage"
     assert model.invoke([HumanMessage("q")]).content == "garbage" and model.calls == 1  # a cache hit
     forget_invalid_reply(cache_of(model), "garbage")
-    assert model.invoke([HumanMessage("q")]).content == "{\"ok\": true}" and model.calls == 2
-    assert model.invoke([HumanMessage("q")]).content == "{\"ok\": true}" and model.calls == 2  # the new reply is cached
-    again = ScriptedChatModel(respond=lambda messages: "never asked", cache=make_llm_cache(tmp_path / "cache.db"))
-    assert again.invoke([HumanMessage("q")]).content == "{\"ok\": true}" and again.calls == 0  # the rejection is persisted
+    assert model.invoke([HumanMessage("q")]).content == '{"ok": true}' and model.calls == 2
+    assert (
+        model.invoke([HumanMessage("q")]).content == '{"ok": true}' and model.calls == 2
+    )  # the new reply is cached
+    again = ScriptedChatModel(
+        respond=lambda messages: "never asked", cache=make_llm_cache(tmp_path / "cache.db")
+    )
+    assert (
+        again.invoke([HumanMessage("q")]).content == '{"ok": true}' and again.calls == 0
+    )  # the rejection is persisted
 
 
 def test_a_compatible_server_also_gets_max_tokens_which_it_reads_and_openai_does_not(openai_env, monkeypatch):

@@ -11,7 +11,12 @@ import textwrap
 
 from tests.conftest import subprocess_env
 
-TEXTS = ["How to protect excavation work from rainstorm hazard?", "excavation", "rainstorm hazard", "guardrail"]
+TEXTS = [
+    "How to protect excavation work from rainstorm hazard?",
+    "excavation",
+    "rainstorm hazard",
+    "guardrail",
+]
 
 SETUP = textwrap.dedent(f"""
     import json, logging, sys
@@ -30,8 +35,13 @@ SETUP = textwrap.dedent(f"""
 
 def run(body: str) -> tuple[dict, str]:
     """Run SETUP + body in a new interpreter; the JSON of its last stdout line, and the lines before."""
-    done = subprocess.run([sys.executable, "-c", SETUP + textwrap.dedent(body)], env=subprocess_env(),
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", SETUP + textwrap.dedent(body)],
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     *before, last = done.stdout.strip().splitlines()
     return json.loads(last), "\n".join(before)
@@ -108,11 +118,19 @@ def test_one_child_per_service_each_serving_its_own_and_a_killed_one_falls_back_
         calls.append((["scaffold"], e.embed(["scaffold"])))
         torch_in_parent = "torch" in sys.modules
         processes.close()
-        print(json.dumps({"children": len(set(pids.values())), "own_pid": served_by == pids["pid"] != os.getpid(),
+        own_pid = served_by == pids["pid"] != os.getpid()
+        print(json.dumps({"children": len(set(pids.values())), "own_pid": own_pid,
                           "after_kill": list(after_kill), "same": same_as_in_process(calls),
                           "failed": sorted(processes.failed), "torch_in_parent": torch_in_parent,
                           "ended": not any(c.process.is_alive() for c in processes.children.values())}))
     """)
-    assert result == {"children": 2, "own_pid": True, "after_kill": [False, None], "same": True, "failed": ["pid"],
-                      "torch_in_parent": False, "ended": True}
+    assert result == {
+        "children": 2,
+        "own_pid": True,
+        "after_kill": [False, None],
+        "same": True,
+        "failed": ["pid"],
+        "torch_in_parent": False,
+        "ended": True,
+    }
     assert len(log.splitlines()) == 1 and "ended" in log

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from bifrost.core.structured import EntitiesAndTriples, InvalidOutputError, extract_json_object, parse_json_output
+from bifrost.core.structured import (
+    EntitiesAndTriples,
+    InvalidOutputError,
+    extract_json_object,
+    parse_json_output,
+)
 
 
 @pytest.mark.parametrize(
@@ -39,7 +44,9 @@ def test_parse_json_output_rejects_non_object():
 
 
 def test_parse_json_output_ignores_extra_keys_and_strips():
-    out = parse_json_output('{"entities": [{"name": " scaffold ", "confidence": 0.9}], "note": "x"}', EntitiesAndTriples)
+    out = parse_json_output(
+        '{"entities": [{"name": " scaffold ", "confidence": 0.9}], "note": "x"}', EntitiesAndTriples
+    )
     assert out.entities[0].name == "scaffold" and out.triples == []
 
 

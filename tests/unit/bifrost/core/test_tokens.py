@@ -18,8 +18,18 @@ def test_two_tokens_never_share_an_id_or_a_secret():
     assert len({t.id for t in tokens}) == 50 and len({t.secret for t in tokens}) == 50
 
 
-@pytest.mark.parametrize("text", ["", "bft", "bft_", "abc_0123456789ab_" + "x" * 40, "bft_XYZ456789abc_" + "x" * 40,
-                                  "bft_0123456789ab_short", "bft_0123456789a_" + "x" * 40])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "bft",
+        "bft_",
+        "abc_0123456789ab_" + "x" * 40,
+        "bft_XYZ456789abc_" + "x" * 40,
+        "bft_0123456789ab_short",
+        "bft_0123456789a_" + "x" * 40,
+    ],
+)
 def test_malformed_tokens_parse_to_none(text):
     assert parse_token(text) is None
 

@@ -12,7 +12,11 @@ from bifrost.core.types import ExtractedEntity, ExtractedTriple, Extraction, mak
 from bifrost.eval.extraction.cli import main
 from bifrost.eval.extraction.gold import GoldProvision, load_gold
 from bifrost.eval.extraction.matching import (
-    entity_key, max_matching, relaxed_entity_match, relaxed_triple, strict_triple,
+    entity_key,
+    max_matching,
+    relaxed_entity_match,
+    relaxed_triple,
+    strict_triple,
 )
 from bifrost.eval.extraction.scoring import Counts, prf, provision_counts, score_extractions
 from tests.conftest import FIXTURES
@@ -27,12 +31,16 @@ def lemma(word: str) -> str:
 
 
 def gold(pid: str, subpart: str, entities: list[str], triples: tuple = ()) -> GoldProvision:
-    return GoldProvision(corpus=CORPUS, provision_id=pid, subpart=subpart, entities=tuple(entities), triples=triples)
+    return GoldProvision(
+        corpus=CORPUS, provision_id=pid, subpart=subpart, entities=tuple(entities), triples=triples
+    )
 
 
 def extraction(pid: str, names: list[str], triples: tuple = ()) -> Extraction:
     return Extraction(
-        corpus=CORPUS, provision_id=pid, entities=tuple(ExtractedEntity(name=n) for n in names),
+        corpus=CORPUS,
+        provision_id=pid,
+        entities=tuple(ExtractedEntity(name=n) for n in names),
         triples=tuple(ExtractedTriple(head=h, relation=r, tail=t) for h, r, t in triples),
     )
 
@@ -44,16 +52,24 @@ def test_entity_key_lemmatizes_the_head_and_lowercases():
 
 
 def test_strict_entity_counts_deduplicate_after_normalization():
-    c = provision_counts(gold("p", "M", ["guardrail system", "employee", "hole"]),
-                         extraction("p", ["Guardrail Systems", "employees", "Employee", "cover"]))
+    c = provision_counts(
+        gold("p", "M", ["guardrail system", "employee", "hole"]),
+        extraction("p", ["Guardrail Systems", "employees", "Employee", "cover"]),
+    )
     assert c["entities"] == Counts(tp=2, fp=1, fn=1)
     assert prf(c["entities"]).f1 == pytest.approx(2 / 3)
 
 
 def test_strict_relation_compares_snake_case_lemmas():
     assert strict_triple("Employees", "Shall Be Protected By", "guardrail systems") == (
-        "employee", "shall_be_protected_by", "guardrail system")
-    assert strict_triple("hole", "are_used_around", "x", lemma)[1] == strict_triple("hole", "is used around", "x", lemma)[1]
+        "employee",
+        "shall_be_protected_by",
+        "guardrail system",
+    )
+    assert (
+        strict_triple("hole", "are_used_around", "x", lemma)[1]
+        == strict_triple("hole", "is used around", "x", lemma)[1]
+    )
     assert strict_triple("hole", "are_used_around", "x")[1] != strict_triple("hole", "is_used_around", "x")[1]
 
 
@@ -78,18 +94,33 @@ def test_max_matching_is_one_to_one_and_augments():
 
 
 def test_relaxed_counts_match_each_prediction_once():
-    c = provision_counts(gold("p", "L", ["personal fall arrest system", "fall arrest system"]),
-                         extraction("p", ["arrest system"]))
+    c = provision_counts(
+        gold("p", "L", ["personal fall arrest system", "fall arrest system"]),
+        extraction("p", ["arrest system"]),
+    )
     assert c["entities_relaxed"] == Counts(tp=1, fp=0, fn=1)
     assert c["entities"] == Counts(tp=0, fp=1, fn=2)
 
 
 def test_triple_counts_strict_and_relaxed():
-    g = gold("p", "M", ["employee", "guardrail system", "hole"],
-             (("employee", "shall_be_protected_by", "guardrail system"), ("guardrail system", "are_used_around", "hole")))
-    p = extraction("p", ["employee", "guardrail system", "hole"],
-                   (("guardrail system", "shall_protect", "employee"), ("guardrail system", "is_used_around", "hole"),
-                    ("hole", "has", "employee")))
+    g = gold(
+        "p",
+        "M",
+        ["employee", "guardrail system", "hole"],
+        (
+            ("employee", "shall_be_protected_by", "guardrail system"),
+            ("guardrail system", "are_used_around", "hole"),
+        ),
+    )
+    p = extraction(
+        "p",
+        ["employee", "guardrail system", "hole"],
+        (
+            ("guardrail system", "shall_protect", "employee"),
+            ("guardrail system", "is_used_around", "hole"),
+            ("hole", "has", "employee"),
+        ),
+    )
     c = provision_counts(g, p, lemma)
     assert c["triples"] == Counts(tp=1, fp=2, fn=1)
     assert c["triples_relaxed"] == Counts(tp=2, fp=1, fn=0)
@@ -97,9 +128,11 @@ def test_triple_counts_strict_and_relaxed():
 
 def test_micro_within_subpart_macro_across_subparts():
     golds = [gold("l1", "L", ["ladder", "rail"]), gold("l2", "L", ["scaffold"]), gold("m1", "M", ["hole"])]
-    preds = {make_uid(CORPUS, "l1"): extraction("l1", ["ladder"]),
-             make_uid(CORPUS, "l2"): extraction("l2", ["scaffold", "plank"]),
-             make_uid(CORPUS, "m1"): extraction("m1", ["hole", "cover", "edge", "net"])}
+    preds = {
+        make_uid(CORPUS, "l1"): extraction("l1", ["ladder"]),
+        make_uid(CORPUS, "l2"): extraction("l2", ["scaffold", "plank"]),
+        make_uid(CORPUS, "m1"): extraction("m1", ["hole", "cover", "edge", "net"]),
+    }
     s = score_extractions(golds, preds)
     L, M = s.per_subpart["L"]["entities"], s.per_subpart["M"]["entities"]
     assert (L.tp, L.fp, L.fn) == (2, 1, 1)
@@ -119,8 +152,18 @@ def test_missing_prediction_counts_every_gold_item_as_missed():
 
 def test_gold_rejects_triple_argument_missing_from_entities(tmp_path: Path):
     path = tmp_path / "g.jsonl"
-    path.write_text(json.dumps({"corpus": CORPUS, "provision_id": "p", "subpart": "L", "entities": ["ladder"],
-                                "triples": [["ladder", "rests_on", "rail"]]}) + "\n")
+    path.write_text(
+        json.dumps(
+            {
+                "corpus": CORPUS,
+                "provision_id": "p",
+                "subpart": "L",
+                "entities": ["ladder"],
+                "triples": [["ladder", "rests_on", "rail"]],
+            }
+        )
+        + "\n"
+    )
     with pytest.raises(SourceParseError) as e:
         load_gold(path)
     assert "rail" in str(e.value) and "line 1" in str(e.value)
@@ -145,13 +188,29 @@ def test_spacy_verb_lemmatizer_reads_words_as_verbs():
     from bifrost.eval.extraction.lemmas import SpacyVerbLemmatizer
 
     lem = SpacyVerbLemmatizer()
-    assert [lem(w) for w in ["installed", "is", "pass", "has", "used"]] == ["install", "be", "pass", "have", "use"]
+    assert [lem(w) for w in ["installed", "is", "pass", "has", "used"]] == [
+        "install",
+        "be",
+        "pass",
+        "have",
+        "use",
+    ]
 
 
 def test_cli_scores_saved_predictions_as_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     g = tmp_path / "gold.jsonl"
-    g.write_text(json.dumps({"corpus": CORPUS, "provision_id": "p", "subpart": "X", "entities": ["ladder", "rail"],
-                             "triples": [["ladder", "has", "rail"]]}) + "\n")
+    g.write_text(
+        json.dumps(
+            {
+                "corpus": CORPUS,
+                "provision_id": "p",
+                "subpart": "X",
+                "entities": ["ladder", "rail"],
+                "triples": [["ladder", "has", "rail"]],
+            }
+        )
+        + "\n"
+    )
     p = tmp_path / "pred.jsonl"
     p.write_text(extraction("p", ["Ladders"], (("ladders", "has", "rails"),)).model_dump_json() + "\n")
     assert main(["score", "--gold", str(g), "--predictions", str(p), "--lemmatizer", "none", "--json"]) == 0

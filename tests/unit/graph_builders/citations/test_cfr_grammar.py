@@ -132,9 +132,23 @@ def test_ancestry_is_strict_and_follows_citation_structure() -> None:
 
 
 def test_ordering_is_document_order_not_string_order() -> None:
-    ids = ["1926.502(b)(15)", "1926.502(b)(3)", "1926.1053", "1926.500", "1926.502(b)", "1926.502(aa)", "1926.502(z)"]
+    ids = [
+        "1926.502(b)(15)",
+        "1926.502(b)(3)",
+        "1926.1053",
+        "1926.500",
+        "1926.502(b)",
+        "1926.502(aa)",
+        "1926.502(z)",
+    ]
     assert [str(c) for c in sorted(parse(i) for i in ids)] == [
-        "1926.500", "1926.502(b)", "1926.502(b)(3)", "1926.502(b)(15)", "1926.502(z)", "1926.502(aa)", "1926.1053",
+        "1926.500",
+        "1926.502(b)",
+        "1926.502(b)(3)",
+        "1926.502(b)(15)",
+        "1926.502(z)",
+        "1926.502(aa)",
+        "1926.1053",
     ]
 
 
@@ -145,17 +159,24 @@ def test_expand_range_of_sections_by_arithmetic() -> None:
 
 def test_expand_range_of_paragraphs_by_label_arithmetic() -> None:
     assert [str(c) for c in expand_range(parse("1926.502(a)"), parse("1926.502(c)"))] == [
-        "1926.502(a)", "1926.502(b)", "1926.502(c)",
+        "1926.502(a)",
+        "1926.502(b)",
+        "1926.502(c)",
     ]
     assert [str(c) for c in expand_range(parse("1926.502(c)(2)(i)"), parse("1926.502(c)(2)(iv)"))] == [
-        "1926.502(c)(2)(i)", "1926.502(c)(2)(ii)", "1926.502(c)(2)(iii)", "1926.502(c)(2)(iv)",
+        "1926.502(c)(2)(i)",
+        "1926.502(c)(2)(ii)",
+        "1926.502(c)(2)(iii)",
+        "1926.502(c)(2)(iv)",
     ]
 
 
 def test_expand_range_over_known_ids_keeps_only_existing_siblings_in_document_order() -> None:
     known = ["1926.503", "1926.500", "1926.502(a)", "1926.501", "1926.409-1926.415", "1926.504"]
     assert [str(c) for c in expand_range(parse("1926.500"), parse("1926.503"), known)] == [
-        "1926.500", "1926.501", "1926.503",
+        "1926.500",
+        "1926.501",
+        "1926.503",
     ]
 
 
@@ -177,7 +198,10 @@ def test_grammar_object_satisfies_the_protocol_and_works_on_strings() -> None:
     assert g.parent("1926.502(k)") == "1926.502"
     assert g.compare("1926.502(b)(3)", "1926.502(b)(15)") == -1
     assert g.compare("1926.502(b)", "1926.502(b)") == 0
-    assert g.expand("1926.502(a)", "1926.502(c)", ["1926.502(a)", "1926.502(c)"]) == ["1926.502(a)", "1926.502(c)"]
+    assert g.expand("1926.502(a)", "1926.502(c)", ["1926.502(a)", "1926.502(c)"]) == [
+        "1926.502(a)",
+        "1926.502(c)",
+    ]
 
 
 def test_citations_are_immutable_and_hashable() -> None:

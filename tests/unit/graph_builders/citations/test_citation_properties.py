@@ -20,17 +20,51 @@ from bifrost.graph_builders.jurisdictions.us_cfr.citation import CfrCitation, Cf
 GRAMMARS = [CfrGrammar(), AdgmGrammar()]
 
 CFR_SEEDS = (
-    "1926", "1926 Subpart M", "1926 Subpart M Appendix B", "1926.502", "1926.502(b)(15)", "1926.500(b)[Leading edge]",
-    "1926.1(a)(1)(i)(A)(<i>1</i>)(<i>a</i>)", "1926.703 Appendix", "§ 1926.451 (g)(1)", "29 CFR 1926.502(k)",
-    "1926.502(b)(1)[Note 2]", "part 1926 subpart cc",
+    "1926",
+    "1926 Subpart M",
+    "1926 Subpart M Appendix B",
+    "1926.502",
+    "1926.502(b)(15)",
+    "1926.500(b)[Leading edge]",
+    "1926.1(a)(1)(i)(A)(<i>1</i>)(<i>a</i>)",
+    "1926.703 Appendix",
+    "§ 1926.451 (g)(1)",
+    "29 CFR 1926.502(k)",
+    "1926.502(b)(1)[Note 2]",
+    "part 1926 subpart cc",
 )
 ADGM_SEEDS = (
-    "6.1.1", "6.1.1.(b)", "6.1.3.Guidance.7.", "Part 12.Chapter 3.148.(1)", "APP11.A11.1.Guidance.11.", "9.3.1B",
-    "12)", "PART 4.9.2.1.", "8.5.1(2)", "APP 4", "Schedule 1.87", "6.1.1.(b).(iii)",
+    "6.1.1",
+    "6.1.1.(b)",
+    "6.1.3.Guidance.7.",
+    "Part 12.Chapter 3.148.(1)",
+    "APP11.A11.1.Guidance.11.",
+    "9.3.1B",
+    "12)",
+    "PART 4.9.2.1.",
+    "8.5.1(2)",
+    "APP 4",
+    "Schedule 1.87",
+    "6.1.1.(b).(iii)",
 )
 PIECES = st.one_of(
     st.sampled_from(list("0123456789.()[]§ aAbBivxI<>/-_:,;'\"\u00a0\u200b\t\n²١٢ⅰﬁſKé")),
-    st.sampled_from(["Subpart", "Appendix", "Guidance", "Part", "Chapter", "(i)", "(<i>1</i>)", "[Note]", "APP", "Schedule", "0", "00"]),
+    st.sampled_from(
+        [
+            "Subpart",
+            "Appendix",
+            "Guidance",
+            "Part",
+            "Chapter",
+            "(i)",
+            "(<i>1</i>)",
+            "[Note]",
+            "APP",
+            "Schedule",
+            "0",
+            "00",
+        ]
+    ),
 )
 
 
@@ -58,20 +92,31 @@ ANY_TEXT = st.one_of(st.text(max_size=40), mutated(CFR_SEEDS), mutated(ADGM_SEED
 def cfr_citations(draw) -> CfrCitation:
     """Well-formed CFR citations of every kind."""
     part = str(draw(st.integers(1, 9999)))
-    kind = draw(st.sampled_from(["part", "subpart", "subpart_appendix", "section", "section_appendix", "paragraph", "suffixed"]))
+    kind = draw(
+        st.sampled_from(
+            ["part", "subpart", "subpart_appendix", "section", "section_appendix", "paragraph", "suffixed"]
+        )
+    )
     letters = st.sampled_from([chr(c) for c in range(65, 91)] + ["AA", "BB", "CC", "DD", "UC"])
     if kind == "part":
         return CfrCitation(part)
     if kind.startswith("subpart"):
-        return CfrCitation(part, subpart=draw(letters), appendix=draw(letters) if kind == "subpart_appendix" else None)
+        return CfrCitation(
+            part, subpart=draw(letters), appendix=draw(letters) if kind == "subpart_appendix" else None
+        )
     section = str(draw(st.integers(1, 9999)))
     if kind == "section":
         return CfrCitation(part, section)
     if kind == "section_appendix":
         return CfrCitation(part, section, appendix=draw(st.sampled_from(["", "A", "B", "AA"])))
     depth = draw(st.integers(1, 6))
-    labels = tuple(label_for(draw(st.integers(1, 39 if pos == 2 else 26 if pos in (0, 3, 5) else 99)), pos) for pos in range(depth))
-    suffix = draw(st.sampled_from(["Leading edge", "Note", "Note 2", "Anchorage"])) if kind == "suffixed" else None
+    labels = tuple(
+        label_for(draw(st.integers(1, 39 if pos == 2 else 26 if pos in (0, 3, 5) else 99)), pos)
+        for pos in range(depth)
+    )
+    suffix = (
+        draw(st.sampled_from(["Leading edge", "Note", "Note 2", "Anchorage"])) if kind == "suffixed" else None
+    )
     return CfrCitation(part, section, labels, suffix)
 
 
@@ -79,7 +124,14 @@ def cfr_citations(draw) -> CfrCitation:
 def adgm_citations(draw) -> AdgmCitation:
     """ADGM ids as the passage files print them, parsed."""
     top = draw(st.sampled_from(["6", "12", "Part 3", "APP4", "Schedule 1", "A6"]))
-    tail = draw(st.lists(st.sampled_from(["1", "3", "9B", "(b)", "(iii)", "(2)", "12)", "a", "Guidance", "Chapter 2", "58"]), max_size=5))
+    tail = draw(
+        st.lists(
+            st.sampled_from(
+                ["1", "3", "9B", "(b)", "(iii)", "(2)", "12)", "a", "Guidance", "Chapter 2", "58"]
+            ),
+            max_size=5,
+        )
+    )
     return AdgmCitation.parse(".".join([top, *tail]))
 
 
@@ -105,8 +157,13 @@ def test_any_text_parses_or_raises_citation_error(grammar: CitationGrammar, text
 @pytest.mark.parametrize("grammar", GRAMMARS, ids=lambda g: g.jurisdiction)
 @given(a=ANY_TEXT, b=ANY_TEXT)
 def test_compare_parent_and_expand_raise_only_citation_errors(grammar: CitationGrammar, a: str, b: str):
-    for call in (lambda: grammar.compare(a, b), lambda: grammar.parent(a), lambda: grammar.expand(a, b),
-                 lambda: grammar.expand(a, a), lambda: grammar.expand(a, b, [a, b, "1926.502(b)", "6.1.1"])):
+    for call in (
+        lambda: grammar.compare(a, b),
+        lambda: grammar.parent(a),
+        lambda: grammar.expand(a, b),
+        lambda: grammar.expand(a, a),
+        lambda: grammar.expand(a, b, [a, b, "1926.502(b)", "6.1.1"]),
+    ):
         try:
             call()
         except CitationError:
@@ -176,7 +233,9 @@ def test_a_label_with_a_superscript_digit_is_a_citation_error_not_a_value_error(
         cfr.parse("1926.2(b)(15²)")
 
 
-@pytest.mark.parametrize("text", ["١٩٢٦.٥٠٢", "1926.502(b)(٢)", "١٩٢٦", "١٩٢٦ Subpart M", "0926.502", "1926.0502", "0"])
+@pytest.mark.parametrize(
+    "text", ["١٩٢٦.٥٠٢", "1926.502(b)(٢)", "١٩٢٦", "١٩٢٦ Subpart M", "0926.502", "1926.0502", "0"]
+)
 def test_non_ascii_digits_and_leading_zeros_are_refused(text):
     assert not cfr.is_valid(text)
 
@@ -189,7 +248,10 @@ def test_subparts_and_appendices_with_any_two_letters_sort_after_their_parent_an
     g = CfrGrammar()
     assert g.compare("1926 Subpart UC", "1926 Subpart UC Appendix GR") == -1
     assert g.compare("1926 Subpart UC", "1926 Subpart UD") == -1
-    assert g.compare("1926 Subpart Z", "1926 Subpart AA") == -1 and g.compare("1926 Subpart AA", "1926 Subpart BB") == -1
+    assert (
+        g.compare("1926 Subpart Z", "1926 Subpart AA") == -1
+        and g.compare("1926 Subpart AA", "1926 Subpart BB") == -1
+    )
     assert g.compare("1926.703 Appendix", "1926.703 Appendix AB") == -1
 
 

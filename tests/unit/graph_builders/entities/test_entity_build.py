@@ -10,7 +10,14 @@ from sqlalchemy.orm import sessionmaker
 from bifrost.core.errors import ModelUnavailableError, ModelUnreachableError
 from bifrost.core.graph.base import GraphStore
 from bifrost.core.store import entity_tables as et
-from bifrost.core.types import EdgeType, ExtractedEntity, ExtractedTriple, Extraction, Provision, ProvisionKind
+from bifrost.core.types import (
+    EdgeType,
+    ExtractedEntity,
+    ExtractedTriple,
+    Extraction,
+    Provision,
+    ProvisionKind,
+)
 from bifrost.core.errors import EntityBuildAborted
 from bifrost.graph_builders.entities.base import EntityExtractor, ReportsFailures
 from bifrost.graph_builders.entities.build import build_entity_network, graph_edges
@@ -41,7 +48,11 @@ class ScriptedExtractor:
                 corpus=C,
                 provision_id=p.id,
                 entities=(ExtractedEntity(name="Employees"), ExtractedEntity(name="guardrail systems")),
-                triples=(ExtractedTriple(head="Employees", relation="shall_be_protected_by", tail="guardrail systems"),),
+                triples=(
+                    ExtractedTriple(
+                        head="Employees", relation="shall_be_protected_by", tail="guardrail systems"
+                    ),
+                ),
                 section_refs=("1926.502(b)",),
             )
 
@@ -65,7 +76,16 @@ def test_build_writes_graph_and_embeddings(scope):
     store = MagicMock(spec=GraphStore)
     provisions = [prov("1926.501(b)(1)"), prov("1926.501(b)(2)(i)"), prov("1926.509", reserved=True)]
     seen = []
-    report = build_entity_network(provisions, ScriptedExtractor(), refiner(), store, scope, C, progress=lambda d, t: seen.append((d, t)), batch_size=1)
+    report = build_entity_network(
+        provisions,
+        ScriptedExtractor(),
+        refiner(),
+        store,
+        scope,
+        C,
+        progress=lambda d, t: seen.append((d, t)),
+        batch_size=1,
+    )
     assert (report.provisions_processed, report.entities, report.relations, report.failed) == (2, 2, 1, [])
     assert report.extractor == "scripted" and report.section_refs == 2 and seen == [(1, 2), (2, 2)]
     [entities] = store.upsert_entities.call_args.args
@@ -76,9 +96,18 @@ def test_build_writes_graph_and_embeddings(scope):
     [edges] = store.upsert_edges.call_args.args
     mentioned = [e for e in edges if e.type is EdgeType.MENTIONED_IN]
     relates = [e for e in edges if e.type is EdgeType.RELATES]
-    assert len(mentioned) == 4 and mentioned[0].source == f"{C}:entity:employee" and mentioned[0].target == f"{C}:1926.501(b)(1)"
+    assert (
+        len(mentioned) == 4
+        and mentioned[0].source == f"{C}:entity:employee"
+        and mentioned[0].target == f"{C}:1926.501(b)(1)"
+    )
     assert [(e.source, e.target, e.relation, e.section_ids) for e in relates] == [
-        (f"{C}:entity:employee", f"{C}:entity:guardrail system", "shall_be_protected_by", ("1926.501(b)(1)", "1926.501(b)(2)(i)"))
+        (
+            f"{C}:entity:employee",
+            f"{C}:entity:guardrail system",
+            "shall_be_protected_by",
+            ("1926.501(b)(1)", "1926.501(b)(2)(i)"),
+        )
     ]
     with scope() as s:
         names, matrix = et.load_entity_matrix(s, C)
@@ -89,9 +118,20 @@ def test_build_writes_graph_and_embeddings(scope):
 def test_a_failing_provision_is_reported_and_the_rest_is_built(scope):
     provisions = [prov("a"), prov("bad"), prov("c")]
     report = build_entity_network(
-        provisions, ScriptedExtractor(bad={"bad"}), refiner(), None, scope, C, batch_size=3, max_failure_share=0.5
+        provisions,
+        ScriptedExtractor(bad={"bad"}),
+        refiner(),
+        None,
+        scope,
+        C,
+        batch_size=3,
+        max_failure_share=0.5,
     )
-    assert report.provisions_processed == 3 and len(report.failed) == 1 and report.failed[0].startswith("bad: extraction failed")
+    assert (
+        report.provisions_processed == 3
+        and len(report.failed) == 1
+        and report.failed[0].startswith("bad: extraction failed")
+    )
     assert report.entities == 2
 
 
@@ -106,7 +146,11 @@ def test_rebuild_is_idempotent_on_the_embedded_store(tmp_path):
     for _ in range(2):
         build_entity_network(provisions, ScriptedExtractor(), refiner(), store, sql.session, C)
     stats = store.stats(C)
-    assert stats.entities == 2 and stats.edges_by_type.get("MENTIONED_IN") == 4 and stats.edges_by_type.get("RELATES") == 1
+    assert (
+        stats.entities == 2
+        and stats.edges_by_type.get("MENTIONED_IN") == 4
+        and stats.edges_by_type.get("RELATES") == 1
+    )
     with sql.session() as s:
         assert len(et.load_entity_matrix(s, C)[0]) == 2
 
@@ -121,7 +165,9 @@ def test_graph_edges_without_triples():
     from bifrost.core.types import Entity
 
     edges = graph_edges(C, [Entity(corpus=C, name="lanyard", section_ids=("1926.502(d)",))], [])
-    assert [(e.type, e.source, e.target) for e in edges] == [(EdgeType.MENTIONED_IN, f"{C}:entity:lanyard", f"{C}:1926.502(d)")]
+    assert [(e.type, e.source, e.target) for e in edges] == [
+        (EdgeType.MENTIONED_IN, f"{C}:entity:lanyard", f"{C}:1926.502(d)")
+    ]
 
 
 class SkippingExtractor(ScriptedExtractor):
@@ -129,7 +175,9 @@ class SkippingExtractor(ScriptedExtractor):
 
     def extract_many(self, provisions: Iterable[Provision]) -> Iterator[Extraction]:
         batch = list(provisions)
-        self._reasons = {p.id: "agent content_pruning failed: invalid\noutput" for p in batch if p.id in self.bad}
+        self._reasons = {
+            p.id: "agent content_pruning failed: invalid\noutput" for p in batch if p.id in self.bad
+        }
         yield from ScriptedExtractor().extract_many([p for p in batch if p.id not in self.bad])
 
     def failure_reasons(self) -> dict[str, str]:
@@ -149,7 +197,9 @@ def stored_names(scope) -> list[str]:
 
 def test_provisions_left_out_by_the_extractor_are_counted_with_their_reasons(scope):
     provisions = [prov(f"p{i}") for i in range(10)]
-    report = build_entity_network(provisions, SkippingExtractor(bad={"p3"}), refiner(), None, scope, C, batch_size=4)
+    report = build_entity_network(
+        provisions, SkippingExtractor(bad={"p3"}), refiner(), None, scope, C, batch_size=4
+    )
     assert isinstance(SkippingExtractor(), ReportsFailures)
     assert report.failed == ["p3: agent content_pruning failed: invalid output"]
     assert report.provisions_processed == 10 and report.entities == 2
@@ -162,10 +212,20 @@ def test_too_many_failures_abort_before_anything_is_written(scope):
     store.reset_mock()
     before = stored_names(scope)
     with pytest.raises(EntityBuildAborted) as info:
-        build_entity_network(provisions, SkippingExtractor(bad={"p1", "p2", "p3"}), refiner(), store, scope, C,
-                             max_failure_share=0.2)
+        build_entity_network(
+            provisions,
+            SkippingExtractor(bad={"p1", "p2", "p3"}),
+            refiner(),
+            store,
+            scope,
+            C,
+            max_failure_share=0.2,
+        )
     message = str(info.value)
-    assert "extraction failed for 3 of 10 provisions (30%; at most 20% may fail" in message and "\n" not in message
+    assert (
+        "extraction failed for 3 of 10 provisions (30%; at most 20% may fail" in message
+        and "\n" not in message
+    )
     assert "the previous entity network is kept" in message and info.value.report.failed[0].startswith("p1: ")
     assert stored_names(scope) == before == ["employee", "guardrail system"]
     assert store.method_calls == []
@@ -173,17 +233,27 @@ def test_too_many_failures_abort_before_anything_is_written(scope):
 
 def test_failures_at_the_threshold_still_build(scope):
     provisions = [prov(f"p{i}") for i in range(10)]
-    report = build_entity_network(provisions, SkippingExtractor(bad={"p1", "p2"}), refiner(), None, scope, C,
-                                  max_failure_share=0.2)
+    report = build_entity_network(
+        provisions, SkippingExtractor(bad={"p1", "p2"}), refiner(), None, scope, C, max_failure_share=0.2
+    )
     assert len(report.failed) == 2 and stored_names(scope) == ["employee", "guardrail system"]
 
 
 def test_a_build_in_which_every_provision_failed_never_replaces_the_network_whatever_the_share(scope):
     provisions = [prov(f"p{i}") for i in range(3)]
     build_entity_network(provisions, ScriptedExtractor(), refiner(), None, scope, C)
-    with pytest.raises(EntityBuildAborted, match=r"failed for 3 of 3 provisions \(100%; nothing was extracted\)"):
-        build_entity_network(provisions, SkippingExtractor(bad={"p0", "p1", "p2"}), refiner(), None, scope, C,
-                             max_failure_share=1.0)
+    with pytest.raises(
+        EntityBuildAborted, match=r"failed for 3 of 3 provisions \(100%; nothing was extracted\)"
+    ):
+        build_entity_network(
+            provisions,
+            SkippingExtractor(bad={"p0", "p1", "p2"}),
+            refiner(),
+            None,
+            scope,
+            C,
+            max_failure_share=1.0,
+        )
     assert stored_names(scope) == ["employee", "guardrail system"]
 
 
@@ -200,4 +270,6 @@ def test_an_unreachable_model_aborts_the_build_and_keeps_the_network(scope):
 @pytest.mark.parametrize("share", [-0.1, 1.5])
 def test_the_failure_share_must_be_a_fraction(scope, share):
     with pytest.raises(ValueError):
-        build_entity_network([prov("p1")], ScriptedExtractor(), refiner(), None, scope, C, max_failure_share=share)
+        build_entity_network(
+            [prov("p1")], ScriptedExtractor(), refiner(), None, scope, C, max_failure_share=share
+        )

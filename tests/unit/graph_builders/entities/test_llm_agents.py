@@ -51,13 +51,18 @@ def prompts() -> ExtractionPrompts:
 
 GOOD = {
     "content_pruning": {
-        "pruned_text": "Each employee on a walking/working surface with an unprotected side 6 feet above a lower "
+        "pruned_text": "Each employee on a walking/working surface with an unprotected side 6 feet above a "
+        "lower "
         "level shall be protected by guardrail systems as specified in 1926.502(b)."
     },
     "entity_extraction": {
         "entities": [
             {"name": "employee", "label": "Person", "definition": "A person who works for an employer."},
-            {"name": "walking/working surface", "label": "Location", "definition": "A surface to walk or work on."},
+            {
+                "name": "walking/working surface",
+                "label": "Location",
+                "definition": "A surface to walk or work on.",
+            },
             {"name": "guardrail system", "label": "Safety System", "definition": "A barrier against falls."},
         ],
         "section_ids": ["1926.502(b)"],
@@ -65,7 +70,11 @@ GOOD = {
     "entity_validation": {
         "entities": [
             {"name": "employee", "label": "Person", "definition": "A person who works for an employer."},
-            {"name": "walking/working surface", "label": "Location", "definition": "A surface to walk or work on."},
+            {
+                "name": "walking/working surface",
+                "label": "Location",
+                "definition": "A surface to walk or work on.",
+            },
             {"name": "guardrail system", "label": "Safety System", "definition": "A barrier against falls."},
             {"name": "lower level", "label": "Location", "definition": "An area below a working surface."},
         ]
@@ -121,9 +130,16 @@ def test_valid_output_runs_five_agents_and_builds_extraction(prompts):
     ex = extractor.extract(prov("1926.501(b)(1)"))
     assert [a for a, _, _ in script.seen] == list(AGENTS)
     assert model.calls == 5
-    assert [e.name for e in ex.entities] == ["employee", "walking/working surface", "guardrail system", "lower level"]
+    assert [e.name for e in ex.entities] == [
+        "employee",
+        "walking/working surface",
+        "guardrail system",
+        "lower level",
+    ]
     assert ex.entities[2].label == "Safety System"
-    assert [(t.head, t.relation, t.tail) for t in ex.triples] == [("employee", "shall_be_protected_by", "guardrail system")]
+    assert [(t.head, t.relation, t.tail) for t in ex.triples] == [
+        ("employee", "shall_be_protected_by", "guardrail system")
+    ]
     assert ex.section_refs == ("1926.502(b)",)
     assert ex.extractor == "llm" and ex.corpus == CORPUS and ex.provision_id == "1926.501(b)(1)"
 
@@ -212,7 +228,10 @@ def test_triple_with_hallucinated_entity_is_rejected_and_counted(prompts):
 
 def test_hallucinated_section_ids_are_dropped_and_counted(prompts):
     script = Script(prompts)
-    reply = dict(GOOD["entity_extraction"], section_ids=["§ 1926.502(b)", "1926.502(zz)", "not a citation", "1926.502(b)"])
+    reply = dict(
+        GOOD["entity_extraction"],
+        section_ids=["§ 1926.502(b)", "1926.502(zz)", "not a citation", "1926.502(b)"],
+    )
     script.overrides[("entity_extraction", "p1")] = lambda i, m: json.dumps(reply)
     extractor, _ = make(prompts, script)
     ex = extractor.extract(prov("p1"))
@@ -249,7 +268,12 @@ def test_relations_are_normalized_to_snake_case_or_rejected(prompts):
 
 @pytest.mark.parametrize(
     ("raw", "expected"),
-    [("shall not exceed", "shall_not_exceed"), ("isUsedOn", "is_used_on"), ("  protects ", "protects"), ("a--b", "a_b")],
+    [
+        ("shall not exceed", "shall_not_exceed"),
+        ("isUsedOn", "is_used_on"),
+        ("  protects ", "protects"),
+        ("a--b", "a_b"),
+    ],
 )
 def test_to_snake_case(raw, expected):
     assert to_snake_case(raw) == expected
@@ -298,14 +322,18 @@ def test_authentication_error_stops_the_build(prompts):
         response = httpx.Response(401, request=httpx.Request("POST", "http://llm.local/v1/chat/completions"))
         raise openai.AuthenticationError("invalid api key", response=response, body=None)
 
-    extractor = LlmExtractor(ScriptedChatModel(respond=refuse), prompts, validator, concurrency=1, retry_wait=False)
+    extractor = LlmExtractor(
+        ScriptedChatModel(respond=refuse), prompts, validator, concurrency=1, retry_wait=False
+    )
     with pytest.raises(ModelUnavailableError):
         list(extractor.extract_many([prov("p1")]))
 
 
 def test_pruning_that_loses_a_section_id_falls_back_to_original_text(prompts):
     script = Script(prompts)
-    script.overrides[("content_pruning", "p1")] = lambda i, m: json.dumps({"pruned_text": "Employees need guardrails."})
+    script.overrides[("content_pruning", "p1")] = lambda i, m: json.dumps(
+        {"pruned_text": "Employees need guardrails."}
+    )
     seen_texts: list[str] = []
     orig = script.__call__
 
@@ -354,7 +382,9 @@ def test_extract_many_keeps_input_order_under_concurrency(prompts):
 
 def test_usage_counter_sees_every_agent_call(prompts):
     usage = UsageCounter()
-    extractor = LlmExtractor(ScriptedChatModel(respond=Script(prompts)), prompts, validator, callbacks=[usage])
+    extractor = LlmExtractor(
+        ScriptedChatModel(respond=Script(prompts)), prompts, validator, callbacks=[usage]
+    )
     extractor.extract(prov("p1"))
     report = usage.report()
     assert report.calls == 5 and report.models[0].model == "scripted"
@@ -429,7 +459,9 @@ def _refused(messages: list[BaseMessage]) -> str:
 
 def test_consecutive_connection_failures_open_the_breaker_and_stop_the_run(prompts):
     model = ScriptedChatModel(respond=_refused)
-    extractor = LlmExtractor(model, prompts, validator, concurrency=1, retry_wait=False, max_connection_failures=3)
+    extractor = LlmExtractor(
+        model, prompts, validator, concurrency=1, retry_wait=False, max_connection_failures=3
+    )
     with pytest.raises(ModelUnreachableError) as info:
         list(extractor.extract_many([prov(f"p{i}") for i in range(20)]))
     assert "3 consecutive connection failures" in str(info.value) and "APIConnectionError" in str(info.value)
@@ -450,26 +482,45 @@ def test_a_reply_between_connection_failures_closes_the_count(prompts):
 
 
 def test_a_breaker_limit_of_zero_never_opens(prompts):
-    extractor = LlmExtractor(ScriptedChatModel(respond=_refused), prompts, validator, concurrency=2, retry_wait=False,
-                             max_connection_failures=0, max_attempts=1)
+    extractor = LlmExtractor(
+        ScriptedChatModel(respond=_refused),
+        prompts,
+        validator,
+        concurrency=2,
+        retry_wait=False,
+        max_connection_failures=0,
+        max_attempts=1,
+    )
     assert list(extractor.extract_many([prov(f"p{i}") for i in range(8)])) == []
     assert len(extractor.report.failed) == 8
 
 
 def test_an_entity_whose_name_is_not_words_of_the_provision_is_dropped_and_counted(prompts):
     script = Script(prompts)
-    invented = {"entities": [*GOOD["entity_validation"]["entities"], {"name": "1926.451(b)(1)", "label": ""},
-                             {"name": "safety harness", "label": "Equipment"}]}
+    invented = {
+        "entities": [
+            *GOOD["entity_validation"]["entities"],
+            {"name": "1926.451(b)(1)", "label": ""},
+            {"name": "safety harness", "label": "Equipment"},
+        ]
+    }
     script.overrides[("entity_validation", "p1")] = lambda i, m: json.dumps(invented)
     extractor, _ = make(prompts, script)
     out = extractor.extract(prov("p1"))
-    assert {e.name for e in out.entities} == {"employee", "walking/working surface", "guardrail system", "lower level"}
+    assert {e.name for e in out.entities} == {
+        "employee",
+        "walking/working surface",
+        "guardrail system",
+        "lower level",
+    }
     assert extractor.report.ungrounded_entities == 2
 
 
 def test_pruning_without_a_usable_reply_reads_the_original_text_and_the_provision_is_extracted(prompts):
     script = Script(prompts)
-    script.overrides[("content_pruning", "p1")] = lambda i, m: '{"type": "json", "data": {"id": 1926.502(b)(1)}}'
+    script.overrides[("content_pruning", "p1")] = lambda i, m: (
+        '{"type": "json", "data": {"id": 1926.502(b)(1)}}'
+    )
     extractor, _ = make(prompts, script, max_repairs=1)
     out = extractor.extract(prov("p1"))
     assert out.entities and not extractor.report.failed and extractor.report.pruning_invalid == 1

@@ -5,7 +5,13 @@ import math
 import numpy as np
 import pytest
 
-from bifrost.graph_builders.entities.neighbours import BandPlan, EntitySearch, SimHashTables, lsh_pays_off, plan_bands
+from bifrost.graph_builders.entities.neighbours import (
+    BandPlan,
+    EntitySearch,
+    SimHashTables,
+    lsh_pays_off,
+    plan_bands,
+)
 
 DIM = 64
 
@@ -96,7 +102,9 @@ def test_lsh_never_reports_a_match_exact_search_would_not():
     queries = unit(rng.standard_normal((200, DIM)))
     best, arg = lsh.best(queries)
     found = np.isfinite(best)
-    assert np.allclose(best[found], np.einsum("ij,ij->i", queries[found], lsh.matrix()[arg[found]]), atol=1e-5)
+    assert np.allclose(
+        best[found], np.einsum("ij,ij->i", queries[found], lsh.matrix()[arg[found]]), atol=1e-5
+    )
     assert np.all(best[found] < 0.95)  # random vectors: candidates may exist, none above tau
 
 

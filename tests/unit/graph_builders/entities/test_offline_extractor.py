@@ -34,7 +34,9 @@ def test_missing_spacy_model_is_a_model_unavailable_error():
 
 
 def test_verb_plus_preposition_becomes_the_relation(extractor):
-    found = triples(extractor, "Employers shall protect employees in excavations from water accumulation hazards.")
+    found = triples(
+        extractor, "Employers shall protect employees in excavations from water accumulation hazards."
+    )
     assert ("employers", "shall_protect", "employees") in found
     assert ("employers", "shall_protect_from", "water accumulation hazards") in found
 
@@ -47,7 +49,8 @@ def test_negation_and_modal_are_kept(extractor):
 def test_passive_with_agent_is_turned_active(extractor):
     found = triples(
         extractor,
-        "The water removal equipment and operations shall be monitored by a competent person to ensure proper operation.",
+        "The water removal equipment and operations shall be monitored by a competent person to ensure "
+        "proper operation.",
     )
     assert ("competent person", "shall_monitor", "water removal equipment") in found
     assert ("competent person", "shall_monitor", "operations") in found
@@ -66,7 +69,8 @@ def test_passive_without_agent_keeps_subject_as_head_and_expands_coordination(ex
 def test_entities_drop_determiners_pronouns_numbers_units_and_citations(extractor):
     ex = extractor.extract(
         para(
-            "Each employee who is constructing a leading edge 6 feet (1.8 m) or more above lower levels shall meet "
+            "Each employee who is constructing a leading edge 6 feet (1.8 m) or more above lower levels "
+            "shall meet "
             "the requirements of paragraph (k) of § 1926.502. It shall be 42 inches high."
         )
     )
@@ -77,7 +81,12 @@ def test_entities_drop_determiners_pronouns_numbers_units_and_citations(extracto
 
 
 def test_compounds_and_content_stop_words_are_kept(extractor):
-    names = {e.name for e in extractor.extract(para("The top rails and the safety net systems shall be inspected.")).entities}
+    names = {
+        e.name
+        for e in extractor.extract(
+            para("The top rails and the safety net systems shall be inspected.")
+        ).entities
+    }
     assert {"top rails", "safety net systems"} <= names
 
 
@@ -88,7 +97,10 @@ def test_relative_clause_subject_resolves_to_the_noun(extractor):
 
 def test_shared_object_of_coordinated_verbs(extractor):
     found = triples(extractor, "The employer shall develop and implement a fall protection plan.")
-    assert {("employer", "shall_develop", "fall protection plan"), ("employer", "shall_implement", "fall protection plan")} <= found
+    assert {
+        ("employer", "shall_develop", "fall protection plan"),
+        ("employer", "shall_implement", "fall protection plan"),
+    } <= found
 
 
 def test_extract_many_keeps_order_and_equals_extract(extractor):
@@ -115,7 +127,9 @@ def test_section_ref_resolver_is_injected_and_deduplicated():
         calls.append(p.id)
         return ["1926.502(k)", "1926.502(k)", "1926.500(b)"]
 
-    ex = OfflineExtractor(section_ref_resolver=resolver).extract(para("It complies with § 1926.502(k).", pid="x"))
+    ex = OfflineExtractor(section_ref_resolver=resolver).extract(
+        para("It complies with § 1926.502(k).", pid="x")
+    )
     assert ex.section_refs == ("1926.502(k)", "1926.500(b)")
     assert calls == ["x"]
 

@@ -17,7 +17,9 @@ class Shifted:
 
     def __init__(self, inner):
         self.inner = inner
-        self.rotation = np.linalg.qr(np.random.default_rng(0).normal(size=(inner.dim, inner.dim)))[0].astype(np.float32)
+        self.rotation = np.linalg.qr(np.random.default_rng(0).normal(size=(inner.dim, inner.dim)))[0].astype(
+            np.float32
+        )
 
     @property
     def dim(self) -> int:
@@ -66,7 +68,11 @@ def test_reembed_with_the_build_model_gives_back_the_build_vectors(built):
     names2, ent2, rels2, rel2, triples2, tri2, _ = snapshot(bf, "mini")
     assert (names2, rels2, triples2) == (names, rels, triples)
     assert report.embedding_model == bf.settings.embedding_model
-    assert np.allclose(ent2, ent, atol=1e-5) and np.allclose(rel2, rel, atol=1e-5) and np.allclose(tri2, tri, atol=1e-5)
+    assert (
+        np.allclose(ent2, ent, atol=1e-5)
+        and np.allclose(rel2, rel, atol=1e-5)
+        and np.allclose(tri2, tri, atol=1e-5)
+    )
 
 
 def test_reembed_rejects_a_corpus_without_entities(built):

@@ -90,7 +90,12 @@ def test_cosine_below_tau_creates_a_new_entity(refiner):
 def test_merge_goes_to_the_most_similar_entity():
     a, b = np.eye(DIM)[0], np.eye(DIM)[1]
     unit = lambda v: v / np.linalg.norm(v)  # noqa: E731
-    fixed = {"alpha": a, "beta": 0.8 * a + 0.6 * b, "near alpha": unit(0.95 * a + 0.31 * b), "near beta": unit(0.85 * a + 0.53 * b)}
+    fixed = {
+        "alpha": a,
+        "beta": 0.8 * a + 0.6 * b,
+        "near alpha": unit(0.95 * a + 0.31 * b),
+        "near beta": unit(0.85 * a + 0.53 * b),
+    }
     r = IncrementalEntityRefiner(FakeEmbedder(fixed), tau=0.85)
     assert r.add_many([("alpha", "", "p"), ("beta", "", "p")]) == ["alpha", "beta"]  # cos 0.8 < tau
     assert r.add("near alpha", "", "q") == "alpha"  # cos 0.95 to alpha, 0.95- to beta
@@ -100,7 +105,10 @@ def test_merge_goes_to_the_most_similar_entity():
 def test_tau_one_merges_only_exact_normalized_names():
     r = IncrementalEntityRefiner(FakeEmbedder({"a thing": BASE, "another thing": BASE}), tau=1.0)
     r.add_many([("a thing", "", "p1"), ("another thing", "", "p2"), ("A Thing", "", "p3")])
-    assert [(e.name, e.section_ids) for e in r.entities()] == [("thing", ("p1", "p3")), ("another thing", ("p2",))]
+    assert [(e.name, e.section_ids) for e in r.entities()] == [
+        ("thing", ("p1", "p3")),
+        ("another thing", ("p2",)),
+    ]
 
 
 def _mentions(n: int, seed: int = 0) -> tuple[list[tuple[str, str, str]], dict[str, np.ndarray]]:
@@ -136,7 +144,9 @@ def test_batch_equals_one_by_one():
 
 def test_intra_batch_duplicates_merge_into_the_earlier_name():
     r = IncrementalEntityRefiner(FakeEmbedder(FIXED), tau=0.95)
-    out = r.add_many([("guard rail system", "", "p1"), ("guardrail system", "", "p2"), ("guardrail", "", "p3")])
+    out = r.add_many(
+        [("guard rail system", "", "p1"), ("guardrail system", "", "p2"), ("guardrail", "", "p3")]
+    )
     assert out == ["guard rail system", "guard rail system", "guardrail"]
     assert [e.section_ids for e in r.entities()] == [("p1", "p2"), ("p3",)]
 
@@ -154,7 +164,12 @@ def test_triples_map_to_canonical_entities_and_merge_section_ids(refiner):
     refiner.add_triple("Employees", "shall_be_protected_by", "guardrail system", "p1")
     refiner.add_triple("employee", "shall be protected by", "guard rail system", "p2")
     [t] = refiner.triples()
-    assert (t.head, t.relation, t.tail, t.section_ids) == ("employee", "shall_be_protected_by", "guardrail system", ("p1", "p2"))
+    assert (t.head, t.relation, t.tail, t.section_ids) == (
+        "employee",
+        "shall_be_protected_by",
+        "guardrail system",
+        ("p1", "p2"),
+    )
     assert refiner.entities()[0].section_ids == ("p1", "p2")
 
 

@@ -11,7 +11,12 @@ from bifrost.core.errors import SourceParseError
 from bifrost.core.types import Provision, ProvisionKind
 from bifrost.graph_builders.jurisdictions.adgm.references import AdgmReferenceExtractor
 from bifrost.graph_builders.navigator.base import ProvisionIndex, ReferenceExtractor
-from bifrost.graph_builders.jurisdictions.adgm.passages_json import Passage, document_id_of, parse_adgm_json, passages_to_provisions
+from bifrost.graph_builders.jurisdictions.adgm.passages_json import (
+    Passage,
+    document_id_of,
+    parse_adgm_json,
+    passages_to_provisions,
+)
 from bifrost.graph_builders.jurisdictions.registry import pack_of
 from bifrost.graph_builders.scrape.sniff import read_source
 
@@ -87,7 +92,10 @@ def test_deeper_paragraph_falls_back_to_nearest_passage(provisions, extractor) -
 
 
 def test_reference_to_a_document_outside_the_corpus_is_dangling(provisions, extractor) -> None:
-    assert any(r.startswith("outside corpus: the Insolvency Regulations") for r in _dangling(provisions, extractor, "c8"))
+    assert any(
+        r.startswith("outside corpus: the Insolvency Regulations")
+        for r in _dangling(provisions, extractor, "c8")
+    )
 
 
 def test_bare_three_level_number_resolves_only_when_it_exists(provisions, extractor) -> None:
@@ -121,20 +129,26 @@ def _found(passages: list[tuple[str, str, str, str]], source: str) -> tuple[set[
 
 
 def test_subsection_cites_the_section_like_section_does() -> None:
-    found, _ = _found([
-        ("s1", "17", "Part 2.12.", "Fees"),
-        ("s2", "17", "Part 2.12.(3)", "The fee is payable."),
-        ("s3", "17", "Part 2.13.(1)", "A notice under subsection 12(3)(a) must be in writing."),
-    ], "s3")
+    found, _ = _found(
+        [
+            ("s1", "17", "Part 2.12.", "Fees"),
+            ("s2", "17", "Part 2.12.(3)", "The fee is payable."),
+            ("s3", "17", "Part 2.13.(1)", "A notice under subsection 12(3)(a) must be in writing."),
+        ],
+        "s3",
+    )
     assert found == {"s2"}
 
 
 def test_appendix_number_printed_against_app_is_an_appendix_reference() -> None:
-    found, _ = _found([
-        ("a5", "13", "APP5", "CREDIT VALUATION ADJUSTMENT"),
-        ("g4", "7", "APP4", "NOTIFICATIONS"),
-        ("r1", "13", "4.9.6", "Calculate it under App5 and GEN App4."),
-    ], "r1")
+    found, _ = _found(
+        [
+            ("a5", "13", "APP5", "CREDIT VALUATION ADJUSTMENT"),
+            ("g4", "7", "APP4", "NOTIFICATIONS"),
+            ("r1", "13", "4.9.6", "Calculate it under App5 and GEN App4."),
+        ],
+        "r1",
+    )
     assert found == {"a5", "g4"}
 
 
@@ -150,10 +164,13 @@ def test_bare_appendix_rule_number_resolves_only_to_that_rule() -> None:
 
 
 def test_section_of_this_guidance_is_its_top_level_section() -> None:
-    found, _ = _found([
-        ("o2", "18", "2.", "OBJECTIVES"),
-        ("o3", "18", "3.4", "Bear in mind the considerations in section 2 of this Guidance."),
-    ], "o3")
+    found, _ = _found(
+        [
+            ("o2", "18", "2.", "OBJECTIVES"),
+            ("o3", "18", "3.4", "Bear in mind the considerations in section 2 of this Guidance."),
+        ],
+        "o3",
+    )
     assert found == {"o2"}
 
 
@@ -177,7 +194,9 @@ def test_this_part_names_the_part_holding_the_source_not_a_chapter() -> None:
         ("c6", "5", "6.", "MANAGEMENT"),
         ("f1", "5", "3.2.3", "It meets the requirements in Part 6 of these Rules."),
     ]
-    assert _found(passages, "g1")[0] == set()  # the source sits in chapter 4, so `this Part 3` is no chapter 3
+    assert (
+        _found(passages, "g1")[0] == set()
+    )  # the source sits in chapter 4, so `this Part 3` is no chapter 3
     assert _found(passages, "f1")[0] == {"c6"}  # a rulebook without Parts calls its chapters Parts
 
 
@@ -195,10 +214,13 @@ def test_a_qualifier_after_a_repeated_keyword_covers_the_whole_list() -> None:
 
 
 def test_chapter_after_part_and_comma_is_a_chapter_of_that_part() -> None:
-    found, reasons = _found([
-        ("c2", "13", "2", "GENERAL REQUIREMENTS"),
-        ("r1", "13", "A10.4.14", "It meets the conditions in Part 7, Chapter 2 therein."),
-    ], "r1")
+    found, reasons = _found(
+        [
+            ("c2", "13", "2", "GENERAL REQUIREMENTS"),
+            ("r1", "13", "A10.4.14", "It meets the conditions in Part 7, Chapter 2 therein."),
+        ],
+        "r1",
+    )
     assert found == set() and reasons == ["no such passage: document 13 chapter 2"]
 
 
@@ -217,7 +239,9 @@ def test_paragraph_of_a_schedule_is_numbered_inside_that_schedule() -> None:
 
 def test_paragraphs_of_another_guidance_are_not_this_documents_paragraphs() -> None:
     passages = [(f"p{n}", "33", f"{n})", "x") for n in (51, 52, 53)]
-    passages.append(("s", "33", "99)", "Take into account paragraphs 51-53 of of the Virtual Assets Guidance."))
+    passages.append(
+        ("s", "33", "99)", "Take into account paragraphs 51-53 of of the Virtual Assets Guidance.")
+    )
     found, reasons = _found(passages, "s")
     assert found == set() and reasons == ["outside corpus: the Virtual Assets Guidance"]
 
@@ -246,9 +270,13 @@ def test_guidance_hangs_under_its_rule_when_no_guidance_heading_exists(provision
 
 
 def test_duplicate_passage_ids_are_kept_and_reported() -> None:
-    passages = [Passage("a", "11", "2.", "CHAPTER"), Passage("b", "11", "2.1", "x"),
-                Passage("c", "11", "2.", "list item"), Passage("e", "11", "3.", "list item"),
-                Passage("d", "11", "2.2", "y")]
+    passages = [
+        Passage("a", "11", "2.", "CHAPTER"),
+        Passage("b", "11", "2.1", "x"),
+        Passage("c", "11", "2.", "list item"),
+        Passage("e", "11", "3.", "list item"),
+        Passage("d", "11", "2.2", "y"),
+    ]
     provs, odd = passages_to_provisions(passages, "adgm")
     assert [p.id for p in provs] == ["a", "b", "c", "e", "d"]
     assert {p.id: p.parent_id for p in provs}["d"] == "a"  # the heading, not the list item

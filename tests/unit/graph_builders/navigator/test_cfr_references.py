@@ -9,18 +9,57 @@ from bifrost.graph_builders.navigator.base import ProvisionIndex, ReferenceExtra
 from bifrost.graph_builders.jurisdictions.us_cfr.index import KnownProvisions
 from bifrost.graph_builders.jurisdictions.us_cfr.references import CfrReferenceExtractor
 
-SECTIONS = {"1926.451": "L", "1926.500": "M", "1926.501": "M", "1926.502": "M", "1926.503": "M", "1926.1053": "X"}
+SECTIONS = {
+    "1926.451": "L",
+    "1926.500": "M",
+    "1926.501": "M",
+    "1926.502": "M",
+    "1926.503": "M",
+    "1926.1053": "X",
+}
 PARAGRAPHS = [
-    "1926.451(b)", "1926.451(b)(1)", "1926.451(b)(2)", "1926.451(b)(2)(i)", "1926.451(b)(2)(ii)",
-    "1926.451(b)(3)", "1926.451(b)(3)(i)", "1926.451(b)(3)(ii)", "1926.451(g)", "1926.451(g)(1)",
-    "1926.500(a)", "1926.500(b)", "1926.500(b)[Leading edge]",
-    "1926.501(a)", "1926.501(b)", "1926.501(b)(2)", "1926.501(b)(2)(i)", "1926.501(b)(2)(ii)",
-    "1926.501(b)(12)", "1926.501(b)(13)",
-    "1926.502(a)", "1926.502(b)", "1926.502(b)(2)", "1926.502(b)(2)(i)", "1926.502(b)(2)(ii)",
-    "1926.502(b)(2)(iii)", "1926.502(b)(3)", "1926.502(b)(15)", "1926.502(c)", "1926.502(c)(2)",
-    "1926.502(c)(2)(i)", "1926.502(c)(2)(ii)", "1926.502(c)(2)(iii)", "1926.502(d)", "1926.502(d)(1)",
-    "1926.502(d)(2)", "1926.502(d)(3)", "1926.502(d)(10)", "1926.502(k)",
-    "1926.1053(a)", "1926.1053(a)(4)", "1926.1053(a)(4)(ii)",
+    "1926.451(b)",
+    "1926.451(b)(1)",
+    "1926.451(b)(2)",
+    "1926.451(b)(2)(i)",
+    "1926.451(b)(2)(ii)",
+    "1926.451(b)(3)",
+    "1926.451(b)(3)(i)",
+    "1926.451(b)(3)(ii)",
+    "1926.451(g)",
+    "1926.451(g)(1)",
+    "1926.500(a)",
+    "1926.500(b)",
+    "1926.500(b)[Leading edge]",
+    "1926.501(a)",
+    "1926.501(b)",
+    "1926.501(b)(2)",
+    "1926.501(b)(2)(i)",
+    "1926.501(b)(2)(ii)",
+    "1926.501(b)(12)",
+    "1926.501(b)(13)",
+    "1926.502(a)",
+    "1926.502(b)",
+    "1926.502(b)(2)",
+    "1926.502(b)(2)(i)",
+    "1926.502(b)(2)(ii)",
+    "1926.502(b)(2)(iii)",
+    "1926.502(b)(3)",
+    "1926.502(b)(15)",
+    "1926.502(c)",
+    "1926.502(c)(2)",
+    "1926.502(c)(2)(i)",
+    "1926.502(c)(2)(ii)",
+    "1926.502(c)(2)(iii)",
+    "1926.502(d)",
+    "1926.502(d)(1)",
+    "1926.502(d)(2)",
+    "1926.502(d)(3)",
+    "1926.502(d)(10)",
+    "1926.502(k)",
+    "1926.1053(a)",
+    "1926.1053(a)(4)",
+    "1926.1053(a)(4)(ii)",
 ]
 APPENDICES = ["1926 Subpart M Appendix B"]
 
@@ -94,20 +133,48 @@ def test_section_enumeration_with_a_range_of_paragraphs() -> None:
 @pytest.mark.parametrize(
     ("source", "text", "expected"),
     [
-        ("1926.502(b)(15)", "the strength requirements of paragraph (b)(3) of this section.", {"1926.502(b)(3)"}),
-        ("1926.501(b)(2)(i)", "a plan which meets the requirements of paragraph (k) of § 1926.502.", {"1926.502(k)"}),
-        ("1926.502(b)(15)", "see paragraphs (a) through (c) of this section", {"1926.502(a)", "1926.502(b)", "1926.502(c)"}),
+        (
+            "1926.502(b)(15)",
+            "the strength requirements of paragraph (b)(3) of this section.",
+            {"1926.502(b)(3)"},
+        ),
+        (
+            "1926.501(b)(2)(i)",
+            "a plan which meets the requirements of paragraph (k) of § 1926.502.",
+            {"1926.502(k)"},
+        ),
+        (
+            "1926.502(b)(15)",
+            "see paragraphs (a) through (c) of this section",
+            {"1926.502(a)", "1926.502(b)", "1926.502(c)"},
+        ),
         ("1926.502(d)(1)", "as in paragraph (d)(10) of this section", {"1926.502(d)(10)"}),
-        ("1926.451(b)(2)", "Except as provided in paragraphs (b)(2)(i) and (ii) of this section, each",
-         {"1926.451(b)(2)(i)", "1926.451(b)(2)(ii)"}),
-        ("1926.451(b)(2)", "Except as provided in paragraphs (b)(2)(i) and (b)(2)(ii) of this section",
-         {"1926.451(b)(2)(i)", "1926.451(b)(2)(ii)"}),
-        ("1926.502(k)", "meet paragraph (d)(1), (2) and (3)", {"1926.502(d)(1)", "1926.502(d)(2)", "1926.502(d)(3)"}),
+        (
+            "1926.451(b)(2)",
+            "Except as provided in paragraphs (b)(2)(i) and (ii) of this section, each",
+            {"1926.451(b)(2)(i)", "1926.451(b)(2)(ii)"},
+        ),
+        (
+            "1926.451(b)(2)",
+            "Except as provided in paragraphs (b)(2)(i) and (b)(2)(ii) of this section",
+            {"1926.451(b)(2)(i)", "1926.451(b)(2)(ii)"},
+        ),
+        (
+            "1926.502(k)",
+            "meet paragraph (d)(1), (2) and (3)",
+            {"1926.502(d)(1)", "1926.502(d)(2)", "1926.502(d)(3)"},
+        ),
         ("1926.502(k)", "the test in paragraph (b)(3) applies", {"1926.502(b)(3)"}),
-        ("1926.502(k)", "see paragraph (c)(2)(i) through (iii)",
-         {"1926.502(c)(2)(i)", "1926.502(c)(2)(ii)", "1926.502(c)(2)(iii)"}),
-        ("1926.451(b)(1)", "provided in paragraphs (b)(3) (i) and (ii) of this section",
-         {"1926.451(b)(3)(i)", "1926.451(b)(3)(ii)"}),
+        (
+            "1926.502(k)",
+            "see paragraph (c)(2)(i) through (iii)",
+            {"1926.502(c)(2)(i)", "1926.502(c)(2)(ii)", "1926.502(c)(2)(iii)"},
+        ),
+        (
+            "1926.451(b)(1)",
+            "provided in paragraphs (b)(3) (i) and (ii) of this section",
+            {"1926.451(b)(3)(i)", "1926.451(b)(3)(ii)"},
+        ),
         ("1926.502(k)", "listed in paragraph ( b )(2)( i ) of this section", {"1926.502(b)(2)(i)"}),
     ],
 )
@@ -123,7 +190,9 @@ def test_of_this_paragraph_is_relative_to_the_current_paragraph() -> None:
 
 
 def test_this_paragraph_with_labels_is_relative_to_the_section() -> None:
-    assert _resolved("1926.502(d)(2)", "For purposes of this paragraph (d)(10), the terms") == {"1926.502(d)(10)"}
+    assert _resolved("1926.502(d)(2)", "For purposes of this paragraph (d)(10), the terms") == {
+        "1926.502(d)(10)"
+    }
 
 
 def test_enumeration_item_replaces_the_level_it_matches() -> None:
@@ -200,7 +269,9 @@ def test_raw_is_the_exact_matched_span() -> None:
     text = "Except as provided in paragraphs (b)(2)(i) and (b)(2)(ii) of this section, each"
     refs = EXTRACTOR.extract(_prov("1926.451(b)(2)", text), KNOWN)
     assert {r.raw for r in refs} == {"paragraphs (b)(2)(i) and (b)(2)(ii) of this section"}
-    assert all(r.extractor == "rules" and r.corpus == "osha-1926" and r.source_id == "1926.451(b)(2)" for r in refs)
+    assert all(
+        r.extractor == "rules" and r.corpus == "osha-1926" and r.source_id == "1926.451(b)(2)" for r in refs
+    )
 
 
 def test_no_self_references() -> None:
@@ -209,13 +280,18 @@ def test_no_self_references() -> None:
 
 
 def test_references_are_deduplicated_per_target() -> None:
-    refs = EXTRACTOR.extract(_prov("1926.502(k)", "see § 1926.502(b)(3) and paragraph (b)(3) of this section"), KNOWN)
+    refs = EXTRACTOR.extract(
+        _prov("1926.502(k)", "see § 1926.502(b)(3) and paragraph (b)(3) of this section"), KNOWN
+    )
     assert [r.target_id for r in refs] == ["1926.502(b)(3)"]
 
 
 def test_note_heading_naming_its_own_paragraph_is_not_a_reference() -> None:
     prov = Provision(
-        corpus="osha-1926", id="1926.451(b)(2)(i)[Note]", kind=ProvisionKind.NOTE, parent_id="1926.451(b)(2)(i)",
+        corpus="osha-1926",
+        id="1926.451(b)(2)(i)[Note]",
+        kind=ProvisionKind.NOTE,
+        parent_id="1926.451(b)(2)(i)",
         text="Note to paragraph ( b )(2)( i ): the requirement in paragraph (b)(2)(ii) is stayed.",
     )
     assert [r.target_id for r in EXTRACTOR.extract(prov, KNOWN)] == ["1926.451(b)(2)(ii)"]
@@ -223,15 +299,20 @@ def test_note_heading_naming_its_own_paragraph_is_not_a_reference() -> None:
 
 def test_definition_resolves_relative_to_its_section() -> None:
     prov = Provision(
-        corpus="osha-1926", id="1926.500(b)[Leading edge]", kind=ProvisionKind.DEFINITION,
-        parent_id="1926.500(b)", text="as defined in paragraph (a) of this section and § 1926.501(b)(2)",
+        corpus="osha-1926",
+        id="1926.500(b)[Leading edge]",
+        kind=ProvisionKind.DEFINITION,
+        parent_id="1926.500(b)",
+        text="as defined in paragraph (a) of this section and § 1926.501(b)(2)",
     )
     assert {r.target_id for r in EXTRACTOR.extract(prov, KNOWN)} == {"1926.500(a)", "1926.501(b)(2)"}
 
 
 def test_an_index_of_bare_ids_resolves_by_citation_parents() -> None:
     prov = _prov("1926.502(b)(15)", "paragraph (b)(3) of this section")
-    assert [r.target_id for r in EXTRACTOR.extract(prov, KnownProvisions.from_ids(KNOWN.ids))] == ["1926.502(b)(3)"]
+    assert [r.target_id for r in EXTRACTOR.extract(prov, KnownProvisions.from_ids(KNOWN.ids))] == [
+        "1926.502(b)(3)"
+    ]
 
 
 def test_an_index_of_bare_ids_knows_citation_parents_siblings_and_parts_only() -> None:
@@ -262,4 +343,9 @@ def test_bare_labels_need_an_of_clause_to_be_a_reference() -> None:
 
 
 def test_text_without_references_gives_nothing() -> None:
-    assert EXTRACTOR.extract(_prov("1926.502(b)(3)", "A force of 200 pounds (890 N) applied within 2 inches (5.1 cm)."), KNOWN) == []
+    assert (
+        EXTRACTOR.extract(
+            _prov("1926.502(b)(3)", "A force of 200 pounds (890 N) applied within 2 inches (5.1 cm)."), KNOWN
+        )
+        == []
+    )

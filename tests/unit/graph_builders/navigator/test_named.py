@@ -29,32 +29,40 @@ ROWS = [
 
 @pytest.fixture(scope="module")
 def finder():
-    provisions = [Provision(corpus="c", id=i, parent_id=p, kind=k, text=t, order=n, reserved=(i == "1926.550"))
-                  for n, (i, p, k, t) in enumerate(ROWS)]
+    provisions = [
+        Provision(corpus="c", id=i, parent_id=p, kind=k, text=t, order=n, reserved=(i == "1926.550"))
+        for n, (i, p, k, t) in enumerate(ROWS)
+    ]
     return named_finder(jurisdiction("us-cfr"), "c", provisions)
 
 
-@pytest.mark.parametrize("written, expected", [
-    ("1926.550,a,9", "1926.550(a)(9)"),
-    ("1926.404.b.1.ii", "1926.404(b)(1)(ii)"),
-    ("subpart m", "Subpart M"),
-    ("see 1926.451, a scaffold", "see 1926.451, a scaffold"),  # a comma and a word is not a label chain
-    ("1926.451,a,scaffold", "1926.451,a,scaffold"),  # 'scaffold' is no label: left as written
-])
+@pytest.mark.parametrize(
+    "written, expected",
+    [
+        ("1926.550,a,9", "1926.550(a)(9)"),
+        ("1926.404.b.1.ii", "1926.404(b)(1)(ii)"),
+        ("subpart m", "Subpart M"),
+        ("see 1926.451, a scaffold", "see 1926.451, a scaffold"),  # a comma and a word is not a label chain
+        ("1926.451,a,scaffold", "1926.451,a,scaffold"),  # 'scaffold' is no label: left as written
+    ],
+)
 def test_loose_citation_styles_are_read_as_printed_ones(written, expected):
     assert loosen(written) == expected
 
 
-@pytest.mark.parametrize("question, target", [
-    ("What does 1926.651(k)(1) require?", "1926.651(k)(1)"),
-    ("whether the competent person mentioned in 29 CFR 1926.651(k)(1) must be on site", "1926.651(k)(1)"),
-    ("does §1926.651(k)(1) apply here", "1926.651(k)(1)"),
-    ("1926.651,k,1 daily?", "1926.651(k)(1)"),
-    ("1926.651 (k)(1) inspections", "1926.651(k)(1)"),
-    ("what is in subpart m", "1926 Subpart M"),
-    ("paragraph (b)(10) of 1926.501", "1926.501(b)(10)"),
-    ("Section 1926.501(b)(10) and roofs", "1926.501(b)(10)"),
-])
+@pytest.mark.parametrize(
+    "question, target",
+    [
+        ("What does 1926.651(k)(1) require?", "1926.651(k)(1)"),
+        ("whether the competent person mentioned in 29 CFR 1926.651(k)(1) must be on site", "1926.651(k)(1)"),
+        ("does §1926.651(k)(1) apply here", "1926.651(k)(1)"),
+        ("1926.651,k,1 daily?", "1926.651(k)(1)"),
+        ("1926.651 (k)(1) inspections", "1926.651(k)(1)"),
+        ("what is in subpart m", "1926 Subpart M"),
+        ("paragraph (b)(10) of 1926.501", "1926.501(b)(10)"),
+        ("Section 1926.501(b)(10) and roofs", "1926.501(b)(10)"),
+    ],
+)
 def test_a_named_provision_resolves_in_every_style(finder, question, target):
     found = finder.find(question)
     assert [c.target_id for c in found] == [target]
@@ -93,18 +101,36 @@ def test_successor_tables_are_data_per_jurisdiction():
 
 
 def test_adgm_rules_are_found_in_every_document_they_exist_in():
-    rows = [Provision(corpus="a", id=f"{d}-{pid}", kind=ProvisionKind.SECTION, heading=pid, document=f"{d}: Doc {d}",
-                      text="x", order=n)
-            for n, (d, pid) in enumerate([(7, "3.2.1"), (7, "3.2"), (9, "3.2.1"), (9, "4.1")])]
+    rows = [
+        Provision(
+            corpus="a",
+            id=f"{d}-{pid}",
+            kind=ProvisionKind.SECTION,
+            heading=pid,
+            document=f"{d}: Doc {d}",
+            text="x",
+            order=n,
+        )
+        for n, (d, pid) in enumerate([(7, "3.2.1"), (7, "3.2"), (9, "3.2.1"), (9, "4.1")])
+    ]
     finder = named_finder(jurisdiction("adgm"), "a", rows)
     targets = {c.target_id for c in finder.find("What does Rule 3.2.1 require?")}
     assert targets <= {"7-3.2.1", "9-3.2.1"} and targets
 
 
 def test_a_rule_found_only_because_no_rulebook_is_named_is_marked_context():
-    rows = [Provision(corpus="a", id=f"{d}-{pid}", kind=ProvisionKind.SECTION, heading=pid, document=f"{d}: Doc {d}",
-                      text="x", order=n)
-            for n, (d, pid) in enumerate([(7, "3.2.1"), (9, "4.1"), (3, "6.1.1")])]
+    rows = [
+        Provision(
+            corpus="a",
+            id=f"{d}-{pid}",
+            kind=ProvisionKind.SECTION,
+            heading=pid,
+            document=f"{d}: Doc {d}",
+            text="x",
+            order=n,
+        )
+        for n, (d, pid) in enumerate([(7, "3.2.1"), (9, "4.1"), (3, "6.1.1")])
+    ]
     finder = named_finder(jurisdiction("adgm"), "a", rows)
     (cite,) = finder.find("What does Rule 3.2.1 require?")
     assert (cite.target_id, cite.via) == ("7-3.2.1", "context")

@@ -15,15 +15,74 @@ from tests.unit.graph_builders.navigator.test_adgm_references import PASSAGES
 from tests.unit.graph_builders.navigator.test_cfr_references import EXTRACTOR, KNOWN, _prov
 
 CFR_WORDS = [
-    "§", "§§", "1926.502", "1926.451(g)(1)", "(b)", "(2)", "(i)", "(A)", "(<i>1</i>)", "paragraph", "paragraphs",
-    "of this section", "through", "and", "or", ",", "to", "Subpart", "subparts", "M", "L", "Appendix", "B",
-    "of this subpart", "this part", "29 CFR", "part 1910", "1926.500(b)[Leading edge]", "(z)(99)", "(xl)", ".", "-",
-    "–", "\n", "١٩٢٦.٥٠٢", "(٢)", "(15²)", "1926.0502", "9999.1",
+    "§",
+    "§§",
+    "1926.502",
+    "1926.451(g)(1)",
+    "(b)",
+    "(2)",
+    "(i)",
+    "(A)",
+    "(<i>1</i>)",
+    "paragraph",
+    "paragraphs",
+    "of this section",
+    "through",
+    "and",
+    "or",
+    ",",
+    "to",
+    "Subpart",
+    "subparts",
+    "M",
+    "L",
+    "Appendix",
+    "B",
+    "of this subpart",
+    "this part",
+    "29 CFR",
+    "part 1910",
+    "1926.500(b)[Leading edge]",
+    "(z)(99)",
+    "(xl)",
+    ".",
+    "-",
+    "–",
+    "\n",
+    "١٩٢٦.٥٠٢",
+    "(٢)",
+    "(15²)",
+    "1926.0502",
+    "9999.1",
 ]
 ADGM_WORDS = [
-    "Rule", "Rules", "6.1.1(b)", "GEN", "3.3.31", "section 58(2)", "of FSMR", "Chapter 6", "of these Rules", "App5",
-    "Schedule 1", "paragraph 87 of Schedule 1", "(iii)", "to", "and", "-", "1.5", "A6.9.3", "Part 6", "(a)(1)",
-    "Rules 6.1.1 to 6.1.2", "PRU 6.8", "subsection 251(4)", "١.٢.٣", "6.1.1(b)(iii)", "\n", ",",
+    "Rule",
+    "Rules",
+    "6.1.1(b)",
+    "GEN",
+    "3.3.31",
+    "section 58(2)",
+    "of FSMR",
+    "Chapter 6",
+    "of these Rules",
+    "App5",
+    "Schedule 1",
+    "paragraph 87 of Schedule 1",
+    "(iii)",
+    "to",
+    "and",
+    "-",
+    "1.5",
+    "A6.9.3",
+    "Part 6",
+    "(a)(1)",
+    "Rules 6.1.1 to 6.1.2",
+    "PRU 6.8",
+    "subsection 251(4)",
+    "١.٢.٣",
+    "6.1.1(b)(iii)",
+    "\n",
+    ",",
 ]
 
 
@@ -47,7 +106,13 @@ def check(refs: list[Reference], source: Provision, known, self_refs: bool = Fal
             assert r.reason, "a dangling reference says why"
 
 
-CFR_SOURCES = ["1926.502(b)(2)(i)", "1926.501", "1926.500(b)[Leading edge]", "1926 Subpart M", "1926.1053(a)(4)(ii)"]
+CFR_SOURCES = [
+    "1926.502(b)(2)(i)",
+    "1926.501",
+    "1926.500(b)[Leading edge]",
+    "1926 Subpart M",
+    "1926.1053(a)(4)(ii)",
+]
 
 
 @given(pid=st.sampled_from(CFR_SOURCES), text=texts(CFR_WORDS))

@@ -1,5 +1,6 @@
 """Importing precedents into the SQL store, SQLite and PostgreSQL alike: citations resolved against the corpus
-(outside ones kept, marked), the same file twice changes nothing, an edited precedent replaces its earlier version."""
+(outside ones kept, marked), the same file twice changes nothing, an edited precedent replaces its earlier
+version."""
 
 from __future__ import annotations
 
@@ -28,8 +29,14 @@ def store(request, tmp_path):
         yield sql
         sql.dispose()
 
+
 LETTERS = [
-    {"id": "loi-1", "title": "Guardrails on scaffold platforms.", "date": "2001-02-03", "cites": ["1926.450(a)", "1910.134"]},
+    {
+        "id": "loi-1",
+        "title": "Guardrails on scaffold platforms.",
+        "date": "2001-02-03",
+        "cites": ["1926.450(a)", "1910.134"],
+    },
     {"id": "loi-2", "title": "Ladder use.", "cites": ["1926.1053"]},
 ]
 
@@ -46,7 +53,11 @@ def test_import_resolves_citations_and_keeps_those_outside_the_corpus(store, tmp
     with sql.session() as s:
         first = load_precedents(s, CORPUS)[0]
     assert first.issuer == "OSHA" and first.resolved_ids == ("1926.450(a)",)
-    assert first.cites[1].written == "1910.134" and first.cites[1].target_id is None and "1910.134" in first.cites[1].reason
+    assert (
+        first.cites[1].written == "1910.134"
+        and first.cites[1].target_id is None
+        and "1910.134" in first.cites[1].reason
+    )
 
 
 def test_the_same_file_twice_changes_nothing_and_an_edit_replaces(store, tmp_path):
@@ -67,4 +78,6 @@ def test_a_bad_line_is_reported_and_the_rest_imported(store, tmp_path):
     path = tmp_path / "l.jsonl"
     path.write_text(json.dumps(LETTERS[0]) + "\n{oops\n" + json.dumps(LETTERS[1]) + "\n", encoding="utf-8")
     report = import_precedents(sql, CORPUS, path, US_CFR)
-    assert report.added == 2 and report.errors == ["l.jsonl, line 2: not JSON (Expecting property name enclosed in double quotes)"]
+    assert report.added == 2 and report.errors == [
+        "l.jsonl, line 2: not JSON (Expecting property name enclosed in double quotes)"
+    ]

@@ -7,9 +7,13 @@ from bifrost.graph_builders.jurisdictions.us_cfr.sources.labels import label_ord
 from bifrost.graph_builders.jurisdictions.us_cfr.sources.paragraphs import Line, split_section
 
 
-def _split(*texts: str | Line, section: str = "1926.502", heading: str = "Systems.") -> tuple[dict[str, Provision], list[str], list[Provision]]:
+def _split(
+    *texts: str | Line, section: str = "1926.502", heading: str = "Systems."
+) -> tuple[dict[str, Provision], list[str], list[Provision]]:
     lines = [t if isinstance(t, Line) else Line(t) for t in texts]
-    provs, odd = split_section("osha-1926", section, heading, lines, parent_id="1926 Subpart M", order_start=10)
+    provs, odd = split_section(
+        "osha-1926", section, heading, lines, parent_id="1926 Subpart M", order_start=10
+    )
     return {p.id: p for p in provs}, odd, provs
 
 
@@ -22,7 +26,10 @@ def test_section_comes_first_with_parent_and_orders_increase() -> None:
 
 
 def test_heading_and_first_child_on_one_line_are_split() -> None:
-    by, odd, _ = _split("(a) Capacity. (1) Except as provided, each scaffold shall support its load.", "(2) Scaffolds shall be level.")
+    by, odd, _ = _split(
+        "(a) Capacity. (1) Except as provided, each scaffold shall support its load.",
+        "(2) Scaffolds shall be level.",
+    )
     assert by["1926.502(a)"].heading == "Capacity."
     assert by["1926.502(a)"].text == ""
     assert by["1926.502(a)(1)"].text.startswith("Except as provided")
@@ -31,7 +38,11 @@ def test_heading_and_first_child_on_one_line_are_split() -> None:
 
 
 def test_dash_headings_split_through_several_levels() -> None:
-    by, _, _ = _split("(a) A.", "(b) Branch circuits —(1) Ground-fault protection —(i) General. The employer shall protect.", "(ii) Other.")
+    by, _, _ = _split(
+        "(a) A.",
+        "(b) Branch circuits —(1) Ground-fault protection —(i) General. The employer shall protect.",
+        "(ii) Other.",
+    )
     assert by["1926.502(b)"].heading == "Branch circuits"
     assert by["1926.502(b)(1)"].heading == "Ground-fault protection"
     assert by["1926.502(b)(1)(i)"].heading == "General."
@@ -46,14 +57,22 @@ def test_stacked_labels_at_line_start_make_each_level() -> None:
 
 
 def test_paragraph_heading_goes_to_heading_and_text_is_own_text_only() -> None:
-    by, _, _ = _split("(b) Guardrail systems. Guardrail systems shall comply with the following:", "(1) Top rails shall be 42 inches high.")
+    by, _, _ = _split(
+        "(b) Guardrail systems. Guardrail systems shall comply with the following:",
+        "(1) Top rails shall be 42 inches high.",
+    )
     assert by["1926.502(b)"].heading == "Guardrail systems."
     assert by["1926.502(b)"].text == "Guardrail systems shall comply with the following:"
     assert "42 inches" not in by["1926.502(b)"].text
 
 
 def test_lead_in_ending_in_colon_stays_text_when_its_first_item_is_split() -> None:
-    by, _, _ = _split("(a) A.", "(1) One.", "(ii) Employers may show this by the following: (A) An inspection; or", "(B) A test.")
+    by, _, _ = _split(
+        "(a) A.",
+        "(1) One.",
+        "(ii) Employers may show this by the following: (A) An inspection; or",
+        "(B) A test.",
+    )
     assert by["1926.502(a)(1)(ii)"].heading == ""
     assert by["1926.502(a)(1)(ii)"].text == "Employers may show this by the following:"
     assert by["1926.502(a)(1)(ii)(A)"].text == "An inspection; or"
@@ -65,7 +84,11 @@ def test_requirement_sentence_is_not_taken_for_a_heading() -> None:
 
 
 def test_i_after_h_is_a_letter() -> None:
-    by, odd, _ = _split(*[f"({c}) Para." for c in "abcdefgh"], "(i) Stability of adjacent structures. (1) Where the stability is endangered, support shall be provided.")
+    by, odd, _ = _split(
+        *[f"({c}) Para." for c in "abcdefgh"],
+        "(i) Stability of adjacent structures. (1) Where the stability is endangered, support shall be "
+        "provided.",
+    )
     assert by["1926.502(i)"].parent_id == "1926.502"
     assert "1926.502(i)(1)" in by
     assert odd == []
@@ -94,7 +117,9 @@ def test_v_after_iv_is_roman_and_v_after_u_is_a_letter() -> None:
 
 
 def test_x_after_ix_is_roman_and_after_w_is_a_letter() -> None:
-    romans = ["(a) A.", "(1) One:"] + [f"({r}) item." for r in ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x")]
+    romans = ["(a) A.", "(1) One:"] + [
+        f"({r}) item." for r in ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x")
+    ]
     roman, odd, _ = _split(*romans)
     assert "1926.502(a)(1)(x)" in roman and odd == []
     letters = [f"({chr(c)}) Para." for c in range(ord("a"), ord("x") + 1)]
@@ -103,7 +128,18 @@ def test_x_after_ix_is_roman_and_after_w_is_a_letter() -> None:
 
 
 def test_levels_five_and_six_are_inferred_in_plain_text() -> None:
-    by, odd, _ = _split("(a) A.", "(1) One.", "(i) Roman.", "(A) Capital:", "(1) Italic one:", "(a) Italic a;", "(b) Italic b.", "(2) Italic two.", "(B) Capital B.", "(2) Two.")
+    by, odd, _ = _split(
+        "(a) A.",
+        "(1) One.",
+        "(i) Roman.",
+        "(A) Capital:",
+        "(1) Italic one:",
+        "(a) Italic a;",
+        "(b) Italic b.",
+        "(2) Italic two.",
+        "(B) Capital B.",
+        "(2) Two.",
+    )
     assert "1926.502(a)(1)(i)(A)(1)(a)" in by
     assert by["1926.502(a)(1)(i)(A)(1)(b)"].level == 8
     assert by["1926.502(a)(1)(i)(A)(2)"].parent_id == "1926.502(a)(1)(i)(A)"
@@ -112,17 +148,33 @@ def test_levels_five_and_six_are_inferred_in_plain_text() -> None:
 
 
 def test_spaced_labels_are_italic_levels() -> None:
-    by, _, _ = _split("(a) A.", "(1) One.", "(i) Roman.", "(A) Capital:", "( 1 ) Italic one.", "( 2 ) Italic two.")
+    by, _, _ = _split(
+        "(a) A.", "(1) One.", "(i) Roman.", "(A) Capital:", "( 1 ) Italic one.", "( 2 ) Italic two."
+    )
     assert "1926.502(a)(1)(i)(A)(2)" in by
 
 
 def test_italic_flag_from_a_line_places_level_five() -> None:
-    by, _, _ = _split("(a) A.", "(1) One.", "(i) Roman.", "(A) Capital.", Line("(1) Italic.", italic_label=True), Line("(2) Italic.", italic_label=True))
+    by, _, _ = _split(
+        "(a) A.",
+        "(1) One.",
+        "(i) Roman.",
+        "(A) Capital.",
+        Line("(1) Italic.", italic_label=True),
+        Line("(2) Italic.", italic_label=True),
+    )
     assert "1926.502(a)(1)(i)(A)(2)" in by and "1926.502(a)(2)" not in by
 
 
 def test_definitions_become_nodes_under_their_paragraph() -> None:
-    by, _, _ = _split("(a) Scope.", "(b) Definitions.", "Anchorage means a secure point.", "Leading edge means the edge of a floor.", "(c) Next.", section="1926.500")
+    by, _, _ = _split(
+        "(a) Scope.",
+        "(b) Definitions.",
+        "Anchorage means a secure point.",
+        "Leading edge means the edge of a floor.",
+        "(c) Next.",
+        section="1926.500",
+    )
     leading = by["1926.500(b)[Leading edge]"]
     assert leading.kind is ProvisionKind.DEFINITION and leading.term == "Leading edge"
     assert leading.parent_id == "1926.500(b)" and leading.level == by["1926.500(b)"].level + 1
@@ -131,19 +183,38 @@ def test_definitions_become_nodes_under_their_paragraph() -> None:
 
 
 def test_first_definition_on_the_heading_line_is_split_off() -> None:
-    by, _, _ = _split("(b) Definitions. Cleat means a ladder crosspiece.", "Failure means load refusal.", section="1926.1050")
+    by, _, _ = _split(
+        "(b) Definitions. Cleat means a ladder crosspiece.",
+        "Failure means load refusal.",
+        section="1926.1050",
+    )
     assert by["1926.1050(b)"].text == ""
     assert by["1926.1050(b)[Cleat]"].text == "Cleat means a ladder crosspiece."
 
 
 def test_term_period_definition_styles_are_recognised() -> None:
-    by, _, _ = _split("(b) Definitions.", "Cleat means a crosspiece.", "Ladder stand. A mobile fixed size ladder.", "Side-step ladder. See “Fixed ladder.”", section="1926.1050")
+    by, _, _ = _split(
+        "(b) Definitions.",
+        "Cleat means a crosspiece.",
+        "Ladder stand. A mobile fixed size ladder.",
+        "Side-step ladder. See “Fixed ladder.”",
+        section="1926.1050",
+    )
     assert by["1926.1050(b)[Ladder stand]"].term == "Ladder stand"
     assert "1926.1050(b)[Side-step ladder]" in by
 
 
 def test_definition_list_items_are_children_of_the_definition() -> None:
-    by, odd, _ = _split("(a) Scope.", "(b) Definitions.", "Snaphook means a connector of two types:", "(1) The locking type;", "(2) The non-locking type.", "Toeboard means a barrier.", "(c) Next.", section="1926.500")
+    by, odd, _ = _split(
+        "(a) Scope.",
+        "(b) Definitions.",
+        "Snaphook means a connector of two types:",
+        "(1) The locking type;",
+        "(2) The non-locking type.",
+        "Toeboard means a barrier.",
+        "(c) Next.",
+        section="1926.500",
+    )
     assert by["1926.500(b)[Snaphook](2)"].parent_id == "1926.500(b)[Snaphook]"
     assert by["1926.500(b)[Toeboard]"].parent_id == "1926.500(b)"
     assert by["1926.500(c)"].parent_id == "1926.500"
@@ -157,7 +228,13 @@ def test_definition_outside_a_definitions_paragraph_is_text() -> None:
 
 
 def test_notes_attach_to_the_provision_they_follow_and_are_numbered() -> None:
-    by, _, _ = _split("(b) Rails.", "(1) Top rails shall be 42 inches.", "Note: Stilts raise the height.", "Note: Second note.", "(2) Mid rails.")
+    by, _, _ = _split(
+        "(b) Rails.",
+        "(1) Top rails shall be 42 inches.",
+        "Note: Stilts raise the height.",
+        "Note: Second note.",
+        "(2) Mid rails.",
+    )
     note = by["1926.502(b)(1)[Note]"]
     assert note.kind is ProvisionKind.NOTE and note.parent_id == "1926.502(b)(1)"
     assert note.text == "Stilts raise the height." and note.heading == "Note:"
@@ -165,7 +242,14 @@ def test_notes_attach_to_the_provision_they_follow_and_are_numbered() -> None:
 
 
 def test_note_naming_a_paragraph_attaches_to_that_paragraph() -> None:
-    by, _, _ = _split("(b) B.", "(1) One.", "(2) Two.", "(i) Item.", "Note to paragraph ( b )(1): Applies to one.", "Exception: Not for two.")
+    by, _, _ = _split(
+        "(b) B.",
+        "(1) One.",
+        "(2) Two.",
+        "(i) Item.",
+        "Note to paragraph ( b )(1): Applies to one.",
+        "Exception: Not for two.",
+    )
     assert by["1926.502(b)(1)[Note]"].heading == "Note to paragraph (b)(1):"
     assert by["1926.502(b)(2)(i)[Note]"].text == "Not for two."
 
@@ -178,7 +262,11 @@ def test_source_line_goes_to_section_metadata_not_nodes() -> None:
 
 
 def test_pages_are_the_union_of_a_provisions_lines() -> None:
-    by, _, provs = _split(Line("(a) Starts on one page", page=3), Line("and continues on the next.", page=4), Line("(b) Next.", page=4))
+    by, _, provs = _split(
+        Line("(a) Starts on one page", page=3),
+        Line("and continues on the next.", page=4),
+        Line("(b) Next.", page=4),
+    )
     assert by["1926.502(a)"].pages == (3, 4)
     assert by["1926.502(b)"].pages == (4,)
     assert provs[0].pages == (3, 4)
@@ -187,7 +275,10 @@ def test_pages_are_the_union_of_a_provisions_lines() -> None:
 def test_urls_point_at_section_and_paragraph_fragment() -> None:
     by, _, provs = _split("(b) B.", "(15) Rope.")
     assert provs[0].url == "https://www.ecfr.gov/current/title-29/section-1926.502"
-    assert by["1926.502(b)(15)"].url == "https://www.ecfr.gov/current/title-29/section-1926.502#p-1926.502(b)(15)"
+    assert (
+        by["1926.502(b)(15)"].url
+        == "https://www.ecfr.gov/current/title-29/section-1926.502#p-1926.502(b)(15)"
+    )
 
 
 def test_no_url_base_means_no_urls() -> None:
@@ -202,7 +293,11 @@ def test_reserved_paragraphs_and_label_ranges() -> None:
 
 
 def test_embedded_section_appendix_becomes_appendix_node() -> None:
-    by, _, _ = _split("(a) A.", "Appendix A to § 1926.502—Guidance (Non-Mandatory) Text of the appendix.", "[1 FR 1, Jan. 1, 2000]")
+    by, _, _ = _split(
+        "(a) A.",
+        "Appendix A to § 1926.502—Guidance (Non-Mandatory) Text of the appendix.",
+        "[1 FR 1, Jan. 1, 2000]",
+    )
     app = by["1926.502 Appendix A"]
     assert app.kind is ProvisionKind.APPENDIX and app.parent_id == "1926.502"
 

@@ -17,7 +17,14 @@ def _client(calls: list[httpx.Request], status: int = 200) -> httpx.Client:
     def handler(request: httpx.Request) -> httpx.Response:
         calls.append(request)
         if request.url.path.endswith("/titles.json"):
-            return httpx.Response(200, json={"titles": [{"number": 29, "latest_issue_date": "2024-06-05", "up_to_date_as_of": "2024-06-07"}]})
+            return httpx.Response(
+                200,
+                json={
+                    "titles": [
+                        {"number": 29, "latest_issue_date": "2024-06-05", "up_to_date_as_of": "2024-06-07"}
+                    ]
+                },
+            )
         return httpx.Response(status, content=XML)
 
     return httpx.Client(transport=httpx.MockTransport(handler), headers={"User-Agent": user_agent()})
@@ -27,7 +34,10 @@ def test_current_resolves_latest_date_then_fetches_the_part(tmp_path: Path) -> N
     calls: list[httpx.Request] = []
     path = download_part(29, "1926", tmp_path, client=_client(calls))
     assert path.read_bytes() == XML and path.name == "title-29-part-1926-2024-06-05.xml"
-    assert [c.url.path for c in calls] == ["/api/versioner/v1/titles.json", "/api/versioner/v1/full/2024-06-05/title-29.xml"]
+    assert [c.url.path for c in calls] == [
+        "/api/versioner/v1/titles.json",
+        "/api/versioner/v1/full/2024-06-05/title-29.xml",
+    ]
     assert calls[1].url.params["part"] == "1926"
 
 

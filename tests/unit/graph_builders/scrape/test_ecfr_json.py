@@ -11,11 +11,20 @@ from bifrost.core.errors import SourceParseError
 from bifrost.core.types import ProvisionKind
 from bifrost.graph_builders.jurisdictions.us_cfr.sources.ecfr_json import parse_ecfr_json
 
-PATH = "PART 1926—SAFETY AND HEALTH REGULATIONS FOR CONSTRUCTION\n > PART 1926—SAFETY AND HEALTH REGULATIONS FOR CONSTRUCTION\n > Subpart M—Fall Protection"
+PATH = (
+    "PART 1926—SAFETY AND HEALTH REGULATIONS FOR CONSTRUCTION\n > PART 1926—SAFETY AND HEALTH "
+    "REGULATIONS FOR CONSTRUCTION\n > Subpart M—Fall Protection"
+)
 
 
 def _obj(section: str, title: str, content: str, path: str = PATH) -> dict[str, str]:
-    return {"source": f"29 CFR {section}", "title": title, "section": section, "content": content, "path": path}
+    return {
+        "source": f"29 CFR {section}",
+        "title": title,
+        "section": section,
+        "content": content,
+        "path": path,
+    }
 
 
 def _write(tmp_path: Path, data: object) -> Path:
@@ -25,15 +34,25 @@ def _write(tmp_path: Path, data: object) -> Path:
 
 
 def test_part_subpart_and_sections_are_emitted_in_order(tmp_path: Path) -> None:
-    path = _write(tmp_path, [
-        _obj("1926.500", "§ 1926.500 Definitions.", "(a) Scope.\n(b) Definitions.\nLeading edge means the edge.\n[59 FR 40730, Aug. 9, 1994]"),
-        _obj("1926.502", "§ 1926.502 Criteria.", "(a) General. (1) Install first."),
-    ])
+    path = _write(
+        tmp_path,
+        [
+            _obj(
+                "1926.500",
+                "§ 1926.500 Definitions.",
+                "(a) Scope.\n(b) Definitions.\nLeading edge means the edge.\n[59 FR 40730, Aug. 9, 1994]",
+            ),
+            _obj("1926.502", "§ 1926.502 Criteria.", "(a) General. (1) Install first."),
+        ],
+    )
     doc = parse_ecfr_json(path)
     ids = [p.id for p in doc.provisions]
     assert ids[:3] == ["1926", "1926 Subpart M", "1926.500"]
     by = {p.id: p for p in doc.provisions}
-    assert by["1926 Subpart M"].heading == "Fall Protection" and by["1926 Subpart M"].kind is ProvisionKind.SUBPART
+    assert (
+        by["1926 Subpart M"].heading == "Fall Protection"
+        and by["1926 Subpart M"].kind is ProvisionKind.SUBPART
+    )
     assert by["1926.500(b)[Leading edge]"].parent_id == "1926.500(b)"
     assert by["1926.500"].source_note == "[59 FR 40730, Aug. 9, 1994]"
     assert by["1926.502(a)(1)"].parent_id == "1926.502(a)"
@@ -55,21 +74,43 @@ def test_other_parts_are_left_out_unless_asked(tmp_path: Path) -> None:
 
 
 def test_bad_section_object_is_reported_and_skipped(tmp_path: Path) -> None:
-    path = _write(tmp_path, [{"section": "1926.1"}, "nonsense", _obj("1926.2", "§ 1926.2 Variances.", "(a) A.")])
+    path = _write(
+        tmp_path, [{"section": "1926.1"}, "nonsense", _obj("1926.2", "§ 1926.2 Variances.", "(a) A.")]
+    )
     doc = parse_ecfr_json(path)
     assert "1926.2(a)" in {p.id for p in doc.provisions}
     assert len(doc.oddities) == 2 and doc.oddities[0].startswith("item 0: missing")
 
 
 def test_title_naming_another_section_is_reported(tmp_path: Path) -> None:
-    path = _write(tmp_path, [_obj("1926.3", "§ 1926.4 Wrong.", "(a) A."), _obj("1926.2", "§ 1926.2 Ok.", "(a) A.")])
+    path = _write(
+        tmp_path, [_obj("1926.3", "§ 1926.4 Wrong.", "(a) A."), _obj("1926.2", "§ 1926.2 Ok.", "(a) A.")]
+    )
     doc = parse_ecfr_json(path)
     assert any(o.startswith("1926.3: title names") for o in doc.oddities)
 
 
 def test_subpart_comes_from_structure_file_when_path_lacks_it(tmp_path: Path) -> None:
-    structure = {"identifier": "29", "type": "title", "children": [{"identifier": "1926", "type": "part", "label_description": "Safety and Health Regulations for Construction", "children": [
-        {"identifier": "X", "type": "subpart", "label_description": "Stairways and Ladders", "reserved": False, "children": [{"identifier": "1926.1050", "type": "section"}]}]}]}
+    structure = {
+        "identifier": "29",
+        "type": "title",
+        "children": [
+            {
+                "identifier": "1926",
+                "type": "part",
+                "label_description": "Safety and Health Regulations for Construction",
+                "children": [
+                    {
+                        "identifier": "X",
+                        "type": "subpart",
+                        "label_description": "Stairways and Ladders",
+                        "reserved": False,
+                        "children": [{"identifier": "1926.1050", "type": "section"}],
+                    }
+                ],
+            }
+        ],
+    }
     spath = tmp_path / "structure.json"
     spath.write_text(json.dumps(structure), encoding="utf-8")
     path = _write(tmp_path, [_obj("1926.1050", "§ 1926.1050 Scope.", "(a) A.", path="PART 1926—SAFETY")])
@@ -83,13 +124,15 @@ def test_subpart_comes_from_structure_file_when_path_lacks_it(tmp_path: Path) ->
     ("content", "reason"),
     [
         (b"", "file is empty"),
-        (b"[{\"section\": ", "malformed JSON"),
-        (b"{\"section\": \"1926.1\"}", "expected a JSON array"),
+        (b'[{"section": ', "malformed JSON"),
+        (b'{"section": "1926.1"}', "expected a JSON array"),
         (b"\xff\xfe[]", "not UTF-8"),
         (b"[]", "no section objects"),
     ],
 )
-def test_unreadable_files_raise_source_parse_error_naming_the_file(tmp_path: Path, content: bytes, reason: str) -> None:
+def test_unreadable_files_raise_source_parse_error_naming_the_file(
+    tmp_path: Path, content: bytes, reason: str
+) -> None:
     path = tmp_path / "bad.json"
     path.write_bytes(content)
     with pytest.raises(SourceParseError) as info:

@@ -22,7 +22,9 @@ def by_id() -> dict[str, Provision]:
 def test_part_subpart_and_sections_come_from_div5_div6_div8(by_id: dict[str, Provision]) -> None:
     assert by_id["9999"].kind is ProvisionKind.PART and by_id["9999"].heading == "SAFETY RULES FOR TEST SITES"
     assert by_id["9999 Subpart M"].heading == "Fall Protection"
-    assert by_id["9999.502"].parent_id == "9999 Subpart M" and by_id["9999.502"].heading == "Systems criteria."
+    assert (
+        by_id["9999.502"].parent_id == "9999 Subpart M" and by_id["9999.502"].heading == "Systems criteria."
+    )
 
 
 def test_italic_labels_give_levels_five_and_six(by_id: dict[str, Provision]) -> None:
@@ -69,7 +71,9 @@ def test_orders_increase_through_the_document() -> None:
     assert orders == sorted(orders) and len(set(orders)) == len(orders)
 
 
-@pytest.mark.parametrize(("content", "reason"), [(b"", "empty"), (b"<DIV5><P>", "malformed XML"), (b"<ROOT/>", "no <DIV5>")])
+@pytest.mark.parametrize(
+    ("content", "reason"), [(b"", "empty"), (b"<DIV5><P>", "malformed XML"), (b"<ROOT/>", "no <DIV5>")]
+)
 def test_bad_xml_raises_source_parse_error(tmp_path: Path, content: bytes, reason: str) -> None:
     path = tmp_path / "bad.xml"
     path.write_bytes(content)

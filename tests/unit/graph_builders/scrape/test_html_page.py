@@ -13,14 +13,16 @@ from bifrost.graph_builders.jurisdictions.us_cfr.sources.html_page import page_r
 
 OSHA_URL = "https://www.osha.gov/laws-regs/regulations/standardnumber/1926/1926.502"
 
-OSHA_PAGE = """<!DOCTYPE html><html><head><title>1926.502 | OSHA</title><script>var x = "1926.9";</script></head>
+OSHA_PAGE = """<!DOCTYPE html><html><head><title>1926.502 | OSHA</title>
+<script>var x = "1926.9";</script></head>
 <body>
 <header><nav><a href="/">Home</a> <a href="/1926.500">§ 1926.500 Scope</a></nav></header>
 <h1 class="page-title">1926.502 - Fall protection systems criteria and practices.</h1>
 <div class="field">
   <div class="field--label">Part Number:</div><div class="field--item">1926</div>
   <div class="field--label">Subpart:</div><div class="field--item">1926 Subpart M</div>
-  <div class="field--label">Title:</div><div class="field--item">Fall protection systems criteria and practices.</div>
+  <div class="field--label">Title:</div>
+  <div class="field--item">Fall protection systems criteria and practices.</div>
 </div>
 <div class="field--name-body">
   <div class="paragraph"><a name="1926.502(a)"></a>(a) <em>General.</em></div>
@@ -30,7 +32,8 @@ OSHA_PAGE = """<!DOCTYPE html><html><head><title>1926.502 | OSHA</title><script>
      protection systems required by this subpart.</div>
   <div class="paragraph"><a name="1926.502(b)"></a>(b) <em>Guardrail systems.</em> Guardrail systems and
      their use shall comply with the following provisions:</div>
-  <div class="paragraph"><a name="1926.502(b)(1)"></a>(1) Top edge height of top rails shall be 42 inches.</div>
+  <div class="paragraph"><a name="1926.502(b)(1)"></a>(1) Top edge height of top rails
+     shall be 42 inches.</div>
   <p>[59 FR 40730, Aug. 9, 1994]</p>
 </div>
 <h2>Related resources</h2><div>Fall protection training materials</div>
@@ -41,10 +44,12 @@ ECFR_PAGE = """<html><body><div class="part">
 <h3>Subpart L—Scaffolds</h3>
 <div class="section" id="1926.451"><h4>§ 1926.451 General requirements.</h4>
   <div id="p-1926.451(a)"><p>(a) <em>Capacity.</em></p></div>
-  <div id="p-1926.451(a)(1)"><p>Each scaffold and scaffold component shall be capable of supporting its own weight.</p></div>
+  <div id="p-1926.451(a)(1)"><p>Each scaffold and scaffold component shall be capable of
+    supporting its own weight.</p></div>
   <div id="p-1926.451(a)(2)"><p>(2) Direct connections to roofs shall be capable.</p></div>
 </div>
-<div class="section" id="1926.452"><h4>§ 1926.452 Additional requirements applicable to specific types of scaffolds.</h4>
+<div class="section" id="1926.452">
+<h4>§ 1926.452 Additional requirements applicable to specific types of scaffolds.</h4>
   <p id="p-1926.452(a)">(a) <em>Pole scaffolds.</em> (1) When platforms are moved, ledgers shall be moved.</p>
 </div>
 </div></body></html>"""
@@ -73,7 +78,9 @@ def test_parse_html_reads_an_osha_standard_page(osha) -> None:
     assert section.parent_id == "1926 Subpart M"
     assert section.text == ""  # the page's metadata fields are not section text
     assert by_id["1926.502(b)"].heading == "Guardrail systems."
-    assert by_id["1926.502(a)(1)"].text.startswith("Fall protection systems required by this part shall comply")
+    assert by_id["1926.502(a)(1)"].text.startswith(
+        "Fall protection systems required by this part shall comply"
+    )
 
 
 def test_parse_html_keeps_the_source_url(osha) -> None:
@@ -107,7 +114,10 @@ def test_parse_html_reads_several_ecfr_sections_from_text() -> None:
     assert by_id["1926.452"].parent_id == "1926 Subpart L"
     assert [p.order for p in parsed.provisions] == sorted({p.order for p in parsed.provisions})
     # without a source url the official eCFR address is kept
-    assert by_id["1926.451(a)(2)"].url == "https://www.ecfr.gov/current/title-29/section-1926.451#p-1926.451(a)(2)"
+    assert (
+        by_id["1926.451(a)(2)"].url
+        == "https://www.ecfr.gov/current/title-29/section-1926.451#p-1926.451(a)(2)"
+    )
 
 
 def test_parse_html_takes_a_missing_label_from_the_paragraph_id() -> None:
@@ -118,7 +128,8 @@ def test_parse_html_takes_a_missing_label_from_the_paragraph_id() -> None:
 
 def test_page_runs_marks_headings_anchors_and_italic_labels() -> None:
     soup = BeautifulSoup(
-        '<div><h2>§ 1926.1 Purpose.</h2><p id="p-1926.1(a)(1)(i)(A)(1)">(<i>1</i>) <em>Scope.</em> Text.</p></div>',
+        '<div><h2>§ 1926.1 Purpose.</h2><p id="p-1926.1(a)(1)(i)(A)(1)">(<i>1</i>) <em>Scope.</em> '
+        "Text.</p></div>",
         "lxml",
     )
     runs = list(page_runs(soup))

@@ -27,16 +27,39 @@ from tests.conftest import FIXTURES
 MINI = json.loads((FIXTURES / "mini" / "part-mini.json").read_text())
 XML = (FIXTURES / "ecfr" / "part-9999-mini.xml").read_text()
 HTML = (
-    "<html><body><h2>§ 1926.500 Scope.</h2><p>(a) Scope. (1) This subpart applies.</p><p>(b) <i>Definitions.</i></p>"
-    "<p><i>Leading edge</i> means x.</p><h2>§ 1926.501 Duty.</h2><p>(a)(1) See § 1926.500(a).</p><p>(2) More.</p></body></html>"
+    "<html><body><h2>§ 1926.500 Scope.</h2><p>(a) Scope. (1) This subpart applies.</p><p>(b) "
+    "<i>Definitions.</i></p>"
+    "<p><i>Leading edge</i> means x.</p><h2>§ 1926.501 Duty.</h2><p>(a)(1) See § 1926.500(a).</p><p>(2) "
+    "More.</p></body></html>"
 )
 ODD = ["(٢)", "(15²)", "§ 1926.٥٠١ X", "١٩٢٦.٥", "(é)", "\u00a0", "\u200b", "]", "[", "—", "&#167;"]
-JSON_LEAF = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=20))
-JSON = st.recursive(JSON_LEAF, lambda c: st.one_of(st.lists(c, max_size=4), st.dictionaries(st.text(max_size=8), c, max_size=4)), max_leaves=20)
-TEXTS = st.one_of(st.text(max_size=40), st.sampled_from([
-    "§ 1926.500 X.", "§ 1926.500-1926.502 [Reserved]", "(a) x (1) y", "(b)(1)(i)(A)(1)(a) z", "Note: x", "[Reserved]",
-    "Subpart M—Fall", "PART 1926—X", "§ 1926.٥٠١ X", "(٢) y", "(15²) x", "Appendix A to § 1926.500",
-]))
+JSON_LEAF = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=20)
+)
+JSON = st.recursive(
+    JSON_LEAF,
+    lambda c: st.one_of(st.lists(c, max_size=4), st.dictionaries(st.text(max_size=8), c, max_size=4)),
+    max_leaves=20,
+)
+TEXTS = st.one_of(
+    st.text(max_size=40),
+    st.sampled_from(
+        [
+            "§ 1926.500 X.",
+            "§ 1926.500-1926.502 [Reserved]",
+            "(a) x (1) y",
+            "(b)(1)(i)(A)(1)(a) z",
+            "Note: x",
+            "[Reserved]",
+            "Subpart M—Fall",
+            "PART 1926—X",
+            "§ 1926.٥٠١ X",
+            "(٢) y",
+            "(15²) x",
+            "Appendix A to § 1926.500",
+        ]
+    ),
+)
 
 
 @pytest.fixture(scope="module")
@@ -59,9 +82,9 @@ def mutated_text(draw, base: str, inserts: list[str]) -> str:
         if op == 0:
             s = s[:pos] + draw(pieces) + s[pos:]
         elif op == 1:
-            s = s[:pos] + s[pos + draw(st.integers(1, 40)):]
+            s = s[:pos] + s[pos + draw(st.integers(1, 40)) :]
         else:
-            s = s[:pos] + draw(pieces) + s[pos + draw(st.integers(1, 10)):]
+            s = s[:pos] + draw(pieces) + s[pos + draw(st.integers(1, 10)) :]
     return s
 
 
@@ -88,21 +111,65 @@ def mutated_ecfr(draw) -> str:
 
 
 XML_INSERTS = [
-    "<P>", "</P>", "<I>", "</I>", "(a)", "(1)", "(i)", "(A)", "(<I>1</I>)", '<DIV8 N="9999.9" TYPE="SECTION">', "</DIV8>",
-    "<HEAD>§ 9999.1 X</HEAD>", "<NOTE>", "</NOTE>", "&amp;", "&bogus;", "<![CDATA[x]]>", '<DIV6 N="ZZ" TYPE="SUBPART">',
-    '<HEAD>Appendix A to Subpart M</HEAD>', "<!DOCTYPE x [<!ENTITY e SYSTEM 'file:///etc/passwd'>]>", "&e;",
+    "<P>",
+    "</P>",
+    "<I>",
+    "</I>",
+    "(a)",
+    "(1)",
+    "(i)",
+    "(A)",
+    "(<I>1</I>)",
+    '<DIV8 N="9999.9" TYPE="SECTION">',
+    "</DIV8>",
+    "<HEAD>§ 9999.1 X</HEAD>",
+    "<NOTE>",
+    "</NOTE>",
+    "&amp;",
+    "&bogus;",
+    "<![CDATA[x]]>",
+    '<DIV6 N="ZZ" TYPE="SUBPART">',
+    "<HEAD>Appendix A to Subpart M</HEAD>",
+    "<!DOCTYPE x [<!ENTITY e SYSTEM 'file:///etc/passwd'>]>",
+    "&e;",
 ]
 HTML_INSERTS = [
-    "<p>", "</p>", "<i>", "</i>", "<h2>", "</h2>", "§ 1926.9 T", "1926.12 - Title", "(a)", "(1)", "(i)", "(A)",
-    "(<i>1</i>)", "<table><tr><td>x</td></tr></table>", "<script>x</script>", "<br>", "&nbsp;", "Note:", "[Reserved]",
+    "<p>",
+    "</p>",
+    "<i>",
+    "</i>",
+    "<h2>",
+    "</h2>",
+    "§ 1926.9 T",
+    "1926.12 - Title",
+    "(a)",
+    "(1)",
+    "(i)",
+    "(A)",
+    "(<i>1</i>)",
+    "<table><tr><td>x</td></tr></table>",
+    "<script>x</script>",
+    "<br>",
+    "&nbsp;",
+    "Note:",
+    "[Reserved]",
     "<div><div><div>",
 ]
-PASSAGES = st.lists(st.fixed_dictionaries({
-    "ID": st.one_of(st.text(max_size=6), JSON),
-    "DocumentID": st.one_of(st.integers(-5, 60), st.sampled_from(["3", "²", "١٢", "x"]), JSON),
-    "PassageID": st.one_of(st.text(max_size=20), st.sampled_from(["6.1.1", "Part 1.Chapter 2.3.(1)", "APP1", "....", "1)", "6.1.1.(b)"]), JSON),
-    "Passage": st.one_of(st.text(max_size=20), JSON),
-}), max_size=6)
+PASSAGES = st.lists(
+    st.fixed_dictionaries(
+        {
+            "ID": st.one_of(st.text(max_size=6), JSON),
+            "DocumentID": st.one_of(st.integers(-5, 60), st.sampled_from(["3", "²", "١٢", "x"]), JSON),
+            "PassageID": st.one_of(
+                st.text(max_size=20),
+                st.sampled_from(["6.1.1", "Part 1.Chapter 2.3.(1)", "APP1", "....", "1)", "6.1.1.(b)"]),
+                JSON,
+            ),
+            "Passage": st.one_of(st.text(max_size=20), JSON),
+        }
+    ),
+    max_size=6,
+)
 
 
 def check_document(doc: ParsedDocument, cfr_ids: bool = True) -> None:
@@ -111,8 +178,15 @@ def check_document(doc: ParsedDocument, cfr_ids: bool = True) -> None:
     ids = [p.id for p in doc.provisions]
     assert len(ids) == len(set(ids)), "duplicate provision ids"
     for p in doc.provisions:
-        outside = cfr_ids and p.parent_id is not None and cfr.is_valid(p.parent_id) and cfr.parse(p.parent_id).kind in ("part", "subpart")
-        assert p.parent_id is None or p.parent_id in ids or outside, f"{p.id}: parent {p.parent_id} is not in the document"
+        outside = (
+            cfr_ids
+            and p.parent_id is not None
+            and cfr.is_valid(p.parent_id)
+            and cfr.parse(p.parent_id).kind in ("part", "subpart")
+        )
+        assert p.parent_id is None or p.parent_id in ids or outside, (
+            f"{p.id}: parent {p.parent_id} is not in the document"
+        )
         if not cfr_ids:
             continue
         numbering = re.sub(r"\[[^\]]*\]", "", p.id)  # a defined term may hold any character
@@ -131,7 +205,9 @@ def parsed_or_refused(parse, *args, cfr_ids: bool = True, **kwargs) -> None:
 
 
 @given(content=mutated_ecfr())
-@example(content=json.dumps([{**MINI[1], "content": "(a) x (15²) y (١) z\n(b)(٢) q"}]))  # `(٢)` became a label
+@example(
+    content=json.dumps([{**MINI[1], "content": "(a) x (15²) y (١) z\n(b)(٢) q"}])
+)  # `(٢)` became a label
 @example(content=json.dumps([{**MINI[1], "section": "1926.٥٠١", "title": "§ 1926.٥٠١ Duty"}]))  # id 1926.٥٠١
 @example(content="[" * 5000 + "]" * 5000)  # RecursionError escaped a direct call
 def test_ecfr_json(folder, content):
@@ -139,9 +215,19 @@ def test_ecfr_json(folder, content):
 
 
 @given(content=mutated_text(XML, XML_INSERTS))
-@example(content=XML.replace('N="9999.502" TYPE="SECTION">\n<HEAD>§ 9999.502', 'N="9999.٥٠٢" TYPE="SECTION">\n<HEAD>§ 9999.٥٠٢'))
-@example(content=XML.replace('<DIV5 N="9999"', '<DIV5 N=""').replace('<DIV6 N="M"', '<DIV6 N="m!"'))  # part '' and subpart 'm!'
-@example(content=XML.replace("<HEAD>§ 9999.500 Scope and definitions.</HEAD>", "<HEAD>Scope</HEAD>").replace('N="9999.500"', 'N="garbage"'))
+@example(
+    content=XML.replace(
+        'N="9999.502" TYPE="SECTION">\n<HEAD>§ 9999.502', 'N="9999.٥٠٢" TYPE="SECTION">\n<HEAD>§ 9999.٥٠٢'
+    )
+)
+@example(
+    content=XML.replace('<DIV5 N="9999"', '<DIV5 N=""').replace('<DIV6 N="M"', '<DIV6 N="m!"')
+)  # part '' and subpart 'm!'
+@example(
+    content=XML.replace("<HEAD>§ 9999.500 Scope and definitions.</HEAD>", "<HEAD>Scope</HEAD>").replace(
+        'N="9999.500"', 'N="garbage"'
+    )
+)
 def test_ecfr_xml(folder, content):
     parsed_or_refused(parse_ecfr_xml, write(folder, "part.xml", content), "osha-1926")
 
@@ -150,23 +236,38 @@ def test_ecfr_xml(folder, content):
 @example(content=HTML.replace("(2) More", "(٢) More"))
 @example(content=HTML.replace("§ 1926.500", "§ 1926.00"))  # section id 1926.00, which the grammar refuses
 @example(content=HTML.replace("§ 1926.501 Duty", "§ 11926.12 - Title"))  # five-digit part 11926
-@example(content=HTML.replace("§ 1926.501 Duty", "§ 1926.501a Duty"))  # a lettered section the grammar refused
+@example(
+    content=HTML.replace("§ 1926.501 Duty", "§ 1926.501a Duty")
+)  # a lettered section the grammar refused
 def test_html(content):
     parsed_or_refused(parse_html, content, "osha-1926")
 
 
 @given(passages=PASSAGES)
-@example(passages=[{"ID": "u1", "DocumentID": "²", "PassageID": "6.1.1", "Passage": "x"}])  # int('²') ValueError
+@example(
+    passages=[{"ID": "u1", "DocumentID": "²", "PassageID": "6.1.1", "Passage": "x"}]
+)  # int('²') ValueError
 def test_adgm_json(folder, passages):
     parsed_or_refused(parse_adgm_json, write(folder, "1.json", json.dumps(passages)), "adgm", cfr_ids=False)
 
 
 @example(content=b"[{]", ext=".json")  # malformed JSON straight into the ADGM parser was a JSONDecodeError
-@given(content=st.one_of(st.binary(max_size=80), JSON.map(lambda v: json.dumps(v).encode()),
-                         PASSAGES.map(lambda v: json.dumps(v).encode())),
-       ext=st.sampled_from([".json", ".xml", ".html", ".htm", ".pdf", ".txt", ""]))
+@given(
+    content=st.one_of(
+        st.binary(max_size=80),
+        JSON.map(lambda v: json.dumps(v).encode()),
+        PASSAGES.map(lambda v: json.dumps(v).encode()),
+    ),
+    ext=st.sampled_from([".json", ".xml", ".html", ".htm", ".pdf", ".txt", ""]),
+)
 def test_read_source_refuses_or_parses_any_file(folder, content, ext):
-    parsed_or_refused(read_source, write(folder, f"any{ext}", content), "osha-1926", pack_of("osha-1926").formats, cfr_ids=False)
+    parsed_or_refused(
+        read_source,
+        write(folder, f"any{ext}", content),
+        "osha-1926",
+        pack_of("osha-1926").formats,
+        cfr_ids=False,
+    )
 
 
 def test_malformed_adgm_json_is_a_source_parse_error(folder):
@@ -177,7 +278,12 @@ def test_malformed_adgm_json_is_a_source_parse_error(folder):
 
 
 def test_a_document_id_with_a_non_ascii_digit_is_not_a_number(folder):
-    doc = parse_adgm_json(write(folder, "2.json", json.dumps([{"ID": "u1", "DocumentID": "²", "PassageID": "1", "Passage": "x"}])), "adgm")
+    doc = parse_adgm_json(
+        write(
+            folder, "2.json", json.dumps([{"ID": "u1", "DocumentID": "²", "PassageID": "1", "Passage": "x"}])
+        ),
+        "adgm",
+    )
     assert doc.provisions[0].order < 100000
 
 
@@ -188,16 +294,25 @@ def test_adgm_files_are_ordered_by_ascii_numbers_only(tmp_path):
 
 
 def test_non_ascii_digits_never_make_ids(folder):
-    items = [{**MINI[1], "content": "(a) x\n(b)(٢) q"}, {**MINI[2], "section": "1926.٥٠٢", "title": "§ 1926.٥٠٢ Systems."}]
+    items = [
+        {**MINI[1], "content": "(a) x\n(b)(٢) q"},
+        {**MINI[2], "section": "1926.٥٠٢", "title": "§ 1926.٥٠٢ Systems."},
+    ]
     doc = parse_ecfr_json(write(folder, "odd.json", json.dumps(items)), "osha-1926")
-    assert all(pid.isascii() for pid in (p.id for p in doc.provisions)) and "1926.501(b)" in {p.id for p in doc.provisions}
+    assert all(pid.isascii() for pid in (p.id for p in doc.provisions)) and "1926.501(b)" in {
+        p.id for p in doc.provisions
+    }
 
 
 def test_ecfr_xml_ids_come_only_from_cfr_numbers(folder):
-    odd = XML.replace('<DIV6 N="M"', '<DIV6 N="m!"').replace("<HEAD>§ 9999.500 Scope and definitions.</HEAD>", "<HEAD>Scope</HEAD>")
+    odd = XML.replace('<DIV6 N="M"', '<DIV6 N="m!"').replace(
+        "<HEAD>§ 9999.500 Scope and definitions.</HEAD>", "<HEAD>Scope</HEAD>"
+    )
     doc = parse_ecfr_xml(write(folder, "odd.xml", odd.replace('N="9999.500"', 'N="garbage"')), "osha-1926")
     ids = {p.id for p in doc.provisions}
     assert "garbage" not in ids and not any("m!" in i for i in ids) and "9999.502" in ids
-    assert any("not a subpart letter" in o for o in doc.oddities) and any("'garbage'" in o for o in doc.oddities)
+    assert any("not a subpart letter" in o for o in doc.oddities) and any(
+        "'garbage'" in o for o in doc.oddities
+    )
     with pytest.raises(SourceParseError, match="no CFR part found"):
         parse_ecfr_xml(write(folder, "nopart.xml", XML.replace('<DIV5 N="9999"', '<DIV5 N=""')), "osha-1926")

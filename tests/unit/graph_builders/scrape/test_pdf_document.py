@@ -147,7 +147,10 @@ def test_join_pair_rejoins_words_but_keeps_compounds(left: str, right: str, join
 
 
 def test_join_pair_keeps_a_hyphen_the_document_prints_elsewhere() -> None:
-    assert join_pair("a self-", "retracting lifeline", frozenset({"self-retracting"})) == "a self-retracting lifeline"
+    assert (
+        join_pair("a self-", "retracting lifeline", frozenset({"self-retracting"}))
+        == "a self-retracting lifeline"
+    )
 
 
 def test_join_lines_moves_a_marker_like_start_back_to_the_previous_page() -> None:
@@ -163,7 +166,11 @@ def test_join_lines_moves_a_marker_like_start_back_to_the_previous_page() -> Non
 
 
 def test_join_lines_starts_a_new_line_at_each_paragraph_marker() -> None:
-    lines = [RawLine("(a) General. Each employer", 1, 0), RawLine("shall comply.", 1, 0), RawLine("(b) Other.", 1, 0)]
+    lines = [
+        RawLine("(a) General. Each employer", 1, 0),
+        RawLine("shall comply.", 1, 0),
+        RawLine("(b) Other.", 1, 0),
+    ]
     assert [u.text for u in join_lines(lines)] == ["(a) General. Each employer shall comply.", "(b) Other."]
 
 

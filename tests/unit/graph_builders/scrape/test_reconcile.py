@@ -76,7 +76,9 @@ def test_reconcile_threshold_below_one_accepts_near_matches() -> None:
 
 
 def test_reconcile_compares_headings_too() -> None:
-    a = PRIMARY.model_copy(update={"provisions": (PRIMARY.provisions[0].model_copy(update={"heading": "Capacity."}),)})
+    a = PRIMARY.model_copy(
+        update={"provisions": (PRIMARY.provisions[0].model_copy(update={"heading": "Capacity."}),)}
+    )
     b = SECONDARY.model_copy(update={"provisions": (SECONDARY.provisions[0],)})
     (item,) = reconcile(a, b).review
     assert item.text_a.startswith("Capacity. Each scaffold")

@@ -97,7 +97,9 @@ def test_whitespace_only_file_is_refused(tmp_path: Path) -> None:
 
 def test_non_utf8_text_is_refused_with_the_byte_offset(tmp_path: Path) -> None:
     path = tmp_path / "latin1.html"
-    path.write_bytes("<p>§ 1926.1 Zweck und Geltungsbereich für".encode("utf-8") + "Prüfung".encode("latin-1"))
+    path.write_bytes(
+        "<p>§ 1926.1 Zweck und Geltungsbereich für".encode("utf-8") + "Prüfung".encode("latin-1")
+    )
     offset = len("<p>§ 1926.1 Zweck und Geltungsbereich für".encode("utf-8")) + 2
     assert _refused(path).reason == f"not valid UTF-8 at byte {offset}"
 

@@ -86,8 +86,18 @@ def test_the_llm_answer_keeps_verified_quotes_and_drops_an_invented_one(bf, monk
 
 
 def test_bifrost_ask_json_returns_the_spans(bf):
-    r = CliRunner().invoke(app, ["--home", str(bf.settings.home), "ask", "Who must prepare the fall protection plan?",
-                                 "--corpus", "mini", "--json"])
+    r = CliRunner().invoke(
+        app,
+        [
+            "--home",
+            str(bf.settings.home),
+            "ask",
+            "Who must prepare the fall protection plan?",
+            "--corpus",
+            "mini",
+            "--json",
+        ],
+    )
     assert r.exit_code == 0, r.output
     answer = Answer.model_validate(json.loads(r.stdout))
     assert answer.statements and all(st.quotes for st in answer.statements)

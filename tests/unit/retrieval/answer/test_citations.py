@@ -75,7 +75,9 @@ def test_find_marks_reads_ids_in_order():
 
 
 def test_citations_for_resolves_ids_once_each_in_order_and_skips_unknown_ones():
-    known = {pid: Provision(corpus="c", id=pid, kind=ProvisionKind.SECTION, heading=pid, text="t", order=n)
-             for n, pid in enumerate(("b", "a"))}
+    known = {
+        pid: Provision(corpus="c", id=pid, kind=ProvisionKind.SECTION, heading=pid, text="t", order=n)
+        for n, pid in enumerate(("b", "a"))
+    }
     cites = citations_for(["b", "x", "a", "b"], known.get)
     assert [c.id for c in cites] == ["b", "a"]

@@ -7,20 +7,27 @@ import pytest
 from bifrost.graph_builders.jurisdictions.registry import words_for
 from bifrost.retrieval.answer.deontic import Asked, Decision, decision, read_question, read_rule
 
-LEADING_EDGE = ("Can a combination of a warning line system and personal fall arrest system be used for all types of "
-                "leading-edge work?")
-WARNING_LINE_ROOFING = ("The use of a warning line system with a personal fall arrest system is permitted only on roofing work "
-                        "on low-slope roofs.")
+LEADING_EDGE = (
+    "Can a combination of a warning line system and personal fall arrest system be used for all types of "
+    "leading-edge work?"
+)
+WARNING_LINE_ROOFING = (
+    "The use of a warning line system with a personal fall arrest system is permitted only on roofing work "
+    "on low-slope roofs."
+)
 
 
-@pytest.mark.parametrize("question, asked", [
-    (LEADING_EDGE, Asked.PERMISSION),
-    ("guys want to skip the harness on the scissor lift, thats fine right", Asked.PERMISSION),
-    ("do we need a competent person on site while the trench is open?", Asked.OBLIGATION),
-    ("Is a fall protection plan required for precast erection?", Asked.OBLIGATION),
-    ("Is it prohibited to ride the hook?", Asked.PROHIBITION),
-    ("How far back from the edge does the spoil pile go?", Asked.NONE),
-])
+@pytest.mark.parametrize(
+    "question, asked",
+    [
+        (LEADING_EDGE, Asked.PERMISSION),
+        ("guys want to skip the harness on the scissor lift, thats fine right", Asked.PERMISSION),
+        ("do we need a competent person on site while the trench is open?", Asked.OBLIGATION),
+        ("Is a fall protection plan required for precast erection?", Asked.OBLIGATION),
+        ("Is it prohibited to ride the hook?", Asked.PROHIBITION),
+        ("How far back from the edge does the spoil pile go?", Asked.NONE),
+    ],
+)
 def test_what_a_question_asks(question, asked):
     assert read_question(question).asked is asked
 
@@ -53,30 +60,56 @@ def test_need_not_answers_no_to_a_duty_question():
     assert decision(read_question("do we need a guardrail at the ladder opening?"), rule) is Decision.NO
 
 
-@pytest.mark.parametrize("sentence", [
-    "Guardrail systems need not be provided when the employer can demonstrate that their use is infeasible.",
-    "Protector gloves need not be worn with Class 0 gloves, under limited-use conditions, where small equipment is handled.",
-    "Ground-fault circuit interrupters are not required unless the generator supplies more than one receptacle.",
-])
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Guardrail systems need not be provided when the employer can demonstrate that their use is "
+        "infeasible.",
+        "Protector gloves need not be worn with Class 0 gloves, under limited-use conditions, where small "
+        "equipment is handled.",
+        "Ground-fault circuit interrupters are not required unless the generator supplies more than one "
+        "receptacle.",
+    ],
+)
 def test_a_conditional_need_not_makes_a_duty_depend_never_a_flat_no(sentence):
     assert decision(read_question("do we need it here?"), read_rule(sentence)) is Decision.DEPENDS
 
 
 def test_a_power_of_the_regulator_is_no_permission_to_the_firm_in_adgm():
     q, adgm = read_question("Can we extend the reporting period?"), words_for("adgm")
-    assert decision(q, read_rule("The Regulator may extend the period for the submission of a report.", adgm)) is None
-    assert decision(q, read_rule("An Authorised Person may extend the period by one month.", adgm)) is Decision.YES
-    assert decision(q, read_rule("The Assistant Secretary may extend the period.", words_for("osha-1926"))) is None
+    assert (
+        decision(q, read_rule("The Regulator may extend the period for the submission of a report.", adgm))
+        is None
+    )
+    assert (
+        decision(q, read_rule("An Authorised Person may extend the period by one month.", adgm))
+        is Decision.YES
+    )
+    assert (
+        decision(q, read_rule("The Assistant Secretary may extend the period.", words_for("osha-1926")))
+        is None
+    )
 
 
 def test_an_exception_makes_a_duty_depend():
-    rule = read_rule("Each employee shall be protected by guardrail systems unless the work is of short duration.")
+    rule = read_rule(
+        "Each employee shall be protected by guardrail systems unless the work is of short duration."
+    )
     assert decision(read_question("do we need guardrails for this?"), rule) is Decision.DEPENDS
 
 
 def test_no_verdict_when_the_rule_does_not_decide_or_the_question_is_not_yes_no():
-    assert decision(read_question("How high must the top rail be?"), read_rule("The top rail shall be 42 inches high.")) is None
-    assert decision(read_question("can we use the lift?"), read_rule("The lift is described in Appendix A.")) is None
+    assert (
+        decision(
+            read_question("How high must the top rail be?"),
+            read_rule("The top rail shall be 42 inches high."),
+        )
+        is None
+    )
+    assert (
+        decision(read_question("can we use the lift?"), read_rule("The lift is described in Appendix A."))
+        is None
+    )
 
 
 def test_a_verdicts_reason_names_what_the_sentence_does_and_the_condition_it_states():

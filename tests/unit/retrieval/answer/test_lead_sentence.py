@@ -40,12 +40,29 @@ def prov(pid: str, order: int, text: str) -> Provision:
 
 
 RAIL_SCOPE = prov("2(b)", 20, "Guardrail systems and their use shall comply with the following provisions.")
-RAIL_HEIGHT = prov("2(b)(1)", 21, "Top edge height of top rails shall be 42 inches plus or minus 3 inches above the walking level.")
-RAIL_DEF = prov("1(b)[Guardrail]", 10, "Guardrail system means a barrier erected to prevent employees from falling to lower levels.")
-BELT = prov("2(d)", 30, "Personal fall arrest systems shall comply with the provisions set forth below. "
-                        "Body belts are not acceptable as part of a personal fall arrest system.")
+RAIL_HEIGHT = prov(
+    "2(b)(1)",
+    21,
+    "Top edge height of top rails shall be 42 inches plus or minus 3 inches above the walking level.",
+)
+RAIL_DEF = prov(
+    "1(b)[Guardrail]",
+    10,
+    "Guardrail system means a barrier erected to prevent employees from falling to lower levels.",
+)
+BELT = prov(
+    "2(d)",
+    30,
+    "Personal fall arrest systems shall comply with the provisions set forth below. "
+    "Body belts are not acceptable as part of a personal fall arrest system.",
+)
 BELT_USE = prov("2(d)(1)", 31, "Personal fall arrest systems shall be inspected before use.")
-CRANE = prov("3(f)", 40, "Each crane shall be inspected by a qualified person. The inspection shall be repeated at least every 12 months.")
+CRANE = prov(
+    "3(f)",
+    40,
+    "Each crane shall be inspected by a qualified person. The inspection shall be repeated at least every "
+    "12 months.",
+)
 CRANE_SCOPE = prov("3(a)", 35, "This section applies to every crane used in construction.")
 ALL = {p.id: p for p in (RAIL_SCOPE, RAIL_HEIGHT, RAIL_DEF, BELT, BELT_USE, CRANE, CRANE_SCOPE)}
 
@@ -85,7 +102,10 @@ def test_when_no_sentence_holds_the_fact_the_answer_says_the_question_is_left_op
     assert statements[0].text == open_note(detect("How often must a crane be inspected?"))
     assert statements[0].text == "The cited provisions leave this open: none of them states how often."
     assert statements[0].citations == ("3(a)",)  # it still cites (and quotes) what was found
-    assert [s.citations[0] for s in statements[1:]] == ["2(b)", "3(a)"]  # then the provisions, in reading order
+    assert [s.citations[0] for s in statements[1:]] == [
+        "2(b)",
+        "3(a)",
+    ]  # then the provisions, in reading order
 
 
 def test_an_open_question_can_be_answered_from_further_down_the_ranking_when_reach_allows():
@@ -101,25 +121,37 @@ def test_a_question_that_asks_for_no_particular_fact_leads_with_the_best_ranked_
 
 
 def test_rank_mode_is_the_earlier_answer_each_provisions_closest_sentence_in_rank_order():
-    statements = answer("How high must the top rail of a guardrail be?", [RAIL_DEF, RAIL_SCOPE, RAIL_HEIGHT], lead="rank")
+    statements = answer(
+        "How high must the top rail of a guardrail be?", [RAIL_DEF, RAIL_SCOPE, RAIL_HEIGHT], lead="rank"
+    )
     assert [s.citations[0] for s in statements] == ["1(b)[Guardrail]", "2(b)", "2(b)(1)"]
 
 
-@pytest.mark.parametrize("sentence, ask, level", [
-    ("Top rails shall be 42 inches high.", Ask(Asks.QUANTITY, frozenset({"length"})), 1),
-    ("Top rails shall withstand 200 pounds.", Ask(Asks.QUANTITY, frozenset({"length"})), 0),  # a weight is not a height
-    ("Only trained employees may enter the zone.", Ask(Asks.YES_NO), 2),
-    ("Employees shall wear harnesses.", Ask(Asks.YES_NO), 1),
-    ("Harnesses are blue.", Ask(Asks.YES_NO), 0),
-    ("The plan shall be prepared by a qualified person.", Ask(Asks.WHO), 1),
-    ("Anything at all.", Ask(Asks.OTHER), 0),
-])
+@pytest.mark.parametrize(
+    "sentence, ask, level",
+    [
+        ("Top rails shall be 42 inches high.", Ask(Asks.QUANTITY, frozenset({"length"})), 1),
+        (
+            "Top rails shall withstand 200 pounds.",
+            Ask(Asks.QUANTITY, frozenset({"length"})),
+            0,
+        ),  # a weight is not a height
+        ("Only trained employees may enter the zone.", Ask(Asks.YES_NO), 2),
+        ("Employees shall wear harnesses.", Ask(Asks.YES_NO), 1),
+        ("Harnesses are blue.", Ask(Asks.YES_NO), 0),
+        ("The plan shall be prepared by a qualified person.", Ask(Asks.WHO), 1),
+        ("Anything at all.", Ask(Asks.OTHER), 0),
+    ],
+)
 def test_fact_level_of_a_sentence(sentence, ask, level):
     assert fact_level(sentence, ask) == level
 
 
 def test_the_open_note_names_what_was_asked():
-    assert open_note(Ask(Asks.QUANTITY, frozenset({"length"}))) == "The cited provisions leave this open: none of them states the value asked for."
+    assert (
+        open_note(Ask(Asks.QUANTITY, frozenset({"length"})))
+        == "The cited provisions leave this open: none of them states the value asked for."
+    )
     assert open_note(Ask(Asks.PROPERTY, prop="color")).endswith("states the color asked for.")
     assert open_note(Ask(Asks.WHO)).endswith("states who.")
 

@@ -17,7 +17,9 @@ DEF = "Leading edge means the edge of a floor, roof, or formwork for a floor."
 PROVS = {
     "1926.651(h)(1)": Provision(corpus="c", id="1926.651(h)(1)", kind=ProvisionKind.PARAGRAPH, text=H1),
     "1926.651(h)(3)": Provision(corpus="c", id="1926.651(h)(3)", kind=ProvisionKind.PARAGRAPH, text=H3),
-    "1926.500(b)[Leading edge]": Provision(corpus="c", id="1926.500(b)[Leading edge]", kind=ProvisionKind.DEFINITION, text=DEF),
+    "1926.500(b)[Leading edge]": Provision(
+        corpus="c", id="1926.500(b)[Leading edge]", kind=ProvisionKind.DEFINITION, text=DEF
+    ),
 }
 ITEMS = [RetrievedItem(corpus="c", id=pid, score=1.0) for pid in PROVS]
 
@@ -39,7 +41,7 @@ def answer(reply: str):
 # --- quotes ---
 def test_a_statement_with_a_verbatim_quote_reaches_the_answer_with_its_span():
     refused, statements, _ = answer(
-        'STATEMENT: Keep surface water out with ditches. [1926.651(h)(3)]\n'
+        "STATEMENT: Keep surface water out with ditches. [1926.651(h)(3)]\n"
         'QUOTE [1926.651(h)(3)]: "Diversion ditches shall be used"'
     )
     assert not refused
@@ -51,9 +53,9 @@ def test_a_statement_with_a_verbatim_quote_reaches_the_answer_with_its_span():
 
 def test_a_reply_quoting_text_not_in_the_provision_is_dropped(caplog):
     refused, statements, _ = answer(
-        'STATEMENT: Work in water is allowed. [1926.651(h)(1)]\n'
+        "STATEMENT: Work in water is allowed. [1926.651(h)(1)]\n"
         'QUOTE [1926.651(h)(1)]: "Employees may work in excavations with accumulated water"\n'
-        'STATEMENT: Ditches keep water out. [1926.651(h)(3)]\n'
+        "STATEMENT: Ditches keep water out. [1926.651(h)(3)]\n"
         'QUOTE [1926.651(h)(3)]: "Diversion ditches shall be used"'
     )
     assert [s.text for s in statements] == ["Ditches keep water out."] and not refused
@@ -62,13 +64,16 @@ def test_a_reply_quoting_text_not_in_the_provision_is_dropped(caplog):
 
 def test_a_quote_of_another_provision_than_the_one_labelled_is_dropped():
     refused, statements, _ = answer(
-        'STATEMENT: Ditches keep water out. [1926.651(h)(1)]\nQUOTE [1926.651(h)(1)]: "Diversion ditches shall be used"'
+        'STATEMENT: Ditches keep water out. [1926.651(h)(1)]\nQUOTE [1926.651(h)(1)]: "Diversion ditches '
+        'shall be used"'
     )
     assert refused and statements == []
 
 
 def test_an_answer_whose_every_quote_is_invented_is_a_refusal():
-    refused, statements, _ = answer('STATEMENT: Anything goes. [1926.651(h)(1)]\nQUOTE [1926.651(h)(1)]: "Anything goes."')
+    refused, statements, _ = answer(
+        'STATEMENT: Anything goes. [1926.651(h)(1)]\nQUOTE [1926.651(h)(1)]: "Anything goes."'
+    )
     assert refused and statements == []
 
 
@@ -92,18 +97,26 @@ def test_quotes_are_parsed_robustly():
         ("Employees must not work in water.", ("1926.651(h)(1)",)),
         ("A leading edge is a floor edge.", ("1926.500(b)[Leading edge]",)),
     ]
-    assert [c.text for c in drafts[2].claims] == ["Leading edge means the edge of a floor, roof", "for a floor."]
+    assert [c.text for c in drafts[2].claims] == [
+        "Leading edge means the edge of a floor, roof",
+        "for a floor.",
+    ]
     refused, statements, _ = answerer(reply)[0].answer("q", ITEMS, PROVS.get)
     assert len(statements) == 2 and len(statements[1].quotes) == 2 and not refused
 
 
 def test_a_quote_left_open_is_still_checked_without_its_mark():
-    drafts, _ = parse_answer('STATEMENT: Ditches. [1926.651(h)(3)]\nQUOTE [1926.651(h)(3)]: "Diversion ditches shall\n\n', set(PROVS))
+    drafts, _ = parse_answer(
+        'STATEMENT: Ditches. [1926.651(h)(3)]\nQUOTE [1926.651(h)(3)]: "Diversion ditches shall\n\n',
+        set(PROVS),
+    )
     assert [c.text for c in drafts[0].claims] == ["Diversion ditches shall"]
 
 
 def test_a_quote_without_an_id_is_looked_up_in_the_statement_citations():
-    refused, statements, _ = answer('STATEMENT: Ditches. [1926.651(h)(1)][1926.651(h)(3)]\nQUOTE: "Diversion ditches"')
+    refused, statements, _ = answer(
+        'STATEMENT: Ditches. [1926.651(h)(1)][1926.651(h)(3)]\nQUOTE: "Diversion ditches"'
+    )
     assert [s.citations for s in statements] == [("1926.651(h)(3)",)] and not refused
 
 
@@ -121,7 +134,9 @@ def test_a_quote_labelled_with_an_unretrieved_id_is_not_checked_against_it():
 
 
 def test_the_prompt_carries_the_question_and_every_retrieved_provision_with_its_text():
-    a, seen = answerer('STATEMENT: Keep water out. [1926.651(h)(3)]\nQUOTE [1926.651(h)(3)]: "Diversion ditches"')
+    a, seen = answerer(
+        'STATEMENT: Keep water out. [1926.651(h)(3)]\nQUOTE [1926.651(h)(3)]: "Diversion ditches"'
+    )
     refused, statements, _ = a.answer("How to handle rain?", ITEMS, PROVS.get)
     system, user = seen[0][0].content, seen[0][-1].content
     assert "How to handle rain?" in user and "[1926.651(h)(1)]" in user and H1 in user and NO_ANSWER in user

@@ -1,5 +1,7 @@
-"""The question read once: stance, the kind of fact asked, figures with what they measure, and the activities it
-rules out; a rule about an activity the question rules out is not cited as the rule while another rule is left."""
+"""The question read once: stance, the kind of fact asked, figures with what they measure, and the activities
+it
+rules out; a rule about an activity the question rules out is not cited as the rule while another rule is
+left."""
 
 from __future__ import annotations
 
@@ -22,22 +24,34 @@ def test_the_facts_read_at_the_start_are_reused_only_for_the_same_question():
 
 
 def test_the_activities_a_question_rules_out():
-    assert excluded_activities("using scaffolds as a work platform, not erecting or dismantling them") == ("erecting", "dismantling")
+    assert excluded_activities("using scaffolds as a work platform, not erecting or dismantling them") == (
+        "erecting",
+        "dismantling",
+    )
     assert excluded_activities("other than welding, which hot work needs a permit?") == ("welding",)
     assert excluded_activities("When is fall protection required on scaffolds?") == ()
-    assert excluded_activities("What happens if an employee is not tying off?") == ()  # the situation asked about
+    assert (
+        excluded_activities("What happens if an employee is not tying off?") == ()
+    )  # the situation asked about
 
 
 def tokenize(text: str) -> list[str]:
     return text.lower().replace(",", " ").replace(".", " ").split()
 
 
-TEXT = {"erect": "The employer shall have a competent person determine fall protection for employees erecting or dismantling scaffolds.",
-        "use": "Each employee on a scaffold more than 10 feet above a lower level shall be protected from falling."}
+TEXT = {
+    "erect": "The employer shall have a competent person determine fall protection for employees erecting "
+    "or dismantling scaffolds.",
+    "use": "Each employee on a scaffold more than 10 feet above a lower level shall be protected from "
+    "falling.",
+}
 
 
 def test_a_rule_about_an_excluded_activity_is_not_cited_as_the_rule():
-    planned = [Planned("erect", Role.RULE, ("erect",), "ranked 1"), Planned("use", Role.RULE, ("use",), "ranked 2")]
+    planned = [
+        Planned("erect", Role.RULE, ("erect",), "ranked 1"),
+        Planned("use", Role.RULE, ("use",), "ranked 2"),
+    ]
     kept = without_excluded(planned, ("erecting", "dismantling"), TEXT.get, tokenize)
     assert [p.id for p in kept] == ["use"]
 

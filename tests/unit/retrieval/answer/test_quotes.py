@@ -13,9 +13,14 @@ from bifrost.core.types import Provision, ProvisionKind
 from bifrost.retrieval.answer.base import DraftStatement, QuoteClaim
 from bifrost.retrieval.answer.quotes import check_statements, locate, normalize, verifies
 
-TEXT = "Employees shall not work in excavations in which\n  there is accumulated water,\tunless adequate precautions have been taken."
+TEXT = (
+    "Employees shall not work in excavations in which\n  there is accumulated water,\tunless "
+    "adequate precautions have been taken."
+)
 PROV = Provision(corpus="c", id="1926.651(h)(1)", kind=ProvisionKind.PARAGRAPH, text=TEXT)
-OTHER = Provision(corpus="c", id="1926.651(h)(3)", kind=ProvisionKind.PARAGRAPH, text="Diversion ditches shall be used.")
+OTHER = Provision(
+    corpus="c", id="1926.651(h)(3)", kind=ProvisionKind.PARAGRAPH, text="Diversion ditches shall be used."
+)
 LOOKUP = {p.id: p for p in (PROV, OTHER)}.get
 
 WORDS = st.text(alphabet="abcde .,;()\n\t\u00a0", max_size=120)
@@ -73,8 +78,12 @@ def test_normalize_squeezes_whitespace_and_remembers_where_each_character_was(te
 # --- examples ---
 def test_a_quote_across_a_line_break_and_a_tab_maps_to_the_original_offsets():
     q = locate("in which there is accumulated water, unless", PROV)
-    assert q == Quote(provision_id=PROV.id, start=TEXT.index("in which"), end=TEXT.index("unless") + 6,
-                      text="in which\n  there is accumulated water,\tunless")
+    assert q == Quote(
+        provision_id=PROV.id,
+        start=TEXT.index("in which"),
+        end=TEXT.index("unless") + 6,
+        text="in which\n  there is accumulated water,\tunless",
+    )
 
 
 def test_empty_and_blank_quotes_are_rejected():
@@ -95,8 +104,11 @@ def test_a_quote_record_must_fit_its_span():
 
 
 def test_a_statement_keeps_only_citations_it_quotes_with_their_spans():
-    draft = DraftStatement("Keep water out.", ("1926.651(h)(1)", "1926.651(h)(3)"),
-                           (QuoteClaim("1926.651(h)(3)", "Diversion ditches shall be used."),))
+    draft = DraftStatement(
+        "Keep water out.",
+        ("1926.651(h)(1)", "1926.651(h)(3)"),
+        (QuoteClaim("1926.651(h)(3)", "Diversion ditches shall be used."),),
+    )
     [statement] = check_statements([draft], LOOKUP).statements
     assert statement.citations == ("1926.651(h)(3)",)
     assert statement.quotes == (Quote(provision_id="1926.651(h)(3)", start=0, end=32, text=OTHER.text),)
@@ -104,17 +116,28 @@ def test_a_statement_keeps_only_citations_it_quotes_with_their_spans():
 
 def test_a_statement_whose_quote_is_not_in_the_cited_provision_is_dropped_and_logged(caplog):
     drafts = [
-        DraftStatement("Ditches.", ("1926.651(h)(1)",), (QuoteClaim("1926.651(h)(1)", "Diversion ditches shall be used."),)),
-        DraftStatement("Water.", ("1926.651(h)(1)",), (QuoteClaim("1926.651(h)(1)", "there is accumulated water"),)),
+        DraftStatement(
+            "Ditches.",
+            ("1926.651(h)(1)",),
+            (QuoteClaim("1926.651(h)(1)", "Diversion ditches shall be used."),),
+        ),
+        DraftStatement(
+            "Water.", ("1926.651(h)(1)",), (QuoteClaim("1926.651(h)(1)", "there is accumulated water"),)
+        ),
     ]
     checked = check_statements(drafts, LOOKUP)
     assert [s.text for s in checked.statements] == ["Water."]
-    assert [d.text for d in checked.dropped] == ["Ditches."] and "not found verbatim in 1926.651(h)(1)" in caplog.text
+    assert [d.text for d in checked.dropped] == [
+        "Ditches."
+    ] and "not found verbatim in 1926.651(h)(1)" in caplog.text
 
 
 def test_one_bad_quote_drops_the_whole_statement():
-    draft = DraftStatement("Both.", ("1926.651(h)(1)", "1926.651(h)(3)"),
-                           (QuoteClaim("1926.651(h)(1)", "Employees shall not work"), QuoteClaim("1926.651(h)(3)", "invented")))
+    draft = DraftStatement(
+        "Both.",
+        ("1926.651(h)(1)", "1926.651(h)(3)"),
+        (QuoteClaim("1926.651(h)(1)", "Employees shall not work"), QuoteClaim("1926.651(h)(3)", "invented")),
+    )
     assert check_statements([draft], LOOKUP).statements == []
 
 
@@ -124,7 +147,9 @@ def test_a_statement_without_any_quote_is_dropped():
 
 
 def test_an_unlabelled_quote_is_looked_up_in_each_cited_provision():
-    draft = DraftStatement("Ditches.", ("1926.651(h)(1)", "1926.651(h)(3)"), (QuoteClaim(None, "Diversion ditches"),))
+    draft = DraftStatement(
+        "Ditches.", ("1926.651(h)(1)", "1926.651(h)(3)"), (QuoteClaim(None, "Diversion ditches"),)
+    )
     [statement] = check_statements([draft], LOOKUP).statements
     assert statement.citations == ("1926.651(h)(3)",) and statement.quotes[0].provision_id == "1926.651(h)(3)"
 

@@ -40,15 +40,20 @@ def provision(pid: str, text: str) -> Provision:
     return Provision(corpus="c", id=pid, kind=ProvisionKind.PARAGRAPH, text=text)
 
 
-RULES = [provision("1(a)", "Guardrails shall be 42 inches high. Toeboards are required."),
-         provision("1(b)", "Nets shall be inspected weekly; and after any impact."),
-         provision("1(c)", "Guardrails shall be 42 inches high.")]
+RULES = [
+    provision("1(a)", "Guardrails shall be 42 inches high. Toeboards are required."),
+    provision("1(b)", "Nets shall be inspected weekly; and after any impact."),
+    provision("1(c)", "Guardrails shall be 42 inches high."),
+]
 
 
 def test_every_distinct_sentence_is_listed_once_in_reading_order():
     assert corpus_sentences(RULES, sentences) == [
-        "Guardrails shall be 42 inches high.", "Toeboards are required.", "Nets shall be inspected weekly;",
-        "and after any impact."]
+        "Guardrails shall be 42 inches high.",
+        "Toeboards are required.",
+        "Nets shall be inspected weekly;",
+        "and after any impact.",
+    ]
 
 
 def test_stored_sentences_are_read_not_encoded_and_give_the_same_vectors(tmp_path: Path):
@@ -56,7 +61,11 @@ def test_stored_sentences_are_read_not_encoded_and_give_the_same_vectors(tmp_pat
     write(tmp_path, MODEL, texts, CountingEmbedder().embed)
     model = CountingEmbedder()
     embedder = StoredSentences(model, load(tmp_path, MODEL))
-    asked = ["Toeboards are required.", "How high must a guardrail be?", "Guardrails shall be 42 inches high."]
+    asked = [
+        "Toeboards are required.",
+        "How high must a guardrail be?",
+        "Guardrails shall be 42 inches high.",
+    ]
     assert np.allclose(embedder.embed(asked), CountingEmbedder().embed(asked))
     assert model.encoded == ["How high must a guardrail be?"]  # only the text that is not stored
 
@@ -70,7 +79,9 @@ def test_a_rebuild_encodes_only_new_sentences_and_removes_the_old_matrix(tmp_pat
     assert write(tmp_path, MODEL, [*texts, "Ladders shall be inspected."], model.embed) == 1
     assert model.encoded == ["Ladders shall be inspected."]
     assert len(load(tmp_path, MODEL)) == 5
-    assert [p.name for p in tmp_path.glob("sentences-*.npy")] != [p.name for p in old] and len(list(tmp_path.glob("*.npy"))) == 1
+    assert [p.name for p in tmp_path.glob("sentences-*.npy")] != [p.name for p in old] and len(
+        list(tmp_path.glob("*.npy"))
+    ) == 1
 
 
 def test_another_models_vectors_are_neither_read_nor_removed(tmp_path: Path):
@@ -81,7 +92,9 @@ def test_another_models_vectors_are_neither_read_nor_removed(tmp_path: Path):
     assert load(tmp_path, "other-model") is None
 
 
-def test_a_broken_or_mismatched_file_is_ignored_with_one_warning(tmp_path: Path, caplog: pytest.LogCaptureFixture):
+def test_a_broken_or_mismatched_file_is_ignored_with_one_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+):
     write(tmp_path, MODEL, ["A.", "B."], CountingEmbedder().embed)
     listing, _ = names(tmp_path, MODEL)
     meta = json.loads(listing.read_text())

@@ -10,14 +10,25 @@ import pytest
 
 from bifrost.retrieval.answerability.question_kinds import Ask, Asks
 from bifrost.retrieval.answerability.features import (
-    FEATURES, Passage, RetrievalSignals, Term, columns_without, coverage, fact_support, features, idf, subject_terms, vector,
+    FEATURES,
+    Passage,
+    RetrievalSignals,
+    Term,
+    columns_without,
+    coverage,
+    fact_support,
+    features,
+    idf,
+    subject_terms,
+    vector,
 )
 
 N_DOCS = 1000
 
 
 def tokenize(text: str) -> list[str]:
-    """A stand-in for the lexical index's tokenizer: lowercase words, a few stop words, crude plural stemming."""
+    """A stand-in for the lexical index's tokenizer: lowercase words, a few stop words, crude plural
+    stemming."""
     stop = {"a", "an", "the", "of", "to", "be", "is", "are", "and", "or", "by", "for", "in", "on"}
     return [w.rstrip("s") if len(w) > 3 else w for w in re.findall(r"\w\w+", text.lower()) if w not in stop]
 
@@ -26,7 +37,9 @@ def terms(question: str, df: dict[str, int]) -> list[Term]:
     return [Term(t, df.get(t, 5)) for t in dict.fromkeys(tokenize(question))]
 
 
-GUARDRAIL = Passage("p1", "Top rails shall be 42 inches above the walking level. Rails shall be smooth.", "Guardrail systems")
+GUARDRAIL = Passage(
+    "p1", "Top rails shall be 42 inches above the walking level. Rails shall be smooth.", "Guardrail systems"
+)
 NETS = Passage("p2", "Safety nets shall be inspected at least once a week.", "Safety net systems")
 SIGNALS = RetrievalSignals(dense_top=0.7, ranker_scores=(2.0, 0.5), entity_cosine=0.9, entity_mean=0.8)
 
@@ -55,13 +68,23 @@ def test_fact_support_is_the_coverage_of_a_sentence_stating_a_matching_fact():
     ask = Ask(Asks.QUANTITY, frozenset({"length"}))
     support, first, anywhere = fact_support(ask, [NETS, GUARDRAIL], ts, weights, tokenize)
     assert support == pytest.approx(1.0) and anywhere and not first  # "top rail" + context "guardrail"
-    assert fact_support(Ask(Asks.QUANTITY, frozenset({"weight"})), [GUARDRAIL], ts, weights, tokenize) == (0.0, False, False)
+    assert fact_support(Ask(Asks.QUANTITY, frozenset({"weight"})), [GUARDRAIL], ts, weights, tokenize) == (
+        0.0,
+        False,
+        False,
+    )
     assert fact_support(Ask(Asks.OTHER), [GUARDRAIL], ts, weights, tokenize) == (0.0, False, False)
 
 
 def test_features_fill_every_name_in_order():
-    row = features("How high must the top rail of a guardrail be?", [GUARDRAIL, NETS], terms("top rail guardrail", {}),
-                   N_DOCS, SIGNALS, tokenize)
+    row = features(
+        "How high must the top rail of a guardrail be?",
+        [GUARDRAIL, NETS],
+        terms("top rail guardrail", {}),
+        N_DOCS,
+        SIGNALS,
+        tokenize,
+    )
     assert list(row) == list(FEATURES)
     assert row["dense_top"] == 0.7 and row["ranker_top"] == 2.0 and row["ranker_gap"] == 1.5
     assert row["entity_cosine"] == 0.9 and row["entity_mean"] == 0.8
@@ -72,13 +95,17 @@ def test_features_fill_every_name_in_order():
 
 def test_a_rare_question_term_missing_from_the_passages_and_a_term_unknown_to_the_corpus_are_measured():
     question = "How much does a Zorbex guardrail cost?"
-    row = features(question, [GUARDRAIL], terms(question, {"zorbex": 0, "cost": 40}), N_DOCS, SIGNALS, tokenize)
+    row = features(
+        question, [GUARDRAIL], terms(question, {"zorbex": 0, "cost": 40}), N_DOCS, SIGNALS, tokenize
+    )
     assert row["missing_idf"] == pytest.approx(1.0)  # "zorbex" (unseen) is not in the passage
     assert 0 < row["unknown_share"] < 1 and row["fact_any"] == 0.0  # no money in the passage
 
 
 def test_an_untyped_question_has_no_fact_features_and_no_passages_give_zeros():
-    row = features("Guardrail systems", [], terms("Guardrail systems", {}), N_DOCS, RetrievalSignals(0.3), tokenize)
+    row = features(
+        "Guardrail systems", [], terms("Guardrail systems", {}), N_DOCS, RetrievalSignals(0.3), tokenize
+    )
     assert row["asks_typed"] == 0.0 and row["fact_support"] == 0.0
     assert row["coverage_top1"] == 0.0 and row["ranker_top"] == 0.0 and row["ranker_gap"] == 0.0
     assert all(math.isfinite(v) for v in row.values())

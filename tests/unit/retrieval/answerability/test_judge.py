@@ -20,8 +20,17 @@ from bifrost.retrieval.answerability.judge import AnswerabilityJudge
 
 def card(corpus: str = "mini", **over) -> AnswerabilityCard:
     n = len(FEATURES)
-    fields = dict(corpus=corpus, embedding_model="all-MiniLM-L6-v2", retriever="hybrid", features=list(FEATURES),
-                  mean=[0.0] * n, scale=[1.0] * n, coef=[1.0] + [0.0] * (n - 1), intercept=-0.5, threshold=0.4)
+    fields = dict(
+        corpus=corpus,
+        embedding_model="all-MiniLM-L6-v2",
+        retriever="hybrid",
+        features=list(FEATURES),
+        mean=[0.0] * n,
+        scale=[1.0] * n,
+        coef=[1.0] + [0.0] * (n - 1),
+        intercept=-0.5,
+        threshold=0.4,
+    )
     return AnswerabilityCard(**{**fields, **over})
 
 
@@ -31,12 +40,15 @@ def test_probability_is_the_logistic_of_the_standardized_row():
     assert c.probability(row) == pytest.approx(1 / (1 + math.exp(-((2.5 - 0.5) / 2.0 - 0.5))))
 
 
-@pytest.mark.parametrize("over, message", [
-    ({"coef": [1.0]}, "coefficients"),
-    ({"intercept": float("nan")}, "finite"),
-    ({"threshold": 1.5}, "threshold"),
-    ({"retriever": "bm25"}, "retriever"),
-])
+@pytest.mark.parametrize(
+    "over, message",
+    [
+        ({"coef": [1.0]}, "coefficients"),
+        ({"intercept": float("nan")}, "finite"),
+        ({"threshold": 1.5}, "threshold"),
+        ({"retriever": "bm25"}, "retriever"),
+    ],
+)
 def test_a_malformed_card_is_rejected(over, message):
     with pytest.raises(ValueError, match=message):
         card(**over)
@@ -63,12 +75,21 @@ def test_a_card_for_another_corpus_embedding_model_or_feature_list_is_a_one_line
         load_card(settings, "mini")
     path.write_text(json.dumps({**doc, "features": ["dense_top"], "mean": [0], "scale": [1], "coef": [1]}))
     assert load_card(settings, "mini").features == ["dense_top"]  # a subset of today's features still reads
-    path.write_text(json.dumps({**doc, "features": ["no_such_feature"], "mean": [0], "scale": [1], "coef": [1]}))
+    path.write_text(
+        json.dumps({**doc, "features": ["no_such_feature"], "mean": [0], "scale": [1], "coef": [1]})
+    )
     with pytest.raises(ConfigError, match="'no_such_feature', which this version lacks"):
         load_card(settings, "mini")
 
 
-@pytest.mark.parametrize("content", ["{not json", json.dumps({"corpus": "mini"}), json.dumps({**asdict(card()), "scale": [0.0] * len(FEATURES)})])
+@pytest.mark.parametrize(
+    "content",
+    [
+        "{not json",
+        json.dumps({"corpus": "mini"}),
+        json.dumps({**asdict(card()), "scale": [0.0] * len(FEATURES)}),
+    ],
+)
 def test_an_unreadable_card_is_reported_and_the_cosine_rule_is_used(tmp_path, caplog, content):
     settings = Settings(home=tmp_path)
     card_path(settings, "mini").parent.mkdir(parents=True)
@@ -101,15 +122,31 @@ def test_a_card_trained_behind_another_ranker_or_glossary_is_set_aside_with_one_
     settings = Settings(home=tmp_path)
     names = [f for f in FEATURES if f not in SUPPORT_FEATURES]
     n = len(names)
-    save_card(settings, card(retriever="ltr", ranker_sha256="a" * 64, glossary="", features=names, mean=[0.0] * n,
-                             scale=[1.0] * n, coef=[1.0] * n))
+    save_card(
+        settings,
+        card(
+            retriever="ltr",
+            ranker_sha256="a" * 64,
+            glossary="",
+            features=names,
+            mean=[0.0] * n,
+            scale=[1.0] * n,
+            coef=[1.0] * n,
+        ),
+    )
     with caplog.at_level(logging.WARNING):
         assert load_judge(settings, "mini", None, None, lambda pid: None, ranker="b" * 64) is None
     assert [r.getMessage() for r in caplog.records if "answerability" in r.getMessage()] == [
-        "the answerability model of mini is not used: the ranker was retrained since (its thresholds were chosen on "
-        "the old ranker's score scale); refusing by the cosine rule until `bifrost train answerability --corpus mini`"]
+        "the answerability model of mini is not used: the ranker was retrained since (its thresholds were "
+        "chosen on "
+        "the old ranker's score scale); refusing by the cosine rule until `bifrost train answerability "
+        "--corpus mini`"
+    ]
     caplog.clear()
     with caplog.at_level(logging.WARNING):
-        assert load_judge(settings, "mini", None, None, lambda pid: None, ranker="a" * 64, glossary="site-words") is None
+        assert (
+            load_judge(settings, "mini", None, None, lambda pid: None, ranker="a" * 64, glossary="site-words")
+            is None
+        )
     assert "glossary 'none', not 'site-words'" in caplog.text
     assert load_judge(settings, "mini", None, None, lambda pid: None, ranker="a" * 64) is not None

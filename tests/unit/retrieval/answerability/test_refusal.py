@@ -10,7 +10,9 @@ from bifrost.retrieval.answerability.refusal import outcome_of, should_refuse
 
 
 class FakeJudge:
-    def __init__(self, score: float | None, threshold: float = 0.5, answer_threshold: float | None = None) -> None:
+    def __init__(
+        self, score: float | None, threshold: float = 0.5, answer_threshold: float | None = None
+    ) -> None:
         self._score, self.threshold, self.asked = score, threshold, []
         self.answer_threshold = threshold if answer_threshold is None else answer_threshold
 
@@ -35,7 +37,9 @@ def test_without_a_model_the_cosine_rule_decides():
 def test_with_a_model_its_score_against_its_threshold_decides_not_the_cosine():
     high_cosine, low_cosine = result(0.95), result(0.10)
     judge = FakeJudge(0.3, threshold=0.5)
-    assert should_refuse(high_cosine, 0.45, "Is a permit needed?", judge) and judge.asked == ["Is a permit needed?"]
+    assert should_refuse(high_cosine, 0.45, "Is a permit needed?", judge) and judge.asked == [
+        "Is a permit needed?"
+    ]
     assert not should_refuse(low_cosine, 0.45, "q", FakeJudge(0.7, threshold=0.5))
     assert not should_refuse(result(0.2), 0.45, "q", FakeJudge(0.5, threshold=0.5))  # refuse strictly below
 

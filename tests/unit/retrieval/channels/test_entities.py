@@ -20,7 +20,9 @@ def test_matches_read_from_a_filled_memo_equal_the_matches_computed_per_question
     index, emb = setup()
     memo = MatchMemo()
     memo.fill(index, emb, [*PLAN.entities, "water pump"], TRIPLES, CFG, chunk=1)
-    assert match_entities(index, emb, "q", PLAN.entities, CFG, memo) == match_entities(index, emb, "q", PLAN.entities, CFG)
+    assert match_entities(index, emb, "q", PLAN.entities, CFG, memo) == match_entities(
+        index, emb, "q", PLAN.entities, CFG
+    )
     assert match_triples(index, emb, TRIPLES, CFG, memo) == match_triples(index, emb, TRIPLES, CFG)
     assert len(memo.entities) == 3 and len(memo.triples) == 2
 

@@ -40,11 +40,16 @@ def test_where_site_phrases_overlap_the_longest_wins():
     assert g.expansion("is the cherry picker ok near the line?") == "aerial lift"
     assert g.expansion("the picker and a man lift") == "aerial lift crane"
     assert [e.rule_words for e in load_glossary("construction").matches("tie off in the cherry picker")] == [
-        e.rule_words for e in load_glossary("construction").entries if e.rule_words in ("aerial lift",) or "tie off" in e.site]
+        e.rule_words
+        for e in load_glossary("construction").entries
+        if e.rule_words in ("aerial lift",) or "tie off" in e.site
+    ]
 
 
 def test_a_malformed_line_names_the_glossary_and_the_line():
-    with pytest.raises(ConfigError, match=r"glossary my\.txt: line 2: expected 'site words = rule words', got 'spoil dirt'"):
+    with pytest.raises(
+        ConfigError, match=r"glossary my\.txt: line 2: expected 'site words = rule words', got 'spoil dirt'"
+    ):
         parse_glossary("lip = edge\nspoil dirt\n", "my.txt")
     with pytest.raises(ConfigError, match="line 1"):
         parse_glossary(" = edge\n", "my.txt")
@@ -92,4 +97,9 @@ def test_a_ranker_trained_with_another_glossary_gets_a_one_line_warning():
     assert glossary_mismatch(card, "") is None
     warning = glossary_mismatch(card, "construction")
     assert "'none'" in warning and "'construction'" in warning and "BIFROST_RETRIEVAL__GLOSSARY" in warning
-    assert glossary_mismatch(ModelCard(corpus="c", embedding_model="m", features=[], glossary="construction"), "construction") is None
+    assert (
+        glossary_mismatch(
+            ModelCard(corpus="c", embedding_model="m", features=[], glossary="construction"), "construction"
+        )
+        is None
+    )

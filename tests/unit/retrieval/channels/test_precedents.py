@@ -27,8 +27,13 @@ def tokenize(text: str) -> list[str]:
 
 
 def letter(pid: str, title: str, *cites: str, url: str | None = None) -> Precedent:
-    return Precedent(corpus="c", id=pid, title=title, url=url,
-                     cites=tuple(ResolvedCite(written=c, target_id=None if c.startswith("1910") else c) for c in cites))
+    return Precedent(
+        corpus="c",
+        id=pid,
+        title=title,
+        url=url,
+        cites=tuple(ResolvedCite(written=c, target_id=None if c.startswith("1910") else c) for c in cites),
+    )
 
 
 BANK = [
@@ -57,7 +62,9 @@ def test_votes_add_up_over_precedents_and_citations_outside_the_corpus_cast_none
 
 
 def test_a_question_never_sees_its_own_precedent_by_id_or_source():
-    assert "hats" not in {s.precedent.id for s in index().votes("hard hat construction", exclude=["hats"]).similar}
+    assert "hats" not in {
+        s.precedent.id for s in index().votes("hard hat construction", exclude=["hats"]).similar
+    }
     by_url = index().votes("hard hat construction", exclude=["https://o/hats"])
     assert "hats" not in {s.precedent.id for s in by_url.similar} and by_url.removed == 1
 

@@ -36,11 +36,17 @@ class WordsEmbedder:
 
 PROVS = [
     Provision(corpus=C, id="1", kind=ProvisionKind.SECTION, order=0, text=""),
-    Provision(corpus=C, id="1(a)", parent_id="1", kind=ProvisionKind.PARAGRAPH, order=1, text="guardrail rule"),
+    Provision(
+        corpus=C, id="1(a)", parent_id="1", kind=ProvisionKind.PARAGRAPH, order=1, text="guardrail rule"
+    ),
     Provision(corpus=C, id="1(a)(1)", parent_id="1(a)", kind=ProvisionKind.PARAGRAPH, order=2, text="detail"),
-    Provision(corpus=C, id="1(b)", parent_id="1", kind=ProvisionKind.PARAGRAPH, order=3, text="plan, see 2(k)"),
+    Provision(
+        corpus=C, id="1(b)", parent_id="1", kind=ProvisionKind.PARAGRAPH, order=3, text="plan, see 2(k)"
+    ),
     Provision(corpus=C, id="2", kind=ProvisionKind.SECTION, order=4, text=""),
-    Provision(corpus=C, id="2(k)", parent_id="2", kind=ProvisionKind.PARAGRAPH, order=5, text="fall protection plan"),
+    Provision(
+        corpus=C, id="2(k)", parent_id="2", kind=ProvisionKind.PARAGRAPH, order=5, text="fall protection plan"
+    ),
     Provision(corpus=C, id="2(m)", parent_id="2", kind=ProvisionKind.PARAGRAPH, order=6, text="water pump"),
 ]
 
@@ -61,10 +67,18 @@ def make_index(emb: WordsEmbedder) -> EngIndex:
     sections = [("1(a)",), ("1(b)", "2(k)"), ("2(m)",), ("1(a)", "1(b)", "2(m)")]
     triples = [
         Triple(corpus=C, head="employee", relation="use", tail="guardrail system", section_ids=("1(a)",)),
-        Triple(corpus=C, head="employee", relation="prepare", tail="fall protection plan", section_ids=("1(b)",)),
+        Triple(
+            corpus=C, head="employee", relation="prepare", tail="fall protection plan", section_ids=("1(b)",)
+        ),
     ]
-    tri = np.concatenate([emb.embed([t.head for t in triples]), emb.embed([t.relation for t in triples]),
-                          emb.embed([t.tail for t in triples])], axis=1)
+    tri = np.concatenate(
+        [
+            emb.embed([t.head for t in triples]),
+            emb.embed([t.relation for t in triples]),
+            emb.embed([t.tail for t in triples]),
+        ],
+        axis=1,
+    )
     return EngIndex(C, names, emb.embed(names), sections, triples, tri, n_provisions=len(PROVS))
 
 
@@ -137,8 +151,14 @@ def test_switching_the_navigator_graph_off_adds_no_neighbours(graph):
 
 def test_lexical_seeds_join_the_graph_seeds(graph):
     emb = WordsEmbedder()
-    r = HybridRetriever(make_index(emb), graph, emb, lambda q: Decomposition(), RetrievalConfig(use_dng=False),
-                        lexical=lambda q, k: [("2(m)", 3.0)])
+    r = HybridRetriever(
+        make_index(emb),
+        graph,
+        emb,
+        lambda q: Decomposition(),
+        RetrievalConfig(use_dng=False),
+        lexical=lambda q, k: [("2(m)", 3.0)],
+    )
     res = r.retrieve("pump")
     assert ids(res) == ["2(m)"] and res.items[0].via == (Via.LEXICAL,)
 
@@ -153,8 +173,15 @@ def test_evidence_is_the_best_entity_cosine(graph):
 def channels(graph, decomposition: Decomposition, dense, lexical, **cfg) -> dict[str, float]:
     """Scores of a retrieval with fake dense and lexical channels (no navigator expansion)."""
     emb = WordsEmbedder()
-    r = HybridRetriever(make_index(emb), graph, emb, lambda q: decomposition, RetrievalConfig(use_dng=False, **cfg),
-                        lexical=lambda q, k: lexical, dense=lambda q, k: dense)
+    r = HybridRetriever(
+        make_index(emb),
+        graph,
+        emb,
+        lambda q: decomposition,
+        RetrievalConfig(use_dng=False, **cfg),
+        lexical=lambda q, k: lexical,
+        dense=lambda q, k: dense,
+    )
     return {it.id: it.score for it in r.retrieve("q").items}
 
 
@@ -164,11 +191,21 @@ def test_each_channel_is_scaled_to_the_graph_seeds_alone_so_the_lexical_weight_i
     assert "1(a)(1)" not in graph_only
     fused = channels(graph, PLAN, [(top_id, 2.0)], [("1(a)(1)", 4.0)], dense_weight=0.5, lexical_weight=0.3)
     assert fused[top_id] == pytest.approx(top * 1.5, abs=1e-5)  # its own score + 0.5 x the graph's top
-    assert fused["1(a)(1)"] == pytest.approx(top * 0.3, abs=1e-5)  # 0.3 x the graph's top, not of graph + dense
+    assert fused["1(a)(1)"] == pytest.approx(
+        top * 0.3, abs=1e-5
+    )  # 0.3 x the graph's top, not of graph + dense
 
 
 def test_rrf_fuses_each_channel_against_the_graph_ranking_once(graph):
-    fused = channels(graph, Decomposition(), [("2(m)", 2.0), ("1(a)", 1.0)], [("1(a)", 5.0)],
-                     fusion="rrf", dense_weight=0.5, lexical_weight=1.0, rrf_k=60)
+    fused = channels(
+        graph,
+        Decomposition(),
+        [("2(m)", 2.0), ("1(a)", 1.0)],
+        [("1(a)", 5.0)],
+        fusion="rrf",
+        dense_weight=0.5,
+        lexical_weight=1.0,
+        rrf_k=60,
+    )
     assert fused["2(m)"] == pytest.approx(0.5 / 61, abs=1e-6)
     assert fused["1(a)"] == pytest.approx(0.5 / 62 + 1 / 61, abs=1e-6)

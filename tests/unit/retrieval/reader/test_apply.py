@@ -7,14 +7,20 @@ import numpy as np
 from bifrost.core.types import Provision, ProvisionKind
 from bifrost.retrieval.reader import apply
 
-TEXTS = {"a": "Top rails shall be 42 inches high. Midrails shall be installed.", "b": "Nets shall be inspected weekly.",
-         "c": "Ladders shall extend 3 feet above the landing.", "d": ""}
+TEXTS = {
+    "a": "Top rails shall be 42 inches high. Midrails shall be installed.",
+    "b": "Nets shall be inspected weekly.",
+    "c": "Ladders shall extend 3 feet above the landing.",
+    "d": "",
+}
 
 
 def lookup(pid):
     if pid not in TEXTS:
         return None
-    return Provision(corpus="mini", id=pid, kind=ProvisionKind.PARAGRAPH, heading="", text=TEXTS[pid], level=3)
+    return Provision(
+        corpus="mini", id=pid, kind=ProvisionKind.PARAGRAPH, heading="", text=TEXTS[pid], level=3
+    )
 
 
 class Fixed:

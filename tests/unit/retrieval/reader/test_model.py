@@ -1,4 +1,5 @@
-"""A stored reader is used only when it fits the home: missing, stale or corrupt gives one warning line and None."""
+"""A stored reader is used only when it fits the home: missing, stale or corrupt gives one warning line and
+None."""
 
 from __future__ import annotations
 
@@ -35,7 +36,9 @@ def test_missing_stale_and_corrupt_readers_warn_once_and_are_not_used(tmp_path, 
     caplog.clear()
     with caplog.at_level(logging.WARNING):
         assert load_reader(folder, "osha-1926", "e", "abc") is None
-    assert len(caplog.records) == 1 and "corrupt" in caplog.text and "\n" not in caplog.records[0].getMessage()
+    assert (
+        len(caplog.records) == 1 and "corrupt" in caplog.text and "\n" not in caplog.records[0].getMessage()
+    )
     (folder / "reader-card.json").write_text("{not json")
     caplog.clear()
     with caplog.at_level(logging.WARNING):
@@ -49,7 +52,9 @@ def test_the_card_round_trips_with_its_cuts(tmp_path):
     assert ReaderCard.read(tmp_path).cut == Cuts(cite=0.35, stated=0.12)
 
 
-def test_without_the_experiments_extra_a_fitting_reader_is_not_used_and_the_line_names_the_extra(tmp_path, caplog, monkeypatch):
+def test_without_the_experiments_extra_a_fitting_reader_is_not_used_and_the_line_names_the_extra(
+    tmp_path, caplog, monkeypatch
+):
     from bifrost.retrieval.reader import model
 
     folder = reader_folder(tmp_path, "osha-1926")
@@ -59,4 +64,3 @@ def test_without_the_experiments_extra_a_fitting_reader_is_not_used_and_the_line
     with caplog.at_level(logging.WARNING):
         assert load_reader(folder, "osha-1926", "e", "abc") is None
     assert len(caplog.records) == 1 and "'experiments' extra" in caplog.text
-

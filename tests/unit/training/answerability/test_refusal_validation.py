@@ -57,8 +57,13 @@ def test_a_set_left_out_is_scored_by_a_model_and_thresholds_that_never_saw_it():
     for s in ("a", "b", "c"):
         for n in range(30):
             ans = n % 2 == 0
-            examples.append(Ex(Question(id=f"{s}{n}", question=f"q {s}{n}", gold=("x",) if ans else (), answerable=ans), s,
-                               np.array([rng.normal(1.0 if ans else -1.0), rng.normal()])))
+            examples.append(
+                Ex(
+                    Question(id=f"{s}{n}", question=f"q {s}{n}", gold=("x",) if ans else (), answerable=ans),
+                    s,
+                    np.array([rng.normal(1.0 if ans else -1.0), rng.normal()]),
+                )
+            )
     runs = rv.left_out(examples, [0, 1], fit_examples, refuse_target=0.05, open_target=0.2)
     assert [r.name for r in runs] == ["a", "b", "c"]
     figures = rv.set_figures(runs, examples)

@@ -7,7 +7,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bifrost.training.answerability.run import Example, Logistic, cross_validate, figures, fit_examples, fit_logistic, threshold_for
+from bifrost.training.answerability.run import (
+    Example,
+    Logistic,
+    cross_validate,
+    figures,
+    fit_examples,
+    fit_logistic,
+    threshold_for,
+)
 from bifrost.eval.questions import Question
 from bifrost.retrieval.answerability.features import FEATURES
 from tests.conftest import import_or_skip
@@ -24,8 +32,13 @@ def synthetic(n: int = 120, seed: int = 0) -> list[Example]:
         row = rng.normal(size=N)
         row[0] += 2.0 if answerable else -1.0
         row[1] = i
-        q = Question(id=f"q{i}", question=f"question {i}", gold=("a",) if answerable else (), answerable=answerable,
-                     extra={} if answerable else {"tags": ["manufacturer" if i % 2 else "other-part:1910"]})
+        q = Question(
+            id=f"q{i}",
+            question=f"question {i}",
+            gold=("a",) if answerable else (),
+            answerable=answerable,
+            extra={} if answerable else {"tags": ["manufacturer" if i % 2 else "other-part:1910"]},
+        )
         out.append(Example(q, "near" if i < n // 2 else "far", row, 0.5))
     return out
 
@@ -38,7 +51,9 @@ def test_the_stored_record_gives_sklearns_probabilities_on_the_raw_columns():
     ours = fit_logistic(x, y, l2=1.0)
     z = (x - x.mean(axis=0)) / x.std(axis=0)
     ref = sklearn.LogisticRegression(C=1.0, class_weight="balanced", tol=1e-10, max_iter=10_000).fit(z, y)
-    assert np.allclose(ours.coef, ref.coef_[0], atol=1e-3) and ours.intercept == pytest.approx(ref.intercept_[0], abs=1e-3)
+    assert np.allclose(ours.coef, ref.coef_[0], atol=1e-3) and ours.intercept == pytest.approx(
+        ref.intercept_[0], abs=1e-3
+    )
     assert np.allclose(ours.probability(x), ref.predict_proba(z)[:, 1], atol=1e-4)
 
 
@@ -56,7 +71,9 @@ def test_the_threshold_refuses_at_most_the_target_share_of_answerable_scores():
     assert threshold_for(scores, 0.05) == 0.1  # floor(0.5) = 0 may be refused: nothing below the lowest
     t = threshold_for(scores, 0.2)
     assert t == 0.3 and sum(s < t for s in scores) == 2
-    assert sum(s < threshold_for([0.2, 0.2, 0.2, 0.9], 0.5) for s in [0.2, 0.2, 0.2, 0.9]) <= 2  # ties never overshoot
+    assert (
+        sum(s < threshold_for([0.2, 0.2, 0.2, 0.9], 0.5) for s in [0.2, 0.2, 0.2, 0.9]) <= 2
+    )  # ties never overshoot
     with pytest.raises(ValueError):
         threshold_for([], 0.05)
 
@@ -111,8 +128,12 @@ def test_questions_by_file_count_a_question_in_two_files_once_and_check_the_gold
 
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     a.write_text(json.dumps({"id": "1", "question": "x", "gold": ["1926.450(a)"]}) + "\n")
-    b.write_text(json.dumps({"id": "1", "question": "x", "gold": ["1926.450(a)"]}) + "\n"
-                 + json.dumps({"id": "2", "question": "off topic", "answerable": False}) + "\n")
+    b.write_text(
+        json.dumps({"id": "1", "question": "x", "gold": ["1926.450(a)"]})
+        + "\n"
+        + json.dumps({"id": "2", "question": "off topic", "answerable": False})
+        + "\n"
+    )
     pairs, _ = load_questions_by_file(settings, [a, b], "tiny")
     assert [(q.id, stem) for q, stem in pairs] == [("1", "a"), ("2", "b")]
     b.write_text(json.dumps({"id": "3", "question": "y", "gold": ["1926.999"]}) + "\n")
@@ -120,14 +141,22 @@ def test_questions_by_file_count_a_question_in_two_files_once_and_check_the_gold
         load_questions_by_file(settings, [b], "tiny")
 
 
-def test_a_held_out_question_that_is_also_a_training_question_is_refused_before_anything_is_trained(settings, tmp_path):
+def test_a_held_out_question_that_is_also_a_training_question_is_refused_before_anything_is_trained(
+    settings, tmp_path
+):
     import json
 
     from bifrost.training.answerability.run import train_answerability
 
     train, held = tmp_path / "train.jsonl", tmp_path / "held.jsonl"
-    train.write_text(json.dumps({"id": "1", "question": "Who inspects the trench?", "gold": ["1926.450(a)"]}) + "\n"
-                     + json.dumps({"id": "2", "question": "off topic", "answerable": False}) + "\n")
-    held.write_text(json.dumps({"id": "h7", "question": "who inspects  the TRENCH?", "gold": ["1926.450(a)"]}) + "\n")
+    train.write_text(
+        json.dumps({"id": "1", "question": "Who inspects the trench?", "gold": ["1926.450(a)"]})
+        + "\n"
+        + json.dumps({"id": "2", "question": "off topic", "answerable": False})
+        + "\n"
+    )
+    held.write_text(
+        json.dumps({"id": "h7", "question": "who inspects  the TRENCH?", "gold": ["1926.450(a)"]}) + "\n"
+    )
     with pytest.raises(ValueError, match="held-out set held: question 'h7' is also a training question"):
         train_answerability(settings, "tiny", [train], held_out_files=[held], store=False)

@@ -40,7 +40,11 @@ def test_training_saves_a_loadable_model_and_its_card(trained):
     base = SentenceTransformerEmbedder(DEFAULT_MODEL).embed(texts)
     assert tuned.shape == base.shape
     from sentence_transformers import SentenceTransformer
-    assert SentenceTransformer(str(folder)).max_seq_length == SentenceTransformer(resolve_model(DEFAULT_MODEL)).max_seq_length
+
+    assert (
+        SentenceTransformer(str(folder)).max_seq_length
+        == SentenceTransformer(resolve_model(DEFAULT_MODEL)).max_seq_length
+    )
     assert not np.allclose(tuned, base, atol=1e-4)
 
 
@@ -65,12 +69,20 @@ def test_no_batch_holds_a_text_twice_so_no_negative_is_another_pairs_positive():
 
 
 def test_pairs_with_hard_negatives_train_a_model_and_the_card_counts_them(tmp_path):
-    pairs = [Pair("question", f"How high must guardrail {i} be?", f"Guardrail {i} shall be {40 + i} inches high.",
-                  f"Toeboard {i} shall be {3 + i} inches high.") for i in range(8)]
+    pairs = [
+        Pair(
+            "question",
+            f"How high must guardrail {i} be?",
+            f"Guardrail {i} shall be {40 + i} inches high.",
+            f"Toeboard {i} shall be {3 + i} inches high.",
+        )
+        for i in range(8)
+    ]
     report = fit_and_record(pairs, DEFAULT_MODEL, tmp_path / "enc", batch_size=4)
     card = json.loads((tmp_path / "enc" / CARD).read_text())
     assert report.steps == 2 and card["hard_negatives"] == 8
-    plain = fit_and_record([Pair(p.kind, p.anchor, p.positive) for p in pairs], DEFAULT_MODEL, tmp_path / "plain",
-                           batch_size=4)
+    plain = fit_and_record(
+        [Pair(p.kind, p.anchor, p.positive) for p in pairs], DEFAULT_MODEL, tmp_path / "plain", batch_size=4
+    )
     # same first batch and weights: scoring the negatives too adds candidates, so the first loss is higher
     assert report.mean_loss_first > plain.mean_loss_first

@@ -15,7 +15,9 @@ from bifrost.training.encoder.pairs import Pair
 from bifrost.training.encoder.train import CARD
 
 DOCS = {f"p{i}": f"Provision {i} says something specific about topic {i}." for i in range(12)}
-RANKER = [Question(id=f"q{i}", question=f"What does provision {i} require?", gold=(f"p{i}",)) for i in range(12)]
+RANKER = [
+    Question(id=f"q{i}", question=f"What does provision {i} require?", gold=(f"p{i}",)) for i in range(12)
+]
 
 
 def by_fold(q: Question) -> int:
@@ -31,9 +33,11 @@ def test_no_fold_encoder_learns_a_question_of_the_fold_it_reads():
 
 
 def test_another_set_is_used_whole_except_texts_that_repeat_a_held_question():
-    other = [Question(id="o1", question="  what does PROVISION 0 require? ", gold=("p0",)),
-             Question(id="o2", question="Which rule covers topic 5?", gold=("p5",)),
-             Question(id="o3", question="Unanswerable here?", answerable=False)]
+    other = [
+        Question(id="o1", question="  what does PROVISION 0 require? ", gold=("p0",)),
+        Question(id="o2", question="Which rule covers topic 5?", gold=("p5",)),
+        Question(id="o3", question="Unanswerable here?", answerable=False),
+    ]
     pairs = fold_pairs(RANKER, other, by_fold, DOCS)
     k0 = fold_of("q0", 3)
     assert [p.anchor for p in pairs[k0]] == ["Which rule covers topic 5?"]
@@ -49,7 +53,9 @@ def test_folds_may_be_question_sets_so_no_encoder_reads_a_set_it_learned_from():
 
 def test_encoder_questions_without_gold_text_in_the_corpus_are_refused_in_one_line():
     elsewhere = [Question(id="x1", question="What does rule 9 say?", gold=("other-corpus-9",))]
-    with pytest.raises(ValueError, match="no --encoder-questions question outside fold 1/3 has a gold provision"):
+    with pytest.raises(
+        ValueError, match="no --encoder-questions question outside fold 1/3 has a gold provision"
+    ):
         fold_pairs(RANKER, elsewhere, lambda q: "fold 1/3", DOCS)
 
 
@@ -77,7 +83,10 @@ def test_pruning_keeps_the_most_recently_used_encoders_and_deletes_the_others_em
     assert sorted(prune_encoders(cache, keep=2)) == ["older", "oldest"]
     assert sorted(p.name for p in cache.iterdir()) == ["newer", "newest", "unfinished.tmp"]
     assert sorted(p.name for p in (tmp_path / "index").glob("*.npy")) == [
-        "dense-all-MiniLM-L6-v2-docs.npy", "dense-newer-v1-docs.npy", "dense-newest-v1-docs.npy"]
+        "dense-all-MiniLM-L6-v2-docs.npy",
+        "dense-newer-v1-docs.npy",
+        "dense-newest-v1-docs.npy",
+    ]
 
 
 def test_a_reused_encoder_counts_as_recently_used(tmp_path, monkeypatch):

@@ -15,7 +15,9 @@ from tests.conftest import import_or_skip
 
 
 def group(i: int) -> Group:
-    q = Question(id=f"q{i}", question=f"question {i}", gold=(f"g{i}",), extra={"src": [f"g{i}"], "tgt": [f"t{i}"]})
+    q = Question(
+        id=f"q{i}", question=f"question {i}", gold=(f"g{i}",), extra={"src": [f"g{i}"], "tgt": [f"t{i}"]}
+    )
     ids = [f"g{i}", f"t{i}", "x", "y"]
     rows = np.zeros((4, len(FEATURES)), dtype=np.float32)
     rows[0, 0] = 1.0  # the gold candidate has the highest first feature
@@ -73,7 +75,9 @@ def test_scores_carry_both_at_10_and_cited_f1_with_intervals():
 def test_fit_sized_returns_the_chosen_size_beside_the_booster_and_leaves_the_booster_as_lightgbm_made_it():
     import_or_skip("lightgbm", "ltr")
     columns = list(range(len(FEATURES)))
-    booster, size = fit_sized([group(i) for i in range(4)], columns)  # too few for the inner CV: the first size
+    booster, size = fit_sized(
+        [group(i) for i in range(4)], columns
+    )  # too few for the inner CV: the first size
     assert size == PARAM_GRID[0]
     assert not hasattr(booster, "chosen_size")
     asked = PARAM_GRID[-1]
@@ -95,11 +99,17 @@ def test_a_set_left_out_is_fitted_and_scored_on_its_own_groups_collected_without
         if g.source == "letters":  # without the letters in the bank, their gold candidate loses its lead
             rows = g.rows[::-1].copy()
             rows[:, 0] = [1.0, 1.0, 1.0, 0.0]
-            g = Group(g.question, g.ids[::-1], rows, g.labels[::-1].copy(), g.relevance, g.baselines, g.source)
+            g = Group(
+                g.question, g.ids[::-1], rows, g.labels[::-1].copy(), g.relevance, g.baselines, g.source
+            )
         without.append(g)
     splits = leave_one_set_out([g.source for g in groups])
     plain, _ = left_out_figures(groups, splits, 3, lambda a, b: a == b, [0], lambda _m: None)
-    nested, _ = left_out_figures(groups, splits, 3, lambda a, b: a == b, [0], lambda _m: None, {"letters": without})
+    nested, _ = left_out_figures(
+        groups, splits, 3, lambda a, b: a == b, [0], lambda _m: None, {"letters": without}
+    )
     assert plain["letters"]["bifrost-ltr"]["recall@10"]["mean"] == 1.0
     assert nested["natural"] == plain["natural"]
-    assert nested["letters"]["bifrost-ltr"]["map@10"]["mean"] < plain["letters"]["bifrost-ltr"]["map@10"]["mean"]
+    assert (
+        nested["letters"]["bifrost-ltr"]["map@10"]["mean"] < plain["letters"]["bifrost-ltr"]["map@10"]["mean"]
+    )

@@ -25,8 +25,25 @@ QUESTIONS = FIXTURES / "mini" / "questions-mini.jsonl"
 def trained_home(tmp_path_factory):
     home = built_mini_home(tmp_path_factory.mktemp("ltr"))
     out = home / "cv"
-    r = CliRunner().invoke(app, ["--home", str(home), "train", "ranker", "--corpus", "mini", "-q", str(QUESTIONS),
-                                 "--folds", "2", "--no-ablations", "--out", str(out), "--json"])
+    r = CliRunner().invoke(
+        app,
+        [
+            "--home",
+            str(home),
+            "train",
+            "ranker",
+            "--corpus",
+            "mini",
+            "-q",
+            str(QUESTIONS),
+            "--folds",
+            "2",
+            "--no-ablations",
+            "--out",
+            str(out),
+            "--json",
+        ],
+    )
     assert r.exit_code == 0, r.output
     return home, json.loads(r.stdout)
 
@@ -69,7 +86,10 @@ def test_a_corrupt_model_falls_back_to_the_hybrid(trained_home, tmp_path):
 
 def test_too_few_folds_is_a_one_line_error(trained_home):
     home, _ = trained_home
-    r = CliRunner().invoke(app, ["--home", str(home), "train", "ranker", "--corpus", "mini", "-q", str(QUESTIONS), "--folds", "1"])
+    r = CliRunner().invoke(
+        app,
+        ["--home", str(home), "train", "ranker", "--corpus", "mini", "-q", str(QUESTIONS), "--folds", "1"],
+    )
     assert r.exit_code == 1 and "--folds must be at least 2" in r.output
 
 
@@ -77,8 +97,28 @@ def test_a_study_with_no_store_reports_figures_and_leaves_the_served_ranker_alon
     home, _ = trained_home
     model_path, card_path = model_paths(Settings(home=home), "mini")
     before = model_path.read_bytes(), card_path.read_bytes()
-    r = CliRunner().invoke(app, ["--home", str(home), "train", "ranker", "--corpus", "mini", "-q", str(QUESTIONS),
-                                 "--folds", "2", "--no-ablations", "--no-store", "--seed", "3", "--out", str(tmp_path), "--json"])
+    r = CliRunner().invoke(
+        app,
+        [
+            "--home",
+            str(home),
+            "train",
+            "ranker",
+            "--corpus",
+            "mini",
+            "-q",
+            str(QUESTIONS),
+            "--folds",
+            "2",
+            "--no-ablations",
+            "--no-store",
+            "--seed",
+            "3",
+            "--out",
+            str(tmp_path),
+            "--json",
+        ],
+    )
     assert r.exit_code == 0, r.output
     report = json.loads(r.stdout)
     assert report["model_path"] == "" and report["seed"] == 3 and "bifrost-ltr" in report["systems"]
@@ -88,8 +128,22 @@ def test_a_study_with_no_store_reports_figures_and_leaves_the_served_ranker_alon
 
 def test_the_card_records_the_seed_the_stored_ranker_was_drawn_with(tmp_path):
     home = built_mini_home(tmp_path)
-    r = CliRunner().invoke(app, ["--home", str(home), "train", "ranker", "--corpus", "mini", "-q", str(QUESTIONS),
-                                 "--no-cv", "--seed", "7"])
+    r = CliRunner().invoke(
+        app,
+        [
+            "--home",
+            str(home),
+            "train",
+            "ranker",
+            "--corpus",
+            "mini",
+            "-q",
+            str(QUESTIONS),
+            "--no-cv",
+            "--seed",
+            "7",
+        ],
+    )
     assert r.exit_code == 0, r.output
     _model, card_path = model_paths(Settings(home=home), "mini")
     assert json.loads(card_path.read_text())["params"]["random_state"] == 7
@@ -97,8 +151,21 @@ def test_the_card_records_the_seed_the_stored_ranker_was_drawn_with(tmp_path):
 
 def test_no_cv_with_no_store_is_refused_in_one_line(trained_home):
     home, _ = trained_home
-    r = CliRunner().invoke(app, ["--home", str(home), "train", "ranker", "--corpus", "mini", "-q", str(QUESTIONS),
-                                 "--no-cv", "--no-store"])
+    r = CliRunner().invoke(
+        app,
+        [
+            "--home",
+            str(home),
+            "train",
+            "ranker",
+            "--corpus",
+            "mini",
+            "-q",
+            str(QUESTIONS),
+            "--no-cv",
+            "--no-store",
+        ],
+    )
     assert r.exit_code == 1 and "leaves nothing to do" in r.output
 
 
@@ -109,17 +176,48 @@ def _split_sets(folder):
     a.write_text("\n".join(lines[:5]) + "\n")
     b.write_text("\n".join(lines[5:]) + "\n")
     held = folder / "held.jsonl"
-    held.write_text(json.dumps({"id": "h1", "question": "Which systems protect an employee at a leading edge?",
-                                "gold": ["1926.501(b)(2)(i)"]}) + "\n")
+    held.write_text(
+        json.dumps(
+            {
+                "id": "h1",
+                "question": "Which systems protect an employee at a leading edge?",
+                "gold": ["1926.501(b)(2)(i)"],
+            }
+        )
+        + "\n"
+    )
     return a, b, held
 
 
-def test_several_sets_are_each_left_out_and_held_out_sets_are_scored_by_the_model_of_all(trained_home, tmp_path):
+def test_several_sets_are_each_left_out_and_held_out_sets_are_scored_by_the_model_of_all(
+    trained_home, tmp_path
+):
     home, _ = trained_home
     a, b, held = _split_sets(tmp_path)
-    r = CliRunner().invoke(app, ["--home", str(home), "train", "ranker", "--corpus", "mini", "-q", str(a), "-q", str(b),
-                                 "--held-out", str(held), "--folds", "2", "--no-ablations", "--no-store", "--seeds", "0,1",
-                                 "--json"])
+    r = CliRunner().invoke(
+        app,
+        [
+            "--home",
+            str(home),
+            "train",
+            "ranker",
+            "--corpus",
+            "mini",
+            "-q",
+            str(a),
+            "-q",
+            str(b),
+            "--held-out",
+            str(held),
+            "--folds",
+            "2",
+            "--no-ablations",
+            "--no-store",
+            "--seeds",
+            "0,1",
+            "--json",
+        ],
+    )
     assert r.exit_code == 0, r.output
     report = json.loads(r.stdout)
     assert set(report["left_out"]) == {"letters", "site"} and set(report["held_out"]) == {"held"}
@@ -132,6 +230,24 @@ def test_several_sets_are_each_left_out_and_held_out_sets_are_scored_by_the_mode
 def test_a_held_out_question_that_is_also_trained_on_is_refused_in_one_line(trained_home, tmp_path):
     home, _ = trained_home
     a, b, _ = _split_sets(tmp_path)
-    r = CliRunner().invoke(app, ["--home", str(home), "train", "ranker", "--corpus", "mini", "-q", str(a),
-                                 "--held-out", str(b), "-q", str(b), "--no-store"])
-    assert r.exit_code == 1 and "must not be trained on" in r.output and len(r.output.strip().splitlines()) == 1
+    r = CliRunner().invoke(
+        app,
+        [
+            "--home",
+            str(home),
+            "train",
+            "ranker",
+            "--corpus",
+            "mini",
+            "-q",
+            str(a),
+            "--held-out",
+            str(b),
+            "-q",
+            str(b),
+            "--no-store",
+        ],
+    )
+    assert (
+        r.exit_code == 1 and "must not be trained on" in r.output and len(r.output.strip().splitlines()) == 1
+    )

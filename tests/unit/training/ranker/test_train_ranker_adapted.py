@@ -25,8 +25,25 @@ QUESTIONS = FIXTURES / "mini" / "questions-mini.jsonl"
 @pytest.fixture(scope="module")
 def adapted_home(tmp_path_factory):
     home = built_mini_home(tmp_path_factory.mktemp("ltr-adapted"))
-    r = CliRunner().invoke(app, ["--home", str(home), "train", "ranker", "--corpus", "mini", "-q", str(QUESTIONS),
-                                 "--encoder-questions", str(QUESTIONS), "--folds", "2", "--no-ablations", "--json"])
+    r = CliRunner().invoke(
+        app,
+        [
+            "--home",
+            str(home),
+            "train",
+            "ranker",
+            "--corpus",
+            "mini",
+            "-q",
+            str(QUESTIONS),
+            "--encoder-questions",
+            str(QUESTIONS),
+            "--folds",
+            "2",
+            "--no-ablations",
+            "--json",
+        ],
+    )
     assert r.exit_code == 0, r.output
     return home, json.loads(r.stdout)
 
@@ -77,8 +94,26 @@ def test_without_its_encoder_the_ranker_is_set_aside_for_the_hybrid(adapted_home
 
 def test_a_study_with_no_store_trains_only_the_fold_encoders_and_stores_nothing(tmp_path):
     home = built_mini_home(tmp_path)
-    r = CliRunner().invoke(app, ["--home", str(home), "train", "ranker", "--corpus", "mini", "-q", str(QUESTIONS),
-                                 "--encoder-questions", str(QUESTIONS), "--folds", "2", "--no-ablations", "--no-store", "--json"])
+    r = CliRunner().invoke(
+        app,
+        [
+            "--home",
+            str(home),
+            "train",
+            "ranker",
+            "--corpus",
+            "mini",
+            "-q",
+            str(QUESTIONS),
+            "--encoder-questions",
+            str(QUESTIONS),
+            "--folds",
+            "2",
+            "--no-ablations",
+            "--no-store",
+            "--json",
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert "dense-adapted" in json.loads(r.stdout)["systems"]
     settings = Settings(home=home)
@@ -92,7 +127,23 @@ def test_storing_an_encoder_deletes_the_corpus_embeddings_of_the_one_it_replaces
     current = sorted(p.name for p in index.glob("dense-dense-mini-*"))
     stale = index / "dense-dense-mini-0badc0de-fingerprint.npy"
     stale.write_bytes(b"an earlier encoder's corpus matrix")
-    r = CliRunner().invoke(app, ["--home", str(home), "train", "ranker", "--corpus", "mini", "-q", str(QUESTIONS),
-                                 "--encoder-questions", str(QUESTIONS), "--no-cv"])
+    r = CliRunner().invoke(
+        app,
+        [
+            "--home",
+            str(home),
+            "train",
+            "ranker",
+            "--corpus",
+            "mini",
+            "-q",
+            str(QUESTIONS),
+            "--encoder-questions",
+            str(QUESTIONS),
+            "--no-cv",
+        ],
+    )
     assert r.exit_code == 0, r.output
-    assert not stale.exists() and current and sorted(p.name for p in index.glob("dense-dense-mini-*")) == current
+    assert (
+        not stale.exists() and current and sorted(p.name for p in index.glob("dense-dense-mini-*")) == current
+    )

@@ -11,10 +11,16 @@ from bifrost.retrieval.reader.model import MODEL, Reader, ReaderCard, reader_fol
 from bifrost.training.reader.fit import _top_logits, encode_frozen, fit_reader, load_cross_encoder
 
 BASE = "all-MiniLM-L6-v2"
-RAIL, NETS = "Top rails shall be 42 inches above the walking surface.", "Safety nets shall be inspected at least once a week."
-EXAMPLES = [ReaderExample("how high must the top rail be", RAIL, 1.0), ReaderExample("how high must the top rail be", NETS, 0.0),
-            ReaderExample("how often are the nets inspected", NETS, 1.0),
-            ReaderExample("how often are the nets inspected", RAIL, 0.0)] * 2
+RAIL, NETS = (
+    "Top rails shall be 42 inches above the walking surface.",
+    "Safety nets shall be inspected at least once a week.",
+)
+EXAMPLES = [
+    ReaderExample("how high must the top rail be", RAIL, 1.0),
+    ReaderExample("how high must the top rail be", NETS, 0.0),
+    ReaderExample("how often are the nets inspected", NETS, 1.0),
+    ReaderExample("how often are the nets inspected", RAIL, 0.0),
+] * 2
 
 
 def test_the_top_layers_from_cached_frozen_outputs_compute_what_the_whole_network_computes():
@@ -28,9 +34,12 @@ def test_the_top_layers_from_cached_frozen_outputs_compute_what_the_whole_networ
     enc = model.tokenizer([q for q, _ in pairs], [t for _, t in pairs], padding=True, return_tensors="pt")
     with torch.no_grad():
         whole = net(**enc).logits.view(-1)
-        hidden = torch.nn.utils.rnn.pad_sequence([torch.from_numpy(cache.hidden[p].astype(np.float32)) for p in pairs],
-                                                 batch_first=True)
-        mask = torch.tensor([[1] * len(cache.hidden[p]) + [0] * (hidden.shape[1] - len(cache.hidden[p])) for p in pairs])
+        hidden = torch.nn.utils.rnn.pad_sequence(
+            [torch.from_numpy(cache.hidden[p].astype(np.float32)) for p in pairs], batch_first=True
+        )
+        mask = torch.tensor(
+            [[1] * len(cache.hidden[p]) + [0] * (hidden.shape[1] - len(cache.hidden[p])) for p in pairs]
+        )
         top = _top_logits(net, cache.frozen_layers, hidden, mask)
     assert torch.allclose(whole, top, atol=2e-2)  # fp16 cache
 
@@ -38,8 +47,22 @@ def test_the_top_layers_from_cached_frozen_outputs_compute_what_the_whole_networ
 def test_a_trained_reader_is_exported_with_its_card_and_scores_probabilities(tmp_path):
     out = reader_folder(tmp_path, "mini")
     cache = encode_frozen(EXAMPLES, BASE, trainable_layers=1, max_length=64, threads=1)
-    card = fit_reader(EXAMPLES, cache, out, ReaderCard(corpus="mini", base_model=BASE), epochs=3, batch_size=4, lr=1e-4, threads=1)
-    assert card.steps == 6 and card.trainable_layers == 1 and card.examples["provision_positive"] == 4 and card.trained_at
+    card = fit_reader(
+        EXAMPLES,
+        cache,
+        out,
+        ReaderCard(corpus="mini", base_model=BASE),
+        epochs=3,
+        batch_size=4,
+        lr=1e-4,
+        threads=1,
+    )
+    assert (
+        card.steps == 6
+        and card.trainable_layers == 1
+        and card.examples["provision_positive"] == 4
+        and card.trained_at
+    )
     assert (out / MODEL).is_file() and not (out.parent / (out.name + ".tmp")).exists()
     reader = Reader(out)
     scores = reader.score("how high must the top rail be", [RAIL, NETS])
@@ -59,8 +82,20 @@ def test_a_probe_sees_the_network_after_each_epoch_and_nothing_is_exported(tmp_p
     cache = encode_frozen(EXAMPLES, BASE, trainable_layers=1, max_length=64, threads=1)
     seen = []
     pairs = [("how high must the top rail be", RAIL), ("how high must the top rail be", NETS)]
-    fit_reader(EXAMPLES, cache, None, ReaderCard(corpus="mini", base_model=BASE), epochs=3, batch_size=4, lr=1e-4,
-               head_lr=1e-3, threads=1, on_epoch=lambda epoch, loss, logits: seen.append((epoch, loss, logits(pairs))))
+    fit_reader(
+        EXAMPLES,
+        cache,
+        None,
+        ReaderCard(corpus="mini", base_model=BASE),
+        epochs=3,
+        batch_size=4,
+        lr=1e-4,
+        head_lr=1e-3,
+        threads=1,
+        on_epoch=lambda epoch, loss, logits: seen.append((epoch, loss, logits(pairs))),
+    )
     assert [e for e, _, _ in seen] == [1, 2, 3] and all(np.isfinite(loss) for _, loss, _ in seen)
-    assert seen[-1][2][0] - seen[-1][2][1] > seen[0][2][0] - seen[0][2][1]  # the taught pair pulls apart by epoch
+    assert (
+        seen[-1][2][0] - seen[-1][2][1] > seen[0][2][0] - seen[0][2][1]
+    )  # the taught pair pulls apart by epoch
     assert not any(tmp_path.iterdir())

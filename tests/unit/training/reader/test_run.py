@@ -30,11 +30,44 @@ def read_home(tmp_path_factory):
     halves[0].write_text("\n".join(lines[::2]) + "\n")
     halves[1].write_text("\n".join(lines[1::2]) + "\n")
     runner = CliRunner()
-    r = runner.invoke(app, ["--home", str(home), "train", "ranker", "--corpus", "mini", "-q", str(QUESTIONS), "--folds", "2",
-                            "--no-ablations", "--json"])
+    r = runner.invoke(
+        app,
+        [
+            "--home",
+            str(home),
+            "train",
+            "ranker",
+            "--corpus",
+            "mini",
+            "-q",
+            str(QUESTIONS),
+            "--folds",
+            "2",
+            "--no-ablations",
+            "--json",
+        ],
+    )
     assert r.exit_code == 0, r.output
-    r = runner.invoke(app, ["--home", str(home), "train", "reader", "--corpus", "mini", "-q", str(halves[0]), "-q", str(halves[1]),
-                            "--epochs", "1", "--layers", "1", "--json"])
+    r = runner.invoke(
+        app,
+        [
+            "--home",
+            str(home),
+            "train",
+            "reader",
+            "--corpus",
+            "mini",
+            "-q",
+            str(halves[0]),
+            "-q",
+            str(halves[1]),
+            "--epochs",
+            "1",
+            "--layers",
+            "1",
+            "--json",
+        ],
+    )
     assert r.exit_code == 0, r.output
     return home, json.loads(r.stdout)
 

@@ -47,7 +47,8 @@ def _source_tables() -> None:
     )
     _create(
         "documents",
-        _id(), _corpus(),
+        _id(),
+        _corpus(),
         sa.Column("name", sa.String(length=512), nullable=False),
         sa.Column("format", sa.String(length=16), nullable=False),
         sa.Column("checksum", sa.String(length=64), nullable=False),
@@ -60,7 +61,8 @@ def _source_tables() -> None:
     )
     _create(
         "review_items",
-        _id(), _corpus(),
+        _id(),
+        _corpus(),
         sa.Column("provision_id", sa.String(length=320), nullable=False),
         sa.Column("source_a", sa.String(length=512), nullable=False),
         sa.Column("source_b", sa.String(length=512), nullable=False),
@@ -102,7 +104,8 @@ def _provision_tables() -> None:
     )
     _create(
         "references",
-        _id(), _corpus(),
+        _id(),
+        _corpus(),
         sa.Column("source_id", sa.String(length=320), nullable=False),
         sa.Column("raw", sa.Text(), nullable=False),
         sa.Column("target_id", sa.String(length=320), nullable=True),
@@ -133,7 +136,8 @@ def _graph_tables() -> None:
     )
     _create(
         "graph_edges",
-        _id(), _corpus(),
+        _id(),
+        _corpus(),
         sa.Column("type", sa.String(length=16), nullable=False),
         sa.Column("source", sa.String(length=600), nullable=False),
         sa.Column("target", sa.String(length=600), nullable=False),
@@ -149,7 +153,8 @@ def _entity_tables() -> None:
     """The Entity Network's entities, relations and triples with their vectors."""
     _create(
         "eng_entities",
-        _id(), _corpus(),
+        _id(),
+        _corpus(),
         sa.Column("name", sa.String(length=512), nullable=False),
         sa.Column("label", sa.String(length=64), nullable=False),
         sa.Column("section_ids", sa.JSON(), nullable=False),
@@ -161,7 +166,8 @@ def _entity_tables() -> None:
     )
     _create(
         "eng_relations",
-        _id(), _corpus(),
+        _id(),
+        _corpus(),
         sa.Column("name", sa.String(length=256), nullable=False),
         sa.Column("dim", sa.Integer(), nullable=False),
         sa.Column("vector", sa.LargeBinary(), nullable=False),
@@ -171,7 +177,8 @@ def _entity_tables() -> None:
     )
     _create(
         "eng_triples",
-        _id(), _corpus(),
+        _id(),
+        _corpus(),
         sa.Column("head", sa.String(length=512), nullable=False),
         sa.Column("relation", sa.String(length=256), nullable=False),
         sa.Column("tail", sa.String(length=512), nullable=False),
@@ -192,6 +199,17 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    for name in ("review_items", "references", "provisions", "meta", "graph_nodes", "graph_edges",
-                 "eng_triples", "eng_relations", "eng_entities", "documents", "corpora"):
+    for name in (
+        "review_items",
+        "references",
+        "provisions",
+        "meta",
+        "graph_nodes",
+        "graph_edges",
+        "eng_triples",
+        "eng_relations",
+        "eng_entities",
+        "documents",
+        "corpora",
+    ):
         op.drop_table(name)

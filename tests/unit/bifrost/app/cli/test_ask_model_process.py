@@ -37,8 +37,13 @@ def home(tmp_path_factory) -> Path:
 
 def ask(home: Path, question: str, child: bool) -> dict:
     env = {**subprocess_env(), "BIFROST_MODEL_PROCESS": "true" if child else "false"}
-    done = subprocess.run([sys.executable, "-c", PROBE, str(home), question], env=env, capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(home), question],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stderr == ""
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -56,9 +61,31 @@ def test_the_answer_is_the_same_and_the_parent_never_imports_torch(home, questio
 def test_the_entry_point_prints_the_whole_answer_and_keeps_the_journal_before_its_quick_exit(home, tmp_path):
     home = shutil.copytree(home, tmp_path / "home")
     question = QUESTIONS[3]
-    done = subprocess.run([sys.executable, "-m", "bifrost.app.cli.app", "--home", str(home), "ask", "--corpus", "mini",
-                           question, "--json"], env=subprocess_env(), capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bifrost.app.cli.app",
+            "--home",
+            str(home),
+            "ask",
+            "--corpus",
+            "mini",
+            question,
+            "--json",
+        ],
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout)["question"] == question  # all of it: the output was flushed
     with sqlite3.connect(home / "extraction_journal.db") as db:  # the question's parse was journaled
-        assert db.execute("SELECT count(*) FROM llm_extraction_journal WHERE corpus = 'mini' AND provision_id = 'question'").fetchone()[0] == 1
+        assert (
+            db.execute(
+                "SELECT count(*) FROM llm_extraction_journal WHERE corpus = 'mini' AND provision_id = "
+                "'question'"
+            ).fetchone()[0]
+            == 1
+        )

@@ -24,12 +24,39 @@ def fake_registered(monkeypatch):
 def test_eval_run_then_compare_json(settings, questions_file: Path, tmp_path: Path, fake_registered):
     cli = CliRunner()
     base = ["--home", str(settings.home), "eval"]
-    r = cli.invoke(app, base + ["--corpus", "tiny", "--questions", str(questions_file), "--systems", "oracle",
-                                "--out", str(tmp_path / "a"), "--json"])
+    r = cli.invoke(
+        app,
+        base
+        + [
+            "--corpus",
+            "tiny",
+            "--questions",
+            str(questions_file),
+            "--systems",
+            "oracle",
+            "--out",
+            str(tmp_path / "a"),
+            "--json",
+        ],
+    )
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["systems"]["oracle"]["metrics"]["recall@1"]["mean"] == pytest.approx(0.5)
-    r = cli.invoke(app, base + ["--corpus", "tiny", "--questions", str(questions_file), "--systems", "oracle",
-                                "--out", str(tmp_path / "b"), "--limit", "2"])
+    r = cli.invoke(
+        app,
+        base
+        + [
+            "--corpus",
+            "tiny",
+            "--questions",
+            str(questions_file),
+            "--systems",
+            "oracle",
+            "--out",
+            str(tmp_path / "b"),
+            "--limit",
+            "2",
+        ],
+    )
     assert r.exit_code == 0 and "report.md" in r.stdout
     r = cli.invoke(app, base + ["compare", str(tmp_path / "a"), str(tmp_path / "a"), "--json"])
     assert r.exit_code == 0, r.output
@@ -39,8 +66,20 @@ def test_eval_run_then_compare_json(settings, questions_file: Path, tmp_path: Pa
 def test_eval_errors_are_one_line(settings, questions_file: Path, tmp_path: Path, fake_registered):
     cli = CliRunner()
     base = ["--home", str(settings.home), "eval"]
-    r = cli.invoke(app, base + ["--corpus", "tiny", "--questions", str(questions_file), "--systems", "nope",
-                                "--out", str(tmp_path / "x")])
+    r = cli.invoke(
+        app,
+        base
+        + [
+            "--corpus",
+            "tiny",
+            "--questions",
+            str(questions_file),
+            "--systems",
+            "nope",
+            "--out",
+            str(tmp_path / "x"),
+        ],
+    )
     assert r.exit_code == 1 and "unknown system 'nope'; known systems:" in r.stderr
     r = cli.invoke(app, base + ["--corpus", "tiny"])
     assert r.exit_code == 1 and "needs --corpus, --questions and --out" in r.stderr
@@ -60,8 +99,22 @@ def test_a_failing_system_is_printed_the_others_written_and_the_exit_code_is_one
     fake_registered.register("broken", lambda s, c: Broken("broken"))
     for only in (["broken"], ["broken", "oracle"]):
         out = tmp_path / "-".join(only)
-        r = CliRunner().invoke(app, ["--home", str(settings.home), "eval", "--corpus", "tiny", "--questions",
-                                     str(questions_file), "--systems", ",".join(only), "--out", str(out)])
+        r = CliRunner().invoke(
+            app,
+            [
+                "--home",
+                str(settings.home),
+                "eval",
+                "--corpus",
+                "tiny",
+                "--questions",
+                str(questions_file),
+                "--systems",
+                ",".join(only),
+                "--out",
+                str(out),
+            ],
+        )
         assert r.exit_code == 1, r.output
         assert "failed broken: system 'broken' failed on question 'q1': model unreachable" in r.output
         assert set(json.loads((out / "metrics.json").read_text())["systems"]) == set(only) - {"broken"}

@@ -16,7 +16,8 @@ from bifrost.app.cli.fast_exit import FastExit
 
 
 def app_with_probe() -> typer.Typer:
-    """The real root command (its callback attaches the run's `FastExit`) plus a command that asks for a quick exit."""
+    """The real root command (its callback attaches the run's `FastExit`) plus a command that asks for a
+    quick exit."""
     root = make_app()
 
     @root.command("probe")

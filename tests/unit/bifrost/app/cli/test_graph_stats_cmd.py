@@ -24,7 +24,11 @@ def test_a_corpus_without_rulebook_words_gets_a_one_line_note(home):
     done = CliRunner().invoke(app, ["--home", str(home), "graph", "stats", "--corpus", "mini"])
     assert done.exit_code == 0, done.output
     notes = [line for line in done.output.splitlines() if line.startswith("note:")]
-    assert len(notes) == 3 and "no precedents loaded" in notes[0] and "'mini' has no rulebook words of its own" in notes[2]
+    assert (
+        len(notes) == 3
+        and "no precedents loaded" in notes[0]
+        and "'mini' has no rulebook words of its own" in notes[2]
+    )
     assert "requirement records" in notes[1] and "rule sentences without a requirement" in notes[1]
     as_json = CliRunner().invoke(app, ["--home", str(home), "graph", "stats", "--corpus", "mini", "--json"])
     assert len(json.loads(as_json.output)["notes"]) == 3
@@ -32,7 +36,9 @@ def test_a_corpus_without_rulebook_words_gets_a_one_line_note(home):
 
 def test_stats_count_the_precedents_and_their_citations_outside_the_corpus(home, tmp_path):
     letters = tmp_path / "letters.jsonl"
-    letters.write_text(json.dumps({"id": "l1", "title": "Plans", "cites": ["1926.502(b)(1)", "1910.28"]}) + "\n")
+    letters.write_text(
+        json.dumps({"id": "l1", "title": "Plans", "cites": ["1926.502(b)(1)", "1910.28"]}) + "\n"
+    )
     with Bifrost(Settings(home=home)) as bf:
         bf.import_precedents(letters, "mini")
         notes = bf.stats("mini").notes

@@ -8,8 +8,19 @@ import sys
 
 from tests.conftest import subprocess_env
 
-HEAVY = ("torch", "transformers", "sentence_transformers", "spacy", "bm25s", "lightgbm", "sqlalchemy", "networkx",
-         "numpy", "bifrost.app.facade", "bifrost.retrieval.pipeline")
+HEAVY = (
+    "torch",
+    "transformers",
+    "sentence_transformers",
+    "spacy",
+    "bm25s",
+    "lightgbm",
+    "sqlalchemy",
+    "networkx",
+    "numpy",
+    "bifrost.app.facade",
+    "bifrost.retrieval.pipeline",
+)
 
 PROBE = f"""
 import runpy, sys
@@ -23,7 +34,9 @@ print("IMPORTED=" + ",".join(m for m in {HEAVY!r} if m in sys.modules))
 
 
 def test_help_imports_no_model_index_or_store_library():
-    done = subprocess.run([sys.executable, "-c", PROBE], env=subprocess_env(), capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE], env=subprocess_env(), capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     assert "Usage" in done.stdout
     assert done.stdout.strip().splitlines()[-1] == "IMPORTED="

@@ -12,9 +12,18 @@ from bifrost.app.cli.app import app
 from tests.unit.mini_corpus import built_mini_home
 
 LETTERS = [
-    {"id": "loi-plan", "title": "Who may prepare a fall protection plan for leading edge work", "date": "1999-01-02",
-     "url": "https://example.org/loi-plan", "cites": ["1926.502(b)(1)", "1910.28"]},
-    {"id": "loi-edge", "title": "Guardrails for employees constructing a leading edge", "cites": ["1926.501(b)(2)"]},
+    {
+        "id": "loi-plan",
+        "title": "Who may prepare a fall protection plan for leading edge work",
+        "date": "1999-01-02",
+        "url": "https://example.org/loi-plan",
+        "cites": ["1926.502(b)(1)", "1910.28"],
+    },
+    {
+        "id": "loi-edge",
+        "title": "Guardrails for employees constructing a leading edge",
+        "cites": ["1926.501(b)(2)"],
+    },
 ]
 
 
@@ -43,7 +52,9 @@ def test_import_reports_counts_and_names_the_bad_line(imported):
 
 
 def test_importing_again_changes_nothing(home, imported):
-    again = run(home, "precedents", "import", str(imported[1]), "--corpus", "mini", "--issuer", "OSHA", "--json")
+    again = run(
+        home, "precedents", "import", str(imported[1]), "--corpus", "mini", "--issuer", "OSHA", "--json"
+    )
     assert json.loads(again.stdout)["unchanged"] == 2
 
 
@@ -53,17 +64,35 @@ def test_list_shows_each_precedent_with_what_it_cites(home, imported):
 
 
 def test_ask_shows_the_similar_answered_question_as_an_interpretation(home, imported):
-    done = run(home, "ask", "Who must prepare the fall protection plan for leading edge work?", "--corpus", "mini")
+    done = run(
+        home, "ask", "Who must prepare the fall protection plan for leading edge work?", "--corpus", "mini"
+    )
     assert done.exit_code == 0, done.output
     assert "OSHA answered a similar question (interpretations, not the rule)" in done.output
     assert "Who may prepare a fall protection plan for leading edge work" in done.output
 
 
 def test_a_review_becomes_a_precedent_and_a_question_set(home, imported, tmp_path):
-    asked = json.loads(run(home, "ask", "Who must prepare the fall protection plan?", "--corpus", "mini", "--json").stdout)
+    asked = json.loads(
+        run(home, "ask", "Who must prepare the fall protection plan?", "--corpus", "mini", "--json").stdout
+    )
     cited = [c["id"] for c in asked["citations"]]
-    done = run(home, "review", "answer", "Who must prepare the fall protection plan?", "--corpus", "mini",
-               "--reviewer", "ana", "--team", "Safety", "--right", cited[0], "--add", "1926.500(b)[Leading edge]")
+    done = run(
+        home,
+        "review",
+        "answer",
+        "Who must prepare the fall protection plan?",
+        "--corpus",
+        "mini",
+        "--reviewer",
+        "ana",
+        "--team",
+        "Safety",
+        "--right",
+        cited[0],
+        "--add",
+        "1926.500(b)[Leading edge]",
+    )
     assert done.exit_code == 0, done.output
     assert f"precedent review-1 cites {cited[0]}, 1926.500(b)[Leading edge]" in done.output
     listed = run(home, "review", "answers", "--corpus", "mini")
@@ -77,6 +106,16 @@ def test_a_review_becomes_a_precedent_and_a_question_set(home, imported, tmp_pat
 
 
 def test_a_bad_review_is_one_line_and_stores_nothing(home, imported):
-    done = run(home, "review", "answer", "Who must prepare the fall protection plan?", "--corpus", "mini",
-               "--reviewer", "ana", "--add", "1926.999(z)")
+    done = run(
+        home,
+        "review",
+        "answer",
+        "Who must prepare the fall protection plan?",
+        "--corpus",
+        "mini",
+        "--reviewer",
+        "ana",
+        "--add",
+        "1926.999(z)",
+    )
     assert done.exit_code == 1 and "1926.999(z) is not a provision of the current edition" in done.output

@@ -43,8 +43,27 @@ def trained_home(tmp_path_factory):
         build_corpus(bf, "mini", MINI)
     finally:
         bf.close()
-    r = CliRunner().invoke(cli(), ["--home", str(home), "train", "answerability", "--corpus", "mini", "-q", str(ANSWERABLE),
-                                   "-q", str(UNANSWERABLE), "--folds", "2", "--no-ablations", "--out", str(home / "cv"), "--json"])
+    r = CliRunner().invoke(
+        cli(),
+        [
+            "--home",
+            str(home),
+            "train",
+            "answerability",
+            "--corpus",
+            "mini",
+            "-q",
+            str(ANSWERABLE),
+            "-q",
+            str(UNANSWERABLE),
+            "--folds",
+            "2",
+            "--no-ablations",
+            "--out",
+            str(home / "cv"),
+            "--json",
+        ],
+    )
     assert r.exit_code == 0, r.output
     return home, json.loads(r.stdout)
 
@@ -52,9 +71,16 @@ def trained_home(tmp_path_factory):
 def test_the_report_is_cross_validated_over_both_files_and_beside_the_cosine_rule(trained_home):
     home, report = trained_home
     model, cosine = report["model"], report["cosine"]
-    assert model["n"] == 18 and model["answerable"] == 10 and report["folds"] == 2 and report["retriever"] == "hybrid"
+    assert (
+        model["n"] == 18
+        and model["answerable"] == 10
+        and report["folds"] == 2
+        and report["retriever"] == "hybrid"
+    )
     assert set(model["by_source"]) == {"questions-mini", "unanswerable-mini"}
-    assert {"auroc", "refusal_unanswerable", "false_refusal"} <= set(model) and cosine["rule"] == "best cosine < 0.45"
+    assert {"auroc", "refusal_unanswerable", "false_refusal"} <= set(model) and cosine[
+        "rule"
+    ] == "best cosine < 0.45"
     assert len(report["fold_thresholds"]) == 2 and 0.0 <= report["threshold"] <= 1.0
     assert (home / "cv" / "cv.md").read_text().startswith("## mini: answerability, 18 questions")
     assert len((home / "cv" / "per_question.jsonl").read_text().splitlines()) == 18
@@ -82,11 +108,26 @@ def test_an_unreadable_card_falls_back_to_the_cosine_rule_and_a_foreign_one_is_a
     saved = path.read_text()
     try:
         path.write_text("{broken")
-        r = CliRunner().invoke(cli(), ["--home", str(home), "ask", "Who prepares the fall protection plan?", "--corpus", "mini", "--json"])
+        r = CliRunner().invoke(
+            cli(),
+            [
+                "--home",
+                str(home),
+                "ask",
+                "Who prepares the fall protection plan?",
+                "--corpus",
+                "mini",
+                "--json",
+            ],
+        )
         assert r.exit_code == 0, r.output
         path.write_text(json.dumps({**json.loads(saved), "corpus": "adgm"}))
-        r = CliRunner().invoke(cli(), ["--home", str(home), "ask", "Who prepares the fall protection plan?", "--corpus", "mini"])
-        errors = [line for line in r.stderr.splitlines() if "error" in line]  # (model loading may draw a bar first)
+        r = CliRunner().invoke(
+            cli(), ["--home", str(home), "ask", "Who prepares the fall protection plan?", "--corpus", "mini"]
+        )
+        errors = [
+            line for line in r.stderr.splitlines() if "error" in line
+        ]  # (model loading may draw a bar first)
         assert r.exit_code == 1 and len(errors) == 1 and "trained for corpus 'adgm', not 'mini'" in errors[0]
     finally:
         path.write_text(saved)
@@ -121,23 +162,60 @@ def _mixed_sets(folder):
     a, b, held = folder / "letters.jsonl", folder / "site.jsonl", folder / "held.jsonl"
     a.write_text("\n".join(ans[:5] + unans[:3]) + "\n")
     b.write_text("\n".join(ans[5:] + unans[3:6]) + "\n")
-    held.write_text("\n".join(unans[6:] + [json.dumps({"id": "h1", "question": "Which systems protect a worker at a leading edge?",
-                                                       "gold": ["1926.501(b)(2)(i)"]})]) + "\n")
+    held.write_text(
+        "\n".join(
+            unans[6:]
+            + [
+                json.dumps(
+                    {
+                        "id": "h1",
+                        "question": "Which systems protect a worker at a leading edge?",
+                        "gold": ["1926.501(b)(2)(i)"],
+                    }
+                )
+            ]
+        )
+        + "\n"
+    )
     return a, b, held
 
 
-def test_each_set_left_out_is_judged_with_thresholds_chosen_on_the_others_in_three_outcomes(trained_home, tmp_path):
+def test_each_set_left_out_is_judged_with_thresholds_chosen_on_the_others_in_three_outcomes(
+    trained_home, tmp_path
+):
     home, _ = trained_home
     a, b, held = _mixed_sets(tmp_path)
-    r = CliRunner().invoke(cli(), ["--home", str(home), "train", "answerability", "--corpus", "mini", "-q", str(a), "-q", str(b),
-                                   "--held-out", str(held), "--folds", "2", "--no-ablations", "--no-store", "--json"])
+    r = CliRunner().invoke(
+        cli(),
+        [
+            "--home",
+            str(home),
+            "train",
+            "answerability",
+            "--corpus",
+            "mini",
+            "-q",
+            str(a),
+            "-q",
+            str(b),
+            "--held-out",
+            str(held),
+            "--folds",
+            "2",
+            "--no-ablations",
+            "--no-store",
+            "--json",
+        ],
+    )
     assert r.exit_code == 0, r.output
     report = json.loads(r.stdout)
     assert set(report["left_out"]) == {"letters", "site"} and set(report["held_out"]) == {"held"}
     site = report["left_out"]["site"]
     assert site["n"] == 8 and {"refused", "not_stated", "refused_or_not_stated"} <= set(site["answerable"])
     assert site["thresholds"]["refuse"] <= site["thresholds"]["answer"]
-    assert [p["answerable_lost"] for p in site["curve"]] == sorted(p["answerable_lost"] for p in site["curve"])
+    assert [p["answerable_lost"] for p in site["curve"]] == sorted(
+        p["answerable_lost"] for p in site["curve"]
+    )
     assert report["card_path"] == "" and report["threshold"] <= report["answer_threshold"]
 
 
@@ -147,7 +225,18 @@ def test_between_the_two_thresholds_ask_says_not_stated_and_quotes_the_closest_p
     saved = path.read_text()
     try:
         path.write_text(json.dumps({**json.loads(saved), "threshold": 0.0, "answer_threshold": 1.0}))
-        r = CliRunner().invoke(cli(), ["--home", str(home), "ask", "Who prepares the fall protection plan?", "--corpus", "mini", "--json"])
+        r = CliRunner().invoke(
+            cli(),
+            [
+                "--home",
+                str(home),
+                "ask",
+                "Who prepares the fall protection plan?",
+                "--corpus",
+                "mini",
+                "--json",
+            ],
+        )
         answer = json.loads(r.stdout)
         assert answer["outcome"] == "not_stated" and not answer["refused"]
         assert answer["statements"][0]["text"].startswith("The closest provisions do not state it")

@@ -36,12 +36,16 @@ def test_train_encoder_then_reembed_the_entity_network_with_it(tmp_path, monkeyp
         names, before = entity_tables.load_entity_matrix(s, "mini")
     bf.close()
     runner = CliRunner()
-    r = runner.invoke(cli(), ["--home", str(home), "train", "encoder", "--corpus", "mini", "--max-pairs", "20", "--json"])
+    r = runner.invoke(
+        cli(), ["--home", str(home), "train", "encoder", "--corpus", "mini", "--max-pairs", "20", "--json"]
+    )
     assert r.exit_code == 0, r.output
     report = json.loads(r.stdout)
     assert report["path"] == str(home / "models" / "encoder-mini") and sum(report["pairs"].values()) <= 20
     monkeypatch.setenv("BIFROST_EMBEDDING_MODEL", report["path"])
-    r = runner.invoke(cli(), ["--home", str(home), "build", "entities", "--corpus", "mini", "--reembed", "--json"])
+    r = runner.invoke(
+        cli(), ["--home", str(home), "build", "entities", "--corpus", "mini", "--reembed", "--json"]
+    )
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["entities"] == len(names)
     bf = Bifrost(Settings(home=home))

@@ -39,15 +39,20 @@ def test_users_add_prints_the_token_once_and_list_never_shows_it(home):
     assert done.exit_code == 0, done.output
     token = json.loads(done.stdout)["secret"]
     listed = run(home, "users", "list", "--json")
-    assert listed.exit_code == 0 and token not in listed.stdout and token.split("_", 2)[2] not in listed.stdout
+    assert (
+        listed.exit_code == 0 and token not in listed.stdout and token.split("_", 2)[2] not in listed.stdout
+    )
     assert json.loads(listed.stdout)[0]["role"] == "reviewer"
 
 
-@pytest.mark.parametrize(("args", "says"), [
-    (["users", "add", "bob", "--role", "boss"], "unknown role 'boss'"),
-    (["users", "add", "bob", "--corpus", "nope"], "unknown corpus 'nope'"),
-    (["users", "revoke", "nobody"], "unknown user 'nobody'"),
-])
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["users", "add", "bob", "--role", "boss"], "unknown role 'boss'"),
+        (["users", "add", "bob", "--corpus", "nope"], "unknown corpus 'nope'"),
+        (["users", "revoke", "nobody"], "unknown user 'nobody'"),
+    ],
+)
 def test_bad_users_commands_are_one_line_and_create_nothing(home, args, says):
     done = run(home, *args)
     assert done.exit_code != 0 and says in done.output
@@ -93,11 +98,14 @@ def test_replay_on_an_amended_edition_reports_the_changed_citation(home, tmp_pat
     done = run(home, "answers", "replay", record_id, "--json")
     assert done.exit_code == 0, done.output
     replay = json.loads(done.stdout)
-    # the same edition quotes the same words; it may rank differently, being no longer the current one (it says so)
+    # the same edition quotes the same words; it may rank differently, being no longer the current one (it
+    # says so)
     assert not any(c["change"] == "text changed" for c in replay["changes_same_edition"])
     assert "edition 1" in replay["same_edition_note"]
     moved = {c["id"]: c["change"] for c in replay["changes_current"] if c["change"] != "unchanged"}
     assert replay["changed"] and replay["current_editions"] == {"mini": 2}
-    assert moved["1926.502(b)(1)"] == "removed" and moved["1926.501(b)(2)(ii)"] == "text changed"  # reserved; amended
+    assert (
+        moved["1926.502(b)(1)"] == "removed" and moved["1926.501(b)(2)(ii)"] == "text changed"
+    )  # reserved; amended
     text = run(home, "answers", "replay", record_id).stdout
     assert "changed since the record" in text and "1926.502(b)(1) removed" in text

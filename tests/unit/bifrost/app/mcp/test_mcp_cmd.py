@@ -16,7 +16,9 @@ def test_a_missing_mcp_package_is_a_one_line_error_naming_the_extra(home, monkey
     monkeypatch.setattr(extras, "has_module", lambda module: not module.startswith("mcp"))
     r = run(home)
     assert r.exit_code == 1 and r.stdout == ""
-    assert r.stderr.strip().splitlines() == ["error: this needs the 'mcp' package: pip install 'bifrost-rag[mcp]'"]
+    assert r.stderr.strip().splitlines() == [
+        "error: this needs the 'mcp' package: pip install 'bifrost-rag[mcp]'"
+    ]
 
 
 def test_an_unknown_corpus_is_refused_before_serving(home):

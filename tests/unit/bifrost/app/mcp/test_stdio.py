@@ -29,17 +29,37 @@ NOISY_SERVER = textwrap.dedent("""
     anyio.run(serve_stdio, server)
 """)
 REQUESTS = [
-    {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-     "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}},
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "0"},
+        },
+    },
     {"jsonrpc": "2.0", "method": "notifications/initialized"},
-    {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "noisy", "arguments": {"word": "quiet"}}},
+    {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "noisy", "arguments": {"word": "quiet"}},
+    },
 ]
 
 
 @pytest.mark.timeout(120)
 def test_stray_output_of_a_tool_goes_to_stderr_and_the_wire_carries_only_protocol_messages():
-    proc = subprocess.Popen([sys.executable, "-c", NOISY_SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=subprocess_env(), cwd=str(ROOT), text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", NOISY_SERVER],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=subprocess_env(),
+        cwd=str(ROOT),
+        text=True,
+    )
     try:
         proc.stdin.write("".join(json.dumps(r) + "\n" for r in REQUESTS))
         proc.stdin.flush()

@@ -59,8 +59,12 @@ def test_readers_see_their_own_reviewers_their_corpora_admins_all(two_corpora: B
 def test_a_store_that_refuses_the_record_still_answers_warns_and_counts(two_corpora: Bifrost):
     engine = two_corpora.sql.engine
     with engine.begin() as conn:  # the SQL store itself refuses: SQLite aborts every insert into the table
-        conn.execute(text("CREATE TRIGGER no_records BEFORE INSERT ON answer_records "
-                          "BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END"))
+        conn.execute(
+            text(
+                "CREATE TRIGGER no_records BEFORE INSERT ON answer_records "
+                "BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END"
+            )
+        )
     try:
         failed = two_corpora.answer_log.failures
         answer = two_corpora.ask(Q, "mini", asked_by=RITA)
@@ -89,8 +93,15 @@ def test_records_older_than_the_retention_are_pruned(tmp_path):
         from bifrost.core.access import AnswerRecord
 
         def rec(rid: str, days_ago: int) -> AnswerRecord:
-            return AnswerRecord(id=rid, asked_at=utcnow() - timedelta(days=days_ago), user="u", channel="cli",
-                                corpus="c", question="q", outcome="answered")
+            return AnswerRecord(
+                id=rid,
+                asked_at=utcnow() - timedelta(days=days_ago),
+                user="u",
+                channel="cli",
+                corpus="c",
+                question="q",
+                outcome="answered",
+            )
 
         with bf.sql.session() as s:
             team_tables.add_record(s, rec("old", 31))

@@ -35,12 +35,15 @@ def test_all_means_every_corpus_now_and_later(users):
     assert users.authenticate(token.secret).corpora == (ALL_CORPORA,)
 
 
-@pytest.mark.parametrize(("args", "says"), [
-    (("bob", "owner", ["osha-1926"]), "unknown role 'owner'"),
-    (("bob", "reader", ["nope"]), "unknown corpus 'nope'"),
-    (("bad name!", "reader", ["all"]), "user name 'bad name!'"),
-    (("bob", "reader", []), "--corpus"),
-])
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("bob", "owner", ["osha-1926"]), "unknown role 'owner'"),
+        (("bob", "reader", ["nope"]), "unknown corpus 'nope'"),
+        (("bad name!", "reader", ["all"]), "user name 'bad name!'"),
+        (("bob", "reader", []), "--corpus"),
+    ],
+)
 def test_a_bad_role_corpus_or_name_is_one_line_and_creates_nothing(users, args, says):
     with pytest.raises(BifrostError, match=says) as e:
         users.add(*args)

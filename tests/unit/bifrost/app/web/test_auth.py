@@ -49,14 +49,20 @@ def serve_two_corpora(bf: Bifrost, root, mini: str = "mini", secret: str = "secr
         "revoked": bf.users.add("gone", "admin", ["all"]).secret,
     }
     with bf.sql.session() as s:
-        s.execute(update(TokenRow).where(TokenRow.user == "old").values(expires_at=utcnow() - timedelta(minutes=1)))
+        s.execute(
+            update(TokenRow).where(TokenRow.user == "old").values(expires_at=utcnow() - timedelta(minutes=1))
+        )
     bf.users.revoke("gone")
     app = create_app(bf, require_auth=True)
     client = TestClient(app)
     client.app_under_test = app
     admin = {"Authorization": f"Bearer {tokens['admin']}"}
-    secret_record = client.post("/api/ask", json={"question": "anchorage inspection", "corpus": secret}, headers=admin).json()["record_id"]
-    mini_record = client.post("/api/ask", json={"question": Q, "corpus": mini}, headers=admin).json()["record_id"]
+    secret_record = client.post(
+        "/api/ask", json={"question": "anchorage inspection", "corpus": secret}, headers=admin
+    ).json()["record_id"]
+    mini_record = client.post("/api/ask", json={"question": Q, "corpus": mini}, headers=admin).json()[
+        "record_id"
+    ]
     return Served(bf, client, tokens, secret_record, mini_record, mini, secret)
 
 
@@ -78,16 +84,24 @@ def doors(served: Served) -> list[tuple[str, str, dict | None]]:
     pid = quote("1926.504(a)(1)", safe="")
     secret, mini, secret_record = served.secret, served.mini, served.secret_record
     return [
-        ("GET", "/", None), ("GET", f"/?corpus={secret}", None), ("GET", f"/ask?q=anchorage+inspection&corpus={secret}", None),
+        ("GET", "/", None),
+        ("GET", f"/?corpus={secret}", None),
+        ("GET", f"/ask?q=anchorage+inspection&corpus={secret}", None),
         ("GET", "/ask?q=anchorage+inspection&corpus=all", None),
-        ("GET", f"/provision/{secret}/{pid}", None), ("GET", f"/entity/{secret}/anchorage", None),
-        ("GET", "/answers", None), ("GET", f"/answers/{secret_record}", None),
+        ("GET", f"/provision/{secret}/{pid}", None),
+        ("GET", f"/entity/{secret}/anchorage", None),
+        ("GET", "/answers", None),
+        ("GET", f"/answers/{secret_record}", None),
         ("POST", "/api/ask", {"question": "anchorage inspection", "corpus": secret}),
         ("POST", "/api/ask", {"question": "anchorage inspection", "corpus": f"{mini},{secret}"}),
-        ("GET", f"/api/provision/{secret}/{pid}", None), ("GET", "/api/answers", None),
-        ("GET", f"/api/answers/{secret_record}", None), ("POST", f"/api/answers/{secret_record}/replay", None),
-        ("POST", f"/api/answers/{secret_record}/review", {"right": []}), ("GET", "/api/users", None),
-        ("GET", "/openapi.json", None), ("GET", "/docs", None),
+        ("GET", f"/api/provision/{secret}/{pid}", None),
+        ("GET", "/api/answers", None),
+        ("GET", f"/api/answers/{secret_record}", None),
+        ("POST", f"/api/answers/{secret_record}/replay", None),
+        ("POST", f"/api/answers/{secret_record}/review", {"right": []}),
+        ("GET", "/api/users", None),
+        ("GET", "/openapi.json", None),
+        ("GET", "/docs", None),
     ]
 
 
@@ -116,9 +130,12 @@ def test_no_door_opens_without_a_live_token(served, credential):
 def check_no_door_opens(served: Served, credential: str) -> None:
     bf, client, tokens, secret_record, _ = served
     headers = {
-        "none": {}, "wrong": {"Authorization": "Bearer bft_0123456789ab_" + "x" * 43},
-        "malformed": {"Authorization": "Bearer hello"}, "expired": {"Authorization": f"Bearer {tokens['expired']}"},
-        "revoked": {"Authorization": f"Bearer {tokens['revoked']}"}, "basic": {"Authorization": "Basic YWRhOmFkYQ=="},
+        "none": {},
+        "wrong": {"Authorization": "Bearer bft_0123456789ab_" + "x" * 43},
+        "malformed": {"Authorization": "Bearer hello"},
+        "expired": {"Authorization": f"Bearer {tokens['expired']}"},
+        "revoked": {"Authorization": f"Bearer {tokens['revoked']}"},
+        "basic": {"Authorization": "Basic YWRhOmFkYQ=="},
     }[credential]
     client = from_address(client, f"10.0.0.{len(credential)}{ord(credential[0])}")
     for method, path, body in doors(served):
@@ -138,7 +155,13 @@ def check_other_corpus_closed(served: Served) -> None:
     client.cookies.clear()
     headers = {"Authorization": f"Bearer {tokens['reader']}"}
     secret = served.secret
-    open_paths = ("/", "/ask?q=anchorage+inspection&corpus=all", "/answers", "/api/answers", f"/?corpus={secret}")
+    open_paths = (
+        "/",
+        "/ask?q=anchorage+inspection&corpus=all",
+        "/answers",
+        "/api/answers",
+        f"/?corpus={secret}",
+    )
     for method, path, body in doors(served):
         r = call(client, method, path, body, headers)
         assert not leaks(r, path), (method, path)
@@ -183,7 +206,9 @@ def test_a_login_sets_a_session_and_its_forms_need_the_csrf_value(served):
     assert page.status_code == 401 and 'action="/login"' in page.text
     r = client.post("/login", data={"token": "bft_wrong", "next": "/"}, follow_redirects=False)
     assert r.status_code == 401 and "Login failed" in r.text
-    r = client.post("/login", data={"token": tokens["reviewer"], "next": "https://evil.example/"}, follow_redirects=False)
+    r = client.post(
+        "/login", data={"token": tokens["reviewer"], "next": "https://evil.example/"}, follow_redirects=False
+    )
     assert r.status_code == 303 and r.headers["location"] == "/"
     cookie = r.headers["set-cookie"]
     assert "HttpOnly" in cookie and "SameSite=lax" in cookie.replace("Lax", "lax")
@@ -193,8 +218,12 @@ def test_a_login_sets_a_session_and_its_forms_need_the_csrf_value(served):
     form = {"mark-1926.501(b)(2)(i)": "right", "added": "", "team": "site"}
     assert client.post(f"/answers/{record_id}/review", data=form).status_code == 403  # no CSRF value
     csrf = results.text.split('name="csrf" value="')[1].split('"')[0]
-    r = client.post(f"/answers/{record_id}/review", data={**form, "csrf": csrf},
-                    headers={"Origin": "https://evil.example"}, follow_redirects=False)
+    r = client.post(
+        f"/answers/{record_id}/review",
+        data={**form, "csrf": csrf},
+        headers={"Origin": "https://evil.example"},
+        follow_redirects=False,
+    )
     assert r.status_code == 403  # another site's form
     r = client.post(f"/answers/{record_id}/review", data={**form, "csrf": csrf}, follow_redirects=False)
     assert r.status_code == 303 and r.headers["location"] == f"/answers/{record_id}?reviewed=1"
@@ -208,7 +237,10 @@ def test_a_revoked_token_ends_its_web_sessions(served):
     bf, client, _, _, _ = served
     token = bf.users.add("temp", "reader", ["mini"])
     client.cookies.clear()
-    assert client.post("/login", data={"token": token.secret, "next": "/"}, follow_redirects=False).status_code == 303
+    assert (
+        client.post("/login", data={"token": token.secret, "next": "/"}, follow_redirects=False).status_code
+        == 303
+    )
     assert client.get("/answers").status_code == 200
     bf.users.revoke("temp")
     r = client.get("/answers")
@@ -240,11 +272,18 @@ def test_authentication_off_is_todays_single_user(served):
     local = TestClient(create_app(bf))
     r = local.post("/api/ask", json={"question": Q, "corpus": "mini"})
     assert r.status_code == 200 and r.json()["record_id"]
-    assert bf.answer_log.get(r.json()["record_id"], bf.users.authenticate(served.tokens["admin"])).user == "local"
+    assert (
+        bf.answer_log.get(r.json()["record_id"], bf.users.authenticate(served.tokens["admin"])).user
+        == "local"
+    )
 
 
 def test_failed_attempts_from_one_address_are_limited(served):
     client = from_address(served.client, "10.9.9.9")
-    codes = [client.get("/api/answers", headers={"Authorization": "Bearer bft_0123456789ab_" + "y" * 43}).status_code
-             for _ in range(25)]
+    codes = [
+        client.get(
+            "/api/answers", headers={"Authorization": "Bearer bft_0123456789ab_" + "y" * 43}
+        ).status_code
+        for _ in range(25)
+    ]
     assert codes[:20] == [401] * 20 and 429 in codes[20:]

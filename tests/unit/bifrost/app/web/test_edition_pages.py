@@ -60,7 +60,14 @@ def test_api_ask_as_of_answers_from_the_edition_valid_then(client):
 
 
 def test_api_ask_with_a_bad_as_of_is_a_one_line_client_error(client):
-    r = client.post("/api/ask", json={"question": "Who prepares the plan?", "corpus": "mini", "as_of": "soon"})
-    assert r.status_code == 400 and r.json()["message"] == "as_of: 'soon' is not a date (YYYY-MM-DD) or an edition number"
-    r = client.post("/api/ask", json={"question": "Who prepares the plan?", "corpus": "mini", "as_of": "2023-01-01"})
+    r = client.post(
+        "/api/ask", json={"question": "Who prepares the plan?", "corpus": "mini", "as_of": "soon"}
+    )
+    assert (
+        r.status_code == 400
+        and r.json()["message"] == "as_of: 'soon' is not a date (YYYY-MM-DD) or an edition number"
+    )
+    r = client.post(
+        "/api/ask", json={"question": "Who prepares the plan?", "corpus": "mini", "as_of": "2023-01-01"}
+    )
     assert r.status_code == 404 and "no edition valid on 2023-01-01" in r.json()["message"]

@@ -26,8 +26,10 @@ QUESTION = "What training must the employer provide?"
 def leaky(home) -> str:
     """A message as drivers and SQLAlchemy write them: URLs with passwords, SQL, paths of the home."""
     return (
-        f"(psycopg2.OperationalError) connection to postgresql://bifrost:{PASSWORD}@db.internal:5432/bifrost failed; "
-        f"password={PASSWORD}; neo4j at bolt://neo4j:{PASSWORD}@graph:7687 refused; cache sqlite:///{home}/bifrost.db "
+        "(psycopg2.OperationalError) connection to "
+        f"postgresql://bifrost:{PASSWORD}@db.internal:5432/bifrost failed; "
+        f"password={PASSWORD}; neo4j at bolt://neo4j:{PASSWORD}@graph:7687 refused; cache "
+        f"sqlite:///{home}/bifrost.db "
         f"locked; index {home}/index/eng.npz missing\n"
         "[SQL: SELECT provisions.id FROM provisions WHERE provisions.corpus = ?]\n"
         "[parameters: ('mini',)]\n(Background on this error at: https://sqlalche.me/e/20/e3q8) "
@@ -36,8 +38,20 @@ def leaky(home) -> str:
 
 
 def secrets(home) -> list[str]:
-    return [PASSWORD, "password", "bolt://", "postgresql://", "sqlite:///", "SELECT", "INSERT", "[SQL",
-            str(home), "/index/", "bifrost.db", "db.internal"]
+    return [
+        PASSWORD,
+        "password",
+        "bolt://",
+        "postgresql://",
+        "sqlite:///",
+        "SELECT",
+        "INSERT",
+        "[SQL",
+        str(home),
+        "/index/",
+        "bifrost.db",
+        "db.internal",
+    ]
 
 
 def assert_clean(r, home) -> None:
@@ -73,7 +87,12 @@ CLIENT_ERRORS = [
     ("post", "/api/ask", {"json": {"question": QUESTION, "extra": 1}}, 422),
     ("post", "/api/ask", {"json": {"question": QUESTION, "options": {"top_n": 0}}}, 422),
     ("post", "/api/ask", {"json": {"question": QUESTION, "postgresql://u:hunter2@h/db": 1}}, 422),
-    ("post", "/api/ask", {"content": b"question=hi", "headers": {"content-type": "application/x-www-form-urlencoded"}}, 422),
+    (
+        "post",
+        "/api/ask",
+        {"content": b"question=hi", "headers": {"content-type": "application/x-www-form-urlencoded"}},
+        422,
+    ),
     ("post", "/api/ask", {"content": b"{not json", "headers": {"content-type": "application/json"}}, 422),
     ("get", "/api/provision/mini/1926.999(z)", {}, 404),
     ("get", "/api/provision/nope/1926.500", {}, 404),
@@ -88,7 +107,9 @@ CLIENT_ERRORS = [
 ]
 
 
-@pytest.mark.parametrize("method,path,kwargs,status", CLIENT_ERRORS, ids=[f"{m} {p} {s}" for m, p, _, s in CLIENT_ERRORS])
+@pytest.mark.parametrize(
+    "method,path,kwargs,status", CLIENT_ERRORS, ids=[f"{m} {p} {s}" for m, p, _, s in CLIENT_ERRORS]
+)
 def test_client_errors_carry_no_secrets(client, home, method, path, kwargs, status):
     r = getattr(client, method)(path, **kwargs)
     assert r.status_code == status
@@ -96,8 +117,12 @@ def test_client_errors_carry_no_secrets(client, home, method, path, kwargs, stat
 
 
 @pytest.mark.parametrize("path", ["/api/provision/mini/1926.500", "/provision/mini/1926.500"])
-@pytest.mark.parametrize("exc_type,status", [(StoreError, 503), (RuntimeError, 500), (NotFoundError, 404), (BifrostError, 400)])
-def test_failures_with_secrets_in_their_message_are_logged_not_sent(bf, home, monkeypatch, caplog, path, exc_type, status):
+@pytest.mark.parametrize(
+    "exc_type,status", [(StoreError, 503), (RuntimeError, 500), (NotFoundError, 404), (BifrostError, 400)]
+)
+def test_failures_with_secrets_in_their_message_are_logged_not_sent(
+    bf, home, monkeypatch, caplog, path, exc_type, status
+):
     monkeypatch.setattr(bf, "show", raiser(exc_type(leaky(home))))
     caplog.set_level(logging.WARNING, logger="bifrost.app.web")
     r = TestClient(create_app(bf), raise_server_exceptions=False).get(path)
@@ -107,14 +132,18 @@ def test_failures_with_secrets_in_their_message_are_logged_not_sent(bf, home, mo
     if path.startswith("/api"):
         assert r.json()["reference"] == ref and "\n" not in r.json()["message"]
     [record] = [rec for rec in caplog.records if ref in rec.getMessage()]
-    logged = record.getMessage() + (logging.Formatter().formatException(record.exc_info) if record.exc_info else "")
+    logged = record.getMessage() + (
+        logging.Formatter().formatException(record.exc_info) if record.exc_info else ""
+    )
     assert PASSWORD in logged and "SELECT provisions.id" in logged
 
 
 def test_ask_failing_in_the_store_is_clean(bf, home, monkeypatch, client):
     monkeypatch.setattr(bf, "ask", raiser(StoreError(leaky(home))))
-    for r in (client.post("/api/ask", json={"question": QUESTION, "corpus": "mini"}),
-              client.get("/ask", params={"q": QUESTION, "corpus": "mini"})):
+    for r in (
+        client.post("/api/ask", json={"question": QUESTION, "corpus": "mini"}),
+        client.get("/ask", params={"q": QUESTION, "corpus": "mini"}),
+    ):
         assert r.status_code == 503
         assert_clean(r, home)
 
@@ -130,7 +159,11 @@ def test_health_with_a_failing_store_is_clean(bf, home, monkeypatch, caplog):
 def test_limits_answer_cleanly(bf, home, monkeypatch):
     monkeypatch.setattr(bf.settings, "rate_limit", "1/minute")
     with TestClient(create_app(bf), raise_server_exceptions=False) as c:
-        big = c.post("/api/ask", content=b"x" * (bf.settings.max_body_bytes + 1), headers={"content-type": "application/json"})
+        big = c.post(
+            "/api/ask",
+            content=b"x" * (bf.settings.max_body_bytes + 1),
+            headers={"content-type": "application/json"},
+        )
         assert big.status_code == 413
         assert_clean(big, home)
         throttled = c.get("/api/provision/mini/1926.500")
@@ -147,12 +180,15 @@ def test_redact_removes_urls_credentials_sql_and_paths(tmp_path):
     assert text.startswith("(psycopg2.OperationalError) connection to <url> failed; <redacted>;")
 
 
-@pytest.mark.parametrize("message", [
-    "unknown corpus 'nope'; loaded corpora: mini",
-    "provision '1926.500(b)[Leading edge]' is not in corpus 'osha-1926'",
-    "entity 'walking/working surface' not found",
-    "the question has 2001 characters; the limit is 2000",
-])
+@pytest.mark.parametrize(
+    "message",
+    [
+        "unknown corpus 'nope'; loaded corpora: mini",
+        "provision '1926.500(b)[Leading edge]' is not in corpus 'osha-1926'",
+        "entity 'walking/working surface' not found",
+        "the question has 2001 characters; the limit is 2000",
+    ],
+)
 def test_redact_keeps_ordinary_messages(message):
     assert redact(message) == message
 

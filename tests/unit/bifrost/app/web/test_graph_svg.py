@@ -26,8 +26,14 @@ class _Tree:
 
 def test_a_shared_parent_whose_own_parent_is_also_shared_is_drawn_above_its_cited_children():
     cited = ["b10", "b12", "b2i", "b2ii"]  # b2 is the parent of two, b the parent of two others (and of b2)
-    answer = Answer(question="q", corpus="c", mode=AnswerMode.EXTRACTIVE, refused=False, text="",
-                    citations=[Citation(corpus="c", id=pid) for pid in cited])
+    answer = Answer(
+        question="q",
+        corpus="c",
+        mode=AnswerMode.EXTRACTIVE,
+        refused=False,
+        text="",
+        citations=[Citation(corpus="c", id=pid) for pid in cited],
+    )
     graph = layout(_Tree(), answer, lambda pid: f"#{pid}")
     nodes = {n.id: n for n in graph.nodes}
     assert set(nodes) == {*cited, "b", "b2"}

@@ -63,7 +63,10 @@ def test_a_body_within_the_limit_reaches_the_app_unchanged(limited, seen):
 def test_a_declared_length_over_the_limit_is_413_before_the_app_runs(limited, seen):
     r = limited.post("/echo", content=b"y" * (LIMIT + 1))
     assert r.status_code == 413 and seen == []
-    assert r.json() == {"error": "payload_too_large", "message": f"the request body is over the limit of {LIMIT} bytes"}
+    assert r.json() == {
+        "error": "payload_too_large",
+        "message": f"the request body is over the limit of {LIMIT} bytes",
+    }
     assert "\n" not in r.text
 
 
@@ -85,7 +88,12 @@ def test_a_bad_content_length_is_400(seen):
 
     import asyncio
 
-    scope = {"type": "http", "method": "POST", "path": "/echo", "headers": [(b"content-length", "١٢".encode())]}
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/echo",
+        "headers": [(b"content-length", "١٢".encode())],
+    }
     asyncio.run(app(scope, receive, send))
     assert sent[0]["status"] == 400 and seen == []
 
@@ -96,7 +104,11 @@ def test_get_requests_pass(limited):
 
 def test_the_web_app_limits_the_body_of_ask(bf):
     c = TestClient(create_app(bf))
-    r = c.post("/api/ask", content=json.dumps({"question": "x" * bf.settings.max_body_bytes}), headers={"content-type": "application/json"})
+    r = c.post(
+        "/api/ask",
+        content=json.dumps({"question": "x" * bf.settings.max_body_bytes}),
+        headers={"content-type": "application/json"},
+    )
     assert r.status_code == 413 and r.json()["error"] == "payload_too_large"
     assert c.post("/api/ask", json={"question": "guardrails", "corpus": "mini"}).status_code == 200
 
@@ -105,8 +117,10 @@ def post_chunked_raw(port: int, total: int) -> tuple[int, bytes]:
     """POST a chunked body over a raw socket; the server may answer and close before the client has
     sent everything (that is the point), so a broken pipe while sending is expected, not an error."""
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-        sock.sendall(b"POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n"
-                     b"Content-Type: application/octet-stream\r\n\r\n")
+        sock.sendall(
+            b"POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n"
+            b"Content-Type: application/octet-stream\r\n\r\n"
+        )
         try:
             for part in chunks(total):
                 sock.sendall(f"{len(part):x}\r\n".encode() + part + b"\r\n")
@@ -153,7 +167,9 @@ def test_a_real_server_rejects_a_chunked_body_over_the_limit(seen):
         status, body = post_chunked_raw(port, LIMIT * 20)
         assert status == 413 and json.loads(body)["error"] == "payload_too_large"
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        conn.request("POST", "/echo", body=chunks(LIMIT), encode_chunked=True, headers={"Transfer-Encoding": "chunked"})
+        conn.request(
+            "POST", "/echo", body=chunks(LIMIT), encode_chunked=True, headers={"Transfer-Encoding": "chunked"}
+        )
         assert json.loads(conn.getresponse().read()) == {"bytes": LIMIT}
         conn.close()
         assert seen == [LIMIT]
@@ -201,7 +217,10 @@ def test_rate_limit_middleware_answers_429_with_retry_after(seen):
     assert [c.post("/echo", content=b"1").status_code for _ in range(2)] == [200, 200]
     r = c.post("/echo", content=b"1")
     assert r.status_code == 429 and r.headers["retry-after"] == "30"
-    assert r.json() == {"error": "rate_limited", "message": "too many requests: the limit is 2 requests per 60 s per client"}
+    assert r.json() == {
+        "error": "rate_limited",
+        "message": "too many requests: the limit is 2 requests per 60 s per client",
+    }
     assert c.get("/ping").status_code == 200  # exempt
     clock.now += 30.0
     assert c.post("/echo", content=b"1").status_code == 200 and seen == [1, 1, 1]
@@ -217,7 +236,9 @@ def test_the_web_app_has_no_rate_limit_by_default_and_one_when_set(bf, monkeypat
     assert c.get("/api/health").status_code == 200 and c.get("/static/style.css").status_code == 200
 
 
-@pytest.mark.parametrize("text,rule", [("60/minute", (60, 60.0)), ("5/second", (5, 1.0)), (" 100 / hours ", (100, 3600.0))])
+@pytest.mark.parametrize(
+    "text,rule", [("60/minute", (60, 60.0)), ("5/second", (5, 1.0)), (" 100 / hours ", (100, 3600.0))]
+)
 def test_parse_rate_limit(text, rule):
     assert parse_rate_limit(text) == rule
 
@@ -245,7 +266,9 @@ def test_shared_buckets_are_one_set_for_every_forked_worker():
         w.start()
     for w in workers:
         w.join(10)
-    assert buckets.take("token:abc", 10, 3600.0) == 0.0  # the 10th token: 9 were taken in three other processes
+    assert (
+        buckets.take("token:abc", 10, 3600.0) == 0.0
+    )  # the 10th token: 9 were taken in three other processes
     assert buckets.take("token:abc", 10, 3600.0) > 0
     assert buckets.take("token:other", 10, 3600.0) == 0.0
 
@@ -265,8 +288,10 @@ def test_the_limit_counts_per_token_and_a_users_own_limit_overrides(seen):
     from bifrost.app.http.limits import SharedTokenBuckets
     from bifrost.core.access import Principal, Role
 
-    principals = {"a": Principal(user="a", role=Role.READER, token_id="aaaa"),
-                  "b": Principal(user="b", role=Role.READER, token_id="bbbb", rate_limit="4/minute")}
+    principals = {
+        "a": Principal(user="a", role=Role.READER, token_id="aaaa"),
+        "b": Principal(user="b", role=Role.READER, token_id="bbbb", rate_limit="4/minute"),
+    }
 
     class SetPrincipal:
         def __init__(self, app):
@@ -283,10 +308,14 @@ def test_the_limit_counts_per_token_and_a_users_own_limit_overrides(seen):
     def q():
         return {"ok": True}
 
-    app.add_middleware(RateLimitMiddleware, requests=2, per_seconds=60.0, buckets=SharedTokenBuckets(slots=64))
+    app.add_middleware(
+        RateLimitMiddleware, requests=2, per_seconds=60.0, buckets=SharedTokenBuckets(slots=64)
+    )
     app.add_middleware(SetPrincipal)
     client = TestClient(app)
-    codes = {who: [client.get("/q", headers={"x-who": who}).status_code for _ in range(5)] for who in ("a", "b")}
+    codes = {
+        who: [client.get("/q", headers={"x-who": who}).status_code for _ in range(5)] for who in ("a", "b")
+    }
     assert codes["a"] == [200, 200, 429, 429, 429]  # the server's limit, for this token alone
     assert codes["b"] == [200, 200, 200, 200, 429]  # b's own limit
     r = client.get("/q", headers={"x-who": "a"})

@@ -1,5 +1,6 @@
 """The web app shows a question's named provisions and similar answered questions: the JSON API carries them,
-the results page lists the precedents as interpretations (escaped) and says which named citation was not found."""
+the results page lists the precedents as interpretations (escaped) and says which named citation was not
+found."""
 
 from __future__ import annotations
 
@@ -14,8 +15,15 @@ from bifrost.core.settings import Settings
 from tests.unit.mini_corpus import build_corpus, write_script_corpus
 
 pytestmark = pytest.mark.timeout(300)
-LETTERS = [{"id": "loi-plan", "title": "Who may prepare a <b>fall protection plan</b>", "date": "1999-01-02",
-            "url": "https://example.org/loi-plan", "cites": ["1926.502(b)(1)"]}]
+LETTERS = [
+    {
+        "id": "loi-plan",
+        "title": "Who may prepare a <b>fall protection plan</b>",
+        "date": "1999-01-02",
+        "url": "https://example.org/loi-plan",
+        "cites": ["1926.502(b)(1)"],
+    }
+]
 
 
 @pytest.fixture(scope="module")
@@ -32,10 +40,18 @@ def client(tmp_path_factory):
 
 
 def test_the_api_answer_carries_named_provisions_and_precedents(client):
-    data = client.post("/api/ask", json={"corpus": "mini", "question": "Who may prepare a fall protection plan?"}).json()
-    assert data["precedents"][0]["id"] == "loi-plan" and data["precedents"][0]["resolved"] == ["1926.502(b)(1)"]
-    named = client.post("/api/ask", json={"corpus": "mini", "question": "What does 1926.502(b)(1) require?"}).json()
-    assert named["citations"][0]["id"] == "1926.502(b)(1)" and named["named"][0]["target_id"] == "1926.502(b)(1)"
+    data = client.post(
+        "/api/ask", json={"corpus": "mini", "question": "Who may prepare a fall protection plan?"}
+    ).json()
+    assert data["precedents"][0]["id"] == "loi-plan" and data["precedents"][0]["resolved"] == [
+        "1926.502(b)(1)"
+    ]
+    named = client.post(
+        "/api/ask", json={"corpus": "mini", "question": "What does 1926.502(b)(1) require?"}
+    ).json()
+    assert (
+        named["citations"][0]["id"] == "1926.502(b)(1)" and named["named"][0]["target_id"] == "1926.502(b)(1)"
+    )
 
 
 def test_the_page_lists_precedents_as_interpretations_escaped(client):

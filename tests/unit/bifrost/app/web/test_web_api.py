@@ -77,7 +77,9 @@ def test_api_ask_rejects_an_unknown_corpus(client):
     assert r.json() == {"error": "not_found", "message": "unknown corpus 'nope'; loaded corpora: mini"}
 
 
-@pytest.mark.parametrize("body", [{}, {"question": QUESTION, "extra": 1}, {"question": QUESTION, "options": {"top_n": 0}}])
+@pytest.mark.parametrize(
+    "body", [{}, {"question": QUESTION, "extra": 1}, {"question": QUESTION, "options": {"top_n": 0}}]
+)
 def test_api_ask_rejects_malformed_bodies(client, body):
     r = client.post("/api/ask", json=body)
     assert r.status_code == 422
@@ -85,7 +87,9 @@ def test_api_ask_rejects_malformed_bodies(client, body):
 
 
 def test_api_ask_rejects_a_body_that_is_not_json(client):
-    r = client.post("/api/ask", content=b"question=hi", headers={"content-type": "application/x-www-form-urlencoded"})
+    r = client.post(
+        "/api/ask", content=b"question=hi", headers={"content-type": "application/x-www-form-urlencoded"}
+    )
     assert r.status_code == 422
 
 
@@ -117,10 +121,15 @@ def test_api_health_reports_store_corpora_and_mode(client):
     r = client.get("/api/health")
     assert r.status_code == 200
     assert r.json() | {"detail": ""} == {
-        "status": "ok", "store": "embedded", "store_reachable": True, "corpora": ["mini"],
-        "mode": "extractive", "detail": "",
-        "recording": True, "records_failed": 0,
-        }
+        "status": "ok",
+        "store": "embedded",
+        "store_reachable": True,
+        "corpora": ["mini"],
+        "mode": "extractive",
+        "detail": "",
+        "recording": True,
+        "records_failed": 0,
+    }
 
 
 def test_openapi_describes_the_api(client):
@@ -141,8 +150,11 @@ def test_a_bifrost_error_maps_to_an_http_error_body(bf, monkeypatch):
     r = TestClient(app, raise_server_exceptions=False).get("/api/provision/mini/1926.500")
     assert r.status_code == 503
     ref = r.json()["reference"]
-    assert r.json() == {"error": "unavailable", "reference": ref,
-                        "message": f"a data store is unavailable (reference {ref}); the server log has the details"}
+    assert r.json() == {
+        "error": "unavailable",
+        "reference": ref,
+        "message": f"a data store is unavailable (reference {ref}); the server log has the details",
+    }
 
 
 def test_an_unexpected_error_is_a_clean_500_and_the_server_keeps_serving(bf, monkeypatch, caplog):
@@ -221,7 +233,9 @@ def test_entity_page_lists_its_provisions(client):
     assert r.status_code == 200 and "/provision/mini/" in r.text
 
 
-@pytest.mark.parametrize("q,status,text", [("", 400, "question is empty"), ("x" * 2001, 400, "limit is 2000")])
+@pytest.mark.parametrize(
+    "q,status,text", [("", 400, "question is empty"), ("x" * 2001, 400, "limit is 2000")]
+)
 def test_results_page_shows_validation_errors_on_the_search_form(client, q, status, text):
     r = client.get("/ask", params={"q": q, "corpus": "mini"})
     assert r.status_code == status and text in r.text and 'role="alert"' in r.text
@@ -238,8 +252,14 @@ def test_provision_page_unknown_id_is_a_404_page(client):
 
 
 def test_refusal_page_shows_no_sources(client, bf, monkeypatch):
-    refused = bf.ask(QUESTION, "mini").model_copy(update={"refused": True, "statements": [], "citations": [],
-                                                           "text": "The indexed regulations do not answer this question."})
+    refused = bf.ask(QUESTION, "mini").model_copy(
+        update={
+            "refused": True,
+            "statements": [],
+            "citations": [],
+            "text": "The indexed regulations do not answer this question.",
+        }
+    )
     monkeypatch.setattr(bf, "ask", lambda *a, **k: refused)
     html = client.get("/ask", params={"q": "anything", "corpus": "mini"}).text
     assert "No answer in the indexed regulations" in html and "Retrieved but not used" in html

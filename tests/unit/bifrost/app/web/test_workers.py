@@ -39,19 +39,36 @@ def cli(home: Path, *args: str) -> list[str]:
 
 
 class Server:
-    """`bifrost serve` in its own process group, up once /api/health answers; ``corpus`` None serves every corpus,
+    """`bifrost serve` in its own process group, up once /api/health answers; ``corpus`` None serves every
+    corpus,
     ``host`` is the address it binds (it is reached on loopback), ``args`` go to `serve` as they are."""
 
-    def __init__(self, home: Path, workers: int = 1, corpus: str | None = "mini", env: dict[str, str] | None = None,
-                 *, host: str = "127.0.0.1", args: tuple[str, ...] = (), name: str = "serve") -> None:
+    def __init__(
+        self,
+        home: Path,
+        workers: int = 1,
+        corpus: str | None = "mini",
+        env: dict[str, str] | None = None,
+        *,
+        host: str = "127.0.0.1",
+        args: tuple[str, ...] = (),
+        name: str = "serve",
+    ) -> None:
         self.port = free_port()
         self.corpus = corpus
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = home.parent / f"{name}-{workers}-{self.port}.log"
         which = ("--corpus", corpus) if corpus else ()
-        cmd = cli(home, "serve", "--host", host, "--port", str(self.port), *which, "--workers", str(workers), *args)
-        self.proc = subprocess.Popen(cmd, env={**ENV, **(env or {})}, stdout=self.log.open("w"),
-                                     stderr=subprocess.STDOUT, start_new_session=True)
+        cmd = cli(
+            home, "serve", "--host", host, "--port", str(self.port), *which, "--workers", str(workers), *args
+        )
+        self.proc = subprocess.Popen(
+            cmd,
+            env={**ENV, **(env or {})},
+            stdout=self.log.open("w"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline:
             assert self.proc.poll() is None, f"server exited: {self.log.read_text()[-2000:]}"
@@ -65,7 +82,9 @@ class Server:
         raise AssertionError(f"server not up: {self.log.read_text()[-2000:]}")
 
     def ask(self, question: str) -> tuple[dict, str]:
-        r = httpx.post(f"{self.base}/api/ask", json={"question": question, "corpus": self.corpus}, timeout=120)
+        r = httpx.post(
+            f"{self.base}/api/ask", json={"question": question, "corpus": self.corpus}, timeout=120
+        )
         assert r.status_code == 200, r.text
         return r.json(), r.headers["x-bifrost-worker"]
 
@@ -86,7 +105,9 @@ class Server:
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, 9)
                 self.proc.wait(timeout=10)
-                raise AssertionError(f"server did not stop on SIGTERM: {self.log.read_text()[-2000:]}") from None
+                raise AssertionError(
+                    f"server did not stop on SIGTERM: {self.log.read_text()[-2000:]}"
+                ) from None
         deadline = time.monotonic() + 10
         while group_alive(self.proc.pid):
             if time.monotonic() > deadline:
@@ -105,11 +126,18 @@ def group_alive(pgid: int) -> bool:
 
 def essence(answer: dict) -> dict:
     """What must not depend on the process that answered: the text, statements, citations, ranking."""
-    return {"text": answer["text"], "refused": answer["refused"], "statements": answer["statements"],
-            "citations": answer["citations"], "retrieved": [item["id"] for item in answer["retrieved"]]}
+    return {
+        "text": answer["text"],
+        "refused": answer["refused"],
+        "statements": answer["statements"],
+        "citations": answer["citations"],
+        "retrieved": [item["id"] for item in answer["retrieved"]],
+    }
 
 
-def one_worker_answers(home: Path, corpus: str = "mini", env: dict[str, str] | None = None) -> dict[str, dict]:
+def one_worker_answers(
+    home: Path, corpus: str = "mini", env: dict[str, str] | None = None
+) -> dict[str, dict]:
     server = Server(home, 1, corpus, env)
     try:
         return {q: essence(server.ask(q)[0]) for q in QUESTIONS}
@@ -117,7 +145,9 @@ def one_worker_answers(home: Path, corpus: str = "mini", env: dict[str, str] | N
         server.stop()
 
 
-def check_four_workers_answer_as_one(home: Path, corpus: str = "mini", env: dict[str, str] | None = None) -> None:
+def check_four_workers_answer_as_one(
+    home: Path, corpus: str = "mini", env: dict[str, str] | None = None
+) -> None:
     """Four workers give one worker's answers to every question, asked concurrently, from more than
     one worker process, and none from the parent (it only loads and forks)."""
     expected = one_worker_answers(home, corpus, env)
@@ -144,8 +174,13 @@ def test_four_workers_answer_as_one_worker_does_and_share_the_load(home):
 
 @pytest.mark.parametrize("value", ["0", "-2"])
 def test_a_worker_count_below_one_is_a_one_line_error(home, value):
-    done = subprocess.run(cli(home, "serve", "--port", str(free_port()), "--workers", value), env=ENV,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        cli(home, "serve", "--port", str(free_port()), "--workers", value),
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 1
     lines = done.stderr.strip().splitlines()
     assert lines == [f"error: --workers must be 1 or more (got {value})"], done.stderr

@@ -36,7 +36,9 @@ def current(store: SqlStore) -> int:
 
 
 def test_current_edition_is_the_one_valid_today(store):
-    record(store, (1, "2024-01-01"), (2, "2025-01-01"), (3, "2024-06-01"))  # 3: an older edition recorded later
+    record(
+        store, (1, "2024-01-01"), (2, "2025-01-01"), (3, "2024-06-01")
+    )  # 3: an older edition recorded later
     with store.session() as s:
         today = resolve(s, C, as_of=TODAY).number
     assert current(store) == today == 2
@@ -62,16 +64,25 @@ def test_with_no_edition_in_force_yet_the_current_one_is_the_first_to_come_into_
 
 def test_an_edition_older_than_the_current_one_is_refused_even_when_an_older_one_was_recorded_last(store):
     record(store, (1, "2024-01-01"), (2, "2025-01-01"), (3, "2024-06-01"))
-    with store.session() as s, pytest.raises(ConfigError, match="older than its current edition 2 \\(2025-01-01\\)"):
+    with (
+        store.session() as s,
+        pytest.raises(ConfigError, match="older than its current edition 2 \\(2025-01-01\\)"),
+    ):
         next_edition(s, C, "2024-09-01")
     with store.session() as s:
         assert next_edition(s, C, "2024-09-01", allow_older=True) == 4
 
 
-@pytest.mark.parametrize("spec, named", [
-    (2, (2, None)), ("2", (2, None)), (" 12 ", (12, None)),
-    ("20250101", (None, "2025-01-01")), ("2025-01-01", (None, "2025-01-01")),
-])
+@pytest.mark.parametrize(
+    "spec, named",
+    [
+        (2, (2, None)),
+        ("2", (2, None)),
+        (" 12 ", (12, None)),
+        ("20250101", (None, "2025-01-01")),
+        ("2025-01-01", (None, "2025-01-01")),
+    ],
+)
 def test_small_integers_name_edition_numbers_and_eight_digits_a_compact_date(spec, named):
     from bifrost.core.store.editions import edition_spec
 

@@ -33,7 +33,15 @@ ENTITIES = [
     Entity(corpus=C, name="employee", label="concept", section_ids=("1926.501(b)(1)",)),
     Entity(corpus=C, name="OSHA", label="ORG"),
 ]
-TRIPLES = [Triple(corpus=C, head="employee", relation="shall_be_protected_by", tail="guardrail system", section_ids=("1926.501(b)(1)",))]
+TRIPLES = [
+    Triple(
+        corpus=C,
+        head="employee",
+        relation="shall_be_protected_by",
+        tail="guardrail system",
+        section_ids=("1926.501(b)(1)",),
+    )
+]
 
 
 def write_all(engine, ent: np.ndarray, tri: np.ndarray) -> None:
@@ -67,7 +75,11 @@ def test_matrices_round_trip_exactly(engine):
 def test_upsert_is_idempotent_and_updates_in_place(engine):
     write_all(engine, unit_rows(3, 8), unit_rows(1, 24))
     write_all(engine, unit_rows(3, 8), unit_rows(1, 24))
-    assert (count(engine, et.EntityEmbeddingRow), count(engine, et.RelationEmbeddingRow), count(engine, et.TripleEmbeddingRow)) == (3, 1, 1)
+    assert (
+        count(engine, et.EntityEmbeddingRow),
+        count(engine, et.RelationEmbeddingRow),
+        count(engine, et.TripleEmbeddingRow),
+    ) == (3, 1, 1)
     changed = [ENTITIES[0].model_copy(update={"section_ids": ("x",)})]
     new_vec = unit_rows(1, 8, seed=5)
     with Session(engine) as s, s.begin():

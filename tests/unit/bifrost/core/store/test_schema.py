@@ -28,7 +28,8 @@ PASSWORD = "s3cret-Pw-never-shown"
 
 @pytest.mark.parametrize("kind", SQL_KINDS)
 def test_the_migrations_build_exactly_the_models_schema(kind, tmp_path):
-    """Strict: a change to sql_models.py or entity_tables.py needs a new revision (see migrations/__init__.py)."""
+    """Strict: a change to sql_models.py or entity_tables.py needs a new revision (see
+    migrations/__init__.py)."""
     with sql_url(kind, tmp_path) as url:
         store = SqlStore(url)
         assert schema.status(store.engine).current == schema.head_revision()
@@ -49,9 +50,13 @@ def _legacy_home(path, skip_table: str | None = None) -> None:
     sql = "\n".join(line for line in LEGACY_SQL.read_text().splitlines() if not line.startswith("--"))
     con = sqlite3.connect(path)
     for stmt in sql.split(";\n"):
-        if stmt.strip() and not (skip_table and (f"TABLE {skip_table} " in stmt or f" ON {skip_table} " in stmt)):
+        if stmt.strip() and not (
+            skip_table and (f"TABLE {skip_table} " in stmt or f" ON {skip_table} " in stmt)
+        ):
             con.execute(stmt)
-    con.execute("INSERT INTO corpora (name, jurisdiction, created_at) VALUES ('old', 'us-cfr', '2025-01-01 00:00:00')")
+    con.execute(
+        "INSERT INTO corpora (name, jurisdiction, created_at) VALUES ('old', 'us-cfr', '2025-01-01 00:00:00')"
+    )
     con.commit()
     con.close()
 
@@ -123,7 +128,9 @@ def test_an_older_postgres_schema_is_refused_until_bifrost_db_upgrade(tmp_path):
         _one_line_naming_host_not_password(str(caught.value), f"{u.host}:{u.port}")
         assert "older than this Bifrost" in str(caught.value)
 
-        ingest = _cli(url, "ingest", str(FIXTURES / "mini" / "part-mini.json"), "--corpus", "mini", home=tmp_path)
+        ingest = _cli(
+            url, "ingest", str(FIXTURES / "mini" / "part-mini.json"), "--corpus", "mini", home=tmp_path
+        )
         assert ingest.exit_code == 1 and "bifrost db upgrade" in ingest.stderr
         upgraded = _cli(url, "db", "upgrade", "--json", home=tmp_path)
         assert upgraded.exit_code == 0, upgraded.output
@@ -145,7 +152,10 @@ def test_a_database_that_cannot_be_reached_is_one_line_naming_its_host_not_its_p
         SqlStore(url)
     _one_line_naming_host_not_password(str(caught.value), f"127.0.0.1:{port}")
     assert "cannot reach" in str(caught.value)
-    for args in (["db", "upgrade"], ["ingest", str(FIXTURES / "mini" / "part-mini.json"), "--corpus", "mini"]):
+    for args in (
+        ["db", "upgrade"],
+        ["ingest", str(FIXTURES / "mini" / "part-mini.json"), "--corpus", "mini"],
+    ):
         r = _cli(url, *args, home=tmp_path)
         lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
         assert r.exit_code == 1 and len(lines) == 1 and lines[0].startswith("error:")

@@ -42,16 +42,31 @@ def test_corpora_are_created_once_with_their_jurisdiction(store):
 
 
 def test_provisions_round_trip_with_every_field_in_document_order(store):
-    odd = Provision(corpus=C, id="1926.500(b)[Leading edge]", parent_id="1926.501", kind=ProvisionKind.DEFINITION,
-                    heading="Définition — “leading edge”", text="x" * 20_000 + " ✓ 中文", level=4, order=99,
-                    url=None, pages=(3, 4, 5), term="Leading edge", source_note="[59 FR 40730]", reserved=True,
-                    document="part.json")
+    odd = Provision(
+        corpus=C,
+        id="1926.500(b)[Leading edge]",
+        parent_id="1926.501",
+        kind=ProvisionKind.DEFINITION,
+        heading="Définition — “leading edge”",
+        text="x" * 20_000 + " ✓ 中文",
+        level=4,
+        order=99,
+        url=None,
+        pages=(3, 4, 5),
+        term="Leading edge",
+        source_note="[59 FR 40730]",
+        reserved=True,
+        document="part.json",
+    )
     write(store, [*reversed(TREE), odd])
     got = store.provisions(C)
     assert [p.id for p in got] == [p.id for p in TREE] + [odd.id]
     assert got[-1] == odd and got[0] == TREE[0]
     assert store.get_provision(C, odd.id) == odd and store.get_provision(C, "1926.999") is None
-    assert [p.id for p in store.provisions(C, [TREE[3].id, TREE[1].id, "missing"])] == [TREE[1].id, TREE[3].id]
+    assert [p.id for p in store.provisions(C, [TREE[3].id, TREE[1].id, "missing"])] == [
+        TREE[1].id,
+        TREE[3].id,
+    ]
     assert [p.id for p in store.provision_page(C, 2, 3)] == [p.id for p in TREE[2:5]]
     assert store.count_provisions(C) == len(TREE) + 1
 
@@ -60,17 +75,26 @@ def test_writing_the_same_provisions_again_changes_nothing_and_a_changed_text_is
     first = write(store, TREE)
     again = write(store, TREE)
     changed = write(store, [TREE[9].model_copy(update={"text": "new text"})])
-    assert len(first.added) == len(TREE) and again.added == [] and again.updated == [] and again.unchanged == len(TREE)
+    assert (
+        len(first.added) == len(TREE)
+        and again.added == []
+        and again.updated == []
+        and again.unchanged == len(TREE)
+    )
     assert changed.updated == [TREE[9].id] and store.get_provision(C, TREE[9].id).text == "new text"
     assert store.count_provisions(C) == len(TREE)
 
 
 def test_references_are_replaced_per_extractor_and_filtered_by_dangling(store):
-    refs = [Reference(corpus=C, source_id="a", raw="§ 1926.502", target_id="1926.502"),
-            Reference(corpus=C, source_id="a", raw="§ 1910.1", reason="outside: part 1910")]
+    refs = [
+        Reference(corpus=C, source_id="a", raw="§ 1926.502", target_id="1926.502"),
+        Reference(corpus=C, source_id="a", raw="§ 1910.1", reason="outside: part 1910"),
+    ]
     store.replace_references(C, refs)
     store.replace_references(C, refs)
-    store.replace_references(C, [Reference(corpus=C, source_id="b", raw="x", target_id="y", extractor="llm")], "llm")
+    store.replace_references(
+        C, [Reference(corpus=C, source_id="b", raw="x", target_id="y", extractor="llm")], "llm"
+    )
     assert store.references(C, dangling=None)[:2] == refs and len(store.references(C)) == 3
     assert store.references(C, dangling=True) == refs[1:]
     store.replace_references(C, [], "rules")
@@ -78,8 +102,16 @@ def test_references_are_replaced_per_extractor_and_filtered_by_dangling(store):
 
 
 def test_an_open_review_item_is_stored_once(store):
-    item = ReviewItem(corpus=C, provision_id="1926.501", source_a="a.json", source_b="b.html",
-                      text_a="one", text_b="two", diff="-one +two", ratio=0.5)
+    item = ReviewItem(
+        corpus=C,
+        provision_id="1926.501",
+        source_a="a.json",
+        source_b="b.html",
+        text_a="one",
+        text_b="two",
+        diff="-one +two",
+        ratio=0.5,
+    )
     with store.session() as s:
         assert store.add_review_items(s, [item, item]) == 1
     with store.session() as s:
@@ -104,7 +136,9 @@ def test_a_failed_transaction_stores_nothing_and_says_so_in_one_line(store):
     assert "\n" not in message and "INSERT" not in message
     assert "SQL store at" in message
     with store.session() as s:
-        assert store.record_document(s, DOC.model_copy(update={"name": "second.json"})) is True  # was rolled back
+        assert (
+            store.record_document(s, DOC.model_copy(update={"name": "second.json"})) is True
+        )  # was rolled back
 
 
 def test_a_second_writer_of_a_corpus_waits_for_the_first(store):

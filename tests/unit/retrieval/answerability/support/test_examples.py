@@ -18,7 +18,9 @@ def ranked(_question: str) -> list[str]:
 
 
 def test_an_answerable_question_has_its_gold_as_positive_and_the_best_look_alikes_as_negatives():
-    out = support_examples([LabelledQuestion("how strong does the top rail need to be", ("a",))], ranked, DOCS, negatives=1)
+    out = support_examples(
+        [LabelledQuestion("how strong does the top rail need to be", ("a",))], ranked, DOCS, negatives=1
+    )
     assert [(e.text, e.label) for e in out] == [(DOCS["a"], 1.0), (DOCS["b"], 0.0)]
 
 

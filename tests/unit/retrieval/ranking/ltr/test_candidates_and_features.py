@@ -20,9 +20,20 @@ K = ProvisionKind
 
 def corpus() -> NavigatorIndex:
     """part > subpart > section 1 (a, b, c) and section 2 (a); 1(a) cites 2(a)."""
-    rows = [("P", None, K.PART), ("S", "P", K.SUBPART), ("1", "S", K.SECTION), ("1(a)", "1", K.PARAGRAPH),
-            ("1(b)", "1", K.PARAGRAPH), ("1(c)", "1", K.PARAGRAPH), ("2", "S", K.SECTION), ("2(a)", "2", K.PARAGRAPH)]
-    ps = [Provision(corpus="c", id=i, parent_id=p, kind=k, text=f"text of {i}" if k is K.PARAGRAPH else "") for i, p, k in rows]
+    rows = [
+        ("P", None, K.PART),
+        ("S", "P", K.SUBPART),
+        ("1", "S", K.SECTION),
+        ("1(a)", "1", K.PARAGRAPH),
+        ("1(b)", "1", K.PARAGRAPH),
+        ("1(c)", "1", K.PARAGRAPH),
+        ("2", "S", K.SECTION),
+        ("2(a)", "2", K.PARAGRAPH),
+    ]
+    ps = [
+        Provision(corpus="c", id=i, parent_id=p, kind=k, text=f"text of {i}" if k is K.PARAGRAPH else "")
+        for i, p, k in rows
+    ]
     refs = [Reference(corpus="c", source_id="1(a)", raw="section 2(a)", target_id="2(a)", extractor="t")]
     return NavigatorIndex.build(ps, refs)
 
@@ -31,8 +42,13 @@ IDS = ["1", "1(a)", "1(b)", "1(c)", "2", "2(a)"]  # documents, in index order (c
 
 
 def evidence(bm25: list[float], dense: list[float], entities: dict | None = None) -> Evidence:
-    return Evidence("q", np.array(bm25, dtype=np.float32), np.array(dense, dtype=np.float32),
-                    entities=entities or {}, decomposition=Decomposition())
+    return Evidence(
+        "q",
+        np.array(bm25, dtype=np.float32),
+        np.array(dense, dtype=np.float32),
+        entities=entities or {},
+        decomposition=Decomposition(),
+    )
 
 
 def test_ranks_are_one_based_best_first():
@@ -49,9 +65,14 @@ def test_navigator_index_knows_sections_references_and_containers():
 
 def test_a_pool_keeps_each_channel_and_adds_navigator_neighbours_of_the_seeds():
     nav = corpus()
-    ev = evidence([5, 9, 0, 0, 0, 0], [0.1, 0.2, 0.1, 0.1, 0.1, 0.1],
-                  {"1(c)": EntityEvidence(score=1.0, matches=1, max_specificity=0.9, best_cosine=0.95, why="entity")})
-    pool = build_pool(ev, IDS, nav, PoolSizes(lexical=1, dense=1, entity=1, triple=0, seeds=1, children=0, siblings=0))
+    ev = evidence(
+        [5, 9, 0, 0, 0, 0],
+        [0.1, 0.2, 0.1, 0.1, 0.1, 0.1],
+        {"1(c)": EntityEvidence(score=1.0, matches=1, max_specificity=0.9, best_cosine=0.95, why="entity")},
+    )
+    pool = build_pool(
+        ev, IDS, nav, PoolSizes(lexical=1, dense=1, entity=1, triple=0, seeds=1, children=0, siblings=0)
+    )
     assert pool.seeds == ["1(a)"]  # best in BM25 and dense
     assert Via.LEXICAL in pool.via["1(a)"] and Via.ENTITY in pool.via["1(c)"]
     assert pool.via["2(a)"] == [Via.REFERS_TO] and pool.path["2(a)"] == ("1(a)", "2(a)")
@@ -79,9 +100,15 @@ def test_ablation_columns_drop_exactly_one_group():
         columns_without({"graphs"})
 
 
-@pytest.mark.parametrize(("scores", "delta", "most", "n"), [
-    ([3.0, 2.9, 1.0], 0.5, 6, 2), ([3.0, 2.9, 1.0], 5.0, 2, 2), ([3.0, 0.0], 0.1, 6, 1), ([], 1.0, 6, 0),
-])
+@pytest.mark.parametrize(
+    ("scores", "delta", "most", "n"),
+    [
+        ([3.0, 2.9, 1.0], 0.5, 6, 2),
+        ([3.0, 2.9, 1.0], 5.0, 2, 2),
+        ([3.0, 0.0], 0.1, 6, 1),
+        ([], 1.0, 6, 0),
+    ],
+)
 def test_the_cited_set_is_cut_by_distance_from_the_top_score(scores, delta, most, n):
     assert cut_cited(np.array(scores), delta, most) == n
 
@@ -96,7 +123,11 @@ def test_a_named_section_brings_itself_and_its_best_fitting_parts():
     assert pool.ids == ["1", "1(c)"] and pool.via["1(c)"] == [Via.NAMED]
     rows = featurize(ev, pool, nav, {pid: i for i, pid in enumerate(IDS)})
     col = {f: FEATURES.index(f) for f in ("named_exact", "named_within", "named_any")}
-    assert rows[0, col["named_exact"]] == 1 and rows[1, col["named_within"]] == 1 and rows[1, col["named_any"]] == 1
+    assert (
+        rows[0, col["named_exact"]] == 1
+        and rows[1, col["named_within"]] == 1
+        and rows[1, col["named_any"]] == 1
+    )
 
 
 def test_a_precedent_vote_for_a_section_reaches_its_paragraphs():
@@ -107,9 +138,13 @@ def test_a_precedent_vote_for_a_section_reaches_its_paragraphs():
     ev = evidence([0, 0, 3, 0, 0, 0], [0.1, 0.1, 0.4, 0.1, 0.1, 0.1])
     prec = Precedent(corpus="c", id="p", title="t", cites=(ResolvedCite(written="1", target_id="1"),))
     ev.votes = PrecedentVotes(similar=[Similar(prec, 0.8, 1.0, 1)], direct={"1": 0.8}, cited_ids={"1": 1})
-    pool = build_pool(ev, IDS, nav, PoolSizes(lexical=0, dense=0, entity=0, triple=0, seeds=0, precedent_below=1))
+    pool = build_pool(
+        ev, IDS, nav, PoolSizes(lexical=0, dense=0, entity=0, triple=0, seeds=0, precedent_below=1)
+    )
     assert pool.ids == ["1", "1(b)"] and Via.PRECEDENT in pool.via["1(b)"]
     rows = featurize(ev, pool, nav, {pid: i for i, pid in enumerate(IDS)})
     direct, inherited, best = (FEATURES.index(f) for f in ("prec_direct", "prec_inherited", "prec_best"))
-    assert rows[0, direct] == np.float32(0.8) and rows[1, inherited] == np.float32(0.8) and rows[1, direct] == 0
+    assert (
+        rows[0, direct] == np.float32(0.8) and rows[1, inherited] == np.float32(0.8) and rows[1, direct] == 0
+    )
     assert rows[0, best] == rows[1, best] == np.float32(0.8)

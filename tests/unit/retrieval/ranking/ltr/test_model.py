@@ -23,7 +23,9 @@ def trained(corpus: str = "mini", model: str = "all-MiniLM-L6-v2") -> RankerMode
     x = rng.random((60, len(FEATURES)))
     y = (x[:, 0] > 0.5).astype(int)
     ranker = lightgbm.LGBMRanker(n_estimators=5, min_child_samples=2, verbose=-1).fit(x, y, group=[10] * 6)
-    return RankerModel(ranker.booster_, ModelCard(corpus=corpus, embedding_model=model, features=list(FEATURES)))
+    return RankerModel(
+        ranker.booster_, ModelCard(corpus=corpus, embedding_model=model, features=list(FEATURES))
+    )
 
 
 def test_a_saved_ranker_loads_and_scores(tmp_path):
@@ -45,7 +47,11 @@ def test_a_ranker_for_another_corpus_or_embedding_model_is_refused_naming_both(t
     card.write_text(json.dumps({**doc, "embedding_model": "other-encoder"}))
     with pytest.raises(ConfigError) as e:
         load_ranker(settings, "mini", FEATURES)
-    assert "'other-encoder'" in str(e.value) and "'all-MiniLM-L6-v2'" in str(e.value) and "\n" not in str(e.value)
+    assert (
+        "'other-encoder'" in str(e.value)
+        and "'all-MiniLM-L6-v2'" in str(e.value)
+        and "\n" not in str(e.value)
+    )
     card.write_text(json.dumps({**doc, "corpus": "adgm"}))
     with pytest.raises(ConfigError, match="'adgm', not 'mini'"):
         load_ranker(settings, "mini", FEATURES)
@@ -64,8 +70,12 @@ def test_a_corrupt_model_file_is_reported_and_none_is_returned(tmp_path, caplog)
 def fitted_on(features: list[str]) -> RankerModel:
     rng = np.random.default_rng(1)
     x = rng.random((60, len(features)))
-    ranker = lightgbm.LGBMRanker(n_estimators=5, min_child_samples=2, verbose=-1).fit(x, (x[:, 0] > 0.5).astype(int), group=[10] * 6)
-    return RankerModel(ranker.booster_, ModelCard(corpus="mini", embedding_model="all-MiniLM-L6-v2", features=features))
+    ranker = lightgbm.LGBMRanker(n_estimators=5, min_child_samples=2, verbose=-1).fit(
+        x, (x[:, 0] > 0.5).astype(int), group=[10] * 6
+    )
+    return RankerModel(
+        ranker.booster_, ModelCard(corpus="mini", embedding_model="all-MiniLM-L6-v2", features=features)
+    )
 
 
 def test_a_ranker_trained_before_features_were_added_scores_the_columns_it_knows(tmp_path):

@@ -18,8 +18,16 @@ def booster(rng, n_features: int = 8, leaves: int = 15, trees: int = 60, nan_sha
     if nan_share:
         x[rng.random(x.shape) < nan_share] = np.nan
     y = np.clip(np.nan_to_num(x[:, 0] * 3 + x[:, 1] * 2 + rng.random(400)).astype(int), 0, 4)
-    model = lightgbm.LGBMRanker(n_estimators=trees, num_leaves=leaves, min_child_samples=3, verbose=-1,
-                                subsample=0.8, subsample_freq=1, colsample_bytree=0.8, random_state=0)
+    model = lightgbm.LGBMRanker(
+        n_estimators=trees,
+        num_leaves=leaves,
+        min_child_samples=3,
+        verbose=-1,
+        subsample=0.8,
+        subsample_freq=1,
+        colsample_bytree=0.8,
+        random_state=0,
+    )
     return model.fit(x, y, group=[20] * 20).booster_, x
 
 
@@ -31,13 +39,19 @@ def test_scores_are_bit_identical_to_lightgbm(nan_share):
     assert ens is not None and ens.num_feature() == b.num_feature()
     probe = np.vstack([x, rng.random((300, 8)) * 2 - 0.5, np.zeros((3, 8)), np.full((2, 8), np.nan)])
     assert np.array_equal(ens.predict(probe), b.predict(probe, num_threads=1))
-    assert np.array_equal(ens.predict(probe.astype(np.float32)), b.predict(probe.astype(np.float32), num_threads=1))
+    assert np.array_equal(
+        ens.predict(probe.astype(np.float32)), b.predict(probe.astype(np.float32), num_threads=1)
+    )
 
 
 def test_a_model_of_one_leaf_trees_scores_a_constant():
     rng = np.random.default_rng(1)
     x = rng.random((40, 3))
-    b = lightgbm.LGBMRanker(n_estimators=3, min_child_samples=100, verbose=-1).fit(x, np.zeros(40, int), group=[10] * 4).booster_
+    b = (
+        lightgbm.LGBMRanker(n_estimators=3, min_child_samples=100, verbose=-1)
+        .fit(x, np.zeros(40, int), group=[10] * 4)
+        .booster_
+    )
     ens = TreeEnsemble.parse(b.model_to_string())
     assert ens is not None and np.array_equal(ens.predict(x), b.predict(x))
 
