@@ -1,14 +1,13 @@
 """Same ranked ids and citations from two code trees for every question of a question set.
 
-For each ``--code`` tree, asks every question of ``--questions`` in one process over its own copy
-of ``--home`` (so that neither reads the other's extraction journal or index files), and writes the
-retrieved ids in order, the cited ids, the refusal and the statements (their text, citations and quoted
-spans) of each. A tree that has
-`bifrost.core.model_process` asks with the model processes of a cold `bifrost ask` (the embedding
-model and the spaCy parser in forked children), so their results are compared with the in-process
-ones of a tree without them. Prints how many questions differ (0 expected) and exits 1 if any.
-With ``--record FILE`` the answers of one tree are written to FILE; ``--against FILE`` compares a tree with
-answers recorded before (a change that moves modules: record, move, compare).
+For each ``--code`` tree, asks every question of ``--questions`` in one process over its own copy of
+``--home`` (so that neither reads the other's extraction journal or index files), and writes the retrieved ids
+in order, the cited ids, the refusal and the statements (their text, citations and quoted spans) of each. A
+tree that has `bifrost.core.model_process` asks with the model processes of a cold `bifrost ask` (the
+embedding model and the spaCy parser in forked children), so their results are compared with the in-process
+ones of a tree without them. Prints how many questions differ (0 expected) and exits 1 if any. With ``--record
+FILE`` the answers of one tree are written to FILE; ``--against FILE`` compares a tree with answers recorded
+before (a change that moves modules: record, move, compare).
 
     HF_HUB_OFFLINE=1 python -m benchmarks.ask_identity --home .bifrost-demo --code /path/to/main --code . \\
         --questions ../shared/eval/osha-loi-dev.jsonl

@@ -1,18 +1,17 @@
 """Benchmark: the MCP `search` tool against the same in-process facade call.
 
-N calls (default 50: the first N questions of the set) both ways: `Bifrost.search` in this
-process and `search` through the SDK's client against `bifrost mcp` started as a subprocess
-(stdio, or streamable HTTP with --transport http), both warmed up first. With ``--code`` (repeatable)
-one server per code tree runs (its packages first on PYTHONPATH), so that code before and after a
-change is measured in the same run. The calls are interleaved question by question (the order of
-the in-process call and the servers rotates), so that all see the same load on a shared machine;
-reported per server: p50 / p95 of the call and of the paired overhead (the MCP call minus the
-in-process call for the same question: what the protocol, the transport and the result records
-cost), the server's voluntary context switches per call (all its threads, from /proc on Linux: each
-is a thread going to sleep to be woken again, a count the machine's load does not change), and the
-1-minute load average before and after.
-Run on a copy of a built home (the server only reads, but keep the original untouched):
-`cp -a .bifrost-demo /tmp/osha && python -m benchmarks.mcp_bench --home /tmp/osha [--code OLD --code .]`.
+N calls (default 50: the first N questions of the set) both ways: `Bifrost.search` in this process and
+`search` through the SDK's client against `bifrost mcp` started as a subprocess (stdio, or streamable HTTP
+with --transport http), both warmed up first. With ``--code`` (repeatable) one server per code tree runs (its
+packages first on PYTHONPATH), so that code before and after a change is measured in the same run. The calls
+are interleaved question by question (the order of the in-process call and the servers rotates), so that all
+see the same load on a shared machine; reported per server: p50 / p95 of the call and of the paired overhead
+(the MCP call minus the in-process call for the same question: what the protocol, the transport and the result
+records cost), the server's voluntary context switches per call (all its threads, from /proc on Linux: each is
+a thread going to sleep to be woken again, a count the machine's load does not change), and the 1-minute load
+average before and after. Run on a copy of a built home (the server only reads, but keep the original
+untouched): `cp -a .bifrost-demo /tmp/osha && python -m benchmarks.mcp_bench --home /tmp/osha [--code OLD
+--code .]`.
 """
 
 from __future__ import annotations

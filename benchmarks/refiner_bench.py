@@ -59,9 +59,8 @@ def synthetic(n: int, seed: int = 0) -> tuple[list[tuple[str, str, str]], list[s
     matrix = np.concatenate([base, near])
     mentions = [(nm, "concept", f"p{i % 5000}") for i, nm in enumerate(names)]
     repeats = rng.integers(0, len(names), n - len(mentions))
-    mentions += [
-        (names[j].title() + ",", "concept", f"p{j % 5000}") for j in repeats
-    ]  # "Entity 3," -> entity 3
+    # "Entity 3," -> entity 3
+    mentions += [(names[j].title() + ",", "concept", f"p{j % 5000}") for j in repeats]
     order = rng.permutation(len(mentions))
     return [mentions[i] for i in order], names, matrix
 
@@ -92,9 +91,8 @@ def compositional(
     names, matrix = list(names[np.argsort(keep)]), matrix[np.sort(keep)]
     mentions = [(nm, "concept", f"p{i % 5000}") for i, nm in enumerate(names)]
     repeats = rng.integers(0, len(names), max(0, n - len(mentions)))
-    mentions += [
-        (f" {names[j]}  ,", "concept", f"p{j % 5000}") for j in repeats
-    ]  # same name after normalization
+    # same name after normalization
+    mentions += [(f" {names[j]}  ,", "concept", f"p{j % 5000}") for j in repeats]
     order = rng.permutation(len(mentions))
     return [mentions[i] for i in order], names, matrix
 
@@ -203,9 +201,8 @@ def main() -> None:
         "real": None,
     }
     makers = {"random": synthetic, "compositional": compositional}
-    warm, warm_names, warm_matrix = synthetic(
-        2000, seed=99
-    )  # first-call costs (BLAS, allocator) off the clock
+    # first-call costs (BLAS, allocator) off the clock
+    warm, warm_names, warm_matrix = synthetic(2000, seed=99)
     for mode in args.modes:
         IncrementalEntityRefiner(
             PrecomputedEmbedder(warm_names, warm_matrix), tau=args.tau, search=mode

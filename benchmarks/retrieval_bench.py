@@ -1,10 +1,10 @@
 """Benchmark: retrieval-only latency (no chat model, no answer) over a question set.
 
-Reports p50/p95 of `retrieve` per ranker (the hand-set hybrid, the learned ranker when one is
-trained, and the rrf baseline: BM25 + dense fused) and store, the stage timings, the memory of the
-loaded indexes, and each ranker's p50 as a ratio to rrf's in the same run. Run on a home where the
-corpus is built (e.g. `make demo`'s):
-`.venv/bin/python -m benchmarks.retrieval_bench --home .bifrost-demo [--neo4j bolt://127.0.0.1:7687]`.
+Reports p50/p95 of `retrieve` per ranker (the hand-set hybrid, the learned ranker when one is trained, and the
+rrf baseline: BM25 + dense fused) and store, the stage timings, the memory of the loaded indexes, and each
+ranker's p50 as a ratio to rrf's in the same run. Run on a home where the corpus is built (e.g. `make
+demo`'s): `.venv/bin/python -m benchmarks.retrieval_bench --home .bifrost-demo [--neo4j
+bolt://127.0.0.1:7687]`.
 """
 
 from __future__ import annotations

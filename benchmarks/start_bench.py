@@ -1,15 +1,13 @@
 """Cold start of `bifrost ask` and memory of `bifrost serve`, for one or more code trees in the same run.
 
-For each repetition and each code tree (``--code``, a checkout whose packages go first on
-PYTHONPATH), runs ``bifrost --help`` and then ``bifrost --home H ask --corpus C QUESTION --json``
-as new processes and times them (wall clock); with ``--novel Q``, also an ask of Q with the
-extraction journal as it was before the timed runs (Q is parsed anew each time, as a question never
-asked before). The runs are interleaved so that background load hits every tree alike. Reports medians, the
-ask/help ratio of each tree, and whether every tree
-gave the same retrieved ids and citations (five OSHA questions, or --question). With ``--serve``, starts
-``bifrost serve`` over the
-home for each tree, waits for /api/health (the server warms up the corpus first), answers one
-question through ``POST /api/ask`` and reads the server's peak RSS (VmHWM) from /proc.
+For each repetition and each code tree (``--code``, a checkout whose packages go first on PYTHONPATH), runs
+``bifrost --help`` and then ``bifrost --home H ask --corpus C QUESTION --json`` as new processes and times
+them (wall clock); with ``--novel Q``, also an ask of Q with the extraction journal as it was before the timed
+runs (Q is parsed anew each time, as a question never asked before). The runs are interleaved so that
+background load hits every tree alike. Reports medians, the ask/help ratio of each tree, and whether every
+tree gave the same retrieved ids and citations (five OSHA questions, or --question). With ``--serve``, starts
+``bifrost serve`` over the home for each tree, waits for /api/health (the server warms up the corpus first),
+answers one question through ``POST /api/ask`` and reads the server's peak RSS (VmHWM) from /proc.
 
 Use a copy of a built home (the first run of new code writes its index files there):
 

@@ -143,9 +143,8 @@ def collect(
             ):  # through ask's own answer step: its one refusal gate (the judge or the cosine rule)
                 cfg = base.model_copy(update={"answer_plan": policy})
                 outcomes[name] = scored(pipe.answer(q.question, corpus, result, cfg, judge=once), lookup)
-            outcomes[ASK] = scored(
-                pipe.answer(q.question, corpus, result, base, judge=once), lookup
-            )  # as `ask` answers
+            # as `ask` answers
+            outcomes[ASK] = scored(pipe.answer(q.question, corpus, result, base, judge=once), lookup)
             bm25, dense = (
                 parts.channels.bm25.score_all(q.question),
                 parts.channels.dense.score_all(q.question),

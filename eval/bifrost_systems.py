@@ -45,9 +45,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     "bifrost-eng-only": {**PAPER, "use_dng": False},
     "bifrost-no-swap": {**PAPER, "swap": False},
     "bifrost-hybrid": {"ranker": "hybrid"},
-    "bifrost-ltr": {
-        "ranker": "ltr"
-    },  # the ranker trained by `bifrost train ranker` (never score it on its training questions)
+    # the ranker trained by `bifrost train ranker` (never score it on its training questions)
+    "bifrost-ltr": {"ranker": "ltr"},
 }
 
 

@@ -20,6 +20,5 @@ def hierarchy_for(
     corpus: str, jurisdiction: str | None, provisions: Callable[[], Iterable[Provision]]
 ) -> tuple[Related, SectionOf]:
     """The hierarchy of ``corpus`` (stored ``jurisdiction``, else its spec's); ``provisions()`` is read only
-    by
-    a pack whose ids carry no structure."""
+    by a pack whose ids carry no structure."""
     return pack_of(corpus, jurisdiction).hierarchy(provisions)

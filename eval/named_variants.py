@@ -60,8 +60,7 @@ ADGM_STYLES: dict[str, Callable[[str, str, str], str]] = {
 
 def adgm_variants(passages: Sequence[tuple[str, str, str]], n: int = 30, seed: int = 0) -> list[Question]:
     """``n`` questions naming an ADGM rule of a named rulebook (``passages``: id, printed number, the
-    rulebook's
-    citing name), each in one style and one way of asking; gold is the passage."""
+    rulebook's citing name), each in one style and one way of asking; gold is the passage."""
     rng = random.Random(seed)
     rules = sorted((pid, m, doc) for pid, heading, doc in passages if (m := _RULE.match(heading)) and doc)
     styles = list(ADGM_STYLES.items())

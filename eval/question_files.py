@@ -1,6 +1,5 @@
 """Question files as the trainers and evaluations read them: each checked against the corpus's ids, merged so
-a
-question in several files counts once, and named by file (`osha-loi-dev`)."""
+a question in several files counts once, and named by file (`osha-loi-dev`)."""
 
 from __future__ import annotations
 
@@ -15,10 +14,7 @@ Say = Callable[[str], None]
 
 
 def read_sets(
-    settings: Settings,
-    paths: Sequence[Path],
-    corpus: str | None = None,
-    say: Say | None = None,
+    settings: Settings, paths: Sequence[Path], corpus: str | None = None, say: Say | None = None
 ) -> list[QuestionSet]:
     """The question files, each checked against the provision ids of ``corpus`` when given (`check_gold`)."""
     shared = settings.resolve_shared_dir()
@@ -34,10 +30,7 @@ def read_sets(
 
 
 def load_sets(
-    settings: Settings,
-    paths: Sequence[Path],
-    corpus: str | None = None,
-    say: Say | None = None,
+    settings: Settings, paths: Sequence[Path], corpus: str | None = None, say: Say | None = None
 ) -> tuple[list[Question], list[dict[str, str]]]:
     """Questions of every file, a question in several files once (`merge_sets`), and the files' hashes."""
     sets = read_sets(settings, paths, corpus, say)
@@ -56,10 +49,7 @@ def set_names(paths: Sequence[Path]) -> list[str]:
 
 
 def load_questions_by_file(
-    settings: Settings,
-    paths: Sequence[Path],
-    corpus: str | None = None,
-    say: Say | None = None,
+    settings: Settings, paths: Sequence[Path], corpus: str | None = None, say: Say | None = None
 ) -> tuple[list[tuple[Question, str]], list[dict[str, str]]]:
     """Every question with the stem of its file (a question in several files once, from the first:
     `merge_sets`), and the files' hashes; with ``corpus``, each file's gold is checked first

@@ -295,10 +295,7 @@ def _places(path: Path, fmt: str, n: int) -> list[str]:
 
 
 def check_gold(
-    questions: QuestionSet,
-    known_ids: Collection[str],
-    corpus: str = "the corpus",
-    say: Say | None = None,
+    questions: QuestionSet, known_ids: Collection[str], corpus: str = "the corpus", say: Say | None = None
 ) -> None:
     """Refuse, in one line naming the file, the line (or item) and the ids, a set a corpus cannot score:
     an answerable question without gold, or one none of whose gold ids is a provision of the corpus.

@@ -172,7 +172,7 @@ def graph_rag_langchain_factory(settings: Settings, corpus: str, **params: Any) 
         raise SystemUnavailable("graph-rag-langchain needs a chat model (set BIFROST_LLM_MODEL); skipped")
     if not settings.neo4j_uri:
         raise SystemUnavailable("graph-rag-langchain needs a Neo4j server (set BIFROST_NEO4J_URI); skipped")
-    from bifrost.eval.graph_rag_langchain import GraphRagLangchainSystem
+    from bifrost.eval.graph_rag_langchain_system import GraphRagLangchainSystem
 
     return GraphRagLangchainSystem(settings, **params)
 

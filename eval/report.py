@@ -38,18 +38,34 @@ def render_report(doc: dict[str, Any], pngs: list[str]) -> str:
         "- 95% bootstrap CIs in brackets",
         "",
     ]
-    names = list(systems)
-    lines += ["## Cited-set precision, recall, F1 (paper eq. 4-6)", ""]
+    lines += _cited_set(systems) + _ranking(systems, meta["k_values"]) + _by_group(systems)
+    lines += _answerability(systems, meta) + _significance(doc.get("significance") or {})
+    if doc.get("skipped"):
+        lines += (
+            ["## Skipped systems", ""] + [f"- **{n}**: {why}" for n, why in doc["skipped"].items()] + [""]
+        )
+    if doc.get("failed"):
+        lines += ["## Failed systems (not scored)", ""]
+        lines += [f"- **{n}**: {why}" for n, why in doc["failed"].items()] + [""]
+    if pngs:
+        lines += ["## Plots", ""] + [f"![{p}]({p})" for p in pngs] + [""]
+    return "\n".join(lines)
+
+
+def _cited_set(systems: dict[str, Any]) -> list[str]:
     rows = []
-    for n in names:
+    for n in systems:
         m = systems[n]["metrics"]
         for label, suf in (("exact", ""), ("hierarchy", "_h"), ("section", "_sec")):
             rows.append(
                 [n, label, _ci(m.get(f"precision{suf}")), _ci(m.get(f"recall{suf}")), _ci(m.get(f"f1{suf}"))]
             )
-    lines += _table(["system", "match", "precision", "recall", "F1"], rows) + [""]
-    ks = meta["k_values"]
-    lines += ["## Ranking", ""]
+    head = ["## Cited-set precision, recall, F1 (paper eq. 4-6)", ""]
+    return head + _table(["system", "match", "precision", "recall", "F1"], rows) + [""]
+
+
+def _ranking(systems: dict[str, Any], ks: list[int]) -> list[str]:
+    names = list(systems)
     rank_cols = [f"recall@{k}" for k in ks] + ["map@10", "ndcg@10", "mrr"] + [f"hit@{k}" for k in ks]
     if any("both@10" in systems[n]["metrics"] for n in names):  # cross-reference questions (src and tgt)
         rank_cols += [f"both@{k}" for k in ks]
@@ -63,20 +79,27 @@ def render_report(doc: dict[str, Any], pngs: list[str]) -> str:
         ]
         for n in names
     ]
-    lines += _table(["system"] + rank_cols, rows) + [""]
+    return ["## Ranking", ""] + _table(["system"] + rank_cols, rows) + [""]
+
+
+def _by_group(systems: dict[str, Any]) -> list[str]:
+    names = list(systems)
     groups = sorted({g for n in names for g in systems[n]["by_group"]})
-    if groups:
-        lines += ["## By group (subpart / question group): F1 exact, F1 hierarchy, Recall@10", ""]
-        rows = []
-        for g in groups:
-            for n in names:
-                b = systems[n]["by_group"].get(g)
-                if b:
-                    rows.append(
-                        [g, n, str(int(b["n"])), _f(b.get("f1")), _f(b.get("f1_h")), _f(b.get("recall@10"))]
-                    )
-        lines += _table(["group", "system", "n", "F1", "F1 (hier.)", "Recall@10"], rows) + [""]
-    lines += ["## Answerability and timing", ""]
+    if not groups:
+        return []
+    rows = []
+    for g in groups:
+        for n in names:
+            b = systems[n]["by_group"].get(g)
+            if b:
+                rows.append(
+                    [g, n, str(int(b["n"])), _f(b.get("f1")), _f(b.get("f1_h")), _f(b.get("recall@10"))]
+                )
+    head = ["## By group (subpart / question group): F1 exact, F1 hierarchy, Recall@10", ""]
+    return head + _table(["group", "system", "n", "F1", "F1 (hier.)", "Recall@10"], rows) + [""]
+
+
+def _answerability(systems: dict[str, Any], meta: dict[str, Any]) -> list[str]:
     rows = [
         [
             n,
@@ -86,33 +109,17 @@ def render_report(doc: dict[str, Any], pngs: list[str]) -> str:
             _f(meta["systems"][n]["warm_up_seconds"], 1),
             _f(systems[n]["metrics"]["seconds"]["mean"] * 1000, 1),
         ]
-        for n in names
+        for n in systems
     ]
-    lines += _table(
-        [
-            "system",
-            "AUROC (top score)",
-            "refusal (unanswerable)",
-            "false refusal",
-            "warm-up s",
-            "ms / question",
-        ],
-        rows,
-    ) + [""]
-    lines += _significance(doc.get("significance") or {})
-    if doc.get("skipped"):
-        lines += (
-            ["## Skipped systems", ""] + [f"- **{n}**: {why}" for n, why in doc["skipped"].items()] + [""]
-        )
-    if doc.get("failed"):
-        lines += (
-            ["## Failed systems (not scored)", ""]
-            + [f"- **{n}**: {why}" for n, why in doc["failed"].items()]
-            + [""]
-        )
-    if pngs:
-        lines += ["## Plots", ""] + [f"![{p}]({p})" for p in pngs] + [""]
-    return "\n".join(lines)
+    header = [
+        "system",
+        "AUROC (top score)",
+        "refusal (unanswerable)",
+        "false refusal",
+        "warm-up s",
+        "ms / question",
+    ]
+    return ["## Answerability and timing", ""] + _table(header, rows) + [""]
 
 
 def _significance(sig: dict[str, Any]) -> list[str]:

@@ -1,8 +1,6 @@
 """How `ask`'s verdicts fare on labelled yes/no questions: per question set, how many are labelled, how many
-get
-a verdict, right and wrong ones (a yes or no where the label differs; any verdict on a question the corpus
-does
-not answer), each question answered as `ask` answers it with its own precedent left out.
+get a verdict, right and wrong ones (a yes or no where the label differs; any verdict on a question the corpus
+does not answer), each question answered as `ask` answers it with its own precedent left out.
 
     HF_HUB_OFFLINE=1 python -m bifrost.eval.verdicts --home .bifrost-demo -q
     eval/questions/osha-natural-dev.jsonl
@@ -52,9 +50,8 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     settings = Settings(home=args.home)
     resources = Resources(settings)
-    pipe = AskPipeline(
-        resources, RetrievalConfig.from_settings(settings)
-    )  # as `ask` answers, current edition
+    # as `ask` answers, current edition
+    pipe = AskPipeline(resources, RetrievalConfig.from_settings(settings))
     out = {}
     try:
         for path in args.questions:

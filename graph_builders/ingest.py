@@ -21,7 +21,8 @@ from sqlalchemy.orm import Session
 from bifrost.core.errors import BifrostError, SourceParseError
 from bifrost.core.settings import Settings
 from bifrost.core.store.editions import next_edition, parse_date, record_edition, retire
-from bifrost.core.store.sql_store import SqlStore, sql_error_line
+from bifrost.core.store.engine import sql_error_line
+from bifrost.core.store.sql_store import SqlStore
 from bifrost.core.types import Edition, IngestReport, ParsedDocument, Provision, ReviewItem, content_hash
 from bifrost.graph_builders.jurisdictions.registry import corpus_spec, pack_of
 from bifrost.graph_builders.scrape.base import SourceFormat

@@ -134,8 +134,8 @@ class RetrievalConfig(BaseModel):
 
     def glossary_for(self, corpus: str) -> str:
         """The glossary setting of one corpus: the whole setting, or its ``corpus=`` entry when it names
-        corpora
-        (construction site words are no use to a financial rulebook: "guys" are not its "employees")."""
+        corpora (construction site words are no use to a financial rulebook: "guys" are not its
+        "employees")."""
         spec = self.glossary.strip()
         if "=" not in spec:
             return spec

@@ -1,17 +1,15 @@
 """One question over several corpora of a home (`ask --corpus osha-1926,adgm` or `--corpus all`).
 
-Each corpus answers with its own retriever, ranker and refusal rule; the answers are then merged:
-corpora whose answer refused add nothing; the others are ordered by how close their first cited
-provision is to the question (the same embedder for every corpus, so the cosines compare, unlike
-the rankers' scores). A corpus that answers comes before one whose closest provisions do not state
-it, and the merged outcome is the best of them: when one corpus answers, the others' "not stated"
-adds nothing; the verdict is kept when the corpora that give one agree, and the answer plan keeps
-every answering corpus's provisions (ids ``corpus:id``). Retrieved lists are fused by reciprocal rank. Every
-statement, citation and
-retrieved item carries its corpus, and the text marks each citation ``[corpus id]``. When every
-corpus refuses, the merged answer refuses. A past edition answered from (``--as-of``) stays the
-merged answer's ``edition`` when it is the only one (its ``corpus`` says whose); the note names
-each corpus's past edition, as each corpus's own note does.
+Each corpus answers with its own retriever, ranker and refusal rule; the answers are then merged: corpora
+whose answer refused add nothing; the others are ordered by how close their first cited provision is to the
+question (the same embedder for every corpus, so the cosines compare, unlike the rankers' scores). A corpus
+that answers comes before one whose closest provisions do not state it, and the merged outcome is the best of
+them: when one corpus answers, the others' "not stated" adds nothing; the verdict is kept when the corpora
+that give one agree, and the answer plan keeps every answering corpus's provisions (ids ``corpus:id``).
+Retrieved lists are fused by reciprocal rank. Every statement, citation and retrieved item carries its corpus,
+and the text marks each citation ``[corpus id]``. When every corpus refuses, the merged answer refuses. A past
+edition answered from (``--as-of``) stays the merged answer's ``edition`` when it is the only one (its
+``corpus`` says whose); the note names each corpus's past edition, as each corpus's own note does.
 """
 
 from __future__ import annotations
@@ -83,9 +81,8 @@ def merge_answers(
     outcome = order[0].outcome if order else Outcome.REFUSED
     kept = [a for a in order if a.outcome is outcome and not a.refused]
     statements = [s.model_copy(update={"corpus": a.corpus}) for a in kept for s in a.statements]
-    refusal = next(
-        (a.text.split("\n\n")[0] for a in order if a.refused), ""
-    )  # without a corpus's own named note
+    # without a corpus's own named note
+    refusal = next((a.text.split("\n\n")[0] for a in order if a.refused), "")
     past = [a.edition for a in answers if a.edition is not None]
     timings: dict[str, float] = {}
     for a in answers:

@@ -27,9 +27,8 @@ class NavigatorIndex:
     refs_in: dict[str, set[str]] = field(default_factory=dict)
     children: dict[str, list[str]] = field(default_factory=dict)
     section: dict[str, str] = field(default_factory=dict)
-    ref_text: dict[tuple[str, str], str] = field(
-        default_factory=dict
-    )  # (source, target) -> the citation as printed
+    # (source, target) -> the citation as printed
+    ref_text: dict[tuple[str, str], str] = field(default_factory=dict)
 
     @classmethod
     def build(cls, provisions: Iterable[Provision], references: Iterable[Reference]) -> NavigatorIndex:

@@ -7,30 +7,29 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Collection
-from dataclasses import replace, dataclass
-from pathlib import Path
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from bifrost.core.embeddings import Embedder
 from bifrost.core.errors import BifrostError, NotFoundError
-from bifrost.core.graph.base import GraphStore
 from bifrost.core.provisions import container_ids
 from bifrost.core.resources import Resources
 from bifrost.core.answer_types import Answer
 from bifrost.core.types import Edition, Provision, make_uid
-from bifrost.retrieval.answerability.judge import AnswerabilityJudge, load_judge
+from bifrost.retrieval.answerability.judge import AnswerabilityJudge
 from bifrost.retrieval.base import CorpusRetriever
 from bifrost.retrieval.channels.base import Channels
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.decompose import ExtractorDecomposer
 from bifrost.retrieval.edition_retriever import EditionRetriever
-from bifrost.retrieval.ranking.hybrid import HybridRetriever
 from bifrost.graph_builders.jurisdictions.registry import named_finder, pack_of
 from bifrost.retrieval.answer.question_facts import read_facts
 from bifrost.retrieval.ranking.named_first import named_first, read_named
 from bifrost.retrieval.navigator import NavigatorIndex
 from bifrost.retrieval.channels.precedents import PrecedentIndex
 from bifrost.retrieval.result import RetrievalResult
+from bifrost.retrieval.corpus_parts import CorpusParts
+from bifrost.retrieval.corpus_models import CorpusModels
 
 NO_ENTITY_NETWORK = (
     "The entity network of {corpus} is not built yet: answered by keyword and meaning search over the "
@@ -41,51 +40,7 @@ T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 
-@dataclass
-class CorpusParts:
-    """Everything loaded once per corpus that retrievers are assembled from."""
-
-    corpus: str
-    graph: GraphStore
-    embedder: Embedder
-    channels: Channels
-    nav: NavigatorIndex
-    containers: frozenset[str]
-    decomposer: ExtractorDecomposer
-    has_entity_network: bool = True
-
-    def prepare(self, questions: list[str], config: RetrievalConfig | None = None) -> None:
-        """Parse every question in one extractor pass and encode all their texts in batches, so
-        that answering them one by one finds everything cached (eval runs, batch jobs); with a
-        ``config``, also match their entities and triples in batches."""
-        decomps = self.decomposer.decompose_many(questions, self.corpus)
-        texts = list(questions)
-        for d in decomps:
-            texts += d.entities
-            texts += [p for t in (*d.triples, *d.swapped) for p in (t[0], t[1].replace("_", " "), t[2])]
-        self.embedder.embed(list(dict.fromkeys(texts)))
-        if self.channels.ranking_dense is not None:
-            self.channels.ranking_dense.prepare(list(questions))
-        if config is not None:
-            self.channels.prepare(decomps, config)
-
-    def hybrid(self, config: RetrievalConfig) -> HybridRetriever:
-        """The hand-set hybrid retriever over these indexes."""
-        ch = self.channels
-        return HybridRetriever(
-            ch.index,
-            self.graph,
-            self.embedder,
-            ch.decompose,
-            config,
-            lexical=lambda q, k: [(it.id, it.score) for it in ch.bm25.search(q, k)],
-            dense=lambda q, k: [(it.id, it.score) for it in ch.dense.search(q, k)],
-            containers=self.containers,
-            memo=ch.memo,
-        )
-
-
-class AskPipeline:
+class AskPipeline(CorpusModels):
     """Hybrid retrievers per corpus (indexes loaded once) and the answer step over them.
 
     Safe to share between threads (the web server's): each corpus loads under its own re-entrant
@@ -241,108 +196,6 @@ class AskPipeline:
         """Batch the per-question work of many questions (see `CorpusParts.prepare`)."""
         self.parts(corpus).prepare(questions, config)
 
-    def dense_ranker(
-        self, corpus: str, provisions: list[Provision] | None = None, encoder: Path | None = None
-    ):
-        """Embeddings of every provision (cached on disk under $BIFROST_HOME/index), under the embedding
-        model or, given ``encoder``, under that adapted encoder folder (loaded with its own embedder)."""
-        from bifrost.core.embeddings import SentenceTransformerEmbedder
-        from bifrost.retrieval.channels.dense import DenseRanker
-
-        if encoder is None:
-            dense = DenseRanker(self.resources.settings, embedder=self.resources.embedder)
-        else:
-            s = self.resources.settings
-            embedder = SentenceTransformerEmbedder(
-                str(encoder), runtime=s.embedding_runtime, num_threads=s.embedding_threads
-            )
-            dense = DenseRanker(s, model=str(encoder), embedder=embedder)
-        dense.warm_up(corpus, provisions)
-        return dense
-
-    def write_indexes(self, corpus: str) -> None:
-        """(Re)write every index file of a corpus now (build commands call this after a build, so
-        that the first question of a new process only maps files)."""
-        self.forget(corpus)
-        self.parts(corpus)
-        self.write_sentence_vectors(corpus)
-
-    def write_sentence_vectors(self, corpus: str) -> None:
-        """Store the vectors of every provision sentence (`bifrost.retrieval.answer.sentence_vectors`), so
-        that answers quote without encoding them; a read-only home still answers, encoding them."""
-        from bifrost.retrieval.answer import sentence_vectors
-        from bifrost.retrieval.channels.documents import index_folder
-        from bifrost.core.sentences import sentences
-
-        res = self.resources
-        texts = sentence_vectors.corpus_sentences(res.sql.provisions(corpus), sentences)
-        try:
-            sentence_vectors.write(
-                index_folder(res.settings.home, corpus),
-                res.settings.embedding_model,
-                texts,
-                res.embedder.embed,
-            )
-        except OSError as e:
-            log.warning("cannot write the sentence vectors of %s: %s", corpus, e)
-
-    def answer_embedder(self, corpus: str) -> Embedder:
-        """What answers quote with: the corpus's stored sentence vectors over the embedding model (which
-        encodes what they lack), or the embedding model alone when none are stored; loaded once."""
-        return self._once(self._sentences, corpus, corpus, lambda: self._load_sentences(corpus))
-
-    def _load_sentences(self, corpus: str) -> Embedder:
-        from bifrost.retrieval.answer.sentence_vectors import StoredSentences, load
-        from bifrost.retrieval.channels.documents import index_folder
-
-        res = self.resources
-        stored = load(index_folder(res.settings.home, corpus), res.settings.embedding_model)
-        return res.embedder if stored is None else StoredSentences(res.embedder, stored)
-
-    def judge(self, corpus: str) -> AnswerabilityJudge | None:
-        """The answerability model of a corpus (None: refuse by the cosine rule), loaded once."""
-        return self._once(self._judges, corpus, corpus, lambda: self._load_judge(corpus))
-
-    def _load_judge(self, corpus: str) -> AnswerabilityJudge | None:
-        parts = self.parts(corpus)
-        return load_judge(
-            self.resources.settings,
-            corpus,
-            parts.channels,
-            parts.nav,
-            self.lookup(corpus),
-            ranker=self.ranker_in_use(corpus),
-            glossary=self.config.glossary_for(corpus),
-        )
-
-    def ranker_in_use(self, corpus: str) -> str:
-        """sha256 of the stored ranker when it is the corpus's retriever ("" for the hybrid): the models
-        trained behind a ranker (the answerability model, the reader) are set aside when it differs."""
-        from bifrost.retrieval.ranking.ltr.model import ranker_sha256
-        from bifrost.retrieval.ranking.ltr.retriever import LtrRetriever
-
-        return (
-            ranker_sha256(self.resources.settings, corpus)
-            if isinstance(self.retriever(corpus), LtrRetriever)
-            else ""
-        )
-
-    def reader(self, corpus: str):
-        """The trained reader of a corpus when it fits the ranker in use (`bifrost.retrieval.reader.model`),
-        else
-        None with one warning line; loaded once."""
-        return self._once(self._readers, corpus, corpus, lambda: self._load_reader(corpus))
-
-    def _load_reader(self, corpus: str):
-        from bifrost.retrieval.reader.model import load_reader, reader_folder
-
-        if self.config.reader == "off":
-            return None
-        settings = self.resources.settings
-        return load_reader(
-            reader_folder(settings.home, corpus), corpus, settings.embedding_model, self.ranker_in_use(corpus)
-        )
-
     def lookup(self, corpus: str) -> Callable[[str], Provision | None]:
         graph = self.resources.graph
         return lambda pid: graph.get_section(make_uid(corpus, pid))
@@ -410,8 +263,7 @@ class AskPipeline:
         exclude: Collection[str] = (),
     ) -> RetrievalResult:
         """The result with the provisions the question names first (`bifrost.retrieval.ranking.named_first`)
-        and the
-        question's similar precedents, read here when the retriever did not read them."""
+        and the question's similar precedents, read here when the retriever did not read them."""
         channels = self.parts(corpus).channels
         result = read_named(result, question, channels, exclude, cfg.use_named, cfg.use_precedents)
         result = replace(result, facts=read_facts(question))  # the question read once, for every step after

@@ -139,7 +139,7 @@ def osha_ranker_candidates(osha_home: Path, shared_dir: Path, tmp_path_factory: 
     """The ranking groups of every question set `make demo` trains the ranker on, collected once over a
     copy of `osha_home` (as `bifrost train ranker` collects them), and that copy's settings."""
     from bifrost.core.settings import Settings
-    from bifrost.training.ranker.train import collect_sets
+    from bifrost.training.ranker.collect_sets import collect_sets
 
     home = tmp_path_factory.mktemp("osha-ranker-candidates")
     copy_home(osha_home, home)
@@ -156,7 +156,8 @@ def ranker_home_at_seed(osha_ranker_candidates, seed: int, home: Path) -> Path:
     validation: the tests check behaviour; the figures come from `bifrost train ranker`)."""
     from bifrost.core.settings import Settings
     from bifrost.training.ranker.dataset import describe_pool
-    from bifrost.training.ranker.train import TrainReport, store_collected
+    from bifrost.training.ranker.report import TrainReport
+    from bifrost.training.ranker.train import store_collected
 
     settings, data = osha_ranker_candidates
     copy_home(settings.home, home)

@@ -1,6 +1,5 @@
 """What the CPU fine-tuning loops share (the corpus-adapted encoder, the support scorer, the reader): AdamW
-with a
-linear warm-up over the first tenth of the steps and a linear decay to zero, and one clipped step."""
+with a linear warm-up over the first tenth of the steps and a linear decay to zero, and one clipped step."""
 
 from __future__ import annotations
 

@@ -13,8 +13,7 @@ if TYPE_CHECKING:
 
 def model_services(settings: Settings, question: str, corpus: str) -> dict[str, Callable[[], Service]]:
     """What a cold `ask` loads in child processes (one per service, `ModelProcesses`): unless a chat model
-    decomposes
-    questions, the spaCy parser (loaded first, and only if the extraction journal lacks this
+    decomposes questions, the spaCy parser (loaded first, and only if the extraction journal lacks this
     question's parse: decomposing comes first), then the embedding model."""
 
     def extract() -> Service:

@@ -1,8 +1,6 @@
 """What the facade adds for editions: the recorded editions of a corpus, one by number or date, the one a
-question
-is answered from, what changed between two, and a provision's earlier versions. A mixin of `Bifrost`; it uses
-the
-facade's ``sql`` and ``require_corpus``."""
+question is answered from, what changed between two, and a provision's earlier versions. A mixin of `Bifrost`;
+it uses the facade's ``sql`` and ``require_corpus``."""
 
 from __future__ import annotations
 

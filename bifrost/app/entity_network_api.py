@@ -1,7 +1,6 @@
 """What the facade adds for the Entity Network: building it, re-embedding it after `train encoder`, the index
-files
-a new process maps, and an entity as shown. A mixin of `Bifrost`; it uses the facade's ``sql``, ``resources``,
-``pipeline``, ``settings``, ``graph``, ``embedder`` and ``require_corpus``."""
+files a new process maps, and an entity as shown. A mixin of `Bifrost`; it uses the facade's ``sql``,
+``resources``, ``pipeline``, ``settings``, ``graph``, ``embedder`` and ``require_corpus``."""
 
 from __future__ import annotations
 

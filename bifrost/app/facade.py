@@ -3,9 +3,10 @@
 The CLI, the web app and the MCP server are thin layers over this class; it only wires
 `Resources` (core) to the stages in `graph_builders`, `retrieval`, `eval` and the stores, and
 holds no pipeline logic of its own. Use it as a context manager, so that stores are closed.
-Building and asking live here; editions, the Entity Network, precedents, the team server and training and
-evaluation are mixins in their own modules (`editions_api.py`, `entity_network_api.py`, `precedents_api.py`,
-`team/serving.py`, `training_and_evaluation.py`), so each file stays about one job.
+Building and asking live here; reading the navigator graph, editions, the Entity Network,
+precedents, the team server and training and evaluation are mixins in their own modules
+(`navigator_api.py`, `editions_api.py`, `entity_network_api.py`, `precedents_api.py`, `team/serving.py`,
+`training_and_evaluation.py`), so each file stays about one job.
 """
 
 from __future__ import annotations
@@ -18,39 +19,27 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from bifrost.app.records import ExportReport
 from bifrost.app.team.answer_log import AnswerLog
 from bifrost.app.editions_api import EditionsApi
+from bifrost.app.navigator_api import NavigatorApi
 from bifrost.app.entity_network_api import EntityNetworkApi
 from bifrost.app.precedents_api import PrecedentsApi
 from bifrost.app.team.serving import TeamServing
 from bifrost.app.training_and_evaluation import TrainingAndEvaluation
 from bifrost.app.team.users import Users
 from bifrost.core.access import Principal
-from bifrost.app.provision_view import ProvisionView, provision_at, provision_view
 from bifrost.core.errors import BifrostError
 from bifrost.core.graph.base import GraphStore
-from bifrost.core.graph.subgraph import navigator_subgraph
 from bifrost.core.precedent_types import AnswerReview
-from bifrost.core.resources import Resources, make_graph_store
+from bifrost.core.resources import Resources
 from bifrost.core.settings import Settings
 from bifrost.core.store import schema
-from bifrost.core.requirement_types import STATES
 from bifrost.core.store.requirement_tables import requirements as stored_requirements
 from bifrost.core.store.schema import SchemaStatus
-from bifrost.core.store.sql_store import SqlStore, raw_engine
+from bifrost.core.store.engine import raw_engine
+from bifrost.core.store.sql_store import SqlStore
 from bifrost.core.answer_types import Answer, RetrievedItem
-from bifrost.core.types import (
-    Edition,
-    EdgeType,
-    GraphStats,
-    IngestReport,
-    NavigatorSubgraph,
-    Provision,
-    ReviewItem,
-    make_uid,
-    split_uid,
-)
+from bifrost.core.types import Edition, GraphStats, IngestReport, Provision
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.multi_corpus import is_several, merge_answers, parse_corpora
 from bifrost.retrieval.pipeline import AskPipeline
@@ -58,7 +47,6 @@ from bifrost.retrieval.pipeline import AskPipeline
 from bifrost.graph_builders.entities.base import EntityBuildReport
 
 if TYPE_CHECKING:  # pragma: no cover
-    from bifrost.graph_builders.consistency import CheckReport
     from bifrost.graph_builders.jurisdictions.base import Jurisdiction
 
 log = logging.getLogger(__name__)
@@ -82,7 +70,7 @@ def review_question_set(reviews: Sequence[tuple[AnswerReview, list[str]]]) -> li
     return review_questions([r for r, _moved in reviews])
 
 
-class Bifrost(EditionsApi, EntityNetworkApi, PrecedentsApi, TeamServing, TrainingAndEvaluation):
+class Bifrost(NavigatorApi, EditionsApi, EntityNetworkApi, PrecedentsApi, TeamServing, TrainingAndEvaluation):
     """Build the dual graph for a corpus and answer questions over it.
 
     >>> with Bifrost() as bf:  # doctest: +SKIP
@@ -257,92 +245,12 @@ class Bifrost(EditionsApi, EntityNetworkApi, PrecedentsApi, TeamServing, Trainin
             "requirement"
         )
 
-    def provision(self, corpus: str, provision_id: str) -> Provision | None:
-        """A stored provision by id, or None."""
-        return self.graph.get_section(make_uid(corpus, provision_id))
-
-    def parent_id(self, corpus: str, provision_id: str) -> str | None:
-        """The id of a provision's parent in the navigator graph, or None."""
-        parent = self.graph.parent(make_uid(corpus, provision_id))
-        return split_uid(parent)[1] if parent else None
-
-    def references_out(self, corpus: str, provision_id: str) -> list[str]:
-        """Ids a provision cross-references (REFERS_TO targets)."""
-        return [split_uid(t)[1] for t, _ in self.graph.references_out(make_uid(corpus, provision_id))]
-
-    def show(self, corpus: str, provision_id: str, as_of: str | None = None) -> ProvisionView:
-        """A provision with parent, children, references out and in, and its earlier versions;
-        ``as_of`` (a date or an edition number) shows it as it stood in an earlier edition."""
-        self.require_corpus(corpus)
-        if as_of is not None:
-            edition = self.edition(corpus, as_of)
-            if edition.number != self.sql.edition(corpus).number:
-                return provision_at(self.sql, edition, provision_id)
-        return provision_view(self.sql, self.graph, corpus, provision_id)
-
-    def provisions_page(
-        self, corpus: str, offset: int = 0, limit: int = 100, kinds: Sequence[str] | None = None
-    ) -> list[Provision]:
-        """A page of a corpus's provisions in document order (for listings such as MCP resources); ``kinds``
-        keeps only provisions of those kinds ("part", "subpart", "section", ...)."""
-        self.require_corpus(corpus)
-        return self.sql.provision_page(corpus, offset, limit, kinds)
-
-    def neighbourhood(
-        self,
-        corpus: str,
-        provision_id: str,
-        depth: int = 1,
-        kinds: Sequence[EdgeType] = (EdgeType.HAS, EdgeType.REFERS_TO),
-        limit: int = 200,
-    ) -> NavigatorSubgraph:
-        """The navigator subgraph around a provision: nodes and HAS / REFERS_TO edges up to ``depth``."""
-        self.require_corpus(corpus)
-        return navigator_subgraph(self.graph, corpus, provision_id, depth, kinds, limit)
-
-    def review_items(self, corpus: str | None = None) -> list[tuple[int, ReviewItem]]:
-        return self.sql.review_items(corpus)
-
-    def corpora(self) -> list[str]:
-        """Names of the ingested corpora."""
-        return self.sql.corpora()
-
-    def check(self, corpus: str) -> CheckReport:
-        """Compare the SQL store and the graph store for a corpus (`bifrost graph check`)."""
-        from bifrost.graph_builders.consistency import check_corpus
-
-        self.require_corpus(corpus)
-        return check_corpus(self.sql, self.graph, corpus)
-
-    def export_neo4j(self, corpus: str) -> ExportReport:
-        """Write both graphs of a corpus to the configured Neo4j server (for analysts)."""
-        from bifrost.graph_builders.entities.pipeline import write_entity_network
-        from bifrost.graph_builders.navigator.build import build_navigator
-
-        self.require_corpus(corpus)
-        neo = make_graph_store(self.settings.model_copy(update={"store": "neo4j"}), self.sql)
-        try:
-            nav = build_navigator(self.sql, neo, corpus, self.reference_extractor(corpus))
-            ents = write_entity_network(self.sql, neo, corpus)
-            precedents = neo.write_precedents(corpus, self.precedents(corpus))
-            stats = neo.stats(corpus)  # build_navigator wrote the requirement records too
-        finally:
-            neo.close()
-        return ExportReport(
-            navigator=nav,
-            entities=ents,
-            precedents=precedents,
-            requirements=stats.edges_by_type.get(STATES, 0),
-            stats=stats,
-        )
-
     def download(self, part: str = "1926", title: int = 29, date: str = "current") -> Path:
         """eCFR XML of a CFR part (needs internet; cached under ``$BIFROST_HOME/downloads``)."""
         from bifrost.graph_builders.jurisdictions.registry import corpus_spec, jurisdiction
 
-        spec = replace(
-            corpus_spec(f"title-{title}-part-{part}"), ecfr_title=title, ecfr_part=part
-        )  # a new corpus
+        # a new corpus
+        spec = replace(corpus_spec(f"title-{title}-part-{part}"), ecfr_title=title, ecfr_part=part)
         return jurisdiction(spec.jurisdiction).download(spec, self.settings.home / "downloads", date=date)[0]
 
     # --- asking ---
@@ -360,9 +268,6 @@ class Bifrost(EditionsApi, EntityNetworkApi, PrecedentsApi, TeamServing, Trainin
     def retriever(self, corpus: str):
         """The hybrid retriever of a corpus, its indexes loaded once."""
         return self.pipeline.retriever(corpus)
-
-    def dense_ranker(self, corpus: str):
-        return self.pipeline.dense_ranker(corpus)
 
     def lookup(self, corpus: str) -> Callable[[str], Provision | None]:
         return self.pipeline.lookup(corpus)
@@ -389,9 +294,8 @@ class Bifrost(EditionsApi, EntityNetworkApi, PrecedentsApi, TeamServing, Trainin
         corpus = self.default_corpus(corpus)
         retriever = self.retriever(corpus)
         config = retriever.config.model_copy(update={"top_n": max(k, retriever.config.top_n)})
-        return self.pipeline.retrieve(query, corpus, config).items[
-            :k
-        ]  # as `ask` ranks: a named provision first
+        # as `ask` ranks: a named provision first
+        return self.pipeline.retrieve(query, corpus, config).items[:k]
 
     def ask(
         self,

@@ -1,8 +1,6 @@
 """What the facade adds for precedents, answered questions that cite the corpus (OSHA's letters, a team's
-reviewed
-answers): importing them, finding the ones like a question, and reviewing an answer into one. A mixin of
-`Bifrost`;
-it uses the facade's ``sql``, ``pipeline``, ``ask``, ``jurisdiction`` and ``require_corpus``."""
+reviewed answers): importing them, finding the ones like a question, and reviewing an answer into one. A mixin
+of `Bifrost`; it uses the facade's ``sql``, ``pipeline``, ``ask``, ``jurisdiction`` and ``require_corpus``."""
 
 from __future__ import annotations
 
@@ -22,8 +20,7 @@ class PrecedentsApi:
 
     def import_precedents(self, path: Path | str, corpus: str, issuer: str = "") -> PrecedentImport:
         """Import a precedent file (JSONL or CSV: id, title or question, date, url, issuer, cites) into a
-        corpus's
-        bank; a bad line is reported and skipped; the same file twice changes nothing."""
+        corpus's bank; a bad line is reported and skipped; the same file twice changes nothing."""
         from bifrost.graph_builders.precedents.load import import_precedents
 
         self.require_corpus(corpus)
@@ -43,8 +40,7 @@ class PrecedentsApi:
         self, question: str, corpus: str, k: int = 5, exclude: Sequence[str] = ()
     ) -> list[PrecedentMatch]:
         """The ``k`` answered questions most similar to ``question`` (interpretations, never the rule), best
-        first;
-        ``exclude``: ids or source URLs of the question's own precedents."""
+        first; ``exclude``: ids or source URLs of the question's own precedents."""
         if not 1 <= k <= 50:
             raise BifrostError(f"k must be between 1 and 50, got {k}")
         self.require_corpus(corpus)
@@ -62,8 +58,7 @@ class PrecedentsApi:
         team: str = "",
     ) -> AnswerReview:
         """Review the answer ``ask`` gives now: each cited provision marked right or wrong, missing ones
-        added.
-        Stored with who, when and the edition; its right and added provisions become a precedent of
+        added. Stored with who, when and the edition; its right and added provisions become a precedent of
         ``team``."""
         from bifrost.graph_builders.precedents.review import record_review
 

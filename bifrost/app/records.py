@@ -1,8 +1,6 @@
 """What the facade returns where no lower floor has a record for it: an entity as shown, a re-embedding, a
-Neo4j
-export, run comparisons and the answer and reader studies (typed, so the CLI, web app, MCP server and Python
-users
-read fields, not dictionary keys; a study's nested figures stay the JSON document it writes)."""
+Neo4j export, run comparisons and the answer and reader studies (typed, so the CLI, web app, MCP server and
+Python users read fields, not dictionary keys; a study's nested figures stay the JSON document it writes)."""
 
 from __future__ import annotations
 
@@ -83,8 +81,7 @@ class AnswerEvaluation(BaseModel):
 
 class ReaderTraining(BaseModel):
     """`train reader`: figures of each set left out (scored by a ranker and a reader fitted on the others),
-    the
-    cuts chosen, and where the stored reader is (None: not stored)."""
+    the cuts chosen, and where the stored reader is (None: not stored)."""
 
     model_config = ConfigDict(extra="allow")
 

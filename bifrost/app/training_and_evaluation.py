@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from bifrost.eval.runner import RunResult
     from bifrost.training.answerability.run import AnswerabilityReport
     from bifrost.training.encoder.train import EncoderReport
-    from bifrost.training.ranker.train import TrainReport
+    from bifrost.training.ranker.report import TrainReport
 
 Say = Callable[[str], None]
 Progress = Callable[[int, int], None]
@@ -91,8 +91,7 @@ class TrainingAndEvaluation:
         progress: Progress | None = None,
     ) -> AnswerabilityReport:
         """Cross-validate and store the model that decides when to refuse: at most ``target`` false refusals
-        and
-        ``open_target`` answerable questions left open; see `bifrost.training.answerability.run`."""
+        and ``open_target`` answerable questions left open; see `bifrost.training.answerability.run`."""
         from bifrost.training.answerability.run import train_answerability
 
         report = train_answerability(

@@ -1,7 +1,6 @@
 """An answer's records: what retrieval reached and how, the citations, the quoted statements, the verdict, the
 conditions checked against the question's facts, and the `Answer` the CLI, web app, MCP server and the record
-of
-answers carry."""
+of answers carry."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""Quantities in rule sentences and questions ("6 feet (1.8 m) or more", "rated not more than 5kW", "within
-14 days",
-"12ft below", "ten parts per billion (10 ppb)", "$10,000"), each with the threshold its words give it,
-normalized
-with pint. A figure pint cannot convert is kept as text with no magnitude: it is never compared.
+"""Quantities in rule sentences and questions ("6 feet (1.8 m) or more", "rated not more than 5kW", "within 14
+days", "12ft below", "ten parts per billion (10 ppb)", "$10,000"), each with the threshold its words give it,
+normalized with pint. A figure pint cannot convert is kept as text with no magnitude: it is never compared.
 
 One reader for the requirement records built from the rules and for the facts read from a question, so that a
 question's "35′ away" and a rule's "at least 20 feet (6.1 m) from" meet in the same units."""
@@ -185,10 +183,11 @@ UNITS: dict[str, str] = {
 }
 _UNIT = "|".join(sorted((re.escape(u) for u in UNITS), key=len, reverse=True))
 _WORD_NUM = "|".join(sorted((re.escape(w) for w in _WORDS), key=len, reverse=True))
+# 1 1/2, 3/4, 2,000, 0.5, .5, "thirty (30)"
 _NUM = (
     rf"(?:\d+\s+\d/\d+|\d/\d+|\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+|"
     rf"(?:{_WORD_NUM})(?:\s*\(\d+\))?)"
-)  # 1 1/2, 3/4, 2,000, 0.5, .5, "thirty (30)"
+)
 FIGURE = re.compile(
     rf"(?<![\w.§/-])(?P<money>\$)?(?P<minus>minus\s+|-(?=\d))?(?P<num>{_NUM})"
     rf"(?:\s*(?:-|to|–)\s*(?P<upper>{_NUM}))?"  # a range: 5-10 ppm, 0.5 to 10 percent

@@ -39,8 +39,7 @@ class Condition(_Frozen):
 
 class ExceptionClause(_Frozen):
     """An exception: its cue ("except", "unless", "need not", "does not apply", "subject to", ...), inline or
-    by
-    reference, and the clause it opens."""
+    by reference, and the clause it opens."""
 
     cue: str
     kind: Literal["inline", "reference"]

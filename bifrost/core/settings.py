@@ -204,9 +204,7 @@ class Settings(BaseSettings):
         "citations, code and model versions (`bifrost answers list/show/replay`)",
     )
     answer_retention_days: int | None = Field(
-        default=None,
-        ge=1,
-        description="Days answer records are kept (unset: for ever)",
+        default=None, ge=1, description="Days answer records are kept (unset: for ever)"
     )
 
     retrieval: dict[str, Any] = Field(

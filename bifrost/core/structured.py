@@ -185,9 +185,8 @@ def invoke_structured(
             return Structured(value, attempt)
         except InvalidOutputError as e:
             last = e
-            forget_invalid_reply(
-                cache, text
-            )  # a rerun must ask the model again, not replay this reply from the cache
+            # a rerun must ask the model again, not replay this reply from the cache
+            forget_invalid_reply(cache, text)
             logger.debug("%s: invalid output (attempt %d): %s", prompt.id, attempt + 1, e.reason)
             messages = [*messages, AIMessage(text), HumanMessage(prompt.render_repair(error=e.reason))]
     assert last is not None

@@ -17,7 +17,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
 from bifrost.core.errors import StoreError
-from bifrost.core.store.sql_store import sql_error_line
+from bifrost.core.store.engine import sql_error_line
 from bifrost.core.types import Extraction, Provision
 
 _IN_CHUNK = 500

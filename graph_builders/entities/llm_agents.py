@@ -20,13 +20,13 @@ from typing import TypeVar
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from bifrost.core.relations import is_valid_relation
 from bifrost.core.errors import BifrostError, ModelUnavailableError, PromptError
 from bifrost.core.llm import cache_of, connection_errors, fatal_model_errors, model_id, transient_errors
 from bifrost.core.structured import InvalidOutputError, TripleOut, invoke_structured
-from bifrost.core.types import ExtractedEntity, ExtractedTriple, Extraction, Frozen, Provision
+from bifrost.core.types import ExtractedEntity, ExtractedTriple, Extraction, Provision
 
 from bifrost.graph_builders.entities.agent_prompts import (
     EntityExtractionReply,
@@ -39,6 +39,8 @@ from bifrost.graph_builders.entities.breaker import CircuitBreaker
 from bifrost.graph_builders.entities.checkpoint import ExtractionJournal
 from bifrost.graph_builders.entities.grounding import entity_key, names_text, unique_entities
 
+from bifrost.graph_builders.entities.llm_records import ExtractionFailedError, ExtractionReport, FailedItem
+
 logger = logging.getLogger(__name__)
 
 SectionRefValidator = Callable[[str, Provision], "str | None"]
@@ -50,50 +52,6 @@ _CAMEL_RE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _NON_WORD_RE = re.compile(r"[^0-9A-Za-z]+")
 
 M = TypeVar("M", bound=BaseModel)
-
-
-class FailedItem(Frozen):
-    """A provision the agents could not extract: which agent gave up and why."""
-
-    corpus: str
-    provision_id: str
-    agent: str
-    reason: str
-
-
-class ExtractionFailedError(BifrostError):
-    """Raised by `LlmExtractor.extract` when an agent fails; carries the `FailedItem`."""
-
-    def __init__(self, item: FailedItem) -> None:
-        self.item = item
-        super().__init__(f"{item.corpus}:{item.provision_id}: agent {item.agent} failed: {item.reason}")
-
-
-class ExtractionReport(BaseModel):
-    """What one run of the agents did: counts of each kind of rejection, and the failed items."""
-
-    provisions: int = 0
-    extracted: int = 0
-    from_journal: int = 0
-    empty: int = Field(default=0, description="Provisions without text (reserved), extracted with no call")
-    failed: list[FailedItem] = Field(default_factory=list)
-    repairs: int = Field(default=0, description="Invalid replies that were fed back and retried")
-    pruning_fallbacks: int = Field(default=0, description="Pruned text lost a section id; original text used")
-    ungrounded_entities: int = Field(
-        default=0, description="Entities whose name is not words of the provision's text: dropped"
-    )
-    pruning_invalid: int = Field(
-        default=0, description="Pruning gave no usable reply after every repair; original text used"
-    )
-    rejected_triples: int = Field(default=0, description="Head or tail not among the validated entities")
-    invalid_relations: int = Field(default=0, description="Relation not snake_case after normalization")
-    dropped_section_refs: int = Field(
-        default=0, description="Rejected by the citation grammar or not in corpus"
-    )
-
-    def add(self, counts: Counter[str]) -> None:
-        for key, n in counts.items():
-            setattr(self, key, getattr(self, key) + n)
 
 
 def to_snake_case(relation: str) -> str:
@@ -271,73 +229,76 @@ class LlmExtractor:
         if not text:
             counts["empty"] += 1
             return self._extraction(p, [], [], []), None
-        agent = "content_pruning"
+        at = ["content_pruning"]  # the agent running, named in a failure's record
         try:
-            pruned = self._pruned(p, text, counts)
-            agent = "entity_extraction"
-            found = self._call(agent, p, EntityExtractionReply, counts, provision_id=p.id, pruned_text=pruned)
-
-            agent = "entity_validation"
-            entities = unique_entities(
-                self._call(
-                    agent,
-                    p,
-                    EntityValidationReply,
-                    counts,
-                    provision_id=p.id,
-                    text=text,
-                    entities_json=_entities_json(unique_entities(found.entities)),
-                ).entities
-            )
-
-            grounded = [e for e in entities if names_text(e.name, text)]
-            counts["ungrounded_entities"] += len(entities) - len(grounded)
-            entities = grounded
-            entities_json = _entities_json(entities)
-            agent = "relation_extraction"
-            raw_triples = self._call(
-                agent,
-                p,
-                TriplesReply,
-                counts,
-                provision_id=p.id,
-                pruned_text=pruned,
-                entities_json=entities_json,
-            ).triples
-
-            agent = "relation_validation"
-            checked = self._call(
-                agent,
-                p,
-                TriplesReply,
-                counts,
-                provision_id=p.id,
-                text=text,
-                entities_json=entities_json,
-                triples_json=_triples_json(raw_triples),
-            ).triples
+            found, entities, checked = self._run_agents(p, text, counts, at)
         except InvalidOutputError as e:
             self.breaker.reached()
-            return None, self._failed(p, agent, f"invalid output after {e.attempts} attempts: {e.reason}")
+            return None, self._failed(p, at[0], f"invalid output after {e.attempts} attempts: {e.reason}")
         except fatal_model_errors() as e:
             raise ModelUnavailableError(
                 f"chat model {model_id(self.chat_model)!r} refused the call: {e}"
             ) from e
         except connection_errors() as e:
             self.breaker.connection_failed(e)
-            return None, self._failed(p, agent, f"{type(e).__name__} after {self.max_attempts} attempts: {e}")
+            return None, self._failed(p, at[0], f"{type(e).__name__} after {self.max_attempts} attempts: {e}")
         except transient_errors() as e:
-            return None, self._failed(p, agent, f"{type(e).__name__} after {self.max_attempts} attempts: {e}")
+            return None, self._failed(p, at[0], f"{type(e).__name__} after {self.max_attempts} attempts: {e}")
         except (PromptError, ModelUnavailableError):
             raise
         except Exception as e:  # any other model/server error fails this provision only
-            logger.exception("%s: agent %s raised", p.uid, agent)
-            return None, self._failed(p, agent, f"{type(e).__name__}: {e}")
+            logger.exception("%s: agent %s raised", p.uid, at[0])
+            return None, self._failed(p, at[0], f"{type(e).__name__}: {e}")
 
         self.breaker.reached()
         triples = self._checked_triples(entities, checked, counts)
         refs = self._checked_refs(p, found.section_ids, counts)
         return self._extraction(p, entities, triples, refs), None
+
+    def _run_agents(
+        self, p: Provision, text: str, counts: Counter[str], at: list[str]
+    ) -> tuple[EntityExtractionReply, list, list]:
+        """The four agents in turn (pruning, entities, their validation, relations and theirs): the first
+        reply, the grounded entities and the validated triples; ``at[0]`` names the agent running."""
+        pruned = self._pruned(p, text, counts)
+        at[0] = agent = "entity_extraction"
+        found = self._call(agent, p, EntityExtractionReply, counts, provision_id=p.id, pruned_text=pruned)
+
+        at[0] = agent = "entity_validation"
+        entities = unique_entities(
+            self._call(
+                agent,
+                p,
+                EntityValidationReply,
+                counts,
+                provision_id=p.id,
+                text=text,
+                entities_json=_entities_json(unique_entities(found.entities)),
+            ).entities
+        )
+
+        grounded = [e for e in entities if names_text(e.name, text)]
+        counts["ungrounded_entities"] += len(entities) - len(grounded)
+        entities = grounded
+        entities_json = _entities_json(entities)
+        at[0] = agent = "relation_extraction"
+        raw_triples = self._call(
+            agent, p, TriplesReply, counts, provision_id=p.id, pruned_text=pruned, entities_json=entities_json
+        ).triples
+
+        at[0] = agent = "relation_validation"
+        checked = self._call(
+            agent,
+            p,
+            TriplesReply,
+            counts,
+            provision_id=p.id,
+            text=text,
+            entities_json=entities_json,
+            triples_json=_triples_json(raw_triples),
+        ).triples
+
+        return found, entities, checked
 
     def _pruned(self, p: Provision, text: str, counts: Counter[str]) -> str:
         """The pruning agent's text, or the original when it gave no usable reply or lost a section id

@@ -117,9 +117,8 @@ class SimHashTables:
             total = int(counts.sum())
             if not total:
                 continue
-            starts = np.repeat(
-                lo - np.cumsum(counts) + counts, counts
-            )  # run position of each pair's first match
+            # run position of each pair's first match
+            starts = np.repeat(lo - np.cumsum(counts) + counts, counts)
             qs.append(np.repeat(query, counts))
             rs.append(run_rows[starts + np.arange(total)])
         if not qs:

@@ -179,11 +179,7 @@ def head_index(tokens: list[str]) -> int:
 
 
 @lru_cache(maxsize=131_072)
-def normalize_name(
-    name: str,
-    label: str = "",
-    lemmatize_head: Callable[[str], str] | None = None,
-) -> str:
+def normalize_name(name: str, label: str = "", lemmatize_head: Callable[[str], str] | None = None) -> str:
     """The canonical surface of an entity name: ``Guardrail Systems`` -> ``guardrail system``.
 
     Acronyms keep their capitals; other words are lowercased unless ``label`` is a proper-noun

@@ -39,9 +39,8 @@ def build_corpus_entities(
     if subparts:
         provisions = within_subparts(provisions, subparts)
     settings = resources.settings
-    embedder = CachedEmbedder(
-        resources.embedder, settings.embedding_model, resources.sql.session
-    )  # known names: no model call
+    # known names: no model call
+    embedder = CachedEmbedder(resources.embedder, settings.embedding_model, resources.sql.session)
     refiner = IncrementalEntityRefiner(
         embedder,
         tau=settings.tau if tau is None else tau,
@@ -71,9 +70,8 @@ def write_entity_network(sql: SqlStore, graph: GraphStore, corpus: str) -> dict[
     valid = [i for i, t in enumerate(triples) if is_valid_relation(t.relation)]
     edges = graph_edges(corpus, entities, [triples[i] for i in valid])
     with graph.atomic():  # the network switches in one step; vectors follow
-        prune_graph(
-            graph, corpus, {e.uid for e in entities}, edges
-        )  # no stale node or edge of an older network
+        # no stale node or edge of an older network
+        prune_graph(graph, corpus, {e.uid for e in entities}, edges)
         graph.upsert_entities(entities)
         graph.upsert_edges(edges)
     graph.set_entity_embeddings([(entity_uid(corpus, n), v) for n, v in zip(names, ent_matrix)])

@@ -28,6 +28,34 @@ def _embed(embedder: Embedder, texts: list[str], batch: int = 512) -> np.ndarray
     return np.concatenate(parts) if parts else np.zeros((0, embedder.dim), dtype=np.float32)
 
 
+def _triple_vectors(
+    corpus: str, entities, relations, triples, ent: np.ndarray, rel: np.ndarray
+) -> np.ndarray:
+    """Each stored triple's [h, r, t] vector from the new entity and relation vectors; a triple naming an
+    entity or relation that is not stored stops the run (the network needs a rebuild)."""
+    row = {e.name: i for i, e in enumerate(entities)}
+    rrow = {r: i for i, r in enumerate(relations)}
+    missing = [t for t in triples if t.head not in row or t.tail not in row or t.relation not in rrow]
+    if missing:
+        raise ValueError(
+            f"{len(missing)} stored triples of {corpus!r} name an entity or relation that is not stored "
+            f"(first: {missing[0].head!r} {missing[0].relation!r} {missing[0].tail!r}); rebuild the entity "
+            "network"
+        )
+    return (
+        np.concatenate(
+            [
+                ent[[row[t.head] for t in triples]],
+                rel[[rrow[t.relation] for t in triples]],
+                ent[[row[t.tail] for t in triples]],
+            ],
+            axis=1,
+        )
+        if triples
+        else np.zeros((0, 3 * ent.shape[1]), dtype=np.float32)
+    )
+
+
 def reembed_entity_network(
     sql: SqlStore, corpus: str, embedder: Embedder, graph: GraphStore | None = None, model: str | None = None
 ) -> dict:
@@ -47,27 +75,7 @@ def reembed_entity_network(
         )
     ent = _embed(embedder, [e.name for e in entities])
     rel = _embed(embedder, [relation_text(r) for r in relations])
-    row = {e.name: i for i, e in enumerate(entities)}
-    rrow = {r: i for i, r in enumerate(relations)}
-    missing = [t for t in triples if t.head not in row or t.tail not in row or t.relation not in rrow]
-    if missing:
-        raise ValueError(
-            f"{len(missing)} stored triples of {corpus!r} name an entity or relation that is not stored "
-            f"(first: {missing[0].head!r} {missing[0].relation!r} {missing[0].tail!r}); rebuild the entity "
-            "network"
-        )
-    tri = (
-        np.concatenate(
-            [
-                ent[[row[t.head] for t in triples]],
-                rel[[rrow[t.relation] for t in triples]],
-                ent[[row[t.tail] for t in triples]],
-            ],
-            axis=1,
-        )
-        if triples
-        else np.zeros((0, 3 * ent.shape[1]), dtype=np.float32)
-    )
+    tri = _triple_vectors(corpus, entities, relations, triples, ent, rel)
     with sql.session() as s:  # one transaction: all or nothing
         entity_tables.upsert_entities(s, corpus, entities, ent)
         entity_tables.upsert_relations(s, corpus, relations, rel)

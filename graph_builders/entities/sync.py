@@ -34,9 +34,8 @@ class PruneResult:
     edges_deleted: int = 0
     nodes: set[str] = field(default_factory=set)
     edges: dict[tuple, Edge] = field(default_factory=dict)  # kept edges by (type, source, target, relation)
-    mentions: dict[str, set[str]] = field(
-        default_factory=lambda: defaultdict(set)
-    )  # entity uid -> section uids
+    # entity uid -> section uids
+    mentions: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
 
 
 @dataclass(frozen=True)
@@ -105,8 +104,24 @@ def sync_sql(
 ) -> None:
     """Delete unwanted rows and write new or changed ones (inside the caller's transaction);
     ``old`` is `stored_entities` when the caller has read it already."""
+    old = stored_entities(session, want.corpus) if old is None else old
+    write = _sync_entities(session, want, report, old)
+    rel_write = _sync_relations(session, want)
+    # entities whose vector changed
+    moved = {
+        want.entities[i].name
+        for i in write
+        if want.entities[i].name in old and old[want.entities[i].name][1] != et.to_blob(want.entity_matrix[i])
+    }
+    moved |= {want.relations[i] for i in rel_write}
+    _sync_triples(session, want, report, moved)
+
+
+def _sync_entities(
+    session: Session, want: WantedNetwork, report: EntitySyncReport, old: dict[str, tuple[Entity, bytes]]
+) -> list[int]:
+    """Entity rows: the unwanted deleted, the new or changed written; the indexes written."""
     c = want.corpus
-    old = stored_entities(session, c) if old is None else old
     names = {e.name for e in want.entities}
     gone = [n for n in old if n not in names]
     et.delete_entities(session, c, gone)
@@ -120,7 +135,12 @@ def sync_sql(
     report.entities_removed = len(gone)
     report.entities_added = sum(1 for i in write if want.entities[i].name not in old)
     report.entities_changed = len(write) - report.entities_added
+    return write
 
+
+def _sync_relations(session: Session, want: WantedNetwork) -> list[int]:
+    """Relation rows: the unwanted deleted, those whose vector changed written; the indexes written."""
+    c = want.corpus
     wanted_rels = set(want.relations)
     old_rels = dict(
         session.execute(
@@ -137,7 +157,13 @@ def sync_sql(
         et.upsert_relations(
             session, c, [want.relations[i] for i in rel_write], want.relation_matrix[rel_write]
         )
+    return rel_write
 
+
+def _sync_triples(session: Session, want: WantedNetwork, report: EntitySyncReport, moved: set[str]) -> None:
+    """Triple rows: the unwanted deleted; new ones, those whose sections changed and those naming an entity
+    or relation whose vector ``moved`` written."""
+    c = want.corpus
     t = et.TripleEmbeddingRow
     old_tri = {
         (h, r, tl): tuple(s or ())
@@ -148,12 +174,6 @@ def sync_sql(
     keys = {(x.head, x.relation, x.tail) for x in want.triples}
     tri_gone = [k for k in old_tri if k not in keys]
     et.delete_triples(session, c, tri_gone)
-    moved = {
-        want.entities[i].name
-        for i in write
-        if want.entities[i].name in old and old[want.entities[i].name][1] != et.to_blob(want.entity_matrix[i])
-    }  # entities whose vector changed
-    moved |= {want.relations[i] for i in rel_write}
     tri_write = [
         i
         for i, x in enumerate(want.triples)

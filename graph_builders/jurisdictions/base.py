@@ -73,9 +73,8 @@ class Jurisdiction(Protocol):
 
 
 class PackDefaults:
-    """What most packs share, for a pack to inherit and override: no renumbering table, questions read as
-    text of
-    no place, the hierarchy from the corpus's own parent links, no publisher to download from, no parser
+    """What most packs share, for a pack to inherit and override: no renumbering table, questions read as text
+    of no place, the hierarchy from the corpus's own parent links, no publisher to download from, no parser
     options."""
 
     def successors(self) -> Mapping[str, Successor]:

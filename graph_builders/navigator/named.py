@@ -74,8 +74,7 @@ class NamedFinder:
         successors: Mapping[str, Successor] | None = None,
     ) -> NamedFinder:
         """A finder over a corpus's provisions (its extractor's own index); ``stand_ins``: provisions of no
-        text
-        indexed beside them, whose places (a document) a question is read in, one reading each."""
+        text indexed beside them, whose places (a document) a question is read in, one reading each."""
         reserved = (p.id for p in provisions if p.reserved)
         known = extractor.index([*provisions, *stand_ins])
         contexts = [p.id for p in stand_ins] or [QUESTION_SOURCE]
@@ -85,8 +84,7 @@ class NamedFinder:
         """Every citation in ``text``, resolved where the corpus holds it (a unique target per citation per
         context; the same target found twice is kept once), in the order written. In a corpus read in several
         contexts, a target found from some of them only ("Rule 17.7.2" of the one rulebook numbering a rule
-        so,
-        with no rulebook named) is marked ``via="context"``: where the question stands decided it."""
+        so, with no rulebook named) is marked ``via="context"``: where the question stands decided it."""
         loose = loosen(text or "")
         found: dict[tuple[str | None, str], ResolvedCite] = {}
         seen_in: dict[tuple[str | None, str], int] = {}

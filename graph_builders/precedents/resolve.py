@@ -24,11 +24,7 @@ def resolve_cite(written: str, finder: NamedFinder) -> ResolvedCite:
 
 
 def resolve_precedents(
-    rows: Sequence[PrecedentRowIn],
-    corpus: str,
-    finder: NamedFinder,
-    issuer: str = "",
-    source: str = "",
+    rows: Sequence[PrecedentRowIn], corpus: str, finder: NamedFinder, issuer: str = "", source: str = ""
 ) -> list[Precedent]:
     """Precedent records of ``corpus``; ``issuer`` fills rows that name none."""
     memo: dict[str, ResolvedCite] = {}

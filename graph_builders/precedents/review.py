@@ -16,8 +16,7 @@ def checked_marks(
     cited: Sequence[str], right: Sequence[str], wrong: Sequence[str], added: Sequence[str], known: set[str]
 ) -> tuple[list[ReviewedCitation], list[str]]:
     """The review's marks, or one line naming what is wrong with them: a mark on a provision the answer did
-    not
-    cite, one marked both ways, an added provision the corpus lacks or the answer already cites."""
+    not cite, one marked both ways, an added provision the corpus lacks or the answer already cites."""
     cited_set = set(cited)
     for pid in [*right, *wrong]:
         if pid not in cited_set:
@@ -80,8 +79,7 @@ def record_review(
 
 def moved_citations(review: AnswerReview, known: set[str]) -> list[str]:
     """The provisions a review judged right or added that the current edition no longer holds (flagged after
-    an
-    edition change: the precedent cites them as written, unresolved)."""
+    an edition change: the precedent cites them as written, unresolved)."""
     return [pid for pid in review.gold if pid not in known]
 
 

@@ -66,7 +66,6 @@ def build_requirements(
         with_exceptions=sum(bool(r.exceptions) for r in reqs),
         seconds=round(time.perf_counter() - start, 3),
     )
-    sql.set_meta(
-        corpus, META_KEY, {k: v for k, v in report.__dict__.items() if k != "seconds"}
-    )  # a build's facts, not its timing
+    # a build's facts, not its timing
+    sql.set_meta(corpus, META_KEY, {k: v for k, v in report.__dict__.items() if k != "seconds"})
     return report

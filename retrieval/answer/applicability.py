@@ -27,8 +27,7 @@ def as_quantity(c: Condition) -> Quantity:
 
 def check_condition(c: Condition, facts: Sequence[tuple[Quantity, str]]) -> tuple[str, str]:
     """(status, the question's figure as written) of one quantity condition: compared only with a figure of
-    the
-    same kind, and for lengths only one that measures the same thing (a height is never checked against a
+    the same kind, and for lengths only one that measures the same thing (a height is never checked against a
     gap)."""
     same_kind = [
         f
@@ -48,9 +47,8 @@ def check_exception(
     text: str, question_terms: set[str], tokenize: Tokenize | None, sentence: str = ""
 ) -> str:
     """An exception the question takes up (it shares a word that is the exception's own, not one of the rule
-    it
-    qualifies: "inspecting" in "..., except when the employee is inspecting the edge") is "stated"; otherwise
-    the question leaves it open ("not_stated")."""
+    it qualifies: "inspecting" in "..., except when the employee is inspecting the edge") is "stated";
+    otherwise the question leaves it open ("not_stated")."""
     if tokenize is None:
         return "not_stated"
     own = set(tokenize(text)) - set(tokenize(sentence.replace(text, " ")))

@@ -161,6 +161,43 @@ def not_stated(
     ]
 
 
+def _offline(
+    question: str,
+    corpus: str,
+    result: RetrievalResult,
+    cfg: RetrievalConfig,
+    planned: list[Planned],
+    lookup: Lookup,
+    embedder: Embedder,
+    planner: Planner | None,
+    chosen: tuple[str, str] | None,
+    read,
+    facts,
+) -> tuple[list[Statement], Verdict | None]:
+    """The offline answer's statements and verdict from the plan; when the plan holds only headings, the
+    best retrieved text quoted."""
+    composed = compose(
+        question,
+        planned,
+        lookup,
+        embedder,
+        asks=planner.asks(result) if planner else (),
+        tokenize=planner.tokenize if planner else None,
+        chosen=chosen,
+        read=read is not None,
+        words=planner.words if planner else words_for(corpus),
+        verdicts=cfg.verdicts,
+        whole=result.whole,
+        facts=facts,
+    )
+    statements, verdict = composed.statements, composed.verdict
+    if not statements:  # the plan holds only headings: quote the best retrieved text
+        statements = extractive_statements(
+            question, result.items[: cfg.cite_max], lookup, embedder, "fact", ask=facts.ask
+        )
+    return statements, verdict
+
+
 def answer(
     question: str,
     corpus: str,
@@ -209,25 +246,9 @@ def answer(
             ):  # nothing it said survived verification: the offline answer, said so
                 llm, note = None, AGENT_FAILED
         if llm is None:
-            composed = compose(
-                question,
-                planned,
-                lookup,
-                embedder,
-                asks=planner.asks(result) if planner else (),
-                tokenize=planner.tokenize if planner else None,
-                chosen=chosen,
-                read=read is not None,
-                words=planner.words if planner else words_for(corpus),
-                verdicts=cfg.verdicts,
-                whole=result.whole,
-                facts=facts,
+            statements, verdict = _offline(
+                question, corpus, result, cfg, planned, lookup, embedder, planner, chosen, read, facts
             )
-            statements, verdict = composed.statements, composed.verdict
-            if not statements:  # the plan holds only headings: quote the best retrieved text
-                statements = extractive_statements(
-                    question, result.items[: cfg.cite_max], lookup, embedder, "fact", ask=facts.ask
-                )
         if not statements:
             outcome = Outcome.REFUSED
     elif outcome is Outcome.NOT_STATED:

@@ -11,11 +11,9 @@ the question asks for, else its sentence closest to the question (`retrieval.ans
 
 from __future__ import annotations
 
-import re
 
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass
 
 from bifrost.core.embeddings import Embedder
 from bifrost.core.answer_types import Statement, Verdict
@@ -26,29 +24,12 @@ from bifrost.retrieval.answer.base import Planned, Role
 from bifrost.retrieval.answerability.question_kinds import Asks, detect
 from bifrost.core.sentences import sentences
 from bifrost.graph_builders.citations.words import GENERIC, RulebookWords
-from bifrost.retrieval.answer.deontic import (
-    Asked,
-    Decision,
-    because,
-    condition_met,
-    decision,
-    read_question,
-    read_rule,
-)
-from bifrost.retrieval.answer.plan import as_written
 from bifrost.retrieval.answer.base import DraftStatement, QuoteClaim
-from bifrost.graph_builders.requirements.read import read_sentence
-from bifrost.retrieval.answer.applicability import check_exception
-from bifrost.retrieval.answer.quantities import figures_fit, open_thresholds, quantities
 from bifrost.retrieval.answer.quotes import check_statements
 
+from bifrost.retrieval.answer.verdict_rules import decide
+
 Lookup = Callable[[str], Provision | None]
-MIN_SHARED_TERMS = 3
-"""A sentence decides a verdict only when it holds this many of the question's specific terms (all of them
-when the question has fewer: a short question can get a verdict too)."""
-SAID = ("yes", "no")  # "depends" only with VERDICTS=depends, naming the open conditions (`_depends`)
-"""The verdicts an offline answer gives: "depends" was right on 1 of 19 labelled questions it was given for
-(natural training set), so a rule that makes the answer depend on a condition gives no verdict instead."""
 ROLE_ORDER = (Role.RULE, Role.EXCEPTION, Role.CONDITION, Role.PROCEDURE, Role.DEFINITION)
 
 
@@ -58,225 +39,6 @@ class Composed:
 
     statements: list[Statement]
     verdict: Verdict | None
-
-
-def decide(
-    question: str,
-    planned: Sequence[Planned],
-    lookup: Lookup,
-    asks: Sequence[frozenset[str]] = (),
-    tokenize: Callable[[str], list[str]] | None = None,
-    chosen: tuple[str, str] | None = None,
-    read: bool = False,
-    words: RulebookWords = GENERIC,
-    verdicts: str = "rules",
-    stance=None,
-) -> Verdict | None:
-    """The verdict of a yes/no question, or None: with the reader (``read``), only its best sentence of the
-    rule provisions (``chosen``: provision id, sentence) decides; without it, the first rule sentence in plan
-    order sharing the question's terms and speaking to every figure the question gives (`figures_fit`), and
-    none when that sentence makes the answer depend on a condition, or when another sentence of the plan on
-    the
-    question's terms answers otherwise (an exception, a "need not", a contrary duty: the question's facts do
-    not
-    decide between them, and no verdict is better than a wrong one). A question claiming every case ("all
-    types
-    of") is answered no by a rule that grants it for one case only (`scoped_elsewhere`). ``verdicts`` (the
-    `RetrievalConfig` setting): "rules" all of these, "every" only the last, "off" none."""
-    stance = stance if stance is not None else read_question(question)  # read once by the caller, when it can
-    if not stance.is_yes_no or verdicts == "off":
-        return None
-    if stance.every and stance.asked is Asked.PERMISSION and tokenize is not None:
-        if (found := scoped_elsewhere(planned, lookup, asks, tokenize, words, question)) is not None:
-            return found
-    if verdicts not in ("rules", "depends"):
-        return None
-    if read:
-        return _read_verdict(question, stance, chosen, lookup, words)
-    wanted = set().union(*asks) if asks else set()
-    if tokenize is None or not wanted:
-        return None  # nothing to check a sentence's relevance with (a past edition's answer): no verdict
-    said = _relevant(question, stance, planned, lookup, wanted, tokenize, words)
-    fitting = [r for r in said if figures_fit(question, r[1])]
-    if not fitting:
-        return None
-    pid, sentence, rule, value = fitting[0]
-    depends = lambda: _depends(question, pid, sentence, lookup) if verdicts == "depends" else None  # noqa: E731
-    if value.value not in SAID:
-        return (
-            depends()
-        )  # the first relevant rule makes it depend on a condition: no later sentence overrules it
-    if any(other[3] is not value for other in said if other[:2] != (pid, sentence)):
-        return (
-            None  # another sentence on the question's terms answers otherwise: the facts given do not decide
-        )
-    if leaves_open(question, sentence):
-        return depends()
-    return Verdict(
-        value=value.value,
-        provision_id=pid,
-        words=sentence,
-        reason=f"{named(pid, lookup)} {because(stance, rule, value, sentence)}",
-    )
-
-
-def _depends(question: str, pid: str, sentence: str, lookup: Lookup) -> Verdict | None:
-    """ "Depends", naming in the rule's own words what the question leaves open: its exceptions the question
-    does
-    not take up and its thresholds of a kind the question gives no figure for; None when none can be named."""
-    req = read_sentence("", pid, 0, sentence)
-    if req is None:
-        return None
-    asked = {q.dimension for q in quantities(question) if q.comparable}
-    terms = set(_words(question))
-    open_ = [
-        e.text for e in req.exceptions if check_exception(e.text, terms, _words, sentence) == "not_stated"
-    ]
-    open_ += [
-        c.text if c.comparator else "" for c in req.conditions if c.comparator and c.dimension not in asked
-    ]
-    open_ = [o for o in dict.fromkeys(open_) if o]
-    if not open_:
-        return None
-    return Verdict(
-        value="depends",
-        provision_id=pid,
-        words=sentence,
-        reason=f"{named(pid, lookup)} decides it by what the question does not say: " + "; ".join(open_),
-    )
-
-
-def leaves_open(question: str, sentence: str) -> bool:
-    """True when the deciding sentence's own conditions are open: it introduces a list of them (it ends with a
-    colon: "Under the following conditions, ... need not be grounded:"), it sets a threshold of a kind the
-    question gives no figure for ("on roofs 50 feet or less in width"), or it states an exception the question
-    does not take up ("except that receptacles on a ... generator rated not more than 5 kW need not be
-    ...")."""
-    if sentence.rstrip().endswith(":") or open_thresholds(question, sentence):
-        return True
-    req = read_sentence("", "", 0, sentence)
-    if req is None or not req.exceptions:
-        return False
-    terms = set(_words(question))
-    return any(
-        check_exception(e.text, terms, _words, sentence) == "not_stated"
-        for e in req.exceptions
-        if e.cue != "unless"
-    )  # "unless": the verdict line states it as its condition
-
-
-_STOP = frozenset(
-    "when where that this with from such each which there their they them than then have been being "
-    "shall must into only also what does used using".split()
-)
-
-
-def _words(text: str) -> list[str]:
-    return [w for w in re.findall(r"[a-z][a-z-]{3,}", text.lower()) if w not in _STOP]
-
-
-def _read_verdict(
-    question: str, stance, chosen: tuple[str, str] | None, lookup: Lookup, words: RulebookWords
-) -> Verdict | None:
-    """The reader's verdict: its chosen sentence decides, when it speaks to the question's figures."""
-    if chosen is None or not figures_fit(question, chosen[1]) or leaves_open(question, chosen[1]):
-        return None
-    rule = read_rule(chosen[1], words)
-    value = decision(stance, rule)
-    if value is None or value.value not in SAID:
-        return None
-    return Verdict(
-        value=value.value,
-        provision_id=chosen[0],
-        words=chosen[1],
-        reason=f"{named(chosen[0], lookup)} {because(stance, rule, value, chosen[1])}",
-    )
-
-
-def _relevant(
-    question: str,
-    stance,
-    planned: Sequence[Planned],
-    lookup: Lookup,
-    wanted: set[str],
-    tokenize: Callable[[str], list[str]],
-    words: RulebookWords,
-) -> list[tuple[str, str, Any, Decision]]:
-    """Every sentence of the plan's rules and exceptions that shares the question's terms and decides it one
-    way,
-    in plan order: (provision id, sentence, its reading, its decision)."""
-    need = min(MIN_SHARED_TERMS, len(wanted))
-    out = []
-    for item in planned:
-        if item.role not in (Role.RULE, Role.EXCEPTION):
-            continue
-        p = lookup(item.id)
-        for sentence in sentences(p.text) if p is not None else ():
-            if len(wanted & set(tokenize(sentence))) < need:
-                continue  # a sentence about something else decides nothing about this question
-            rule = read_rule(sentence, words)
-            value = decision(stance, rule)
-            if value is Decision.DEPENDS and condition_met(sentence, question, tokenize, words):
-                value = decision(
-                    stance, replace(rule, exception=False)
-                )  # the question meets the rule's condition
-            if value is not None:
-                out.append((item.id, sentence, rule, value))
-    return out
-
-
-def named(pid: str, lookup: Lookup) -> str:
-    """A provision as a verdict line names it: its id, and its heading when it has one."""
-    p = lookup(pid)
-    heading = p.heading.strip().rstrip(".:").strip() if p is not None else ""
-    return f"{pid} ({heading})" if heading else pid
-
-
-def scoped_elsewhere(
-    planned: Sequence[Planned],
-    lookup: Lookup,
-    asks: Sequence[frozenset[str]],
-    tokenize: Callable[[str], list[str]],
-    words: RulebookWords = GENERIC,
-    question: str = "",
-) -> Verdict | None:
-    """A "no" to a claim over every case: a rule sentence of the plan that states a duty or permission for
-    most of what the question asks (two asks or more) but not for one of its asks, which another provision of
-    the plan governs ("warning line with fall arrest: roofing work on low-slope roofs"; leading edges are
-    another provision's case). None when a sentence of the plan states a duty or permission for every ask
-    together: the claim is then granted, whatever a narrower sentence says."""
-    texts = {item.id: (p.text if (p := lookup(item.id)) is not None else "") for item in planned}
-    terms = {pid: set(tokenize(t)) for pid, t in texts.items()}
-    if any(
-        all(a <= set(tokenize(s)) for a in asks)
-        and ((r := read_rule(s, words)).obligation or r.permission)
-        and not r.prohibition
-        for t in texts.values()
-        for s in sentences(t)
-    ):
-        return None  # a sentence of the plan grants the whole claim: no "no" from a narrower one
-    for item in planned:
-        if item.role is not Role.RULE:
-            continue
-        for sentence in sentences(texts[item.id]):
-            rule = read_rule(sentence, words)
-            if not (rule.obligation or rule.permission):
-                continue
-            said = set(tokenize(sentence))
-            covered = [a for a in asks if a <= said]
-            missing = [a for a in asks if not a <= said]
-            elsewhere = [a for a in missing if any(a <= terms[o] for o in terms if o != item.id)]
-            if len(covered) >= 2 and elsewhere:
-                others = sorted([o for o in texts if o != item.id and elsewhere[0] <= terms[o]][:2])
-                case = as_written(elsewhere[0], question or texts[others[0]], tokenize, reach=2)
-                reason = (
-                    f"{named(item.id, lookup)} provides for it, but {case} is covered by "
-                    f"{' and '.join(others)}"
-                )
-                return Verdict(
-                    value="no", provision_id=item.id, words=sentence, reason=reason, see_also=others
-                )
-    return None
 
 
 def compose(
@@ -300,41 +62,20 @@ def compose(
     provisions = [(item, p) for item in planned if (p := lookup(item.id)) is not None and p.text.strip()]
     if not provisions:
         return Composed([], None)
-    ask = (
-        facts.ask if facts is not None else detect(question)
-    )  # the question's facts, read once at the start of `ask`
+    # the question's facts, read once at the start of `ask`
+    ask = facts.ask if facts is not None else detect(question)
     qv = embedder.embed([question])[0]
     cands = candidates(qv, [p for _, p in provisions], sentences, embedder, ask)
     by_provision: dict[str, list[Candidate]] = {}
     for c in cands:
         by_provision.setdefault(c.provision.id, []).append(c)
-    drafts: list[DraftStatement] = []
+    stance = facts.stance if facts is not None else None
     found = (
-        decide(
-            question,
-            planned,
-            lookup,
-            asks,
-            tokenize,
-            chosen,
-            read,
-            words,
-            verdicts,
-            facts.stance if facts is not None else None,
-        )
+        decide(question, planned, lookup, asks, tokenize, chosen, read, words, verdicts, stance)
         if with_verdict
         else None
     )
-    if found is not None:
-        also = [(o, best_of(by_provision[o]).sentence) for o in found.see_also if o in by_provision]
-        drafts.append(
-            DraftStatement(
-                verdict_line(found),
-                (found.provision_id, *(o for o, _ in also)),
-                (QuoteClaim(found.provision_id, found.words), *(QuoteClaim(o, t) for o, t in also)),
-                role="verdict",
-            )
-        )
+    drafts, said = _verdict_drafts(found, by_provision)
     if ask.kind is not Asks.OTHER and not any(c.fact for c in cands) and found is None:
         lead = best_of(by_provision[provisions[0][1].id])
         drafts.append(
@@ -345,7 +86,38 @@ def compose(
                 role="open",
             )
         )
-    said = {found.words, *(t for _, t in also)} if found is not None else set()
+    stated_by = _sentences_stated(provisions, by_provision, whole, asks, tokenize, said)
+    drafts += _role_drafts(provisions, stated_by, said)
+    return Composed(check_statements(drafts, lookup).statements, found)
+
+
+def _verdict_drafts(
+    found: Verdict | None, by_provision: dict[str, list[Candidate]]
+) -> tuple[list[DraftStatement], set[str]]:
+    """The verdict line, quoting the deciding sentence and the best sentence of each provision it points
+    to, and the sentences so said; none without a verdict."""
+    if found is None:
+        return [], set()
+    also = [(o, best_of(by_provision[o]).sentence) for o in found.see_also if o in by_provision]
+    draft = DraftStatement(
+        verdict_line(found),
+        (found.provision_id, *(o for o, _ in also)),
+        (QuoteClaim(found.provision_id, found.words), *(QuoteClaim(o, t) for o, t in also)),
+        role="verdict",
+    )
+    return [draft], {found.words, *(t for _, t in also)}
+
+
+def _sentences_stated(
+    provisions: Sequence[tuple[Planned, Provision]],
+    by_provision: dict[str, list[Candidate]],
+    whole: Collection[str],
+    asks: Sequence[frozenset[str]],
+    tokenize: Callable[[str], list[str]] | None,
+    said: set[str],
+) -> dict[str, list[str]]:
+    """Per provision, the sentences that state it: a definition its first, another its best, plus what it
+    holds of the question that no other states (`held_elsewhere`); a provision of ``whole``, all."""
     chosen = {
         p.id: [
             opening(by_provision[p.id])
@@ -362,6 +134,15 @@ def compose(
     for pid in whole:
         if pid in chosen:
             chosen[pid] = [c.sentence for c in by_provision[pid]]
+    return chosen
+
+
+def _role_drafts(
+    provisions: Sequence[tuple[Planned, Provision]], chosen: dict[str, list[str]], said: set[str]
+) -> list[DraftStatement]:
+    """One statement per provision, grouped by role (rules first), its sentences in text order; a sentence
+    already said (``said``, updated) is not said again."""
+    drafts = []
     for role in ROLE_ORDER:
         for item, p in provisions:
             if item.role is not role or p.id not in chosen:
@@ -375,7 +156,7 @@ def compose(
                     " ".join(stated), (p.id,), tuple(QuoteClaim(p.id, t) for t in stated), role=role.value
                 )
             )
-    return Composed(check_statements(drafts, lookup).statements, found)
+    return drafts
 
 
 def opening(cands: Sequence[Candidate]) -> str:

@@ -213,9 +213,8 @@ def condition_of(sentence: str, most: int = 140) -> str:
     if m is None:
         return ""
     clause = m.group(0).strip().rstrip(",")
-    clause = (
-        clause[0].lower() + clause[1:]
-    )  # "Where ..." opening the sentence reads "where ..." after the verb
+    # "Where ..." opening the sentence reads "where ..." after the verb
+    clause = clause[0].lower() + clause[1:]
     if re.match(r"(?:if|when|where)\b", clause) and "," in clause:
         clause = clause[: clause.index(",")]  # "where X, it must Y": the condition is X
     if len(clause) > most:

@@ -1,12 +1,11 @@
 """Extractive answers (no chat model): sentences of the cited provisions, the answering one first.
 
-Every statement is a sentence of the regulation itself, cited and quoted (the sentence is its
-own supporting span, checked by `bifrost.retrieval.answer.quotes` like an LLM's quote); a provision without
-text (a heading only) has nothing to quote and is not stated. With ``lead="fact"`` (the default)
-the answer leads with the sentence that holds the fact the question asks for and says so when the
-cited provisions leave the question open (`bifrost.retrieval.answer.lead_sentence`); ``lead="rank"`` is the
-earlier
-answer: each provision's sentence closest to the question, in rank order.
+Every statement is a sentence of the regulation itself, cited and quoted (the sentence is its own supporting
+span, checked by `bifrost.retrieval.answer.quotes` like an LLM's quote); a provision without text (a heading
+only) has nothing to quote and is not stated. With ``lead="fact"`` (the default) the answer leads with the
+sentence that holds the fact the question asks for and says so when the cited provisions leave the question
+open (`bifrost.retrieval.answer.lead_sentence`); ``lead="rank"`` is the earlier answer: each provision's
+sentence closest to the question, in rank order.
 """
 
 from __future__ import annotations

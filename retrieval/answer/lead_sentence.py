@@ -1,14 +1,13 @@
 """Which sentence an extractive answer leads with: the one that holds the fact the question asks for.
 
-Rules for any rulebook, no fitted weights. What the question asks for comes from the answerability
-detector (`bifrost.retrieval.answerability.question_kinds.detect`), and a sentence holds that kind of fact
-when `has_fact`
-says so (a number with a compatible unit, a frequency, a role, ...). For a yes/no question nearly
-every rule sentence has a modal, so a sentence that states a condition ("only", "shall not",
-"except", "unless", "may") is preferred to a bare "shall". Among the sentences that hold the fact, the
-lead is the one of the best-ranked provision (closest to the question within it). The other
-provisions follow in reading order (their order in the rulebook). When a question asks for a kind of
-fact and no sentence holds it, the answer is open: it says so before quoting what it found.
+Rules for any rulebook, no fitted weights. What the question asks for comes from the answerability detector
+(`bifrost.retrieval.answerability.question_kinds.detect`), and a sentence holds that kind of fact when
+`has_fact` says so (a number with a compatible unit, a frequency, a role, ...). For a yes/no question nearly
+every rule sentence has a modal, so a sentence that states a condition ("only", "shall not", "except",
+"unless", "may") is preferred to a bare "shall". Among the sentences that hold the fact, the lead is the one
+of the best-ranked provision (closest to the question within it). The other provisions follow in reading order
+(their order in the rulebook). When a question asks for a kind of fact and no sentence holds it, the answer is
+open: it says so before quoting what it found.
 """
 
 from __future__ import annotations

@@ -75,8 +75,8 @@ def format_plan(planned: Sequence[Planned], lookup: Callable[[str], Provision | 
 @dataclass(frozen=True)
 class AgentAnswer:
     """What the answer agent said, after checking: refused (it answered the refusal token), the statements
-    whose quotes were found, the
-    ids it cited outside what it was given (removed), and the verdict when a quoted statement backs it."""
+    whose quotes were found, the ids it cited outside what it was given (removed), and the verdict when a
+    quoted statement backs it."""
 
     refused: bool
     statements: list[Statement]
@@ -260,9 +260,8 @@ class LlmAnswerer:
             value, pid = said
             quote = next((q for st in checked.statements for q in st.quotes if q.provision_id == pid), None)
             verdict = Verdict(value=value, provision_id=pid, words=quote.text) if quote is not None else None
-        return AgentAnswer(
-            False, checked.statements, dropped, verdict
-        )  # refused: only the agent's own refusal token
+        # refused: only the agent's own refusal token
+        return AgentAnswer(False, checked.statements, dropped, verdict)
 
 
 def _verdict_line(text: str, allowed: set[str]) -> tuple[tuple[str, str] | None, str]:

@@ -302,8 +302,8 @@ def as_written(ask: frozenset[str], text: str, tokenize: Tokenize, reach: int = 
 
 def _whole_section(nav: NavigatorIndex, pid: str) -> bool:
     """A section with no text of its own (a heading over its paragraphs): "in accordance with § 1926.502"
-    sends
-    to a whole section, too broad to state; a section that is itself a rule (ADGM's "Rule 6.1.1") joins."""
+    sends to a whole section, too broad to state; a section that is itself a rule (ADGM's "Rule 6.1.1")
+    joins."""
     return nav.kind.get(pid) is ProvisionKind.SECTION and not nav.text_len.get(pid)
 
 

@@ -1,9 +1,7 @@
 """Whether a question's figures fit a rule sentence's thresholds ("12ft below" against "5 feet (1.52 m) or
-more
-in depth"): a verdict never rests on a sentence that sets no threshold for the figure the question gives, nor
-on
-one whose threshold the figure fails. Figures are read by `bifrost.core.quantities` (one reader for rules and
-questions)."""
+more in depth"): a verdict never rests on a sentence that sets no threshold for the figure the question gives,
+nor on one whose threshold the figure fails. Figures are read by `bifrost.core.quantities` (one reader for
+rules and questions)."""
 
 from __future__ import annotations
 
@@ -30,7 +28,6 @@ def figures_fit(question: str, sentence: str) -> bool:
 
 def open_thresholds(question: str, sentence: str) -> list[Quantity]:
     """The sentence's thresholds of a kind the question gives no figure for ("on roofs 50 feet or less in
-    width"
-    asked of a roof whose width is not said): conditions the question leaves open."""
+    width" asked of a roof whose width is not said): conditions the question leaves open."""
     asked = {q.dimension for q in quantities(question)}
     return [q for q in quantities(sentence) if q.comparator and q.comparable and q.dimension not in asked]

@@ -100,11 +100,7 @@ def coverage(tokens: set[str], terms: Sequence[Term], weights: Sequence[float]) 
 
 
 def fact_support(
-    ask: Ask,
-    passages: Sequence[Passage],
-    terms: Sequence[Term],
-    weights: Sequence[float],
-    tokenize: Tokenize,
+    ask: Ask, passages: Sequence[Passage], terms: Sequence[Term], weights: Sequence[float], tokenize: Tokenize
 ) -> tuple[float, bool, bool]:
     """(best subject coverage of a sentence stating a matching fact, among ``passages``; whether the first
     passage has such a sentence; whether any has). Context tokens count towards a sentence's coverage."""
@@ -133,8 +129,8 @@ def features(
     support_scores: Sequence[float] = (),
 ) -> dict[str, float]:
     """Every feature in `FEATURES` for one question and its retrieved ``passages`` (best first);
-    ``support_scores``:
-    the support scorer's scores of the top passages (none: no scorer, both support features 0)."""
+    ``support_scores``: the support scorer's scores of the top passages (none: no scorer, both support
+    features 0)."""
     ask = ask or detect(question)
     subject = subject_terms(terms, tokenize)
     weights = [idf(t.df, n_docs) for t in subject]

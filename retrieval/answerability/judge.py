@@ -92,9 +92,8 @@ class FeatureReader:
     def row(self, question: str, result: RetrievalResult) -> dict[str, float]:
         """Every feature of the question behind ``result`` (the retrieved items, best first)."""
         passages = [p for p in (self.passage(it.id) for it in result.items[:TOP_FACT]) if p is not None]
-        ask = (
-            result.facts.ask if result.facts is not None else None
-        )  # the question's facts, read once in `ask`
+        # the question's facts, read once in `ask`
+        ask = result.facts.ask if result.facts is not None else None
         return features(
             question,
             passages,

@@ -1,6 +1,5 @@
 """The precedent channel: a question's most similar answered questions (lexical and dense over their text)
-vote
-for the provisions they cite. The votes are candidates and ranker features; a section's votes pass to its
+vote for the provisions they cite. The votes are candidates and ranker features; a section's votes pass to its
 paragraphs. A question never sees its own precedent: ``exclude`` drops precedents by id or source URL."""
 
 from __future__ import annotations
@@ -46,9 +45,8 @@ class PrecedentVotes:
 
     similar: list[Similar] = field(default_factory=list)
     direct: dict[str, float] = field(default_factory=dict)
-    cited_ids: dict[str, int] = field(
-        default_factory=dict
-    )  # provision -> best (lowest) rank of a voter citing it
+    # provision -> best (lowest) rank of a voter citing it
+    cited_ids: dict[str, int] = field(default_factory=dict)
     removed: int = 0  # precedents left out because they are the question's own
 
     @property
@@ -63,8 +61,7 @@ class PrecedentVotes:
         self, most: int = 3, least: float = 0.0, about: Callable[[Precedent], bool] | None = None
     ) -> list[PrecedentMatch]:
         """The most similar precedents as an answer shows them (at least ``least`` cosine; ``about``: only
-        those
-        it accepts)."""
+        those it accepts)."""
         return [
             PrecedentMatch(
                 id=s.precedent.id,

@@ -129,9 +129,8 @@ def named_first(
 ) -> RetrievalResult:
     """``result`` with the leading named provisions first in the cited set and the items; a question that asks
     nothing beyond what they say (`only_names`, given ``tokenize``) cites them alone, each stated whole. A
-    named
-    provision with parts of its own (``has_children``) leads the cited set (the answer states what was named)
-    but not the ranking, whose first places stay with the passages that match the question best."""
+    named provision with parts of its own (``has_children``) leads the cited set (the answer states what was
+    named) but not the ranking, whose first places stay with the passages that match the question best."""
     only = tokenize is not None and only_names(question, result.named or (), tokenize)
     lead = leading(result, lookup)
     if not lead:

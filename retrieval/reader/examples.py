@@ -87,8 +87,7 @@ def reader_examples(
 ) -> list[ReaderExample]:
     """Provision and sentence pairs of every question (see the module docstring); ``ranked``: a question ->
     candidate ids best first; ``documents``: id -> the text the reader reads of a provision; ``own``: id ->
-    the
-    provision's own text, whose sentences are read (default: ``documents``)."""
+    the provision's own text, whose sentences are read (default: ``documents``)."""
     own = documents if own is None else own
     rng = random.Random(seed)
     pool = sorted(pid for pid, t in documents.items() if len(t) >= MIN_CHARS)

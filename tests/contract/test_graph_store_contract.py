@@ -240,9 +240,8 @@ class TestGraphStoreContract:
     ):
         from bifrost.graph_builders.requirements.build import build_requirements
 
-        sql = getattr(loaded, "sql", None) or SqlStore(
-            f"sqlite:///{tmp_path / 'records.db'}"
-        )  # Neo4j keeps its own
+        # Neo4j keeps its own
+        sql = getattr(loaded, "sql", None) or SqlStore(f"sqlite:///{tmp_path / 'records.db'}")
         rules = [
             TREE[9].model_copy(
                 update={"text": "Employers shall provide a net. Each net shall be inspected."}

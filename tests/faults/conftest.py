@@ -23,10 +23,8 @@ from tests.openai_stub import closed_port
 from tests.unit.mini_corpus import MINI
 
 LAUNCHER = ROOT / "docker" / "neo4j-launcher"
-SUBPARTS = (
-    "Subpart L—",
-    "Subpart M—",
-)  # scaffolds and fall protection: 800 provisions, ingested in about a second
+# scaffolds and fall protection: 800 provisions, ingested in about a second
+SUBPARTS = ("Subpart L—", "Subpart M—")
 
 
 def clean_build(tmp_path_factory: pytest.TempPathFactory, name: str, start: Path, *args: str) -> Path:

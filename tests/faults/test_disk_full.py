@@ -43,11 +43,7 @@ def fill(disk, leave: int) -> None:
 
 @pytest.mark.parametrize("leave", [0, 150_000], ids=["no space left", "150 kB left"])
 def test_a_full_disk_fails_in_one_line_keeps_the_home_and_a_rerun_after_freeing_space_completes(
-    leave,
-    small_disk,
-    mini_home,
-    osha_ingested,
-    osha_slice,
+    leave, small_disk, mini_home, osha_ingested, osha_slice
 ):
     home = copy_home(mini_home, small_disk / "home")
     before, stats = sql_counts(home), graph_stats(home, "mini")

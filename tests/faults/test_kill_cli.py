@@ -134,9 +134,7 @@ def test_a_killed_eval_keeps_the_home_and_a_rerun_writes_the_clean_results(mini_
 
 @pytest.mark.parametrize("point", [KillPoint("writing the update", wal_bytes=1)], ids=str)
 def test_a_killed_incremental_entity_update_keeps_the_home_readable_and_a_rerun_equals_a_clean_build_of_b(
-    point,
-    mini_home,
-    tmp_path,
+    point, mini_home, tmp_path
 ):
     """Edition B of the mini part over A: the entity update re-extracts only what changed; killed while it
     writes, a rerun equals a clean build of B (graph stats, and `graph check` finds no difference)."""

@@ -89,9 +89,8 @@ def test_crossref_eval_reaches_measured_floors(shared_dir: Path) -> None:
 
 def test_a_named_adgm_rule_leads_the_answer_in_every_citing_style(built) -> None:
     """30 questions naming a rule of a named rulebook ("Rule 6.1.1(b) of COBS", "GEN 3.2.1", "FUNDS 9.7.1"):
-    the
-    rule is the provision the answer leads with; an unqualified "Rule 3.2.1" (in many rulebooks) leads with
-    none."""
+    the rule is the provision the answer leads with; an unqualified "Rule 3.2.1" (in many rulebooks) leads
+    with none."""
     from bifrost.eval.named_variants import adgm_variants
     from bifrost.graph_builders.jurisdictions.adgm.documents import ADGM_DOCUMENTS
     from bifrost.graph_builders.jurisdictions.registry import jurisdiction, named_finder

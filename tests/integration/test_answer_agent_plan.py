@@ -86,8 +86,7 @@ def test_the_agent_answers_from_the_plan_and_the_checks_hold(home, monkeypatch):
     assert answer.mode is AnswerMode.LLM and not answer.refused
     cited = {c for st in answer.statements for c in st.citations}
     assert "1910.23(a)" not in cited  # outside the plan: dropped
-    assert [st.text for st in answer.statements] == [
-        "The plan's first provision governs it."
-    ]  # invented words removed
+    # invented words removed
+    assert [st.text for st in answer.statements] == ["The plan's first provision governs it."]
     assert answer.verdict is not None and answer.verdict.value == "depends"
     assert answer.verdict.provision_id == answer.statements[0].citations[0]

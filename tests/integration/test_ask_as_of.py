@@ -195,17 +195,15 @@ def test_eval_as_of_edition_a_ranks_that_editions_provisions_and_skips_current_o
     rows = [json.loads(line) for line in (out / "per_question.jsonl").read_text().splitlines()]
     assert rows and all({pid for pid, *_ in row["ranked"]} <= in_a for row in rows)
     plan = [row for row in rows if row["id"] == "m1" and row["system"] == "bifrost-hybrid"][0]
-    assert (
-        "1926.502(b)(1)" in [pid for pid, *_ in plan["ranked"]][:10]
-    )  # the repealed paragraph, found as of A
+    # the repealed paragraph, found as of A
+    assert "1926.502(b)(1)" in [pid for pid, *_ in plan["ranked"]][:10]
 
 
 def test_eval_as_of_the_current_edition_is_a_plain_run(home, tmp_path):
     from bifrost.app.cli.app import app
 
-    in_b = (
-        tmp_path / "questions-b.jsonl"
-    )  # the questions whose gold edition B still holds (m1: repealed in B)
+    # the questions whose gold edition B still holds (m1: repealed in B)
+    in_b = tmp_path / "questions-b.jsonl"
     in_b.write_text(
         "".join(
             line + "\n"

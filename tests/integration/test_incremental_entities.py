@@ -139,7 +139,6 @@ def test_answers_quote_with_stored_vectors_of_the_current_editions_sentences(upd
     bf, _, _ = updated
     texts = corpus_sentences(bf.sql.provisions(C), sentences)
     embedder = bf.pipeline.answer_embedder(C)
-    assert (
-        isinstance(embedder, StoredSentences) and list(embedder.stored) == texts
-    )  # exactly edition B's, in order
+    # exactly edition B's, in order
+    assert isinstance(embedder, StoredSentences) and list(embedder.stored) == texts
     assert np.allclose(embedder.embed(texts[:8]), SentenceTransformerEmbedder().embed(texts[:8]), atol=1e-5)

@@ -56,9 +56,8 @@ def test_most_readme_lines_run_and_the_others_are_marked():
 @pytest.mark.parametrize("line", LINES, ids=LINES)
 def test_a_readme_line_runs(readme_home, line, tmp_path):
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "BIFROST_HOME": str(readme_home)}
-    args = [
-        a if not a.startswith("runs/") else str(tmp_path / a) for a in plain_args(line)
-    ]  # outputs in the test's folder
+    # outputs in the test's folder
+    args = [a if not a.startswith("runs/") else str(tmp_path / a) for a in plain_args(line)]
     done = subprocess.run(
         [str(BIFROST), "--home", str(readme_home), *args],
         cwd=ROOT,

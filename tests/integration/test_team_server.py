@@ -168,9 +168,8 @@ def test_sixteen_clients_of_mixed_roles_and_corpora_under_load(tmp_path, team_ho
         role, scope = ROLES[i % 3], SCOPES[(i // 3) % 3]
         team.append((f"user{i:02d}", bf.users.add(f"user{i:02d}", role, list(scope)).secret, scope))
     bf.close()
-    env = {
-        "BIFROST_RATE_LIMIT": "100000/minute"
-    }  # the shared limiter runs on every request, and never refuses
+    # the shared limiter runs on every request, and never refuses
+    env = {"BIFROST_RATE_LIMIT": "100000/minute"}
     secured = Server(home, 2, None, {**env, "BIFROST_AUTH": "tokens"}, name="secured")
     open_ = Server(home, 2, None, {**env, "BIFROST_AUTH": "off"}, name="open")
     total = load_seconds()
@@ -197,9 +196,8 @@ def test_sixteen_clients_of_mixed_roles_and_corpora_under_load(tmp_path, team_ho
             rec = bf.answer_log.get(record_id, LOCAL)
             assert (rec.user, rec.corpus) == (user, corpus), record_id
         stored = Counter(r.user for r in bf.answer_log.list(LOCAL, limit=1_000_000))
-        assert {u: n for u, n in stored.items() if u != "local"} == Counter(
-            u for _, u, _ in acked
-        )  # none lost, none extra
+        # none lost, none extra
+        assert {u: n for u, n in stored.items() if u != "local"} == Counter(u for _, u, _ in acked)
         assert stored["local"] == sum(len(c.acked) for c in without)
     finally:
         bf.close()

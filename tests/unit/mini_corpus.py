@@ -93,8 +93,7 @@ EDGE_RULE = "1926.505(a)"
 
 def write_edge_corpus(folder: Path) -> Path:
     """The mini part plus § 1926.505, whose rules carry a height threshold, an exception and a "need not": a
-    corpus
-    whose requirement records have conditions and exceptions."""
+    corpus whose requirement records have conditions and exceptions."""
     sections = json.loads(MINI.read_text())
     sections.append(
         {

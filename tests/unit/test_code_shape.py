@@ -1,7 +1,8 @@
 """Code shape: small modules with one job, short functions (STYLE.md, "split past ~400 lines").
 
 A module over 400 lines needs a line in its docstring saying why it is "over 400 lines"; no
-function or method is over 60 lines (from `def` to its last line, docstring included).
+function or method has a body over 60 lines (docstring included; the signature is the formatter's
+to lay out, one parameter a line once it does not fit on one).
 """
 
 from __future__ import annotations
@@ -11,13 +12,8 @@ import textwrap
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = (
-    "bifrost",
-    "graph_builders",
-    "retrieval",
-    "eval",
-    "training",
-)  # the folders of the one installed package
+# the folders of the one installed package
+PACKAGES = ("bifrost", "graph_builders", "retrieval", "eval", "training")
 MAX_MODULE_LINES = 400
 MAX_FUNCTION_LINES = 60
 EXCUSE = "over 400 lines"
@@ -37,12 +33,12 @@ def long_module(source: str) -> int | None:
 
 
 def long_functions(source: str) -> list[tuple[str, int, int]]:
-    """(name, first line, length) of every function or method over the limit, nested ones included."""
+    """(name, first line, body length) of every function or method over the limit, nested ones included."""
     return [
-        (node.name, node.lineno, node.end_lineno - node.lineno + 1)
+        (node.name, node.lineno, n)
         for node in ast.walk(ast.parse(source))
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-        and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
+        and (n := node.end_lineno - node.body[0].lineno + 1) > MAX_FUNCTION_LINES
     ]
 
 
@@ -65,7 +61,7 @@ def test_functions_stay_under_60_lines() -> None:
 
 
 def test_the_checks_see_what_they_are_meant_to() -> None:
-    body = "\n".join(f"    x{i} = {i}" for i in range(MAX_FUNCTION_LINES))
+    body = "\n".join(f"    x{i} = {i}" for i in range(MAX_FUNCTION_LINES + 1))
     assert long_functions(f"def f():\n{body}\n") == [("f", 1, MAX_FUNCTION_LINES + 1)]
     assert long_functions("class C:\n" + textwrap.indent(f"def m(self):\n{body}\n", "    "))[0][:2] == (
         "m",

@@ -71,9 +71,8 @@ DOC_LINES = [
 
 def test_the_readme_has_command_lines_to_check() -> None:
     assert len(LINES) >= 10
-    assert any(
-        line.startswith("bifrost eval ") and "--systems" in line for line in LINES
-    )  # a joined continuation
+    # a joined continuation
+    assert any(line.startswith("bifrost eval ") and "--systems" in line for line in LINES)
 
 
 def test_the_readme_has_at_most_300_lines() -> None:

@@ -56,9 +56,8 @@ def test_the_readme_snippet_is_the_five_line_example() -> None:
 def test_the_readme_python_example_answers_with_citations(tmp_path: Path) -> None:
     script = tmp_path / "example.py"
     script.write_text(on_the_mini_corpus(readme_snippet()), encoding="utf-8")
-    env = {
-        k: v for k, v in os.environ.items() if not k.startswith("BIFROST_")
-    }  # no outer home, store or model
+    # no outer home, store or model
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BIFROST_")}
     env.update(BIFROST_HOME=str(tmp_path / "home"), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     run = subprocess.run(
         [sys.executable, str(script)],

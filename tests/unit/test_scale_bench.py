@@ -8,9 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from bifrost.graph_builders.jurisdictions.us_cfr.sources.ecfr_json import (
-    parse_ecfr_json,
-)
+from bifrost.graph_builders.jurisdictions.us_cfr.sources.ecfr_json import parse_ecfr_json
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -99,10 +97,8 @@ def test_sections_of_other_parts_in_the_source_are_left_out_as_bifrost_ingest_do
 
 def test_a_fraction_takes_the_first_sections_by_their_paragraph_lines():
     assert [s["section"] for s in scale_corpus.multiply(SECTIONS, 0.2)] == ["1926.1"]
-    assert [s["section"] for s in scale_corpus.multiply(SECTIONS, 0.3)] == [
-        "1926.1",
-        "1926.2",
-    ]  # weights 3, 3, 5
+    # weights 3, 3, 5
+    assert [s["section"] for s in scale_corpus.multiply(SECTIONS, 0.3)] == ["1926.1", "1926.2"]
     assert [s["section"] for s in scale_corpus.multiply(SECTIONS, 1.5)] == [
         "1926.1",
         "1926.2",

@@ -14,17 +14,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from bifrost.core.atomic_files import atomic_folder
-from bifrost.core.types import content_hash
-from bifrost.training.ranker.dataset import Group, Progress, collect
-from bifrost.eval.splits import fold_of, question_key
 from bifrost.eval.questions import Question
+from bifrost.eval.splits import fold_of, question_key
 from bifrost.retrieval.channels.bm25 import Bm25Ranker
 from bifrost.retrieval.channels.documents import build_documents, index_folder
 from bifrost.retrieval.config import RetrievalConfig
+from bifrost.retrieval.pipeline import AskPipeline
 from bifrost.training.encoder.pairs import Pair, question_pairs
 from bifrost.training.encoder.train import CARD, fit_and_record
-from bifrost.retrieval.pipeline import AskPipeline
+from bifrost.training.ranker.dataset import Group, Progress, collect
+
+from bifrost.core.atomic_files import atomic_folder
+from bifrost.core.types import content_hash
 
 log = logging.getLogger(__name__)
 Say = Callable[[str], None]

@@ -8,14 +8,13 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
-
-from bifrost.training.ranker.dataset import Group
-from bifrost.eval.splits import Split, fold_of, k_fold
 from bifrost.eval.metrics import both_at, hierarchy_prf, ranking_metrics, set_prf
+from bifrost.eval.splits import Split, fold_of, k_fold
 from bifrost.eval.stats import bootstrap_ci
 from bifrost.retrieval.ranking.ltr.features import FEATURE_GROUPS, FEATURES, columns_without
 from bifrost.retrieval.ranking.ltr.model import LGBM_PARAMS, PARAM_GRID, monotone_constraints
 from bifrost.retrieval.ranking.ltr.retriever import cut_cited
+from bifrost.training.ranker.dataset import Group
 
 Related = Callable[[str, str], bool]
 DELTAS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0)

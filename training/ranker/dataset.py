@@ -8,13 +8,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-
 from bifrost.eval.questions import Question, own_answers
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.fusion import rrf_fuse
+from bifrost.retrieval.corpus_parts import CorpusParts
 from bifrost.retrieval.ranking.ltr.candidates import PoolSizes
 from bifrost.retrieval.ranking.ltr.retriever import question_rows
-from bifrost.retrieval.pipeline import CorpusParts
 
 Progress = Callable[[int, int], None]
 BASELINE_DEPTH = 100  # as the rrf baseline of `bifrost eval` (RrfRanker depth)

@@ -226,8 +226,7 @@ def choose_cuts(
     readings: Sequence[tuple[apply.Reading, Question]], cite_max: int, stated_share: float
 ) -> dict[str, float]:
     """The cite cut with the best mean citation F1 of the reader's cited set, and the highest stated cut that
-    sets
-    aside at most ``stated_share`` of the answerable questions, on these (out-of-set) readings."""
+    sets aside at most ``stated_share`` of the answerable questions, on these (out-of-set) readings."""
     from bifrost.eval.metrics import set_prf
 
     answerable = [(r, q) for r, q in readings if q.answerable and q.gold]

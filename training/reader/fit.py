@@ -182,9 +182,28 @@ def fit_reader(
     net.eval()
     if out is not None:
         export_onnx(model, out)
+    _complete_card(
+        card, examples, cache, net.config.num_hidden_layers - frozen, epochs, len(batches), losses, t0
+    )
+    if out is not None:
+        card.save(out)
+    return card
+
+
+def _complete_card(
+    card: ReaderCard,
+    examples: Sequence[ReaderExample],
+    cache: FrozenPairs,
+    trainable_layers: int,
+    epochs: int,
+    steps: int,
+    losses: list[float],
+    t0: float,
+) -> None:
+    """The card's record of a run: its shape, examples by kind and label, time, first and last losses."""
     head, tail = losses[: max(1, len(losses) // 10)], losses[-max(1, len(losses) // 10) :]
-    card.max_length, card.epochs, card.steps = cache.max_length, epochs, len(batches)
-    card.trainable_layers = net.config.num_hidden_layers - frozen
+    card.max_length, card.epochs, card.steps = cache.max_length, epochs, steps
+    card.trainable_layers = trainable_layers
     kinds = {e.kind for e in examples}
     card.examples = {
         f"{k}_{s}": sum(1 for e in examples if e.kind == k and (e.label > 0) == (s == "positive"))
@@ -194,9 +213,6 @@ def fit_reader(
     card.seconds = round(time.perf_counter() - t0, 1)
     card.loss_first, card.loss_last = round(sum(head) / len(head), 4), round(sum(tail) / len(tail), 4)
     card.trained_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    if out is not None:
-        card.save(out)
-    return card
 
 
 def _logits(

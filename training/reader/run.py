@@ -1,6 +1,5 @@
 """The run of `bifrost train reader` (see `bifrost.training.reader.cv` for the design): cross-fit, nested
-answers
-and their figures, the learning curve, then the stored reader with its card."""
+answers and their figures, the learning curve, then the stored reader with its card."""
 
 from __future__ import annotations
 

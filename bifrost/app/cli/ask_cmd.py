@@ -105,6 +105,16 @@ def ask(
                 markup=False,
             )
         return
+    print_statements(answer, mode)
+    if said := named_note(answer.named, answer.corpus):
+        out.print(f"[yellow]{escape(said)}[/yellow]", highlight=False)
+    print_precedents(answer)
+    print_conditions(answer)
+    print_sources(answer, show_retrieved)
+
+
+def print_statements(answer: Answer, mode: str) -> None:
+    """The answer's statements, each with its citation marks and verified quotes."""
     label = "[yellow]Not stated[/yellow] " if answer.outcome.value == "not_stated" else ""
     out.print(f"[bold]A:[/bold] {label}{mode}")
     for st in answer.statements:
@@ -122,10 +132,10 @@ def ask(
                 f"\u201c{escape(quoted)}\u201d",
                 highlight=False,
             )
-    if said := named_note(answer.named, answer.corpus):
-        out.print(f"[yellow]{escape(said)}[/yellow]", highlight=False)
-    print_precedents(answer)
-    print_conditions(answer)
+
+
+def print_sources(answer: Answer, show_retrieved: int) -> None:
+    """The cited provisions (with their role in the plan), the retrieved ones with scores, the record id."""
     out.print("\n[bold]Sources[/bold]")
     roles = {p.id: p for p in answer.plan}
     for c in answer.citations:

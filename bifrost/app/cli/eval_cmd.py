@@ -208,9 +208,8 @@ def answers(
     as_json: JsonOpt = False,
 ) -> None:
     """Score the answers themselves: citation precision, recall and F1 (exact and hierarchy credit), first
-    statement
-    gold and verdicts, for each answer plan policy beside rrf and the hybrid; the policy is chosen on sets
-    left out."""
+    statement gold and verdicts, for each answer plan policy beside rrf and the hybrid; the policy is chosen
+    on sets left out."""
     import sys
 
     bar = Progress(

@@ -11,6 +11,7 @@ from rich.markup import escape
 from bifrost.app.cli.common import CorpusOpt, JsonOpt, emit_json, facade, fail, progress_bar, with_bifrost
 from bifrost.app.cli.console import err, out
 from bifrost.core.errors import BifrostError
+from bifrost.core.types import IngestReport
 
 
 def ingest(
@@ -68,6 +69,12 @@ def ingest(
             }
         )
         return
+    print_ingest(report, corpus)
+
+
+def print_ingest(report: IngestReport, corpus: str) -> None:
+    """What an ingest did: files, provisions added, updated and retired, the edition, the navigator graph."""
+    nav = report.navigator
     out.print(
         f"[green]ingested[/green] {len(report.files_ok)} file(s) into [bold]{corpus}[/bold]: "
         f"{report.added} added, {len(report.updated)} updated, {len(report.removed)} retired, "
@@ -99,11 +106,9 @@ def ingest(
         )
     if nav:
         out.print(
-            f"navigator graph: {nav.sections} sections, {nav.has_edges} HAS, {nav.refers_to_edges} "
-            "REFERS_TO, "
-            f"{nav.dangling} dangling references; {nav.sections_removed} sections and {nav.edges_removed} "
-            "edges "
-            f"removed ({nav.seconds:.1f} s)"
+            f"navigator graph: {nav.sections} sections, {nav.has_edges} HAS, "
+            f"{nav.refers_to_edges} REFERS_TO, {nav.dangling} dangling references; "
+            f"{nav.sections_removed} sections and {nav.edges_removed} edges removed ({nav.seconds:.1f} s)"
         )
 
 

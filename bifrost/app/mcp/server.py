@@ -1,7 +1,6 @@
-"""The MCP server over one Bifrost home, on the official SDK's `MCPServer` (FastMCP in mcp 1.x):
-read-only tools and every provision as a resource ``bifrost://{corpus}/{provision_id}`` (the listing holds
-what a
-client browses: parts, subparts, sections, appendices; paragraphs are read through the template).
+"""The MCP server over one Bifrost home, on the official SDK's `MCPServer` (FastMCP in mcp 1.x): read-only
+tools and every provision as a resource ``bifrost://{corpus}/{provision_id}`` (the listing holds what a client
+browses: parts, subparts, sections, appendices; paragraphs are read through the template).
 
 A `BifrostError` becomes an MCP error (JSON-RPC) with the message the web API gives; the server
 goes on serving. `MCPServer` lists only static resources, all at once, so `ResourcePages`
@@ -164,6 +163,7 @@ def create_server(
     read = ReadToolRunner(inline_reads)
     add_question_tools(server, service, read)
     add_graph_tools(server, service, read)
+    add_edition_tools(server, service)
     return server, service
 
 
@@ -216,14 +216,13 @@ def add_question_tools(server: MCPServer, service: McpService, read: ReadToolRun
         ] = 5,
     ) -> PrecedentsResult:
         """Questions the regulator answered before that are most like this one (letters of interpretation,
-        FAQs,
-        reviewed answers): title, date, link and the provisions each cites. Interpretations, never the rule:
-        quote the provisions themselves (tool `provision`)."""
+        FAQs, reviewed answers): title, date, link and the provisions each cites. Interpretations, never the
+        rule: quote the provisions themselves (tool `provision`)."""
         return await read(service.precedents, question, corpus, k)
 
 
 def add_graph_tools(server: MCPServer, service: McpService, read: ReadToolRunner) -> None:
-    """The `provision`, `neighbours` and `entity` tools, and provisions as resources."""
+    """The `provision`, `neighbours` and `entity` tools."""
 
     @server.tool(annotations=READ_ONLY)
     async def provision(id: ProvisionId, corpus: Corpus) -> ProvisionResult:  # noqa: A002 - the tool's argument
@@ -245,7 +244,7 @@ def add_graph_tools(server: MCPServer, service: McpService, read: ReadToolRunner
             list[str] | None,
             Field(
                 description='Edge types to follow: "HAS" (parent and children), "REFERS_TO" '
-                "(cross-references out and in); default both",
+                "(cross-references out and in); default both"
             ),
         ] = None,
     ) -> NavigatorSubgraph:
@@ -262,6 +261,10 @@ def add_graph_tools(server: MCPServer, service: McpService, read: ReadToolRunner
     ) -> EntityResult:
         """An entity of the Entity Network, the provisions that mention it and its relations."""
         return await read(service.entity, name, corpus)
+
+
+def add_edition_tools(server: MCPServer, service: McpService) -> None:
+    """The `diff` tool between two editions, and each provision as a resource behind the template."""
 
     @server.tool(annotations=READ_ONLY)
     def diff(

@@ -111,8 +111,8 @@ class McpService:
 
     def require_corpus(self, corpus: str) -> None:
         """`AccessDenied` outside the caller's scope, `NotFoundError` unless ``corpus`` is served; the
-        ingested
-        names are read once and again only for a name not seen yet (a corpus ingested while serving)."""
+        ingested names are read once and again only for a name not seen yet (a corpus ingested while
+        serving)."""
         principal = self.who()
         principal.require_corpus(corpus)
         if self._corpora is None and corpus not in self._known:
@@ -185,9 +185,8 @@ class McpService:
         self.require_corpus(req.corpus)
         self._retriever(req.corpus)
         hits = _hits(self.bifrost.search(req.query, req.corpus, req.k))
-        found = {
-            p.id: p for p in self.bifrost.sql.provisions(req.corpus, [h.id for h in hits])
-        }  # one query, not k
+        # one query, not k
+        found = {p.id: p for p in self.bifrost.sql.provisions(req.corpus, [h.id for h in hits])}
         results = []
         for hit in hits:
             p = found.get(hit.id)
@@ -255,8 +254,8 @@ class McpService:
     # --- resources ---
     def resource_page(self, token: str | None) -> tuple[list[ResourceEntry], str | None]:
         """One page of the listing (corpus by corpus, document order) and the cursor of the next: what a
-        client
-        browses (parts, subparts, sections, appendices); paragraphs are read through the resource template."""
+        client browses (parts, subparts, sections, appendices); paragraphs are read through the resource
+        template."""
         corpora = self.corpora()
         if not corpora:
             return [], None

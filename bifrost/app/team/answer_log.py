@@ -44,9 +44,8 @@ class AnswerLog:
     def __init__(self, sql: SqlStore, settings: Settings) -> None:
         self.sql = sql
         self.settings = settings
-        self._failures = multiprocessing.Value(
-            "q", 0
-        )  # anonymous shared memory: forked workers add to one count
+        # anonymous shared memory: forked workers add to one count
+        self._failures = multiprocessing.Value("q", 0)
         self._pruned_at = 0.0
         self._lock = threading.Lock()
 
@@ -123,8 +122,7 @@ class AnswerLog:
     @staticmethod
     def _view(principal: Principal) -> tuple[str | None, Sequence[str] | None]:
         """(only this user's records, only these corpora): a reader sees their own answers; a reviewer those
-        on
-        the corpora of their scope; an admin every one."""
+        on the corpora of their scope; an admin every one."""
         if principal.may(Action.ADMIN):
             return None, None
         if principal.may(Action.REVIEW):

@@ -2,9 +2,8 @@
 login and logout pages that set and clear the signed session cookie.
 
 With authentication off (loopback, one user) every request runs as `LOCAL`. With it on, a request carries
-``Authorization: Bearer <token>`` (API, scripts, assistants) or the session cookie of a login (the web
-page); without either, the API answers 401 and a page answers 401 with the login form. Failed attempts are
-limited
+``Authorization: Bearer <token>`` (API, scripts, assistants) or the session cookie of a login (the web page);
+without either, the API answers 401 and a page answers 401 with the login form. Failed attempts are limited
 per client address. A form posted with a session must carry the session's CSRF value, and a cross-origin
 ``Origin`` is refused."""
 

@@ -47,8 +47,7 @@ class GraphStore(Protocol):
 
     def write_requirements(self, corpus: str, reqs: Sequence[Requirement]) -> int:
         """Replace the corpus's requirement records in the graph (``STATES`` edges); a store that reads them
-        from
-        the SQL store writes nothing. Returns the records the graph now holds."""
+        from the SQL store writes nothing. Returns the records the graph now holds."""
         ...
 
     def clear(self, corpus: str) -> None:

@@ -1,8 +1,7 @@
 """The connection half of the Neo4j GraphStore: the driver opened on first use, the schema created once per
-object
-(``IF NOT EXISTS``: safe any number of times), reads and writes with driver failures turned into `StoreError`
-naming
-the server, ``UNWIND`` batches, and an atomic block. `neo4j_store.Neo4jGraphStore` adds the graph on top."""
+object (``IF NOT EXISTS``: safe any number of times), reads and writes with driver failures turned into
+`StoreError` naming the server, ``UNWIND`` batches, and an atomic block. `neo4j_store.Neo4jGraphStore` adds
+the graph on top."""
 
 from __future__ import annotations
 
@@ -25,8 +24,7 @@ log = logging.getLogger(__name__)
 
 class Neo4jConnection:
     """A Neo4j 5.26 server through the official driver: opened on first use, its schema created once, reads
-    and
-    writes with driver failures turned into `StoreError`, rows written in batches, an atomic block.
+    and writes with driver failures turned into `StoreError`, rows written in batches, an atomic block.
 
     Args:
         uri: Bolt URI, e.g. ``bolt://127.0.0.1:7687``.

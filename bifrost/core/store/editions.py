@@ -193,10 +193,7 @@ def versions_of(s: Session, corpus: str, provision_id: str) -> list[tuple[int, i
     """Earlier versions of one provision: (valid_from, valid_to, change, provision), newest first."""
     rows = s.scalars(
         select(ProvisionVersionRow)
-        .where(
-            ProvisionVersionRow.corpus == corpus,
-            ProvisionVersionRow.provision_id == provision_id,
-        )
+        .where(ProvisionVersionRow.corpus == corpus, ProvisionVersionRow.provision_id == provision_id)
         .order_by(ProvisionVersionRow.valid_to.desc())
     )
     return [

@@ -119,9 +119,8 @@ def add_review(
 
 
 def _review(row: AnswerReviewRow) -> AnswerReview:
-    made = (
-        row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=timezone.utc)
-    )  # SQLite drops it
+    # SQLite drops it
+    made = row.created_at if row.created_at.tzinfo else row.created_at.replace(tzinfo=timezone.utc)
     return AnswerReview(
         id=row.id,
         corpus=row.corpus,

@@ -202,9 +202,8 @@ def new_revision(url: str, message: str) -> None:
     engine = create_engine(url)
     upgrade(engine)
     head = head_revision()
-    rev_id = (
-        f"{int(head) + 1:04d}" if head.isdigit() else None
-    )  # 0001, 0002, ...: the order reads in the folder
+    # 0001, 0002, ...: the order reads in the folder
+    rev_id = f"{int(head) + 1:04d}" if head.isdigit() else None
     with engine.connect() as conn:
         command.revision(alembic_config(conn), message=message, autogenerate=True, rev_id=rev_id)
 

@@ -212,8 +212,8 @@ def is_valid(text: str) -> bool:
 
 
 class AdgmGrammar:
-    """The ADGM PassageID grammar behind the
-    :class:`~bifrost.graph_builders.citations.base.CitationGrammar` protocol."""
+    """The ADGM PassageID grammar behind the :class:`~bifrost.graph_builders.citations.base.CitationGrammar`
+    protocol."""
 
     jurisdiction = "adgm"
 

@@ -166,9 +166,8 @@ class AdgmReferenceExtractor:
                 if hit.target is not None:
                     yield hit
             return
-        within = m.group("post_part") or m.group(
-            "post_sched"
-        )  # `Part 3` / `Schedule 5` may be another document's
+        # `Part 3` / `Schedule 5` may be another document's
+        within = m.group("post_part") or m.group("post_sched")
         other = m.group("post_other") or (trail.group("other") if trail and within else None)
         if other:
             yield _Hit(raw, None, f"outside corpus: {' '.join(other.split())}")

@@ -373,8 +373,8 @@ def _check_size(start: CfrCitation, end: CfrCitation, span: int) -> None:
 
 
 class CfrGrammar:
-    """The US CFR citation grammar behind the
-    :class:`~bifrost.graph_builders.citations.base.CitationGrammar` protocol."""
+    """The US CFR citation grammar behind the :class:`~bifrost.graph_builders.citations.base.CitationGrammar`
+    protocol."""
 
     jurisdiction = "us-cfr"
 

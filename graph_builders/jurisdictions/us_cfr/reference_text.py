@@ -73,9 +73,8 @@ HEADING_BEFORE = re.compile(r"(?:Notes?|Exceptions?)(?:\s+\d+)?\s+to\s+$")
 SUBPART_LETTERS = re.compile(r"\b[A-Z]{1,2}\b")
 _ID_PREFIX = re.compile(r"^(\d{1,4}\.\d{1,4})((?:\([^()\[\]]+\))*)")
 CONSENSUS_BEFORE = re.compile(r"\b[Ss]ection{_SP}+\d+-\d[\d.-]*[^.;\n]*$".replace("{_SP}", _SP))
-SECTION_TOKEN = re.compile(
-    rf"{_SECCIT_IN.pattern}|(?P<bare>{_CHAIN})"
-)  # a section citation, or a bare label chain after one
+# a section citation, or a bare label chain after one
+SECTION_TOKEN = re.compile(rf"{_SECCIT_IN.pattern}|(?P<bare>{_CHAIN})")
 
 
 def labels_of(chain: str) -> tuple[str, ...]:

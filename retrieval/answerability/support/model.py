@@ -99,7 +99,6 @@ class SupportScorer:
         if not texts:
             return np.zeros(0)
         model = self._loaded()
-        scores = model.predict(
-            [(question, t) for t in texts], batch_size=16, show_progress_bar=False
-        )  # sigmoid: one label
+        # sigmoid: one label
+        scores = model.predict([(question, t) for t in texts], batch_size=16, show_progress_bar=False)
         return np.asarray(scores, dtype=np.float64).reshape(-1)

@@ -118,8 +118,8 @@ def build_pool(
 
 def add_named_and_cited(ev: Evidence, nav: NavigatorIndex, sizes: PoolSizes, fit, add) -> None:
     """Candidates the question names (with the parts of a named section that best fit it) and those its
-    similar
-    precedents cite (with the best-fitting parts of a cited section), through ``add(pid, via, reason)``."""
+    similar precedents cite (with the best-fitting parts of a cited section), through ``add(pid, via,
+    reason)``."""
     for cite in ev.named:
         if cite.target_id is not None:
             add(cite.target_id, Via.NAMED, f"named in the question ({cite.written})")

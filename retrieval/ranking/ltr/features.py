@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -84,83 +85,126 @@ def columns_without(groups: set[str]) -> list[int]:
 
 def featurize(ev: Evidence, pool: Pool, nav: NavigatorIndex, position: dict[str, int]) -> np.ndarray:
     """One row per candidate of ``pool``, one column per name in `FEATURES`."""
-    bm25_max = float(ev.bm25.max()) if len(ev.bm25) else 0.0
-    dense_max = float(ev.dense.max()) if len(ev.dense) else 0.0
-    ent_max = max((e.score for e in ev.entities.values()), default=0.0)
-    seeds = set(pool.seeds)
-    seed_sections = [nav.section.get(s, s) for s in pool.seeds]
-    seed_parents = {nav.parent.get(s) for s in pool.seeds}
-    n_docs = len(ev.bm25)
+    zeros = np.zeros(len(ev.bm25), dtype=np.float32)
+    b = _Batch(
+        ev=ev,
+        pool=pool,
+        nav=nav,
+        position=position,
+        bm25_max=float(ev.bm25.max()) if len(ev.bm25) else 0.0,
+        dense_max=float(ev.dense.max()) if len(ev.dense) else 0.0,
+        ent_max=max((e.score for e in ev.entities.values()), default=0.0),
+        seeds=set(pool.seeds),
+        seed_sections=[nav.section.get(s, s) for s in pool.seeds],
+        seed_parents={nav.parent.get(s) for s in pool.seeds},
+        coverage=ev.coverage if ev.coverage is not None else zeros,
+        coverage_idf=ev.coverage_idf if ev.coverage_idf is not None else zeros,
+    )
     style = question_style(ev, pool)
     named = {c.target_id for c in ev.named if c.target_id is not None}
     below_votes = _votes_below(ev, nav)
-    prec_best = ev.votes.best
     no_rank = math.log2(2 + len(ev.votes.similar))
-    zeros = np.zeros(n_docs, dtype=np.float32)
-    coverage = ev.coverage if ev.coverage is not None else zeros
-    coverage_idf = ev.coverage_idf if ev.coverage_idf is not None else zeros
+    rows = [
+        [
+            *_text_columns(b, pid),
+            *_entity_columns(b, pid),
+            *_graph_columns(b, pid),
+            *style,
+            *_named_row(pid, named, nav),
+            *_precedent_row(pid, ev, nav, below_votes, no_rank),
+            ev.votes.best,
+        ]
+        for pid in pool.ids
+    ]
+    return np.asarray(rows, dtype=np.float32).reshape(len(rows), len(FEATURES))
 
-    def lex(pid: str | None) -> tuple[float, float, int]:
-        i = position.get(pid) if pid else None
+
+@dataclass(frozen=True)
+class _Batch:
+    """What every row of one question's pool is computed from."""
+
+    ev: Evidence
+    pool: Pool
+    nav: NavigatorIndex
+    position: dict[str, int]
+    bm25_max: float
+    dense_max: float
+    ent_max: float
+    seeds: set[str]
+    seed_sections: list[str]
+    seed_parents: set[str | None]
+    coverage: np.ndarray
+    coverage_idf: np.ndarray
+
+    def lex(self, pid: str | None) -> tuple[float, float]:
+        """BM25 score and dense cosine of a provision (0, 0 when it is not in the corpus index)."""
+        i = self.position.get(pid) if pid else None
         if i is None:
-            return 0.0, 0.0, n_docs + 1
-        return float(ev.bm25[i]), float(ev.dense[i]), int(pool.bm25_rank[i])
+            return 0.0, 0.0
+        return float(self.ev.bm25[i]), float(self.ev.dense[i])
 
-    rows = []
-    for pid in pool.ids:
-        i = position.get(pid)
-        bm25, dense, _ = lex(pid)
-        bm25_rank = int(pool.bm25_rank[i]) if i is not None else n_docs + 1
-        dense_rank = int(pool.dense_rank[i]) if i is not None else n_docs + 1
-        e = ev.entities.get(pid)
-        out_refs, in_refs = nav.refs_out.get(pid, set()), nav.refs_in.get(pid, set())
-        parent = nav.parent.get(pid)
-        section = nav.section.get(pid, pid)
-        p_bm25, p_dense, _ = lex(parent)
-        s_bm25, s_dense, _ = lex(section)
-        kind = nav.kind.get(pid)
-        neighbour_base = max((pool.base.get(n, 0.0) for n in nav.neighbours(pid)), default=0.0)
-        rows.append(
-            [
-                bm25,
-                bm25 / bm25_max if bm25_max > 0 else 0.0,
-                math.log2(1 + bm25_rank),
-                float(coverage[i]) if i is not None else 0.0,
-                float(coverage_idf[i]) if i is not None else 0.0,
-                dense,
-                dense_max - dense,
-                math.log2(1 + dense_rank),
-                e.score if e else 0.0,
-                (e.score / ent_max) if e and ent_max > 0 else 0.0,
-                e.matches if e else 0,
-                e.max_specificity if e else 0.0,
-                e.best_cosine if e else 0.0,
-                ev.triples.get(pid, (0.0, ""))[0],
-                len(out_refs & seeds),
-                len(in_refs & seeds),
-                float(pid in seed_parents),
-                float(parent in seeds),
-                sum(1 for s in seed_sections if s == section) - float(pid in seeds),
-                neighbour_base,
-                math.log2(1 + len(in_refs)),
-                math.log2(1 + len(out_refs)),
-                p_bm25 / bm25_max if bm25_max > 0 else 0.0,
-                p_dense,
-                s_bm25 / bm25_max if bm25_max > 0 else 0.0,
-                s_dense,
-                float(section == pid),
-                *(float(kind == k) for k in _KINDS),
-                float(nav.level.get(pid, 0)),
-                math.log2(1 + nav.text_len.get(pid, 0)),
-                float(nav.text_len.get(pid, 0) == 0),
-                *style,
-                *_named_row(pid, named, nav),
-                *_precedent_row(pid, ev, nav, below_votes, no_rank),
-                prec_best,
-            ]
-        )
-    matrix = np.asarray(rows, dtype=np.float32).reshape(len(rows), len(FEATURES))
-    return matrix
+
+def _text_columns(b: _Batch, pid: str) -> list[float]:
+    """The `lexical` and `dense` groups: scores, normalized scores, ranks, term coverage."""
+    i = b.position.get(pid)
+    n_docs = len(b.ev.bm25)
+    bm25, dense = b.lex(pid)
+    bm25_rank = int(b.pool.bm25_rank[i]) if i is not None else n_docs + 1
+    dense_rank = int(b.pool.dense_rank[i]) if i is not None else n_docs + 1
+    return [
+        bm25,
+        bm25 / b.bm25_max if b.bm25_max > 0 else 0.0,
+        math.log2(1 + bm25_rank),
+        float(b.coverage[i]) if i is not None else 0.0,
+        float(b.coverage_idf[i]) if i is not None else 0.0,
+        dense,
+        b.dense_max - dense,
+        math.log2(1 + dense_rank),
+    ]
+
+
+def _entity_columns(b: _Batch, pid: str) -> list[float]:
+    """The `entity` and `triple` groups: the entity network's score, matches and cosine, the triple score."""
+    e = b.ev.entities.get(pid)
+    return [
+        e.score if e else 0.0,
+        (e.score / b.ent_max) if e and b.ent_max > 0 else 0.0,
+        e.matches if e else 0,
+        e.max_specificity if e else 0.0,
+        e.best_cosine if e else 0.0,
+        b.ev.triples.get(pid, (0.0, ""))[0],
+    ]
+
+
+def _graph_columns(b: _Batch, pid: str) -> list[float]:
+    """The navigator graph's groups: references to and from the seeds, parent and section scores, kind,
+    level and text length."""
+    nav, seeds = b.nav, b.seeds
+    out_refs, in_refs = nav.refs_out.get(pid, set()), nav.refs_in.get(pid, set())
+    parent = nav.parent.get(pid)
+    section = nav.section.get(pid, pid)
+    p_bm25, p_dense = b.lex(parent)
+    s_bm25, s_dense = b.lex(section)
+    kind = nav.kind.get(pid)
+    return [
+        len(out_refs & seeds),
+        len(in_refs & seeds),
+        float(pid in b.seed_parents),
+        float(parent in seeds),
+        sum(1 for s in b.seed_sections if s == section) - float(pid in seeds),
+        max((b.pool.base.get(n, 0.0) for n in nav.neighbours(pid)), default=0.0),
+        math.log2(1 + len(in_refs)),
+        math.log2(1 + len(out_refs)),
+        p_bm25 / b.bm25_max if b.bm25_max > 0 else 0.0,
+        p_dense,
+        s_bm25 / b.bm25_max if b.bm25_max > 0 else 0.0,
+        s_dense,
+        float(section == pid),
+        *(float(kind == k) for k in _KINDS),
+        float(nav.level.get(pid, 0)),
+        math.log2(1 + nav.text_len.get(pid, 0)),
+        float(nav.text_len.get(pid, 0) == 0),
+    ]
 
 
 def question_style(ev: Evidence, pool: Pool) -> tuple[float, ...]:

@@ -75,15 +75,13 @@ class ModelCard:
     params: dict[str, Any] = field(default_factory=dict)
     cite_delta: float = 1.0
     cv: dict[str, Any] = field(default_factory=dict)
-    left_out: dict[str, Any] = field(
-        default_factory=dict
-    )  # set -> the ranker's figures fitted on the other sets
+    # set -> the ranker's figures fitted on the other sets
+    left_out: dict[str, Any] = field(default_factory=dict)
     trained_at: str = ""
     encoder: str = ""  # the adapted dense encoder the ranker reads, relative to the home ("" = none)
     encoder_version: str = ""  # `model_version` of that folder when the ranker was trained
-    encoder_questions: list[dict[str, str]] = field(
-        default_factory=list
-    )  # the question sets it was adapted on
+    # the question sets it was adapted on
+    encoder_questions: list[dict[str, str]] = field(default_factory=list)
     glossary: str = ""  # the site-words glossary setting its lexical features were computed with ("" = none)
 
 

@@ -88,7 +88,7 @@ def test_obliqa_resolves_gold_to_uuids_breaking_duplicate_keys_by_text(tmp_path:
                         },
                         {"DocumentID": 1, "PassageID": "1.1", "Passage": "Jurisdiction"},
                     ],
-                },
+                }
             ]
         )
     )

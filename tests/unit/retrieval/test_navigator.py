@@ -41,11 +41,12 @@ def test_default_one_hop_then_parent_then_children():
 
 def test_cross_references_are_followed_breadth_first_each_once_at_its_first_shortest_path():
     steps = [s for s in traverse(nav(), "1(c)", depth=3, parents=False, children=False)]
+    # 2(b) again from 2(a) is not repeated; the seed is never reached
     assert steps == [
         Step("2(a)", Via.REFERS_TO, 1, ("1(c)", "2(a)"), "cross-reference from 1(c)"),
         Step("2(b)", Via.REFERS_TO, 1, ("1(c)", "2(b)"), "cross-reference from 1(c)"),
         Step("1(a)", Via.REFERS_TO, 2, ("1(c)", "2(a)", "1(a)"), "cross-reference from 2(a)"),
-    ]  # 2(b) again from 2(a) is not repeated; the seed is never reached
+    ]
 
 
 def test_depth_zero_follows_no_cross_reference():

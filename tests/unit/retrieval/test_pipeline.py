@@ -29,7 +29,8 @@ from bifrost.retrieval.edition_retriever import EditionRetriever
 from bifrost.retrieval.channels.entity_index import EngIndex
 from bifrost.retrieval.navigator import NavigatorIndex
 from bifrost.retrieval.answer.build import REFUSAL_TEXT
-from bifrost.retrieval.pipeline import AskPipeline, CorpusParts
+from bifrost.retrieval.corpus_parts import CorpusParts
+from bifrost.retrieval.pipeline import AskPipeline
 from bifrost.retrieval.result import RetrievalResult
 
 PROVISIONS = {

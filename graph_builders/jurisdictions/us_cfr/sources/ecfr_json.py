@@ -20,10 +20,11 @@ from bifrost.graph_builders.jurisdictions.us_cfr.sources.paragraphs import Line,
 from bifrost.graph_builders.jurisdictions.us_cfr.sources.ecfr_structure import PartStructure, load_structure
 
 URL_BASE = "https://www.ecfr.gov/current/title-29"
+# ASCII digits only
 _TITLE = re.compile(
     r"^§§?\s*(?P<id>[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9])(?:\s*-\s*[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9]))?)\s*(?P<heading>.*)$",
     re.S,
-)  # ASCII digits only
+)
 _PART = re.compile(r"^PART (?P<part>[1-9][0-9]{0,3})\s*[—-]\s*(?P<heading>.+)$", re.S)
 _SUBPART = re.compile(r"^Subpart (?P<letter>[A-Z]{1,2})\s*[—-]\s*(?P<heading>.+)$", re.S)
 _REQUIRED = ("section", "title", "content")
@@ -118,6 +119,66 @@ def _node(
     )
 
 
+def _containers(
+    sec,
+    ps: PartStructure | None,
+    corpus: str,
+    provisions: list[Provision],
+    oddities: list[str],
+    seen: set[str],
+    document: str,
+) -> str:
+    """The part and subpart nodes a section goes under (appended the first time each is met); the id of its
+    parent: the subpart, or the part when neither its path nor the structure file names one."""
+    if sec.part not in seen:
+        seen.add(sec.part)
+        heading = (ps.heading if ps else None) or sec.part_heading or ""
+        provisions.append(
+            _node(
+                corpus,
+                sec.part,
+                None,
+                ProvisionKind.PART,
+                heading,
+                0,
+                len(provisions),
+                f"{URL_BASE}/part-{sec.part}",
+                document,
+            )
+        )
+    letter, sub_heading = sec.subpart or (None, "")
+    if letter is None and ps is not None:
+        letter = ps.section_to_subpart.get(sec.section_id) or ps.section_to_subpart.get(
+            sec.section_id.split("-")[0]
+        )
+    if ps is not None and letter and (info := ps.subpart(letter)):
+        sub_heading = info.heading or sub_heading
+    parent = sec.part
+    if letter:
+        parent = f"{sec.part} Subpart {letter}"
+        if parent not in seen:
+            seen.add(parent)
+            url = f"{URL_BASE}/part-{sec.part}/subpart-{letter}"
+            provisions.append(
+                _node(
+                    corpus,
+                    parent,
+                    sec.part,
+                    ProvisionKind.SUBPART,
+                    sub_heading,
+                    1,
+                    len(provisions),
+                    url,
+                    document,
+                )
+            )
+    else:
+        oddities.append(
+            f"{sec.section_id}: no subpart in its path or the structure file; placed under the part"
+        )
+    return parent
+
+
 def parse_ecfr_json(
     path: Path,
     corpus: str = "osha-1926",
@@ -135,8 +196,7 @@ def parse_ecfr_json(
     structure: dict[str, PartStructure] = load_structure(structure_path) if structure_path else {}
     oddities: list[str] = []
     provisions: list[Provision] = []
-    seen_parts: set[str] = set()
-    seen_subparts: set[str] = set()
+    seen: set[str] = set()  # the part and subpart nodes already added
     for i, item in enumerate(items):
         sec = _section(i, item)
         if isinstance(sec, str):
@@ -144,53 +204,7 @@ def parse_ecfr_json(
             continue
         if parts is not None and sec.part not in parts:
             continue
-        ps = structure.get(sec.part)
-        if sec.part not in seen_parts:
-            seen_parts.add(sec.part)
-            heading = (ps.heading if ps else None) or sec.part_heading or ""
-            provisions.append(
-                _node(
-                    corpus,
-                    sec.part,
-                    None,
-                    ProvisionKind.PART,
-                    heading,
-                    0,
-                    len(provisions),
-                    f"{URL_BASE}/part-{sec.part}",
-                    path.name,
-                )
-            )
-        letter, sub_heading = sec.subpart or (None, "")
-        if letter is None and ps is not None:
-            letter = ps.section_to_subpart.get(sec.section_id) or ps.section_to_subpart.get(
-                sec.section_id.split("-")[0]
-            )
-        if ps is not None and letter and (info := ps.subpart(letter)):
-            sub_heading = info.heading or sub_heading
-        parent = sec.part
-        if letter:
-            parent = f"{sec.part} Subpart {letter}"
-            if parent not in seen_subparts:
-                seen_subparts.add(parent)
-                url = f"{URL_BASE}/part-{sec.part}/subpart-{letter}"
-                provisions.append(
-                    _node(
-                        corpus,
-                        parent,
-                        sec.part,
-                        ProvisionKind.SUBPART,
-                        sub_heading,
-                        1,
-                        len(provisions),
-                        url,
-                        path.name,
-                    )
-                )
-        else:
-            oddities.append(
-                f"{sec.section_id}: no subpart in its path or the structure file; placed under the part"
-            )
+        parent = _containers(sec, structure.get(sec.part), corpus, provisions, oddities, seen, path.name)
         if not sec.lines and "[Reserved]" not in sec.heading:
             oddities.append(f"{sec.section_id}: section has no text")
         provs, odd = split_section(

@@ -32,10 +32,11 @@ _TEXT_TAGS = {
     "HD2",
     "HD3",
 }
+# ASCII digits
 _SECTION_HEAD = re.compile(
     r"^§§?\s*(?P<id>[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9])(?:\s*[-–]\s*[1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9]))?)\s*(?P<heading>.*)$",
     re.S,
-)  # ASCII digits
+)
 _LABEL_ONLY = re.compile(r"^\s*(?:\(\s?\w{1,7}\s?\)\s*)+$")
 _APPENDIX_LETTER = re.compile(r"Appendix ([A-Z0-9]{1,3})\b")
 _SECTION_APPENDIX = re.compile(r"to §\s?([1-9][0-9]{0,3}\.[1-9][0-9]{0,3}(?![0-9]))")
@@ -162,6 +163,65 @@ def document_name(path: Path) -> tuple[str, str | None]:
     return (f"{m['stem']}.xml", m["date"]) if m else (path.name, None)
 
 
+def _read_part(
+    part_el, part: str, corpus: str, provisions: list[Provision], oddities: list[str], document: str
+) -> None:
+    """The subparts, sections and appendices of one part (DIV5), appended to ``provisions`` in order."""
+    for el in part_el.iter("DIV6", "DIV8", "DIV9"):
+        sub_el = next((a for a in el.iterancestors("DIV6")), None) if el.tag != "DIV6" else el
+        letter = str(sub_el.get("N", "")).strip() if sub_el is not None else None
+        if letter is not None and not _SUBPART_N.fullmatch(letter):
+            if el.tag == "DIV6":
+                oddities.append(
+                    f"{part}: subpart element with N={letter[:20]!r}, not a subpart letter; its "
+                    "sections go under the part"
+                )
+                continue
+            letter = None
+        parent = f"{part} Subpart {letter}" if letter else part
+        if el.tag == "DIV6":
+            sub_head = _text(el.find("HEAD")) if el.find("HEAD") is not None else ""
+            sub_heading = re.sub(r"^Subpart [A-Z]{1,2}\s*[—-]\s*", "", sub_head)
+            provisions.append(
+                Provision(
+                    corpus=corpus,
+                    id=parent,
+                    parent_id=part,
+                    kind=ProvisionKind.SUBPART,
+                    heading=sub_heading,
+                    level=1,
+                    order=len(provisions),
+                    url=f"{URL_BASE}/part-{part}/subpart-{letter}",
+                    document=document,
+                    reserved=sub_head.endswith("[Reserved]"),
+                )
+            )
+        elif el.tag == "DIV9":
+            provisions.append(_appendix(corpus, el, part, letter, len(provisions), document))
+        else:
+            head_el = el.find("HEAD")
+            m = _SECTION_HEAD.match(_text(head_el)) if head_el is not None else None
+            sid = re.sub(r"\s", "", m.group("id")).replace("–", "-") if m else str(el.get("N", "")).strip()
+            if not _SECTION_N.fullmatch(sid):
+                oddities.append(
+                    f"{parent}: section without a § heading or an N attribute naming it ({sid[:20]!r}); "
+                    "skipped"
+                )
+                continue
+            provs, odd = split_section(
+                corpus,
+                sid,
+                m.group("heading").strip() if m else "",
+                _lines(el),
+                parent_id=parent,
+                order_start=len(provisions),
+                url_base=URL_BASE,
+                document=document,
+            )
+            provisions += provs
+            oddities += odd
+
+
 def parse_ecfr_xml(path: Path, corpus: str, **_other_formats: object) -> ParsedDocument:
     """Parse every part (DIV5) in an eCFR XML file; sections odd in shape are listed in ``oddities``."""
     path = Path(path)
@@ -192,61 +252,7 @@ def parse_ecfr_xml(path: Path, corpus: str, **_other_formats: object) -> ParsedD
                 document=path.name,
             )
         )
-        for el in part_el.iter("DIV6", "DIV8", "DIV9"):
-            sub_el = next((a for a in el.iterancestors("DIV6")), None) if el.tag != "DIV6" else el
-            letter = str(sub_el.get("N", "")).strip() if sub_el is not None else None
-            if letter is not None and not _SUBPART_N.fullmatch(letter):
-                if el.tag == "DIV6":
-                    oddities.append(
-                        f"{part}: subpart element with N={letter[:20]!r}, not a subpart letter; its "
-                        "sections go under the part"
-                    )
-                    continue
-                letter = None
-            parent = f"{part} Subpart {letter}" if letter else part
-            if el.tag == "DIV6":
-                sub_head = _text(el.find("HEAD")) if el.find("HEAD") is not None else ""
-                sub_heading = re.sub(r"^Subpart [A-Z]{1,2}\s*[—-]\s*", "", sub_head)
-                provisions.append(
-                    Provision(
-                        corpus=corpus,
-                        id=parent,
-                        parent_id=part,
-                        kind=ProvisionKind.SUBPART,
-                        heading=sub_heading,
-                        level=1,
-                        order=len(provisions),
-                        url=f"{URL_BASE}/part-{part}/subpart-{letter}",
-                        document=path.name,
-                        reserved=sub_head.endswith("[Reserved]"),
-                    )
-                )
-            elif el.tag == "DIV9":
-                provisions.append(_appendix(corpus, el, part, letter, len(provisions), path.name))
-            else:
-                head_el = el.find("HEAD")
-                m = _SECTION_HEAD.match(_text(head_el)) if head_el is not None else None
-                sid = (
-                    re.sub(r"\s", "", m.group("id")).replace("–", "-") if m else str(el.get("N", "")).strip()
-                )
-                if not _SECTION_N.fullmatch(sid):
-                    oddities.append(
-                        f"{parent}: section without a § heading or an N attribute naming it ({sid[:20]!r}); "
-                        "skipped"
-                    )
-                    continue
-                provs, odd = split_section(
-                    corpus,
-                    sid,
-                    m.group("heading").strip() if m else "",
-                    _lines(el),
-                    parent_id=parent,
-                    order_start=len(provisions),
-                    url_base=URL_BASE,
-                    document=path.name,
-                )
-                provisions += provs
-                oddities += odd
+        _read_part(part_el, part, corpus, provisions, oddities, path.name)
     if not provisions:
         raise SourceParseError(path, f"no CFR part found: {'; '.join(oddities[:3])}")
     checksum = hashlib.sha256(path.read_bytes()).hexdigest()[:16]

@@ -163,15 +163,13 @@ def test_a_reply_rejected_as_invalid_is_not_served_from_the_cache_again(tmp_path
     assert model.invoke([HumanMessage("q")]).content == "garbage" and model.calls == 1  # a cache hit
     forget_invalid_reply(cache_of(model), "garbage")
     assert model.invoke([HumanMessage("q")]).content == '{"ok": true}' and model.calls == 2
-    assert (
-        model.invoke([HumanMessage("q")]).content == '{"ok": true}' and model.calls == 2
-    )  # the new reply is cached
+    # the new reply is cached
+    assert model.invoke([HumanMessage("q")]).content == '{"ok": true}' and model.calls == 2
     again = ScriptedChatModel(
         respond=lambda messages: "never asked", cache=make_llm_cache(tmp_path / "cache.db")
     )
-    assert (
-        again.invoke([HumanMessage("q")]).content == '{"ok": true}' and again.calls == 0
-    )  # the rejection is persisted
+    # the rejection is persisted
+    assert again.invoke([HumanMessage("q")]).content == '{"ok": true}' and again.calls == 0
 
 
 def test_a_compatible_server_also_gets_max_tokens_which_it_reads_and_openai_does_not(openai_env, monkeypatch):

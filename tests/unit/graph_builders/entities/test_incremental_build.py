@@ -75,9 +75,8 @@ class Home:
 
     def build(self, provisions: list[Provision]) -> tuple[object, CountingExtractor, FakeEmbedder]:
         sql, graph, journal = self.open()
-        graph.delete_nodes(
-            sorted(graph.node_uids(C, "Section") - {p.uid for p in provisions})
-        )  # as the navigator does
+        # as the navigator does
+        graph.delete_nodes(sorted(graph.node_uids(C, "Section") - {p.uid for p in provisions}))
         graph.upsert_sections(provisions)
         inner, model = CountingExtractor(), FakeEmbedder(FIXED)
         refiner = IncrementalEntityRefiner(CachedEmbedder(model, "fake", sql.session), tau=0.95, corpus=C)

@@ -61,9 +61,8 @@ class KeysReadJournal(ExtractionJournal):
 
 
 def test_a_batch_reads_only_its_own_keys_from_the_journal(tmp_path):
-    many = [
-        prov(f"1926.1(a)({i})", f"ladder {i}, rung", i) for i in range(1, 1201)
-    ]  # more than one IN (...) chunk
+    # more than one IN (...) chunk
+    many = [prov(f"1926.1(a)({i})", f"ladder {i}, rung", i) for i in range(1, 1201)]
     list(JournaledExtractor(CountingExtractor(), journal(tmp_path), "v1").extract_many(many))
     reader = KeysReadJournal.at_path(tmp_path / "j.db")
     reader.rows_read = []

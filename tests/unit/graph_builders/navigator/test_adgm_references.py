@@ -194,9 +194,8 @@ def test_this_part_names_the_part_holding_the_source_not_a_chapter() -> None:
         ("c6", "5", "6.", "MANAGEMENT"),
         ("f1", "5", "3.2.3", "It meets the requirements in Part 6 of these Rules."),
     ]
-    assert (
-        _found(passages, "g1")[0] == set()
-    )  # the source sits in chapter 4, so `this Part 3` is no chapter 3
+    # the source sits in chapter 4, so `this Part 3` is no chapter 3
+    assert _found(passages, "g1")[0] == set()
     assert _found(passages, "f1")[0] == {"c6"}  # a rulebook without Parts calls its chapters Parts
 
 

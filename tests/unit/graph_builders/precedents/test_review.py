@@ -1,7 +1,6 @@
 """Reviewed answers: marks checked with one line naming what is wrong (nothing stored then); a review is kept
-with
-who, when and the edition, becomes a precedent of the reviewer's team, and a question `train ranker` learns
-from."""
+with who, when and the edition, becomes a precedent of the reviewer's team, and a question `train ranker`
+learns from."""
 
 from __future__ import annotations
 

@@ -205,9 +205,8 @@ def parsed_or_refused(parse, *args, cfr_ids: bool = True, **kwargs) -> None:
 
 
 @given(content=mutated_ecfr())
-@example(
-    content=json.dumps([{**MINI[1], "content": "(a) x (15²) y (١) z\n(b)(٢) q"}])
-)  # `(٢)` became a label
+# `(٢)` became a label
+@example(content=json.dumps([{**MINI[1], "content": "(a) x (15²) y (١) z\n(b)(٢) q"}]))
 @example(content=json.dumps([{**MINI[1], "section": "1926.٥٠١", "title": "§ 1926.٥٠١ Duty"}]))  # id 1926.٥٠١
 @example(content="[" * 5000 + "]" * 5000)  # RecursionError escaped a direct call
 def test_ecfr_json(folder, content):
@@ -220,9 +219,8 @@ def test_ecfr_json(folder, content):
         'N="9999.502" TYPE="SECTION">\n<HEAD>§ 9999.502', 'N="9999.٥٠٢" TYPE="SECTION">\n<HEAD>§ 9999.٥٠٢'
     )
 )
-@example(
-    content=XML.replace('<DIV5 N="9999"', '<DIV5 N=""').replace('<DIV6 N="M"', '<DIV6 N="m!"')
-)  # part '' and subpart 'm!'
+# part '' and subpart 'm!'
+@example(content=XML.replace('<DIV5 N="9999"', '<DIV5 N=""').replace('<DIV6 N="M"', '<DIV6 N="m!"'))
 @example(
     content=XML.replace("<HEAD>§ 9999.500 Scope and definitions.</HEAD>", "<HEAD>Scope</HEAD>").replace(
         'N="9999.500"', 'N="garbage"'
@@ -236,17 +234,15 @@ def test_ecfr_xml(folder, content):
 @example(content=HTML.replace("(2) More", "(٢) More"))
 @example(content=HTML.replace("§ 1926.500", "§ 1926.00"))  # section id 1926.00, which the grammar refuses
 @example(content=HTML.replace("§ 1926.501 Duty", "§ 11926.12 - Title"))  # five-digit part 11926
-@example(
-    content=HTML.replace("§ 1926.501 Duty", "§ 1926.501a Duty")
-)  # a lettered section the grammar refused
+# a lettered section the grammar refused
+@example(content=HTML.replace("§ 1926.501 Duty", "§ 1926.501a Duty"))
 def test_html(content):
     parsed_or_refused(parse_html, content, "osha-1926")
 
 
 @given(passages=PASSAGES)
-@example(
-    passages=[{"ID": "u1", "DocumentID": "²", "PassageID": "6.1.1", "Passage": "x"}]
-)  # int('²') ValueError
+# int('²') ValueError
+@example(passages=[{"ID": "u1", "DocumentID": "²", "PassageID": "6.1.1", "Passage": "x"}])
 def test_adgm_json(folder, passages):
     parsed_or_refused(parse_adgm_json, write(folder, "1.json", json.dumps(passages)), "adgm", cfr_ids=False)
 

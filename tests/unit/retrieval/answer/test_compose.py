@@ -10,7 +10,8 @@ import numpy as np
 
 from bifrost.core.types import Provision, ProvisionKind
 from bifrost.graph_builders.jurisdictions.registry import words_for
-from bifrost.retrieval.answer.compose import compose, decide, scoped_elsewhere
+from bifrost.retrieval.answer.compose import compose
+from bifrost.retrieval.answer.verdict_rules import decide, scoped_elsewhere
 from bifrost.retrieval.answer.extractive import render
 from bifrost.retrieval.answer.base import Planned, Role
 
@@ -52,9 +53,8 @@ def planned(*items: tuple[str, Role]) -> list[Planned]:
 LEADING = (
     "Can a warning line system and personal fall arrest system be used for all types of leading edge work?"
 )
-ASKS = [
-    frozenset(tokenize(a)) for a in ("warning line", "personal fall arrest", "leading edge")
-]  # specific terms only, as the planner keeps
+# specific terms only, as the planner keeps
+ASKS = [frozenset(tokenize(a)) for a in ("warning line", "personal fall arrest", "leading edge")]
 
 
 def test_a_rule_that_grants_a_claim_for_one_case_only_answers_no_to_every_case():
@@ -118,10 +118,8 @@ def test_statements_follow_the_verdict_by_role_each_with_its_quote():
     plan = planned(("r10", Role.RULE), ("k", Role.PROCEDURE), ("r2", Role.CONDITION))
     got = compose(LEADING, plan, P.get, WordEmbedder(), asks=ASKS, tokenize=tokenize)
     assert got.verdict is not None and got.verdict.value == "no"
-    assert [st.role for st in got.statements] == [
-        "verdict",
-        "procedure",
-    ]  # r10 decides it, r2 is why: both quoted in it
+    # r10 decides it, r2 is why: both quoted in it
+    assert [st.role for st in got.statements] == ["verdict", "procedure"]
     assert got.statements[0].text == "No: r10 provides for it, but leading edge work is covered by r2."
     assert got.statements[0].citations == ("r10", "r2") and [
         q.provision_id for q in got.statements[0].quotes
@@ -192,9 +190,8 @@ def test_a_provision_is_also_quoted_by_its_sentence_that_alone_holds_a_part_of_t
         "Daily inspections of excavations shall be made by a competent person.",
         "Inspections shall also be made after every rainstorm.",
     )
-    assert (
-        daily in statement.text and rain in statement.text
-    )  # whichever sentence is closest, both asks are quoted
+    # whichever sentence is closest, both asks are quoted
+    assert daily in statement.text and rain in statement.text
     starts = [q.start for q in statement.quotes]
     assert starts == sorted(starts) and {q.text for q in statement.quotes} >= {daily, rain}
 
@@ -295,9 +292,8 @@ def test_a_figure_the_rule_speaks_to_is_compared_with_its_threshold():
     )
     assert deep is not None and deep.value == "yes"
     shallow = "Is a protective system required for an excavation 3 feet in depth?"
-    assert (
-        decide(shallow, planned(("trench", Role.RULE)), GFCI.get, asks, tokenize) is None
-    )  # 3 ft fails the 5 ft threshold
+    # 3 ft fails the 5 ft threshold
+    assert decide(shallow, planned(("trench", Role.RULE)), GFCI.get, asks, tokenize) is None
 
 
 def test_a_figure_the_rule_sets_nothing_for_gives_no_verdict():

@@ -102,10 +102,8 @@ def test_when_no_sentence_holds_the_fact_the_answer_says_the_question_is_left_op
     assert statements[0].text == open_note(detect("How often must a crane be inspected?"))
     assert statements[0].text == "The cited provisions leave this open: none of them states how often."
     assert statements[0].citations == ("3(a)",)  # it still cites (and quotes) what was found
-    assert [s.citations[0] for s in statements[1:]] == [
-        "2(b)",
-        "3(a)",
-    ]  # then the provisions, in reading order
+    # then the provisions, in reading order
+    assert [s.citations[0] for s in statements[1:]] == ["2(b)", "3(a)"]
 
 
 def test_an_open_question_can_be_answered_from_further_down_the_ranking_when_reach_allows():
@@ -131,11 +129,8 @@ def test_rank_mode_is_the_earlier_answer_each_provisions_closest_sentence_in_ran
     "sentence, ask, level",
     [
         ("Top rails shall be 42 inches high.", Ask(Asks.QUANTITY, frozenset({"length"})), 1),
-        (
-            "Top rails shall withstand 200 pounds.",
-            Ask(Asks.QUANTITY, frozenset({"length"})),
-            0,
-        ),  # a weight is not a height
+        # a weight is not a height
+        ("Top rails shall withstand 200 pounds.", Ask(Asks.QUANTITY, frozenset({"length"})), 0),
         ("Only trained employees may enter the zone.", Ask(Asks.YES_NO), 2),
         ("Employees shall wear harnesses.", Ask(Asks.YES_NO), 1),
         ("Harnesses are blue.", Ask(Asks.YES_NO), 0),

@@ -114,9 +114,8 @@ def test_an_ask_no_cited_provision_states_brings_in_the_best_ranked_provision_th
         got["1926.501(b)(2)(ii)"].role is Role.RULE
         and got["1926.501(b)(2)(ii)"].reason == "states leading edge"
     )
-    assert (
-        got["1926.501(b)(2)(i)"].role is Role.CONDITION
-    )  # the other case of the same list that states the ask
+    # the other case of the same list that states the ask
+    assert got["1926.501(b)(2)(i)"].role is Role.CONDITION
 
 
 def test_an_ask_a_cited_provision_states_still_brings_the_other_case_of_its_list():
@@ -141,9 +140,8 @@ def test_an_ask_most_paragraphs_of_a_list_state_is_the_lists_topic_not_one_of_it
         p.id
         for p in plan(["1926.501(b)(12)"], ["1926.501(b)(12)"], asks=["employee protected"], policy=policy)
     ]
-    assert got == [
-        "1926.501(b)(12)"
-    ]  # (b)(10), (b)(14) and (b)(15) all protect employees: three, more than two cases
+    # (b)(10), (b)(14) and (b)(15) all protect employees: three, more than two cases
+    assert got == ["1926.501(b)(12)"]
     two = [p.id for p in plan(["1926.501(b)(12)"], ["1926.501(b)(12)"], asks=["guardrail"], policy=policy)]
     assert two == ["1926.501(b)(12)", "1926.501(b)(14)", "1926.501(b)(15)"]
 
@@ -162,9 +160,8 @@ def test_a_short_list_whose_heading_and_one_of_its_paragraphs_rank_high_is_state
         and got["1926.501(b)(2)(i)"].role is Role.RULE
     )
     alone = plan(["1926.501(b)(10)"], ["1926.501(b)(10)", "1926.501(b)(2)", "1926.501(b)(14)"], policy=policy)
-    assert [p.id for p in alone] == [
-        "1926.501(b)(10)"
-    ]  # the heading without any of its paragraphs: not enough
+    # the heading without any of its paragraphs: not enough
+    assert [p.id for p in alone] == ["1926.501(b)(10)"]
     assert [
         p.id
         for p in plan(
@@ -174,9 +171,8 @@ def test_a_short_list_whose_heading_and_one_of_its_paragraphs_rank_high_is_state
         )
     ] == ["1926.501(b)(10)"]
     section = plan(["1926.501(b)(10)"], ["1926.501(b)(10)", "1926.500", "1926.500(b)"], policy=policy)
-    assert [p.id for p in section] == [
-        "1926.501(b)(10)"
-    ]  # a section (and its one paragraph) is a topic, not a list of cases
+    # a section (and its one paragraph) is a topic, not a list of cases
+    assert [p.id for p in section] == ["1926.501(b)(10)"]
 
 
 def test_an_exception_a_rule_names_joins_with_its_path_and_the_other_cases_sent_to_it():
@@ -297,10 +293,8 @@ def test_in_adgm_subject_to_a_rule_makes_it_an_exception_and_subject_to_a_hazard
 
 def test_a_procedure_joins_a_section_that_is_itself_a_rule_but_not_a_section_of_paragraphs():
     got = {p.id: p.role for p in adgm_plan(["6.1.2"])}
-    assert got == {
-        "6.1.2": Role.RULE,
-        "6.3.1": Role.PROCEDURE,
-    }  # Section 7.1 has no text of its own: not stated whole
+    # Section 7.1 has no text of its own: not stated whole
+    assert got == {"6.1.2": Role.RULE, "6.3.1": Role.PROCEDURE}
 
 
 def test_a_definition_is_found_by_its_own_term_in_any_rulebook():

@@ -1,6 +1,5 @@
 """The question read once: stance, the kind of fact asked, figures with what they measure, and the activities
-it
-rules out; a rule about an activity the question rules out is not cited as the rule while another rule is
+it rules out; a rule about an activity the question rules out is not cited as the rule while another rule is
 left."""
 
 from __future__ import annotations
@@ -30,9 +29,8 @@ def test_the_activities_a_question_rules_out():
     )
     assert excluded_activities("other than welding, which hot work needs a permit?") == ("welding",)
     assert excluded_activities("When is fall protection required on scaffolds?") == ()
-    assert (
-        excluded_activities("What happens if an employee is not tying off?") == ()
-    )  # the situation asked about
+    # the situation asked about
+    assert excluded_activities("What happens if an employee is not tying off?") == ()
 
 
 def tokenize(text: str) -> list[str]:

@@ -57,10 +57,8 @@ def test_detect_the_kind_of_fact_asked(question, kind):
         ("How many foot-candles are needed in offices?", frozenset({"light"})),
         ("How many anchor bolts must a column have?", frozenset()),  # a count: any number
         ("How many times the load must a rope hold?", frozenset({"multiple"})),
-        (
-            "What is the maximum trench depth for a Speed Shore shield?",
-            LENGTH,
-        ),  # the first dimension named wins
+        # the first dimension named wins
+        ("What is the maximum trench depth for a Speed Shore shield?", LENGTH),
     ],
 )
 def test_a_quantity_question_names_its_unit_family(question, units):
@@ -97,11 +95,8 @@ def test_a_property_question_names_the_property():
         ("Effective January 1, 1998, belts are not acceptable.", frozenset(), False),  # nor years
         ("The fine is AED 10,000 per breach.", frozenset({"money"}), True),  # money in any currency
         ("The firm shall pay 5,000 dirhams.", frozenset({"money"}), True),
-        (
-            "Subject to Rule 6.1.1 and Chapter 3, the firm must notify the Regulator.",
-            frozenset(),
-            False,
-        ),  # ADGM citations
+        # ADGM citations
+        ("Subject to Rule 6.1.1 and Chapter 3, the firm must notify the Regulator.", frozenset(), False),
     ],
 )
 def test_quantity_facts_need_a_number_with_a_compatible_unit(text, families, expected):

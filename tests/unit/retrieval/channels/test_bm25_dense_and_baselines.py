@@ -66,12 +66,10 @@ def test_bm25_tokenizes_as_it_indexes_and_counts_documents_per_token(settings):
     r.warm_up("tiny")
     assert r.tokenize("The ladders are secured") == ["ladders", "secured"]
     assert r.tokenize("  ") == []
-    assert (
-        r.document_frequency("scaffold") == 2
-    )  # 1926.450(a) and (b) (their section heading counts: context mode)
-    assert (
-        r.document_frequency("trench") == 1 and r.document_frequency("zzz") == 0
-    )  # "trenches" is another token unstemmed
+    # 1926.450(a) and (b) (their section heading counts: context mode)
+    assert r.document_frequency("scaffold") == 2
+    # "trenches" is another token unstemmed
+    assert r.document_frequency("trench") == 1 and r.document_frequency("zzz") == 0
 
 
 def test_bm25_coverage_is_the_share_of_question_terms_a_document_holds_rare_terms_weighing_more(settings):
@@ -147,9 +145,8 @@ def test_a_past_edition_reuses_the_current_vectors_of_unchanged_documents_and_ca
         documents, "load_provisions", lambda s, c, edition=None: current if edition is None else changed
     )
     monkeypatch.setattr("bifrost.retrieval.channels.dense.load_provisions", documents.load_provisions)
-    DenseRanker(settings, model="fake-model", embedder=FakeEmbedder()).warm_up(
-        "tiny"
-    )  # the current matrix, cached
+    # the current matrix, cached
+    DenseRanker(settings, model="fake-model", embedder=FakeEmbedder()).warm_up("tiny")
     FakeEmbedder.calls = 0
     past = DenseRanker(settings, model="fake-model", embedder=FakeEmbedder(), edition=1)
     past.warm_up("tiny")

@@ -191,9 +191,8 @@ def test_each_channel_is_scaled_to_the_graph_seeds_alone_so_the_lexical_weight_i
     assert "1(a)(1)" not in graph_only
     fused = channels(graph, PLAN, [(top_id, 2.0)], [("1(a)(1)", 4.0)], dense_weight=0.5, lexical_weight=0.3)
     assert fused[top_id] == pytest.approx(top * 1.5, abs=1e-5)  # its own score + 0.5 x the graph's top
-    assert fused["1(a)(1)"] == pytest.approx(
-        top * 0.3, abs=1e-5
-    )  # 0.3 x the graph's top, not of graph + dense
+    # 0.3 x the graph's top, not of graph + dense
+    assert fused["1(a)(1)"] == pytest.approx(top * 0.3, abs=1e-5)
 
 
 def test_rrf_fuses_each_channel_against_the_graph_ranking_once(graph):

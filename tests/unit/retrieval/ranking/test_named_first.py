@@ -86,9 +86,8 @@ def words(text: str) -> list[str]:
 def test_a_question_of_nothing_but_the_named_provision_cites_it_alone():
     named = [ResolvedCite(written="1926.651(k)(1)", target_id="1926.651(k)(1)")]
     out = named_first(result(named), PROVISIONS.get, 3, "What does 1926.651(k)(1) require?", words)
-    assert [it.id for it in out.cited] == ["1926.651(k)(1)"] and out.whole == (
-        "1926.651(k)(1)",
-    )  # stated whole
+    # stated whole
+    assert [it.id for it in out.cited] == ["1926.651(k)(1)"] and out.whole == ("1926.651(k)(1)",)
     more = named_first(result(named), PROVISIONS.get, 3, "Does 1926.651(k)(1) apply to scissor lifts?", words)
     assert [it.id for it in more.cited] == ["1926.651(k)(1)", "1926.652(a)"]
 

@@ -79,9 +79,8 @@ def ask(question: str, reader: Reader, verdicts: str = "rules"):
 def test_the_reader_not_the_ranker_chooses_what_is_cited():
     a = ask("How high must top rails be?", Reader({"Top rails": 0.9}))
     assert a.outcome is Outcome.ANSWERED and [c.id for c in a.citations] == ["p2"]
-    assert (
-        ask("How high must top rails be?", None).citations[0].id == "p1"
-    )  # without it: the ranker's cited set
+    # without it: the ranker's cited set
+    assert ask("How high must top rails be?", None).citations[0].id == "p1"
 
 
 def test_no_top_provision_clearing_the_stated_cut_is_not_stated():
@@ -99,9 +98,8 @@ def test_the_verdict_comes_from_the_readers_best_sentence_of_a_cited_rule():
     withheld = ask(
         "Can we use a ladder as a top rail?", Reader({"Top rails": 0.9, "Ladders may not": 0.95}), "every"
     )
-    assert (
-        withheld.verdict is None
-    )  # the default: no verdict from a rule sentence (measured right on about half)
+    # the default: no verdict from a rule sentence (measured right on about half)
+    assert withheld.verdict is None
 
 
 def test_when_nothing_the_chat_model_said_survives_verification_the_offline_answer_is_given_and_said_so():

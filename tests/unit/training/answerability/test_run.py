@@ -71,9 +71,8 @@ def test_the_threshold_refuses_at_most_the_target_share_of_answerable_scores():
     assert threshold_for(scores, 0.05) == 0.1  # floor(0.5) = 0 may be refused: nothing below the lowest
     t = threshold_for(scores, 0.2)
     assert t == 0.3 and sum(s < t for s in scores) == 2
-    assert (
-        sum(s < threshold_for([0.2, 0.2, 0.2, 0.9], 0.5) for s in [0.2, 0.2, 0.2, 0.9]) <= 2
-    )  # ties never overshoot
+    # ties never overshoot
+    assert sum(s < threshold_for([0.2, 0.2, 0.2, 0.9], 0.5) for s in [0.2, 0.2, 0.2, 0.9]) <= 2
     with pytest.raises(ValueError):
         threshold_for([], 0.05)
 

@@ -148,10 +148,11 @@ def test_question_pairs_join_each_question_to_the_text_of_each_gold_provision():
         ],
         documents,
     )
+    # the gold id without a document is skipped; the repeated pair is kept once
     assert [(p.kind, p.anchor, p.positive) for p in pairs] == [
         ("question", "How high must guardrails be?", documents["1.1(a)"]),
         ("question", "Where are safety nets installed?", documents["1.2(a)"]),
-    ]  # the gold id without a document is skipped; the repeated pair is kept once
+    ]
 
 
 NEGATIVE_DOCS = {

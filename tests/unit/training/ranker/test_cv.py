@@ -75,9 +75,8 @@ def test_scores_carry_both_at_10_and_cited_f1_with_intervals():
 def test_fit_sized_returns_the_chosen_size_beside_the_booster_and_leaves_the_booster_as_lightgbm_made_it():
     import_or_skip("lightgbm", "ltr")
     columns = list(range(len(FEATURES)))
-    booster, size = fit_sized(
-        [group(i) for i in range(4)], columns
-    )  # too few for the inner CV: the first size
+    # too few for the inner CV: the first size
+    booster, size = fit_sized([group(i) for i in range(4)], columns)
     assert size == PARAM_GRID[0]
     assert not hasattr(booster, "chosen_size")
     asked = PARAM_GRID[-1]
@@ -88,7 +87,7 @@ def test_a_set_left_out_is_fitted_and_scored_on_its_own_groups_collected_without
     """The letters' groups as collected with every letter out of the precedent bank replace the others for
     the letters' split only: there the gold ranks last (no letter votes for it), elsewhere first."""
     import_or_skip("lightgbm", "ltr")
-    from bifrost.training.ranker.train import left_out_figures
+    from bifrost.training.ranker.figures import left_out_figures
     from bifrost.eval.splits import leave_one_set_out
 
     groups = [group(i) for i in range(80)]

@@ -95,7 +95,6 @@ def test_a_probe_sees_the_network_after_each_epoch_and_nothing_is_exported(tmp_p
         on_epoch=lambda epoch, loss, logits: seen.append((epoch, loss, logits(pairs))),
     )
     assert [e for e, _, _ in seen] == [1, 2, 3] and all(np.isfinite(loss) for _, loss, _ in seen)
-    assert (
-        seen[-1][2][0] - seen[-1][2][1] > seen[0][2][0] - seen[0][2][1]
-    )  # the taught pair pulls apart by epoch
+    # the taught pair pulls apart by epoch
+    assert seen[-1][2][0] - seen[-1][2][1] > seen[0][2][0] - seen[0][2][1]
     assert not any(tmp_path.iterdir())

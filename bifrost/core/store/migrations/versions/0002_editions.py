@@ -1,9 +1,7 @@
 """Editions (issue 13): the editions table, earlier provision versions, the edition range of
 provisions and references, and the entity builder's cache of name vectors.
 
-Revision ID: 0002
-Revises: 0001
-Create Date: 2026-11-30 18:30:27.878486
+Revision ID: 0002 Revises: 0001 Create Date: 2026-11-30 18:30:27.878486
 """
 
 from typing import Sequence, Union

@@ -1,8 +1,6 @@
 """Precedents (issue 44): answered questions with the provisions they cite, and reviews of answers.
 
-Revision ID: 0003
-Revises: 0002
-Create Date: 2026-12-04 22:00:00
+Revision ID: 0003 Revises: 0002 Create Date: 2026-12-04 22:00:00
 """
 
 from typing import Sequence, Union

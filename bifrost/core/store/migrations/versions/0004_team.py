@@ -1,8 +1,6 @@
 """A team's server (issue 46): users, their tokens (hashed), and every answer given.
 
-Revision ID: 0004
-Revises: 0003
-Create Date: 2026-12-05 01:00:00
+Revision ID: 0004 Revises: 0003 Create Date: 2026-12-05 01:00:00
 """
 
 from typing import Sequence, Union

@@ -1,8 +1,6 @@
 """Requirement records (issue 45): each rule sentence's force, who, conditions and exceptions.
 
-Revision ID: 0005
-Revises: 0004
-Create Date: 2026-12-05 02:00:00
+Revision ID: 0005 Revises: 0004 Create Date: 2026-12-05 02:00:00
 """
 
 from typing import Sequence, Union

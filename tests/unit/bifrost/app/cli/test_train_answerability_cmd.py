@@ -125,9 +125,8 @@ def test_an_unreadable_card_falls_back_to_the_cosine_rule_and_a_foreign_one_is_a
         r = CliRunner().invoke(
             cli(), ["--home", str(home), "ask", "Who prepares the fall protection plan?", "--corpus", "mini"]
         )
-        errors = [
-            line for line in r.stderr.splitlines() if "error" in line
-        ]  # (model loading may draw a bar first)
+        # (model loading may draw a bar first)
+        errors = [line for line in r.stderr.splitlines() if "error" in line]
         assert r.exit_code == 1 and len(errors) == 1 and "trained for corpus 'adgm', not 'mini'" in errors[0]
     finally:
         path.write_text(saved)

@@ -104,8 +104,7 @@ def test_replay_on_an_amended_edition_reports_the_changed_citation(home, tmp_pat
     assert "edition 1" in replay["same_edition_note"]
     moved = {c["id"]: c["change"] for c in replay["changes_current"] if c["change"] != "unchanged"}
     assert replay["changed"] and replay["current_editions"] == {"mini": 2}
-    assert (
-        moved["1926.502(b)(1)"] == "removed" and moved["1926.501(b)(2)(ii)"] == "text changed"
-    )  # reserved; amended
+    # reserved; amended
+    assert moved["1926.502(b)(1)"] == "removed" and moved["1926.501(b)(2)(ii)"] == "text changed"
     text = run(home, "answers", "replay", record_id).stdout
     assert "changed since the record" in text and "1926.502(b)(1) removed" in text

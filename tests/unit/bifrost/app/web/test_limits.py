@@ -266,9 +266,8 @@ def test_shared_buckets_are_one_set_for_every_forked_worker():
         w.start()
     for w in workers:
         w.join(10)
-    assert (
-        buckets.take("token:abc", 10, 3600.0) == 0.0
-    )  # the 10th token: 9 were taken in three other processes
+    # the 10th token: 9 were taken in three other processes
+    assert buckets.take("token:abc", 10, 3600.0) == 0.0
     assert buckets.take("token:abc", 10, 3600.0) > 0
     assert buckets.take("token:other", 10, 3600.0) == 0.0
 

@@ -40,8 +40,8 @@ def cli(home: Path, *args: str) -> list[str]:
 
 class Server:
     """`bifrost serve` in its own process group, up once /api/health answers; ``corpus`` None serves every
-    corpus,
-    ``host`` is the address it binds (it is reached on loopback), ``args`` go to `serve` as they are."""
+    corpus, ``host`` is the address it binds (it is reached on loopback), ``args`` go to `serve` as they
+    are."""
 
     def __init__(
         self,

@@ -36,9 +36,8 @@ def current(store: SqlStore) -> int:
 
 
 def test_current_edition_is_the_one_valid_today(store):
-    record(
-        store, (1, "2024-01-01"), (2, "2025-01-01"), (3, "2024-06-01")
-    )  # 3: an older edition recorded later
+    # 3: an older edition recorded later
+    record(store, (1, "2024-01-01"), (2, "2025-01-01"), (3, "2024-06-01"))
     with store.session() as s:
         today = resolve(s, C, as_of=TODAY).number
     assert current(store) == today == 2

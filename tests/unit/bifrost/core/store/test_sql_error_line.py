@@ -7,7 +7,7 @@ import sqlite3
 
 from sqlalchemy.exc import OperationalError
 
-from bifrost.core.store.sql_store import sql_error_line
+from bifrost.core.store.engine import sql_error_line
 
 
 def error(message: str) -> OperationalError:

@@ -136,9 +136,8 @@ def test_a_failed_transaction_stores_nothing_and_says_so_in_one_line(store):
     assert "\n" not in message and "INSERT" not in message
     assert "SQL store at" in message
     with store.session() as s:
-        assert (
-            store.record_document(s, DOC.model_copy(update={"name": "second.json"})) is True
-        )  # was rolled back
+        # was rolled back
+        assert store.record_document(s, DOC.model_copy(update={"name": "second.json"})) is True
 
 
 def test_a_second_writer_of_a_corpus_waits_for_the_first(store):

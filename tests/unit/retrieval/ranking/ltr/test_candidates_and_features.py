@@ -102,12 +102,7 @@ def test_ablation_columns_drop_exactly_one_group():
 
 @pytest.mark.parametrize(
     ("scores", "delta", "most", "n"),
-    [
-        ([3.0, 2.9, 1.0], 0.5, 6, 2),
-        ([3.0, 2.9, 1.0], 5.0, 2, 2),
-        ([3.0, 0.0], 0.1, 6, 1),
-        ([], 1.0, 6, 0),
-    ],
+    [([3.0, 2.9, 1.0], 0.5, 6, 2), ([3.0, 2.9, 1.0], 5.0, 2, 2), ([3.0, 0.0], 0.1, 6, 1), ([], 1.0, 6, 0)],
 )
 def test_the_cited_set_is_cut_by_distance_from_the_top_score(scores, delta, most, n):
     assert cut_cited(np.array(scores), delta, most) == n

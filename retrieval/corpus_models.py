@@ -1,0 +1,120 @@
+"""The per-corpus models the ask pipeline loads once: the dense ranker, stored sentence vectors, the
+answerability judge and the reader, and the index files written after a build."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from bifrost.core.embeddings import Embedder
+from bifrost.core.types import Provision
+from bifrost.retrieval.answerability.judge import AnswerabilityJudge, load_judge
+
+
+log = logging.getLogger(__name__)
+
+
+class CorpusModels:
+    """Loaders of a corpus's models, cached under the pipeline's per-corpus locks (`AskPipeline._once`);
+    a mixin of `AskPipeline`, whose state (resources, config, caches) they read."""
+
+    def dense_ranker(
+        self, corpus: str, provisions: list[Provision] | None = None, encoder: Path | None = None
+    ):
+        """Embeddings of every provision (cached on disk under $BIFROST_HOME/index), under the embedding
+        model or, given ``encoder``, under that adapted encoder folder (loaded with its own embedder)."""
+        from bifrost.core.embeddings import SentenceTransformerEmbedder
+        from bifrost.retrieval.channels.dense import DenseRanker
+
+        if encoder is None:
+            dense = DenseRanker(self.resources.settings, embedder=self.resources.embedder)
+        else:
+            s = self.resources.settings
+            embedder = SentenceTransformerEmbedder(
+                str(encoder), runtime=s.embedding_runtime, num_threads=s.embedding_threads
+            )
+            dense = DenseRanker(s, model=str(encoder), embedder=embedder)
+        dense.warm_up(corpus, provisions)
+        return dense
+
+    def write_indexes(self, corpus: str) -> None:
+        """(Re)write every index file of a corpus now (build commands call this after a build, so
+        that the first question of a new process only maps files)."""
+        self.forget(corpus)
+        self.parts(corpus)
+        self.write_sentence_vectors(corpus)
+
+    def write_sentence_vectors(self, corpus: str) -> None:
+        """Store the vectors of every provision sentence (`bifrost.retrieval.answer.sentence_vectors`), so
+        that answers quote without encoding them; a read-only home still answers, encoding them."""
+        from bifrost.retrieval.answer import sentence_vectors
+        from bifrost.retrieval.channels.documents import index_folder
+        from bifrost.core.sentences import sentences
+
+        res = self.resources
+        texts = sentence_vectors.corpus_sentences(res.sql.provisions(corpus), sentences)
+        try:
+            sentence_vectors.write(
+                index_folder(res.settings.home, corpus),
+                res.settings.embedding_model,
+                texts,
+                res.embedder.embed,
+            )
+        except OSError as e:
+            log.warning("cannot write the sentence vectors of %s: %s", corpus, e)
+
+    def answer_embedder(self, corpus: str) -> Embedder:
+        """What answers quote with: the corpus's stored sentence vectors over the embedding model (which
+        encodes what they lack), or the embedding model alone when none are stored; loaded once."""
+        return self._once(self._sentences, corpus, corpus, lambda: self._load_sentences(corpus))
+
+    def _load_sentences(self, corpus: str) -> Embedder:
+        from bifrost.retrieval.answer.sentence_vectors import StoredSentences, load
+        from bifrost.retrieval.channels.documents import index_folder
+
+        res = self.resources
+        stored = load(index_folder(res.settings.home, corpus), res.settings.embedding_model)
+        return res.embedder if stored is None else StoredSentences(res.embedder, stored)
+
+    def judge(self, corpus: str) -> AnswerabilityJudge | None:
+        """The answerability model of a corpus (None: refuse by the cosine rule), loaded once."""
+        return self._once(self._judges, corpus, corpus, lambda: self._load_judge(corpus))
+
+    def _load_judge(self, corpus: str) -> AnswerabilityJudge | None:
+        parts = self.parts(corpus)
+        return load_judge(
+            self.resources.settings,
+            corpus,
+            parts.channels,
+            parts.nav,
+            self.lookup(corpus),
+            ranker=self.ranker_in_use(corpus),
+            glossary=self.config.glossary_for(corpus),
+        )
+
+    def ranker_in_use(self, corpus: str) -> str:
+        """sha256 of the stored ranker when it is the corpus's retriever ("" for the hybrid): the models
+        trained behind a ranker (the answerability model, the reader) are set aside when it differs."""
+        from bifrost.retrieval.ranking.ltr.model import ranker_sha256
+        from bifrost.retrieval.ranking.ltr.retriever import LtrRetriever
+
+        return (
+            ranker_sha256(self.resources.settings, corpus)
+            if isinstance(self.retriever(corpus), LtrRetriever)
+            else ""
+        )
+
+    def reader(self, corpus: str):
+        """The trained reader of a corpus when it fits the ranker in use (`bifrost.retrieval.reader.model`),
+        else None with one warning line; loaded once."""
+        return self._once(self._readers, corpus, corpus, lambda: self._load_reader(corpus))
+
+    def _load_reader(self, corpus: str):
+        from bifrost.retrieval.reader.model import load_reader, reader_folder
+
+        if self.config.reader == "off":
+            return None
+        settings = self.resources.settings
+        return load_reader(
+            reader_folder(settings.home, corpus), corpus, settings.embedding_model, self.ranker_in_use(corpus)
+        )
