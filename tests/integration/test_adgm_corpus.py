@@ -3,8 +3,6 @@ extractor reaches its measured precision and recall on the hand-checked cross-re
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,10 +14,10 @@ from bifrost.core.types import ProvisionKind
 REPO = Path(__file__).resolve().parents[2]
 PASSAGES = 13_732
 DUPLICATE_KEYS = 19  # 17 exact (DocumentID, PassageID) repeats, plus `3` beside `3.` in PIN and PRU
-# Measured with benchmarks/adgm_crossref_eval.py (ranges expanded); floors sit a little below.
+# Measured with `python -m bifrost.eval.extractors.adgm_crossrefs` (ranges expanded); floors a little below.
 # Precision is a lower bound: the CSV holds half the references and omits some true ones.
 FLOORS = {"Internal": (0.80, 0.98), "External": (0.90, 0.94)}
-# Against the audited gold (benchmarks/data/adgm_crossref_audit.csv: every error read by hand);
+# Against the audited gold (eval/extractors/adgm_crossref_audit.csv: every error read by hand);
 # a new false positive nobody audited counts against it, so this catches regressions.
 AUDITED_FLOORS = {"Internal": (0.98, 0.98)}
 
@@ -60,13 +58,8 @@ def test_has_and_refers_to_edges(built) -> None:
 
 
 def test_crossref_eval_reaches_measured_floors(shared_dir: Path) -> None:
-    spec = importlib.util.spec_from_file_location(
-        "adgm_crossref_eval", REPO / "benchmarks" / "adgm_crossref_eval.py"
-    )
-    assert spec is not None and spec.loader is not None
-    ev = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = ev  # dataclasses resolve their module while the script loads
-    spec.loader.exec_module(ev)
+    from bifrost.eval.extractors import adgm_crossrefs as ev
+
     root = shared_dir / "corpora" / "adgm"
     from bifrost.graph_builders.jurisdictions.adgm.passages_json import document_id_of, parse_adgm_documents
 
@@ -80,7 +73,7 @@ def test_crossref_eval_reaches_measured_floors(shared_dir: Path) -> None:
         precision, recall = FLOORS[s.type]
         assert s.precision >= precision, s
         assert s.recall >= recall, s
-    audit = ev.load_audit(REPO / "benchmarks" / "data" / "adgm_crossref_audit.csv")
+    audit = ev.load_audit(REPO / "eval" / "extractors" / "adgm_crossref_audit.csv")
     for a in ev.audited(predicted, gold, doc_of, {p.id: p.heading for p in provisions}, audit):
         if a.score.type in AUDITED_FLOORS:
             precision, recall = AUDITED_FLOORS[a.score.type]

@@ -2,33 +2,20 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from bifrost.core.types import Provision, Reference
+from bifrost.eval.extractors.cfr_references import load_gold, score
 from bifrost.graph_builders.jurisdictions.us_cfr.index import KnownProvisions
 from bifrost.graph_builders.jurisdictions.us_cfr.references import CfrReferenceExtractor
 from tests.conftest import skip_or_fail
 
 REPO = Path(__file__).resolve().parents[2]
-GOLD = REPO / "tests" / "fixtures" / "references" / "osha_gold_sample.jsonl"
+GOLD = REPO / "eval" / "extractors" / "osha_gold_sample.jsonl"
 MIN_PRECISION = 0.95
 MIN_RECALL = 0.90
-
-
-def _benchmark() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "reference_extractor_eval", REPO / "benchmarks" / "reference_extractor_eval.py"
-    )
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault(spec.name, mod)  # dataclasses look their module up here
-    spec.loader.exec_module(mod)
-    return mod
 
 
 @pytest.fixture(scope="module")
@@ -79,14 +66,13 @@ def test_every_resolved_target_exists_in_the_corpus(
 
 
 def test_gold_sample_precision_and_recall(provisions: dict[str, Provision], known: KnownProvisions) -> None:
-    bench = _benchmark()
-    gold = bench.load_gold(GOLD)
+    gold = load_gold(GOLD)
     assert len(gold) >= 60
     sources = {g.source_id for g in gold}
     assert sources <= set(provisions), f"gold sources missing: {sorted(sources - set(provisions))}"
     extractor = CfrReferenceExtractor()
     refs = [r for s in sorted(sources) for r in extractor.extract(provisions[s], known)]
-    resolved, dangling, errors = bench.score(gold, refs)
+    resolved, dangling, errors = score(gold, refs)
     tp, fp, fn = resolved.tp + dangling.tp, resolved.fp + dangling.fp, resolved.fn + dangling.fn
     precision, recall = tp / (tp + fp), tp / (tp + fn)
     assert precision >= MIN_PRECISION, errors

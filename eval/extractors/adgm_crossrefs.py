@@ -1,7 +1,7 @@
 """Precision and recall of the ADGM reference extractor against the hand-checked ObliQA-XRef list.
 
-Usage: python -m benchmarks.adgm_crossref_eval [--shared ../shared] [--json] [--no-ranges] [--errors N]
-       [--audit benchmarks/data/adgm_crossref_audit.csv]
+Usage: python -m bifrost.eval.extractors.adgm_crossrefs [--shared ../shared] [--json] [--no-ranges]
+       [--errors N] [--audit eval/extractors/adgm_crossref_audit.csv]
 
 Protocol. Gold = the (SourceID, TargetID) pairs of `crossrefs-dev.csv` with a TargetID, by
 ReferenceType (Internal: same document, External: another ADGM document; Outsource rows have no
@@ -35,17 +35,16 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from bifrost.core.settings import Settings
 from bifrost.core.types import Provision
 from bifrost.graph_builders.jurisdictions.adgm.references import AdgmReferenceExtractor
 from bifrost.graph_builders.jurisdictions.adgm.passages_json import document_id_of, parse_adgm_documents
 
-REPO = Path(__file__).resolve().parents[1]
 TYPES = ("Internal", "External")
 AUDIT_COLUMNS = ("kind", "source_doc", "source_passage", "target_doc", "target_passage", "verdict", "reason")
 FP_VERDICTS = ("missing-in-gold", "resolution", "extractor-error")
@@ -81,9 +80,9 @@ class Score:
 
 
 def shared_dir(arg: str | None = None) -> Path:
-    """--shared, else BIFROST_SHARED_DIR, else ../shared next to the repository."""
-    env = os.environ.get("BIFROST_SHARED_DIR")
-    return Path(arg or env or REPO.parent / "shared")
+    """--shared, else the shared data folder (BIFROST_SHARED_DIR, else ../shared beside the working
+    directory)."""
+    return Path(arg) if arg else Settings().resolve_shared_dir() or Path("../shared")
 
 
 def load_gold(path: Path) -> tuple[set[str], dict[str, set[tuple[str, str]]]]:

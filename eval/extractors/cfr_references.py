@@ -1,6 +1,6 @@
 """Precision and recall of the rule-based CFR reference extractor against the hand-checked sample.
 
-Usage: python -m benchmarks.reference_extractor_eval [--corpus PATH] [--gold PATH] [--json] [--dangling]
+Usage: python -m bifrost.eval.extractors.cfr_references [--corpus PATH] [--gold PATH] [--json]
 
 Gold lines: {"source_id", "raw", "target_id" (null = dangling)}. A gold item is recalled when the
 extractor returns the same (source_id, target_id) pair (dangling: same source and a dangling
@@ -12,33 +12,25 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import re
 import sys
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bifrost.core.types import Provision, ProvisionKind, Reference
-from bifrost.graph_builders.jurisdictions.us_cfr.citation import (
-    CfrCitation,
-    label_positions,
-    label_value,
-    validate_labels,
-)
+from bifrost.core.settings import Settings
+from bifrost.core.types import Provision, Reference
 from bifrost.graph_builders.jurisdictions.us_cfr.index import KnownProvisions
+from bifrost.graph_builders.jurisdictions.us_cfr.sources.ecfr_json import parse_ecfr_json
 from bifrost.graph_builders.jurisdictions.us_cfr.references import CfrReferenceExtractor
 
-REPO = Path(__file__).resolve().parents[1]
-DEFAULT_GOLD = REPO / "tests" / "fixtures" / "references" / "osha_gold_sample.jsonl"
+DEFAULT_GOLD = Path(__file__).resolve().parent / "osha_gold_sample.jsonl"
 CORPUS_REL = Path("corpora") / "osha-1926" / "part-1926.json"
 
 
 def shared_dir() -> Path:
-    """BIFROST_SHARED_DIR, else ../shared next to the repository."""
-    env = os.environ.get("BIFROST_SHARED_DIR")
-    return Path(env) if env else REPO.parent / "shared"
+    """The shared data folder (BIFROST_SHARED_DIR, else ../shared beside the working directory)."""
+    return Settings().resolve_shared_dir() or Path("../shared")
 
 
 @dataclass(frozen=True)
@@ -60,127 +52,8 @@ def load_gold(path: Path) -> list[GoldItem]:
 
 
 def load_provisions(corpus_path: Path) -> list[Provision]:
-    """Provisions from the scraper when it exists, else from the private line splitter below."""
-    try:
-        from bifrost.graph_builders.jurisdictions.us_cfr.sources.ecfr_json import parse_ecfr_json  # type: ignore[import-not-found]
-    except ImportError:
-        return _split_sections(json.loads(corpus_path.read_text(encoding="utf-8")))
+    """The provisions of an eCFR JSON file, as the scraper reads them."""
     return list(parse_ecfr_json(corpus_path, corpus="osha-1926").provisions)
-
-
-# ------------------------------------------------------------------ private fallback splitter
-
-_LEAD = re.compile(r"^((?:\(\s?[A-Za-z0-9]{1,5}\s?\))+)\s*(.*)$")
-_INLINE = re.compile(r"^(.{1,160}?(?:\.|—))\s*((?:\(\s?[A-Za-z0-9]{1,5}\s?\))+)\s+(.*)$")
-_DEF = re.compile(r"^([A-Z][\w ,()/'’\-]{0,80}?)(?:\s\([^)]*\))?\s+(?:means|is|are|refers)\b")
-
-
-def _labels(chain: str) -> tuple[str, ...]:
-    return tuple(x.strip() for x in re.findall(r"\(\s?([A-Za-z0-9]{1,5})\s?\)", chain))
-
-
-def _place(
-    stack: tuple[str, ...], chain: tuple[str, ...], next_label: str | None = None
-) -> tuple[str, ...] | None:
-    """Where a leading label chain goes: continue a level's numbering, or open a level at its first value."""
-    options = []
-    for p in (p for p in label_positions(chain[0]) if p <= len(stack)):
-        cand = (*stack[:p], *chain)
-        try:
-            validate_labels("", cand)
-        except Exception:
-            continue
-        value = label_value(chain[0], p)
-        if p == len(stack) and value == 1:
-            # '(i)' after '(h)(1)': roman child if the next label is '(ii)', else letter continuation
-            rank = 0 if next_label is None or label_value(next_label, p) == 2 or p != 2 else 2
-            options.append((rank, -p, cand))
-        elif p < len(stack) and value == (label_value(stack[p], p) or 0) + 1:
-            options.append((1, -p, cand))
-        else:
-            options.append((3, -p, cand))
-    return min(options)[2] if options else None
-
-
-def _split_sections(objs: Iterable[dict]) -> list[Provision]:
-    """A minimal eCFR-JSON paragraph splitter (for this benchmark only; the scraper is the real one)."""
-    out: list[Provision] = []
-    order = 0
-
-    def add(**kw: object) -> None:
-        nonlocal order
-        order += 1
-        out.append(Provision(corpus="osha-1926", order=order, **kw))  # type: ignore[arg-type]
-
-    add(id="1926", kind=ProvisionKind.PART)
-    seen_sub: set[str] = set()
-    for obj in objs:
-        sec = obj.get("section", "")
-        if not re.fullmatch(r"1926\.\d+", sec):
-            continue
-        sub_m = None
-        for sub_m in re.finditer(r"Subpart ([A-Z]{1,2})\b", obj.get("path", "")):
-            pass
-        sub = f"1926 Subpart {sub_m.group(1)}" if sub_m else None
-        if sub and sub not in seen_sub:
-            seen_sub.add(sub)
-            add(id=sub, kind=ProvisionKind.SUBPART, parent_id="1926", level=1)
-        add(
-            id=sec, kind=ProvisionKind.SECTION, parent_id=sub or "1926", level=2, heading=obj.get("title", "")
-        )
-        stack: tuple[str, ...] = ()
-        cur = sec
-        texts: dict[str, list[str]] = {}
-        meta: dict[str, tuple[str, str, ProvisionKind]] = {}
-        notes: Counter[str] = Counter()
-        in_defs = False
-        lines = [x.strip() for x in obj.get("content", "").split("\n") if x.strip()]
-        leads = [_LEAD.match(x) for x in lines]
-        for i, line in enumerate(lines):
-            m = leads[i]
-            nxt = next((_labels(x.group(1))[0] for x in leads[i + 1 :] if x), None)
-            placed = _place(stack, _labels(m.group(1)), nxt) if m else None
-            if m and placed:
-                stack, rest = placed, m.group(2)
-                pid = f"{sec}" + "".join(f"({x})" for x in stack)
-                meta[pid] = (str(CfrCitation.parse(pid).parent()), "", ProvisionKind.PARAGRAPH)
-                cur = pid
-                in_defs = rest.lower().startswith("definition")
-                im = _INLINE.match(rest)
-                child = _place(stack, _labels(im.group(2))) if im else None
-                if im and child and len(child) > len(stack):
-                    texts.setdefault(pid, []).append(im.group(1))
-                    stack, rest = child, im.group(3)
-                    cid = f"{sec}" + "".join(f"({x})" for x in stack)
-                    meta[cid] = (pid, "", ProvisionKind.PARAGRAPH)
-                    cur = cid
-                texts.setdefault(cur, []).append(rest)
-                continue
-            if re.match(r"^(?:Note|NOTE|Exception)", line):
-                base = re.sub(r"\[.*\]$", "", cur)
-                notes[base] += 1
-                nid = f"{base}[Note]" if notes[base] == 1 else f"{base}[Note {notes[base]}]"
-                meta[nid] = (base, "", ProvisionKind.NOTE)
-                texts.setdefault(nid, []).append(line)
-                cur = nid
-                continue
-            dm = _DEF.match(line) if in_defs and stack else None
-            if dm:
-                base = f"{sec}" + "".join(f"({x})" for x in stack)
-                did = f"{base}[{dm.group(1).strip()}]"
-                meta[did] = (base, dm.group(1).strip(), ProvisionKind.DEFINITION)
-                texts.setdefault(did, []).append(line)
-                cur = did
-                continue
-            texts.setdefault(cur, []).append(line)
-        if sec in texts:
-            out[-1] = out[-1].model_copy(update={"text": "\n".join(texts.pop(sec))})
-        for pid, (parent, term, kind) in meta.items():
-            add(id=pid, kind=kind, parent_id=parent, text="\n".join(texts.get(pid, [])), term=term or None)
-    return out
-
-
-# ------------------------------------------------------------------ scoring
 
 
 @dataclass(frozen=True)
