@@ -8,7 +8,7 @@ from pathlib import Path
 
 from bifrost.core.settings import Settings
 from bifrost.eval.questions import Question, QuestionSet, check_gold, load_questions, merge_sets
-from bifrost.eval.runner import corpus_ids
+from bifrost.eval.runner import corpus_ids, sources_folder
 
 Say = Callable[[str], None]
 
@@ -17,11 +17,8 @@ def read_sets(
     settings: Settings, paths: Sequence[Path], corpus: str | None = None, say: Say | None = None
 ) -> list[QuestionSet]:
     """The question files, each checked against the provision ids of ``corpus`` when given (`check_gold`)."""
-    shared = settings.resolve_shared_dir()
-    sets = [
-        load_questions(path, "auto", documents_dir=(shared / "corpora/adgm/documents") if shared else None)
-        for path in paths
-    ]
+    documents = sources_folder(settings, corpus)
+    sets = [load_questions(path, "auto", documents_dir=documents) for path in paths]
     if corpus is not None and sets:
         known = corpus_ids(settings, corpus)
         for qset in sets:

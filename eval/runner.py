@@ -19,6 +19,7 @@ from typing import Any
 
 from bifrost.core.json_safe import sanitize
 from bifrost.core.settings import Settings
+from bifrost.graph_builders.jurisdictions.registry import corpus_spec
 from bifrost.core.types import Edition
 from bifrost.eval.compare import paired
 from bifrost.eval.hierarchy import Related, SectionOf, hierarchy_for
@@ -196,7 +197,7 @@ def run_eval(
     """
     registry = registry or make_default_registry()
     specs = parse_systems(",".join(systems) if not isinstance(systems, str) else systems)
-    qset = load_question_set(settings, questions_path, question_format)
+    qset = load_question_set(settings, questions_path, question_format, corpus)
     questions = qset.questions[:limit] if limit else qset.questions
     past = past_edition(settings, corpus, as_of)
     check_gold(qset, corpus_ids(settings, corpus, past.number if past else None), corpus)
@@ -240,14 +241,21 @@ def past_edition(settings: Settings, corpus: str, as_of: str | None) -> Edition 
         store.dispose()
 
 
-def load_question_set(settings: Settings, questions_path: Path | str, question_format: str) -> QuestionSet:
-    """The question file; ObliQA passage ids resolve against the shared ADGM documents when present."""
-    shared = settings.resolve_shared_dir()
-    return load_questions(
-        questions_path,
-        question_format,  # type: ignore[arg-type]
-        documents_dir=(shared / "corpora/adgm/documents") if shared else None,
-    )
+def load_question_set(
+    settings: Settings, questions_path: Path | str, question_format: str, corpus: str | None = None
+) -> QuestionSet:
+    """The question file; ObliQA passage ids resolve against the documents of the corpus's sources."""
+    documents = sources_folder(settings, corpus)
+    return load_questions(questions_path, question_format, documents_dir=documents)  # type: ignore[arg-type]
+
+
+def sources_folder(settings: Settings, corpus: str | None) -> Path | None:
+    """The folder holding the corpus's source files (ObliQA questions name passages of the documents in it),
+    or None when the corpus has no known sources in one folder."""
+    if corpus is None:
+        return None
+    folders = {p.parent for p in corpus_spec(corpus).default_sources(settings.resolve_shared_dir())}
+    return folders.pop() if len(folders) == 1 else None
 
 
 def build_systems(

@@ -275,6 +275,7 @@ class AskPipeline(CorpusModels):
             question,
             channels.tokenize,
             lambda pid: bool(children.get(pid)),
+            channels.loosen,
         )
 
     def answer(

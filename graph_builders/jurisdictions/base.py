@@ -53,6 +53,11 @@ class Jurisdiction(Protocol):
         """Renumbered provisions: old id -> where it went (empty when the pack ships no table)."""
         ...
 
+    def loosen(self, text: str) -> str:
+        """``text`` with this rulebook's loose citation forms ("1926.550,a,9") rewritten as printed, before
+        the reference extractor reads a question; the text as written for most rulebooks."""
+        ...
+
     def question_stand_ins(self, corpus: str, provisions: Sequence[Provision]) -> list[Provision]:
         """Where a question's citations are read from as if written inside the corpus (ADGM: each of its
         documents, whose rules are cited without the document's name); none for most rulebooks."""
@@ -75,10 +80,13 @@ class Jurisdiction(Protocol):
 class PackDefaults:
     """What most packs share, for a pack to inherit and override: no renumbering table, questions read as text
     of no place, the hierarchy from the corpus's own parent links, no publisher to download from, no parser
-    options."""
+    options, citations read as written."""
 
     def successors(self) -> Mapping[str, Successor]:
         return {}
+
+    def loosen(self, text: str) -> str:
+        return text
 
     def question_stand_ins(self, corpus: str, provisions: Sequence[Provision]) -> list[Provision]:
         return []

@@ -90,12 +90,13 @@ def words_for(corpus: str) -> RulebookWords:
 
 
 def named_finder(pack: Jurisdiction, corpus: str, provisions: list[Provision]) -> NamedFinder:
-    """What finds the provisions a question names in ``corpus``: the pack's extractor, its stand-ins and its
-    successor table."""
+    """What finds the provisions a question names in ``corpus``: the pack's extractor, its stand-ins, its
+    successor table and its loose citation forms."""
     return NamedFinder.over(
         corpus,
         pack.reference_extractor(),
         provisions,
         pack.question_stand_ins(corpus, provisions),
         pack.successors(),
+        pack.loosen,
     )

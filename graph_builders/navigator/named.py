@@ -1,16 +1,17 @@
 """The provisions a question (or a precedent) names, found with the corpus's own reference extractor.
 
 People write citations loosely ("1926.550,a,9", "subpart m", "§1926.404(b)(1)", "29 CFR 1926.651(k)(1)",
-"paragraph (b)(10) of 1926.501", "Rule 3.2.1 of GEN"); `loosen` rewrites the loose forms into the printed
-ones, and the corpus's extractor (the one the navigator graph is built with, schema-locked by the citation
-grammar) resolves them. A citation the corpus lacks is kept with the reason, or resolved to its successor
-when the rulebook's successor table knows where a renumbered rule went (`successors`). Never dropped.
+"paragraph (b)(10) of 1926.501", "Rule 3.2.1 of GEN"); the pack's `loosen` rewrites the loose forms into the
+printed ones, and the corpus's extractor (the one the navigator graph is built with, schema-locked by the
+citation grammar) resolves them. A citation the corpus lacks is kept with the reason, or resolved to its
+successor when the rulebook's successor table knows where a renumbered rule went (`successors`). Never
+dropped.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from bifrost.core.precedent_types import ResolvedCite
@@ -18,28 +19,13 @@ from bifrost.core.types import Provision, ProvisionKind
 from bifrost.graph_builders.navigator.base import ReferenceExtractor
 from bifrost.graph_builders.navigator.successors import Successor
 
-_LOOSE_LABELS = re.compile(
-    r"(?P<num>\b\d{3,4}\.\d{1,4})(?P<labels>(?:[,.](?:[a-z]{1,4}|[A-Z]|\d{1,2})){1,6})(?![\w(]|[,.][A-Za-z0-9])"
-)
-_LABEL_FORM = re.compile(r"^(?:[a-z]{1,4}|[A-Z]|\d{1,2})$")
-_LOWER_SUBPART = re.compile(r"\b[Ss]ub-?parts?[^\S\n]+(?P<letters>[a-zA-Z]{1,2})\b(?![\w.]\w)")
 QUESTION_SOURCE = "\x00question"
 """The id of the stand-in provision a question's text is read as (no section: nothing is relative to it)."""
 
 
-def loosen(text: str) -> str:
-    """The question with loose citation forms rewritten as printed ones ("1926.550,a,9" -> "1926.550(a)(9)",
-    "subpart m" -> "Subpart M"); everything else unchanged. Labels joined by dots or commas follow a part-and-
-    section number only (three or four digits first), so rule numbers such as "3.2.1" stay as written."""
-
-    def labels(m: re.Match[str]) -> str:
-        parts = [p for p in re.split(r"[,.]", m.group("labels")) if p]
-        if not all(_LABEL_FORM.match(p) for p in parts):
-            return m.group(0)
-        return m.group("num") + "".join(f"({p})" for p in parts)
-
-    text = _LOOSE_LABELS.sub(labels, text)
-    return _LOWER_SUBPART.sub(lambda m: f"Subpart {m.group('letters').upper()}", text)
+def as_written(text: str) -> str:
+    """A rulebook with no loose citation forms to rewrite: the text as written."""
+    return text
 
 
 class NamedFinder:
@@ -58,8 +44,9 @@ class NamedFinder:
         contexts: Sequence[str] = (QUESTION_SOURCE,),
         successors: Mapping[str, Successor] | None = None,
         reserved: Iterable[str] = (),
+        loosen: Callable[[str], str] = as_written,
     ) -> None:
-        self.corpus, self.extractor, self.known = corpus, extractor, known
+        self.corpus, self.extractor, self.known, self.loosen = corpus, extractor, known, loosen
         self.contexts = tuple(contexts) or (QUESTION_SOURCE,)
         self.successors = dict(successors or {})
         self.reserved = frozenset(reserved)
@@ -72,20 +59,21 @@ class NamedFinder:
         provisions: Sequence[Provision],
         stand_ins: Sequence[Provision] = (),
         successors: Mapping[str, Successor] | None = None,
+        loosen: Callable[[str], str] = as_written,
     ) -> NamedFinder:
         """A finder over a corpus's provisions (its extractor's own index); ``stand_ins``: provisions of no
         text indexed beside them, whose places (a document) a question is read in, one reading each."""
         reserved = (p.id for p in provisions if p.reserved)
         known = extractor.index([*provisions, *stand_ins])
         contexts = [p.id for p in stand_ins] or [QUESTION_SOURCE]
-        return cls(corpus, extractor, known, contexts, successors, reserved)
+        return cls(corpus, extractor, known, contexts, successors, reserved, loosen)
 
     def find(self, text: str) -> list[ResolvedCite]:
         """Every citation in ``text``, resolved where the corpus holds it (a unique target per citation per
         context; the same target found twice is kept once), in the order written. In a corpus read in several
         contexts, a target found from some of them only ("Rule 17.7.2" of the one rulebook numbering a rule
         so, with no rulebook named) is marked ``via="context"``: where the question stands decided it."""
-        loose = loosen(text or "")
+        loose = self.loosen(text or "")
         found: dict[tuple[str | None, str], ResolvedCite] = {}
         seen_in: dict[tuple[str | None, str], int] = {}
         for source in self.contexts:

@@ -110,6 +110,10 @@ class Channels:
         """The provisions the question names (resolved or not), in the order written."""
         return self.named.find(question) if self.named is not None else []
 
+    def loosen(self, text: str) -> str:
+        """``text`` with the rulebook's loose citation forms written as printed (as `names` reads it)."""
+        return self.named.loosen(text) if self.named is not None else text
+
     def votes(self, question: str, exclude: Collection[str] = ()) -> PrecedentVotes:
         """What the question's most similar precedents cite, its own (``exclude``: ids, source URLs) left
         out."""

@@ -12,7 +12,7 @@ from dataclasses import replace
 from bifrost.core.precedent_types import Precedent, ResolvedCite
 from bifrost.core.answer_types import RetrievedItem, Via
 from bifrost.core.types import Provision
-from bifrost.graph_builders.navigator.named import loosen
+from bifrost.graph_builders.navigator.named import as_written
 from bifrost.retrieval.channels.precedents import PrecedentVotes
 from bifrost.retrieval.channels.base import Channels
 from bifrost.retrieval.result import RetrievalResult
@@ -108,7 +108,12 @@ ASKING = (
 """Words that ask what a provision says; a question of nothing else names its provisions only."""
 
 
-def only_names(question: str, named: Sequence[ResolvedCite], tokenize: Callable[[str], list[str]]) -> bool:
+def only_names(
+    question: str,
+    named: Sequence[ResolvedCite],
+    tokenize: Callable[[str], list[str]],
+    loosen: Callable[[str], str] = as_written,
+) -> bool:
     """True when the question asks nothing beyond what the provisions it names say ("What does 1926.651(k)(1)
     require?"): once its citations are cut out, no word is left but the asking ones."""
     rest = loosen(question)  # the citations as written were read from the loosened text
@@ -126,12 +131,13 @@ def named_first(
     question: str = "",
     tokenize: Callable[[str], list[str]] | None = None,
     has_children: Callable[[str], bool] | None = None,
+    loosen: Callable[[str], str] = as_written,
 ) -> RetrievalResult:
     """``result`` with the leading named provisions first in the cited set and the items; a question that asks
     nothing beyond what they say (`only_names`, given ``tokenize``) cites them alone, each stated whole. A
     named provision with parts of its own (``has_children``) leads the cited set (the answer states what was
     named) but not the ranking, whose first places stay with the passages that match the question best."""
-    only = tokenize is not None and only_names(question, result.named or (), tokenize)
+    only = tokenize is not None and only_names(question, result.named or (), tokenize, loosen)
     lead = leading(result, lookup)
     if not lead:
         return result

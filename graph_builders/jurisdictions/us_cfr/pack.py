@@ -14,6 +14,7 @@ from bifrost.graph_builders.citations.words import GENERIC
 from bifrost.graph_builders.jurisdictions.base import PackDefaults, Related, SectionOf, SourceFormat
 from bifrost.graph_builders.jurisdictions.us_cfr.citation import CfrGrammar, normalize
 from bifrost.graph_builders.jurisdictions.us_cfr.hierarchy import cfr_related, cfr_section_of
+from bifrost.graph_builders.jurisdictions.us_cfr.loose_citations import loosen
 from bifrost.graph_builders.navigator.base import ReferenceExtractor
 from bifrost.graph_builders.navigator.successors import Successor, read_successors
 
@@ -53,6 +54,9 @@ class UsCfr(PackDefaults):
         from bifrost.graph_builders.jurisdictions.us_cfr.references import CfrReferenceExtractor
 
         return CfrReferenceExtractor()
+
+    def loosen(self, text: str) -> str:
+        return loosen(text)
 
     def successors(self) -> Mapping[str, Successor]:
         table = resources.files(__package__).joinpath("successors.csv").read_text(encoding="utf-8")

@@ -101,6 +101,7 @@ def fake_resources() -> MagicMock:
 def corpus_parts(corpus: str) -> CorpusParts:
     channels = MagicMock(spec=Channels)
     channels.names.return_value = []  # the questions name no provision
+    channels.loosen.side_effect = lambda text: text  # in no loose form
     channels.votes.return_value = PrecedentVotes()  # and the corpus has no precedents
     channels.tokenize.side_effect = str.split
     return CorpusParts(

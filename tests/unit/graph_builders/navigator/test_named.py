@@ -7,7 +7,6 @@ import pytest
 
 from bifrost.core.types import Provision, ProvisionKind
 from bifrost.graph_builders.jurisdictions.registry import jurisdiction, named_finder
-from bifrost.graph_builders.navigator.named import loosen
 from bifrost.graph_builders.navigator.successors import read_successors
 
 ROWS = [
@@ -47,7 +46,11 @@ def finder():
     ],
 )
 def test_loose_citation_styles_are_read_as_printed_ones(written, expected):
-    assert loosen(written) == expected
+    assert jurisdiction("us-cfr").loosen(written) == expected
+
+
+def test_a_rulebook_without_loose_forms_reads_citations_as_written():
+    assert jurisdiction("adgm").loosen("subpart m of 1926.550,a,9") == "subpart m of 1926.550,a,9"
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from bifrost.core.precedent_types import ResolvedCite, named_note
 from bifrost.core.answer_types import RetrievedItem, Via
 from bifrost.core.types import Provision, ProvisionKind
+from bifrost.graph_builders.jurisdictions.registry import jurisdiction
 from bifrost.retrieval.decompose import Decomposition
 from bifrost.retrieval.ranking.named_first import named_first
 from bifrost.retrieval.result import RetrievalResult
@@ -103,7 +104,10 @@ def test_a_citation_found_in_several_rulebooks_leads_nowhere():
 
 def test_a_loosely_written_citation_alone_still_cites_only_itself():
     named = [ResolvedCite(written="1926.651(k)(1)", target_id="1926.651(k)(1)")]
-    out = named_first(result(named), PROVISIONS.get, 3, "what does 1926.651,k,1 say", words)
+    cfr = jurisdiction("us-cfr")
+    out = named_first(
+        result(named), PROVISIONS.get, 3, "what does 1926.651,k,1 say", words, loosen=cfr.loosen
+    )
     assert [it.id for it in out.cited] == ["1926.651(k)(1)"]
 
 
