@@ -102,9 +102,8 @@ def bench_start(
     times: dict[str, dict[str, list[float]]] = {str(c): {"help": [], "ask": [], "novel": []} for c in codes}
     keys: dict[str, dict] = {}
     answers: dict[str, list[dict]] = {}
-    for (
-        code
-    ) in codes:  # untimed: every question once (index files are written on the first start of new code)
+    # untimed: every question once (index files are written on the first start of new code)
+    for code in codes:
         answers[str(code)] = [
             answer_key(timed(ask[:-2] + [q, "--json"], env_for(code))[1]) for q in questions
         ]

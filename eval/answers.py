@@ -138,9 +138,8 @@ def collect(
             for (
                 name,
                 policy,
-            ) in (
-                POLICIES.items()
-            ):  # through ask's own answer step: its one refusal gate (the judge or the cosine rule)
+                # through ask's own answer step: its one refusal gate (the judge or the cosine rule)
+            ) in POLICIES.items():
                 cfg = base.model_copy(update={"answer_plan": policy})
                 outcomes[name] = scored(pipe.answer(q.question, corpus, result, cfg, judge=once), lookup)
             # as `ask` answers

@@ -106,9 +106,8 @@ class GraphRagLangchainSystem:
         )
         self.report = self.rag.build(docs)
         log.info("%s: graph of %s: %s", NAME, corpus, self.report)
-        if self.report.failed and not (
-            self.report.written or self.report.existing
-        ):  # e.g. the model is unreachable
+        # e.g. the model is unreachable
+        if self.report.failed and not (self.report.written or self.report.existing):
             raise SystemUnavailable(
                 f"{NAME}: no provision could be turned into a graph ({self.report.failed} failed; "
                 f"first: {self.report.errors[0]}); skipped"

@@ -27,9 +27,8 @@ class SystemResult:
     seconds: float = 0.0
     refused: bool = False
     info: dict[str, Any] = field(default_factory=dict)
-    outcome: str | None = (
-        None  # answered, not_stated or refused, for systems with the three outcomes (None: refused or not)
-    )
+    # answered, not_stated or refused, for systems with the three outcomes (None: refused or not)
+    outcome: str | None = None
 
 
 @runtime_checkable

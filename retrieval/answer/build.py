@@ -241,9 +241,8 @@ def answer(
         if llm is not None:
             said = llm(question, planned, lookup)
             statements, verdict = said.statements, said.verdict
-            if (
-                not statements and not said.refused
-            ):  # nothing it said survived verification: the offline answer, said so
+            # nothing it said survived verification: the offline answer, said so
+            if not statements and not said.refused:
                 llm, note = None, AGENT_FAILED
         if llm is None:
             statements, verdict = _offline(

@@ -44,9 +44,8 @@ class PlanPolicy:
     siblings: bool = True
     definitions: bool = False
     headings: bool = True  # a cited provision with no text of its own (a heading) is stated by its paragraphs
-    every_only: bool = (
-        False  # follow the asks and the graph only for a question claiming every case ("all types of ...")
-    )
+    # follow the asks and the graph only for a question claiming every case ("all types of ...")
+    every_only: bool = False
     # a short list whose heading and one of whose paragraphs rank among the top ``list_reach``: stated whole
     lists: bool = False
     list_reach: int = 5
@@ -139,9 +138,8 @@ def plan_answer(
             _state_list(plan, nav, pid, rank)
             continue
         plan.add(pid, role, (pid,), f"ranked {rank}")
-    if (
-        policy.lists
-    ):  # the ranker rates a list's topic and one of its cases: the list states the rule, its heading nothing
+    # the ranker rates a list's topic and one of its cases: the list states the rule, its heading nothing
+    if policy.lists:
         top = ranked[: policy.list_reach]
         for rank, pid in enumerate(top, start=1):
             if (
@@ -231,9 +229,8 @@ def _graph_additions(
     path = plan.items[pid].path
     own = set(ancestors_of(nav, pid))
     for target in sorted(nav.refs_out.get(pid, ())):
-        if (
-            target in own
-        ):  # "unless another provision of paragraph (b)": the enclosing list, not a provision to cite
+        # "unless another provision of paragraph (b)": the enclosing list, not a provision to cite
+        if target in own:
             continue
         role = reference_role(citing_sentence(text(pid), nav.ref_text.get((pid, target), "")), words)
         joined = (role is Role.EXCEPTION and policy.exceptions) or (
@@ -247,9 +244,8 @@ def _graph_additions(
             (*path, target),
             f"the exception {pid} names" if role is Role.EXCEPTION else f"required by {pid}",
         )
-        if (
-            policy.siblings
-        ):  # the other cases of the same section sent to the same provision (roofing, precast, ...)
+        # the other cases of the same section sent to the same provision (roofing, precast, ...)
+        if policy.siblings:
             for other in sorted(nav.refs_in.get(target, ())):
                 if (
                     other != pid

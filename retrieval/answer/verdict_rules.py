@@ -83,9 +83,8 @@ def decide(
         # the first relevant rule makes it depend on a condition: no later sentence overrules it
         return depends()
     if any(other[3] is not value for other in said if other[:2] != (pid, sentence)):
-        return (
-            None  # another sentence on the question's terms answers otherwise: the facts given do not decide
-        )
+        # another sentence on the question's terms answers otherwise: the facts given do not decide
+        return None
     if leaves_open(question, sentence):
         return depends()
     return Verdict(

@@ -43,14 +43,12 @@ class AnswerabilityCard:
     coef: list[float]
     intercept: float
     threshold: float
-    answer_threshold: float | None = (
-        None  # below it (and above `threshold`): "not stated"; None: two outcomes
-    )
+    # below it (and above `threshold`): "not stated"; None: two outcomes
+    answer_threshold: float | None = None
     target_false_refusal: float = 0.05
     questions: list[dict[str, str]] = field(default_factory=list)  # [{"path", "sha256"}]
-    ranker_sha256: str = (
-        ""  # the ranker whose scores its features read (retriever "ltr"): another one, another scale
-    )
+    # the ranker whose scores its features read (retriever "ltr"): another one, another scale
+    ranker_sha256: str = ""
     glossary: str = ""  # the glossary setting its lexical features were computed with
     cv: dict[str, Any] = field(default_factory=dict)
     trained_at: str = ""

@@ -53,9 +53,8 @@ NUMBER = (
 )
 """A number as rules print it: 5,000 / 0.1 / 1/2 / 3 1/2 / thirty / one and one-half."""
 
-UNIT_FAMILIES: dict[
-    str, str
-] = {  # one list for every rulebook: a unit or currency name means the same in each
+# one list for every rulebook: a unit or currency name means the same in each
+UNIT_FAMILIES: dict[str, str] = {
     # (a question about an ADGM fine in dollars still asks for money), so a per-jurisdiction list would only
     # lose recall
     "length": r"feet|foot|ft\b|inch(?:es)?|in\.|meters?|metres?|m\b|cm\b|mm\b|yards?|miles?\b|km\b"
@@ -118,9 +117,8 @@ def strip_citations(text: str) -> str:
 def has_quantity(text: str, families: frozenset[str] = frozenset()) -> bool:
     """A number with a unit of one of ``families`` (any unit when empty; a bare number counts then too)."""
     clean = strip_citations(text)
-    if "money" in families and _MONEY_SIGN.search(
-        _CITATION.sub(" ", text)
-    ):  # "AED 10,000" is no standard's name
+    # "AED 10,000" is no standard's name
+    if "money" in families and _MONEY_SIGN.search(_CITATION.sub(" ", text)):
         return True
     if "angle" in families and _RATIO.search(clean):
         return True

@@ -34,9 +34,8 @@ class Evidence:
     decomposition: Decomposition = field(default_factory=Decomposition)
     coverage: np.ndarray | None = None  # share of the question's indexed terms each provision holds
     coverage_idf: np.ndarray | None = None  # the same, IDF-weighted
-    cosine: np.ndarray | None = (
-        None  # the embedding model's cosines when ``dense`` comes from an adapted encoder
-    )
+    # the embedding model's cosines when ``dense`` comes from an adapted encoder
+    cosine: np.ndarray | None = None
     terms: tuple[int, int] = (0, 0)  # the question's distinct terms, and how many the corpus holds
     named: list[ResolvedCite] = field(default_factory=list)  # provisions the question names
     votes: PrecedentVotes = field(default_factory=PrecedentVotes)  # what similar answered questions cite

@@ -5,19 +5,17 @@ torch); one `InferenceSession` per reader, single-threaded unless told otherwise
 
 from __future__ import annotations
 
-import json
 import logging
-import re
 import threading
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from bifrost.core.extras import has_module
-from bifrost.core.atomic_files import atomic_file
+from bifrost.retrieval.cross_encoders import JsonCard, model_folder
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +29,7 @@ INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 def reader_folder(home: Path, corpus: str) -> Path:
     """``$BIFROST_HOME/models/reader-<corpus>/``."""
-    return Path(home) / "models" / f"reader-{re.sub(r'[^A-Za-z0-9._-]+', '_', corpus)}"
+    return model_folder(home, "reader", corpus)
 
 
 @dataclass
@@ -43,15 +41,16 @@ class Cuts:
 
 
 @dataclass
-class ReaderCard:
+class ReaderCard(JsonCard):
     """What a reader was trained on, and how, and the figures it was validated with."""
+
+    FILE: ClassVar[str] = CARD
 
     corpus: str
     base_model: str
     embedding_model: str = ""
-    ranker_sha256: str = (
-        ""  # the ranker whose candidates gave the hard negatives and whose lists the cuts were read on
-    )
+    # the ranker whose candidates gave the hard negatives and whose lists the cuts were read on
+    ranker_sha256: str = ""
     max_length: int = MAX_LENGTH
     trainable_layers: int = 2
     epochs: int = 1
@@ -65,14 +64,6 @@ class ReaderCard:
     loss_first: float | None = None
     loss_last: float | None = None
     trained_at: str = ""
-
-    def save(self, folder: Path) -> None:
-        with atomic_file(folder / CARD) as tmp:
-            tmp.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
-
-    @classmethod
-    def read(cls, folder: Path) -> ReaderCard:
-        return cls(**json.loads((folder / CARD).read_text(encoding="utf-8")))
 
     @property
     def cut(self) -> Cuts:

@@ -99,9 +99,8 @@ def test_the_answers_cite_exactly_what_the_plan_justifies_whatever_the_rankers_s
                 question,
                 cited ^ (wanted | set(JUSTIFIED[question])),
             )
-            for pid, reason in JUSTIFIED[
-                question
-            ].items():  # the plan's reason, or the ranker cited it itself
+            # the plan's reason, or the ranker cited it itself
+            for pid, reason in JUSTIFIED[question].items():
                 assert reasons[pid].startswith((reason, "ranked ")), (seed, pid, reasons[pid])
         assert bf.ask(LEADING_EDGE).verdict.value == "no"
     finally:

@@ -108,9 +108,8 @@ def test_the_updated_network_equals_a_clean_build_of_edition_b(updated, tmp_path
     got = snapshot(bf)
     for key in ("entities", "triples", "relations", "nodes", "mentioned_in", "relates"):
         assert got[key] == want[key], key
-    for a, b in zip(
-        got["_vectors"], want["_vectors"]
-    ):  # same names; vectors equal up to float noise of batching
+    # same names; vectors equal up to float noise of batching
+    for a, b in zip(got["_vectors"], want["_vectors"]):
         assert a.shape == b.shape and np.allclose(a, b, atol=1e-5)
     assert not any("1926.502" in e.target for e in got["mentioned_in"])
     assert check_corpus(bf.sql, bf.graph, C).ok

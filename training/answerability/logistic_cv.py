@@ -26,9 +26,8 @@ class Example:
     row: np.ndarray
     relevance: float
     empty: bool = False  # nothing retrieved: refused whatever the model says
-    ranked: tuple[
-        str, ...
-    ] = ()  # the retrieved provision ids, best first (the support scorer reads the top ones)
+    # the retrieved provision ids, best first (the support scorer reads the top ones)
+    ranked: tuple[str, ...] = ()
 
     @property
     def answerable(self) -> bool:

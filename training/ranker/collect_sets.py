@@ -38,9 +38,8 @@ class Collected:
     hashes: list[dict[str, str]]
     encoder_hashes: list[dict[str, str]]
     encoder: str = ""
-    without: dict[str, list[Group]] = field(
-        default_factory=dict
-    )  # set name -> groups with that set's answers out of the bank
+    # set name -> groups with that set's answers out of the bank
+    without: dict[str, list[Group]] = field(default_factory=dict)
 
 
 def collect_sets(

@@ -25,16 +25,13 @@ class TrainReport:
     cite_delta: float = 0.0
     seconds: dict[str, float] = field(default_factory=dict)
     seed: int = 0
-    left_out: dict[str, dict[str, Any]] = field(
-        default_factory=dict
-    )  # set -> system -> figures, fit on the other sets
-    held_out: dict[str, dict[str, Any]] = field(
-        default_factory=dict
-    )  # set -> system -> figures, fit on every set
+    # set -> system -> figures, fit on the other sets
+    left_out: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # set -> system -> figures, fit on every set
+    held_out: dict[str, dict[str, Any]] = field(default_factory=dict)
     seeds: list[int] = field(default_factory=list)
-    seed_means: dict[str, dict[str, float]] = field(
-        default_factory=dict
-    )  # evaluation -> {mean, min, max} of ltr R@10
+    # evaluation -> {mean, min, max} of ltr R@10
+    seed_means: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         strip = lambda d: {k: {m: v for m, v in s.items() if m != "_per_question"} for k, s in d.items()}  # noqa: E731

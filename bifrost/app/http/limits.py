@@ -212,9 +212,8 @@ def client_key(scope: Scope) -> str:
     if token_id:
         return f"token:{token_id}"
     bearer = header(scope, b"authorization")
-    if (
-        bearer
-    ):  # not checked yet (MCP checks it behind this limit): counted by its hash, never by a claimed id
+    # not checked yet (MCP checks it behind this limit): counted by its hash, never by a claimed id
+    if bearer:
         return "bearer:" + hashlib.sha256(bearer.encode("latin-1")).hexdigest()[:24]
     client = scope.get("client") or ("unknown", 0)
     return f"addr:{client[0]}"

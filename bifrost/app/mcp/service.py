@@ -96,9 +96,8 @@ class McpService:
         self.page_size = page_size
         self._load_lock = threading.Lock()
         self._known: frozenset[str] = frozenset()
-        self.who = (
-            who  # the principal of the call being served (`LOCAL` on stdio and with authentication off)
-        )
+        # the principal of the call being served (`LOCAL` on stdio and with authentication off)
+        self.who = who
         self.channel = channel
 
     def served(self) -> list[str]:

@@ -40,9 +40,8 @@ def code_version() -> str:
     return f"bifrost-rag {version}" + (f"+g{commit}" if commit else "")
 
 
-_RANKER_SHAS: dict[
-    tuple[str, int, int], str
-] = {}  # the file's path and stat -> its hash: read once per change
+# the file's path and stat -> its hash: read once per change
+_RANKER_SHAS: dict[tuple[str, int, int], str] = {}
 
 
 def ranker_version(settings: Settings, corpus: str) -> str | None:

@@ -104,9 +104,8 @@ def layout(bifrost: Bifrost, answer: Answer, link: Callable[[str], str]) -> SvgG
     context = [i for i in ids if roles[i] == "context"]
     has, refers = _pairs(bifrost, corpus, row + context)
     x = {pid: NODE_W / 2 + 10 + k * (NODE_W + 20) for k, pid in enumerate(row)}
-    for (
-        pid
-    ) in context:  # above its children in the row (a shared parent's own shared parent is not one of them)
+    # above its children in the row (a shared parent's own shared parent is not one of them)
+    for pid in context:
         kids = [c for p, c in has if p == pid and c in row]
         x[pid] = sum(x[k] for k in kids) / len(kids)
     in_row = set(row)

@@ -45,9 +45,8 @@ def _alias_keys(cit: AdgmCitation) -> list[str]:
     segs = cit.segments
     if len(segs) > 1 and segs[0].startswith("APP") and segs[1].startswith("A") and segs[1][1:].isdigit():
         keys.append(".".join(segs[1:]))
-    if len(segs) > 2 and segs[0].startswith(
-        "Schedule "
-    ):  # `paragraph 87 of Schedule 1` skips the schedule's Parts
+    # `paragraph 87 of Schedule 1` skips the schedule's Parts
+    if len(segs) > 2 and segs[0].startswith("Schedule "):
         keys.append(f"{segs[0]}.{AdgmCitation(segs[1:]).rule_key()}")
     return [k for k in keys if k != str(cit)]
 

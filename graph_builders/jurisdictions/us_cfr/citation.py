@@ -25,9 +25,8 @@ _MAX_NUMBER = 99
 # Numbers are ASCII digits without leading zeros (`\d` would take `١٩٢٦` and `0926`, ids that
 # differ from `1926` yet mean it); ASCII also keeps IGNORECASE from matching `ſ` or the Kelvin sign.
 _NUM = r"([1-9][0-9]{0,3})"
-_SECTION_NUM = (
-    r"([1-9][0-9]{0,3}[a-z]?)"  # a section number may carry a letter, as the scrapers read it (`§ 1926.501a`)
-)
+# a section number may carry a letter, as the scrapers read it (`§ 1926.501a`)
+_SECTION_NUM = r"([1-9][0-9]{0,3}[a-z]?)"
 _PART_RE = re.compile(rf"^(?:part\s+)?{_NUM}$", re.IGNORECASE | re.ASCII)
 _SUBPART_RE = re.compile(
     rf"^(?:part\s+)?{_NUM}\s+subpart\s+([A-Z]{{1,2}})(?:\s+appendix\s+([A-Z]{{1,2}}))?$",

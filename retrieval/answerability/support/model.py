@@ -10,18 +10,16 @@ no scorer, and the judge does without it.
 
 from __future__ import annotations
 
-import json
 import logging
-import re
 import threading
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from bifrost.core.atomic_files import atomic_file
+from bifrost.retrieval.cross_encoders import JsonCard, model_folder
 
 log = logging.getLogger(__name__)
 
@@ -35,12 +33,14 @@ TOP = 3
 
 def support_folder(home: Path, corpus: str) -> Path:
     """``$BIFROST_HOME/models/support-<corpus>/``."""
-    return home / "models" / f"support-{re.sub(r'[^A-Za-z0-9._-]+', '_', corpus)}"
+    return model_folder(home, "support", corpus)
 
 
 @dataclass
-class SupportCard:
+class SupportCard(JsonCard):
     """What a support scorer was trained on, and how."""
+
+    FILE: ClassVar[str] = CARD
 
     corpus: str
     base_model: str
@@ -53,14 +53,6 @@ class SupportCard:
     loss_first: float | None = None
     loss_last: float | None = None
     trained_at: str = ""
-
-    def save(self, folder: Path) -> None:
-        with atomic_file(folder / CARD) as tmp:
-            tmp.write_text(json.dumps(asdict(self), indent=2), encoding="utf-8")
-
-    @classmethod
-    def read(cls, folder: Path) -> SupportCard:
-        return cls(**json.loads((folder / CARD).read_text(encoding="utf-8")))
 
 
 class SupportScorer:

@@ -51,14 +51,8 @@ def test_a_build_writes_every_index_file(home):
     names = sorted(
         p.name.split("-")[0] for p in index_folder(home, "mini").iterdir() if not p.name.startswith(".")
     )
-    assert names == [
-        "bm25",
-        "dense",
-        "dense",
-        "eng",
-        "sentences",
-        "sentences",
-    ]  # dense, sentences: matrix and its rows
+    # dense, sentences: matrix and its rows
+    assert names == ["bm25", "dense", "dense", "eng", "sentences", "sentences"]
 
 
 def test_answers_quote_with_the_stored_sentence_vectors_and_answer_alike_without_them(home):
