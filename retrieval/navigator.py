@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from bifrost.core.provisions import CONTAINER_KINDS, ancestors
 from bifrost.core.answer_types import Via
+from bifrost.core.requirement_types import Condition, Requirement
 from bifrost.core.types import Provision, ProvisionKind, Reference
 
 
@@ -29,9 +30,17 @@ class NavigatorIndex:
     section: dict[str, str] = field(default_factory=dict)
     # (source, target) -> the citation as printed
     ref_text: dict[tuple[str, str], str] = field(default_factory=dict)
+    # the quantity conditions of each provision's requirement records (`graph_builders/requirements/`)
+    conditions: dict[str, tuple[Condition, ...]] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, provisions: Iterable[Provision], references: Iterable[Reference]) -> NavigatorIndex:
+    def build(
+        cls,
+        provisions: Iterable[Provision],
+        references: Iterable[Reference],
+        requirements: Iterable[Requirement] = (),
+    ) -> NavigatorIndex:
+        """The index of a corpus's provisions, references and (when built) requirement records."""
         ps = list(provisions)
         nav = cls(
             parent={p.id: p.parent_id for p in ps},
@@ -58,6 +67,11 @@ class NavigatorIndex:
                 nav.ref_text.setdefault((r.source_id, r.target_id), r.raw)
         nav.refs_out, nav.refs_in = dict(out), dict(into)
         nav.section = {p.id: nav._section_of(p.id) for p in ps}
+        conditions: dict[str, list[Condition]] = defaultdict(list)
+        for r in requirements:
+            if r.provision_id in nav.parent:
+                conditions[r.provision_id] += r.conditions
+        nav.conditions = {pid: tuple(cs) for pid, cs in conditions.items() if cs}
         return nav
 
     def _section_of(self, pid: str) -> str:

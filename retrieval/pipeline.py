@@ -14,6 +14,7 @@ from bifrost.core.embeddings import Embedder
 from bifrost.core.errors import BifrostError, NotFoundError
 from bifrost.core.provisions import container_ids
 from bifrost.core.resources import Resources
+from bifrost.core.store.requirement_tables import requirements as stored_requirements
 from bifrost.core.answer_types import Answer
 from bifrost.core.types import Edition, Provision, make_uid
 from bifrost.retrieval.answerability.judge import AnswerabilityJudge
@@ -168,7 +169,9 @@ class AskPipeline(CorpusModels):
             channels=Channels(
                 bm25, dense, index, res.embedder, decompose, ranking_dense, named=named, precedents=precedents
             ),
-            nav=NavigatorIndex.build(provisions, res.sql.references(corpus, dangling=False)),
+            nav=NavigatorIndex.build(
+                provisions, res.sql.references(corpus, dangling=False), stored_requirements(res.sql, corpus)
+            ),
             containers=frozenset(container_ids(provisions)),
             decomposer=decomposer,
             has_entity_network=not index.empty,

@@ -347,8 +347,9 @@ class Bifrost(NavigatorApi, EditionsApi, EntityNetworkApi, PrecedentsApi, TeamSe
                 continue
             cited = [c.id for c in answer.citations if c.corpus == corpus]
             tokenize = self.pipeline.parts(corpus).channels.tokenize
+            figures = [(f.quantity(), f.measure) for f in answer.figures]  # as `ask` read them
             checks += applicability(
-                answer.question, cited, stored_requirements(self.sql, corpus, cited), tokenize
+                answer.question, cited, stored_requirements(self.sql, corpus, cited), tokenize, figures
             )
         answer.conditions = checks
 

@@ -10,6 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, model_validator
 
 from bifrost.core.precedent_types import PrecedentMatch, ResolvedCite
+from bifrost.core.quantities import Quantity
 from bifrost.core.types import Edition, Frozen
 
 
@@ -131,6 +132,34 @@ class ConditionCheck(Frozen):
     fact: str = Field(default="", description="The question's figure it was checked against")
 
 
+class QuestionFigure(Frozen):
+    """A figure read from the question with what it measures ("12ft below": a depth): what the cited rules'
+    thresholds are checked against."""
+
+    text: str = Field(description="The figure as the question writes it")
+    value: float
+    unit: str = Field(description="pint's name of the unit as written")
+    magnitude: float | None = Field(default=None, description="In base units; None when it cannot convert")
+    dimension: str = ""
+    comparator: str = Field(default="", description='">=", "<=", ">", "<" when the question says so')
+    measure: str = Field(default="", description="height, depth, distance, ... when the words say")
+
+    @classmethod
+    def of(cls, q: Quantity, measure: str) -> QuestionFigure:
+        return cls(
+            text=q.text,
+            value=q.value,
+            unit=q.unit,
+            magnitude=q.magnitude,
+            dimension=q.dimension,
+            comparator=q.comparator,
+            measure=measure,
+        )
+
+    def quantity(self) -> Quantity:
+        return Quantity(self.text, self.value, self.unit, self.magnitude, self.dimension, self.comparator)
+
+
 class Outcome(str, Enum):
     """How a question was answered: the text states it; the closest provisions do not state it; out of
     scope."""
@@ -184,6 +213,14 @@ class Answer(BaseModel):
     conditions: list[ConditionCheck] = Field(
         default_factory=list,
         description="Each cited rule's conditions and exceptions against the question's facts",
+    )
+    figures: list[QuestionFigure] = Field(
+        default_factory=list, description="The figures read from the question, each with what it measures"
+    )
+    set_aside: list[str] = Field(
+        default_factory=list,
+        description='Activities the question sets aside ("not erecting or dismantling"): rules about them '
+        "are not cited as the rule",
     )
     record_id: str | None = Field(
         default=None, description="Id of this answer's record on the server (`bifrost answers show ID`)"

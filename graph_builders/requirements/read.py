@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from bifrost.core.quantities import quantities
+from bifrost.core.quantities import Quantity, quantities
 from bifrost.core.requirement_types import Condition, ExceptionClause, Force, Requirement
 
 _FORCE: list[tuple[re.Pattern[str], Force]] = [
@@ -106,6 +106,11 @@ def measure_of(text: str, start: int, end: int, dimension: str) -> str:
                 return name
         return "length"
     return {"[time]": "time", "[mass] * [length] ** 2 / [time] ** 3": "power", "": ""}.get(dimension, "")
+
+
+def figures_of(text: str) -> tuple[tuple[Quantity, str], ...]:
+    """Every figure of a text (a question) with what it measures ("12ft below": a depth)."""
+    return tuple((q, measure_of(text, q.start, q.end, q.dimension)) for q in quantities(text))
 
 
 def exceptions_of(text: str) -> list[ExceptionClause]:

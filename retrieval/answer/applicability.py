@@ -6,41 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from bifrost.core.quantities import Quantity, quantities
-from bifrost.core.requirement_types import Condition, Requirement
+from bifrost.core.condition_check import check_condition
+from bifrost.core.quantities import Quantity
+from bifrost.core.requirement_types import Requirement
 from bifrost.core.answer_types import ConditionCheck
-from bifrost.graph_builders.requirements.read import measure_of
+from bifrost.graph_builders.requirements.read import figures_of
 
 Tokenize = Callable[[str], list[str]]
-
-
-def as_quantity(c: Condition) -> Quantity:
-    return Quantity(
-        text=c.text,
-        value=c.value,
-        unit=c.unit,
-        magnitude=c.magnitude,
-        dimension=c.dimension,
-        comparator=c.comparator,
-    )
-
-
-def check_condition(c: Condition, facts: Sequence[tuple[Quantity, str]]) -> tuple[str, str]:
-    """(status, the question's figure as written) of one quantity condition: compared only with a figure of
-    the same kind, and for lengths only one that measures the same thing (a height is never checked against a
-    gap)."""
-    same_kind = [
-        f
-        for f, measure in facts
-        if f.comparable and f.dimension == c.dimension and (c.dimension != "[length]" or measure == c.measure)
-    ]
-    if not same_kind or c.magnitude is None or not c.comparator:
-        return "not_stated", ""
-    rule = as_quantity(c)
-    for f in same_kind:
-        if rule.meets(f):
-            return "met", f.text
-    return "not_met", same_kind[0].text
 
 
 def check_exception(
@@ -56,11 +28,16 @@ def check_exception(
 
 
 def applicability(
-    question: str, cited: Sequence[str], reqs: Sequence[Requirement], tokenize: Tokenize | None = None
+    question: str,
+    cited: Sequence[str],
+    reqs: Sequence[Requirement],
+    tokenize: Tokenize | None = None,
+    figures: Sequence[tuple[Quantity, str]] | None = None,
 ) -> list[ConditionCheck]:
     """The conditions and exceptions of the cited provisions' requirements, in citation order, each
-    checked."""
-    facts = [(q, measure_of(question, q.start, q.end, q.dimension)) for q in quantities(question)]
+    checked against the question's ``figures`` (each with what it measures; read from the question when
+    not given)."""
+    facts = figures_of(question) if figures is None else figures
     terms = set(tokenize(question)) if tokenize is not None else set()
     order = {pid: i for i, pid in enumerate(cited)}
     out: list[ConditionCheck] = []

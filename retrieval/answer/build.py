@@ -18,7 +18,15 @@ from typing import TYPE_CHECKING
 
 from bifrost.core.embeddings import Embedder
 from bifrost.core.precedent_types import named_note
-from bifrost.core.answer_types import Answer, AnswerMode, Outcome, PlannedProvision, Statement, Verdict
+from bifrost.core.answer_types import (
+    QuestionFigure,
+    Answer,
+    AnswerMode,
+    Outcome,
+    PlannedProvision,
+    Statement,
+    Verdict,
+)
 from bifrost.core.types import Provision
 from bifrost.graph_builders.citations.words import GENERIC, RulebookWords
 from bifrost.graph_builders.jurisdictions.registry import words_for
@@ -198,6 +206,21 @@ def _offline(
     return statements, verdict
 
 
+def _plan(
+    question: str,
+    result: RetrievalResult,
+    cfg: RetrievalConfig,
+    lookup: Lookup,
+    planner: Planner | None,
+    reader: Reader | None,
+    read,
+) -> tuple[list[Planned], tuple[str, str] | None]:
+    """The answer plan, and the reader's chosen (provision, sentence) when the reader read the question."""
+    if read is not None and reader is not None:
+        return read_plan(question, result, cfg, lookup, planner, reader, read)
+    return (planner.plan(question, result, cfg, lookup) if planner is not None else _core(result, cfg)), None
+
+
 def answer(
     question: str,
     corpus: str,
@@ -231,13 +254,7 @@ def answer(
         if not reading.stated(read, reader.card.cut.stated):
             outcome = Outcome.NOT_STATED
     if outcome is Outcome.ANSWERED:
-        chosen = None
-        if read is not None and reader is not None:
-            planned, chosen = read_plan(question, result, cfg, lookup, planner, reader, read)
-        else:
-            planned = (
-                planner.plan(question, result, cfg, lookup) if planner is not None else _core(result, cfg)
-            )
+        planned, chosen = _plan(question, result, cfg, lookup, planner, reader, read)
         if llm is not None:
             said = llm(question, planned, lookup)
             statements, verdict = said.statements, said.verdict
@@ -269,6 +286,8 @@ def answer(
         note=note,
         named=list(result.named or ()),
         plan=[PlannedProvision(id=p.id, role=p.role.value, path=p.path, reason=p.reason) for p in planned],
+        figures=[QuestionFigure.of(q, measure) for q, measure in facts.figures],
+        set_aside=list(facts.excluded),
     )
     return finished(answer, result, lookup, planner, t0)
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from bifrost.core.quantities import Quantity, quantities
-from bifrost.graph_builders.requirements.read import measure_of
+from bifrost.core.quantities import Quantity
+from bifrost.graph_builders.requirements.read import figures_of
 from bifrost.retrieval.answer.deontic import QuestionStance, read_question
 from bifrost.retrieval.answerability.question_kinds import Ask, detect
 
@@ -41,7 +41,7 @@ def excluded_activities(question: str) -> tuple[str, ...]:
 
 def read_facts(question: str) -> QuestionFacts:
     """Read the question's facts (once per `ask`)."""
-    figures = tuple((q, measure_of(question, q.start, q.end, q.dimension)) for q in quantities(question))
+    figures = figures_of(question)
     return QuestionFacts(
         text=question,
         stance=read_question(question),

@@ -12,7 +12,9 @@ import numpy as np
 
 from bifrost.core.embeddings import Embedder
 from bifrost.core.precedent_types import ResolvedCite
+from bifrost.core.quantities import Quantity
 from bifrost.graph_builders.navigator.named import NamedFinder
+from bifrost.graph_builders.requirements.read import figures_of
 from bifrost.retrieval.channels.bm25 import Bm25Ranker
 from bifrost.retrieval.channels.dense import DenseRanker
 from bifrost.retrieval.config import RetrievalConfig
@@ -39,6 +41,7 @@ class Evidence:
     terms: tuple[int, int] = (0, 0)  # the question's distinct terms, and how many the corpus holds
     named: list[ResolvedCite] = field(default_factory=list)  # provisions the question names
     votes: PrecedentVotes = field(default_factory=PrecedentVotes)  # what similar answered questions cite
+    figures: tuple[tuple[Quantity, str], ...] = ()  # the question's figures, each with what it measures
 
     @property
     def relevance(self) -> float:
@@ -147,6 +150,7 @@ class Channels:
         ev.terms = self.bm25.profile(question)
         ev.named = self.names(question) if cfg.use_named else []
         ev.votes = self.votes(question, exclude) if cfg.use_precedents else PrecedentVotes()
+        ev.figures = figures_of(question)
         if cfg.use_eng:
             ev.entities = match_entities(self.index, self.embedder, question, d.entities, cfg, self.memo)
             ev.triples = match_triples(self.index, self.embedder, triples, cfg, self.memo)

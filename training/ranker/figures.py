@@ -35,10 +35,12 @@ def cross_validated(
     say: Say,
     seeds: Sequence[int] = (0,),
     without: dict[str, list[Group]] | None = None,
+    loso_without: Sequence[str] = (),
 ) -> TrainReport:
     """Scores of the baselines and of the ranker (and its ablations) on the same questions, k-fold; and,
     when the groups come from several sets, with each set left out in turn (fit on the others; ``without``:
-    per set, the groups to use when it is left out, collected with its answers out of the precedent bank)."""
+    per set, the groups to use when it is left out, collected with its answers out of the precedent bank);
+    ``loso_without``: feature groups whose worth is also measured so, each set left out and every seed."""
     t0 = time.perf_counter()
     systems = baseline_figures(groups, related)
     runs = [cross_validate(groups, folds, cite_max, progress=say, seed=s) for s in seeds]
@@ -59,6 +61,11 @@ def cross_validated(
             groups, splits, cite_max, related, seeds, say, without or {}
         )
         report.seed_means.update(means)
+        for group in loso_without:
+            _, dropped = left_out_figures(
+                groups, splits, cite_max, related, seeds, say, without or {}, drop=frozenset({group})
+            )
+            report.left_out_ablations[f"without {group}"] = dropped
     if ablations:
         for group in ABLATIONS:
             drop = cross_validate(groups, folds, cite_max, drop={group}, progress=say, seed=seeds[0])
@@ -75,15 +82,19 @@ def left_out_figures(
     seeds: Sequence[int],
     say: Say,
     without: dict[str, list[Group]] | None = None,
+    drop: frozenset[str] = frozenset(),
 ) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, float]]]:
     """Per set left out: the baselines and the ranker fitted on the other sets (first seed), and the
     ranker's R@10 over every seed; a set in ``without`` is fitted and scored on its own groups (the same
-    questions, in the same order, collected with its answers out of the precedent bank)."""
+    questions, in the same order, collected with its answers out of the precedent bank); ``drop``: feature
+    groups the ranker goes without."""
     figures: dict[str, dict[str, Any]] = {}
     means: dict[str, dict[str, float]] = {}
     for split in splits:
         pool = (without or {}).get(split.name, groups)
-        runs = [cross_validate(pool, 0, cite_max, progress=say, seed=s, splits=[split]) for s in seeds]
+        runs = [
+            cross_validate(pool, 0, cite_max, progress=say, seed=s, splits=[split], drop=drop) for s in seeds
+        ]
         test = [pool[i] for i in split.test]
         figures[split.name] = {
             **baseline_figures(test, related),

@@ -32,6 +32,8 @@ class TrainReport:
     seeds: list[int] = field(default_factory=list)
     # evaluation -> {mean, min, max} of ltr R@10
     seed_means: dict[str, dict[str, float]] = field(default_factory=dict)
+    # "without <group>" -> set -> {mean, min, max} of the ranker's R@10 over seeds, each set left out
+    left_out_ablations: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         strip = lambda d: {k: {m: v for m, v in s.items() if m != "_per_question"} for k, s in d.items()}  # noqa: E731
@@ -50,6 +52,7 @@ class TrainReport:
             "held_out": {k: strip(v) for k, v in self.held_out.items()},
             "seeds": self.seeds,
             "seed_means": self.seed_means,
+            "left_out_ablations": self.left_out_ablations,
             "worst_left_out": self.worst_left_out(),
         }
 
@@ -145,6 +148,9 @@ def set_markdown(report: TrainReport) -> str:
             + " | ".join(cells)
             + f" | {ratio(key):.2f}x |"
         )
+    for name, by_set in report.left_out_ablations.items():
+        cells = ", ".join(f"{k} {v['mean']:.3f}" for k, v in by_set.items())
+        lines.append(f"\nbifrost-ltr {name}, each set left out (R@10, seed mean): {cells}")
     return "\n".join(lines) + "\n\n"
 
 

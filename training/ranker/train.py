@@ -44,6 +44,7 @@ def train_ranker(
     store: bool = True,
     held_out_files: Sequence[Path] = (),
     seeds: Sequence[int] | None = None,
+    loso_without: Sequence[str] = (),
 ) -> TrainReport:
     """Validate (unless ``cv`` is False: k-fold, and leave-one-set-out when several question files are given),
     then fit on all questions and save the ranker of ``corpus`` in the home (unless ``store`` is False: a
@@ -51,12 +52,14 @@ def train_ranker(
     fitted on every training set. ``encoder_files``: question sets to adapt the dense encoder the ranker reads
     (cross-fitted by fold, or by set when several sets are given; see `bifrost.training.ranker.adapted`);
     stored beside the ranker. ``seeds``: LightGBM's sampling seeds (default ``[seed]``); figures are reported
-    for the first and averaged over all."""
+    for the first and averaged over all. ``loso_without``: feature groups also left out of the ranker, each
+    measured with every set left out (their worth on questions of a style never trained on)."""
     require_extra("ltr")
     if folds < 2:
         raise ValueError(f"--folds must be at least 2, got {folds}")
     if not cv and not store:
         raise ValueError("--no-cv with --no-store leaves nothing to do; drop one of them")
+    columns_without(set(loso_without))  # an unknown group fails here, not after the collection
     say = say or (lambda _m: None)
     seeds = list(seeds) if seeds else [seed]
     t0 = time.perf_counter()
@@ -78,7 +81,16 @@ def train_ranker(
     related, _section_of, _jur = corpus_hierarchy(settings, corpus)
     if cv:
         report = cross_validated(
-            data.groups, corpus, folds, cfg.cite_max, related, ablations, say, seeds, data.without
+            data.groups,
+            corpus,
+            folds,
+            cfg.cite_max,
+            related,
+            ablations,
+            say,
+            seeds,
+            data.without,
+            loso_without,
         )
     else:
         report = TrainReport(corpus, 0, describe_pool(data.groups), {}, seed=seeds[0], seeds=seeds)

@@ -166,6 +166,12 @@ def print_conditions(answer: Answer) -> None:
     if not answer.conditions:
         return
     out.print("\n[bold]What the cited rules turn on[/bold]", highlight=False)
+    read = [f"{f.text} ({f.measure})" if f.measure else f.text for f in answer.figures]
+    if read or answer.set_aside:
+        aside = f"; set aside: {', '.join(answer.set_aside)}" if answer.set_aside else ""
+        out.print(
+            f"  [dim]read from the question: {escape(', '.join(read) or 'no figure')}{escape(aside)}[/dim]"
+        )
     for c in answer.conditions:
         fact = f" ({c.fact})" if c.fact else ""
         kind = "exception: " if c.kind == "exception" else ""

@@ -98,6 +98,14 @@ def train_ranker_cmd(
             "in the home (--no-store: figures only; the served ranker is left alone)",
         ),
     ] = True,
+    loso_without: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--loso-without",
+            help="A feature group (e.g. applicability) whose worth to measure with each set left out: "
+            "the ranker is also fitted without it; repeatable",
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Learn to rank candidates from every channel (LightGBM LambdaRank); report figures beside bm25, dense,
@@ -132,6 +140,7 @@ def train_ranker_cmd(
                     store=store,
                     held_out_files=held_out or (),
                     seeds=seed_list,
+                    loso_without=loso_without or (),
                 ),
             )
     except (BifrostError, ValueError) as e:

@@ -13,9 +13,14 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from bifrost.core.condition_check import check_condition
+from bifrost.core.quantities import Quantity
+from bifrost.core.requirement_types import Condition
 
 from bifrost.core.types import ProvisionKind
 from bifrost.retrieval.channels.base import Evidence
@@ -57,6 +62,7 @@ FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
     "question": ("q_terms_log", "q_unknown_share", "q_is_question", "q_channel_agreement", "q_dense_top"),
     "named": ("named_exact", "named_within", "named_any"),
     "precedent": ("prec_direct", "prec_inherited", "prec_below", "prec_rank_log", "prec_best"),
+    "applicability": ("app_met", "app_not_met", "app_same_kind"),
 }
 AGREEMENT_DEPTH = 10
 """Top lexical and dense hits compared for `q_channel_agreement`."""
@@ -113,6 +119,7 @@ def featurize(ev: Evidence, pool: Pool, nav: NavigatorIndex, position: dict[str,
             *_named_row(pid, named, nav),
             *_precedent_row(pid, ev, nav, below_votes, no_rank),
             ev.votes.best,
+            *_applicability_columns(nav.conditions.get(pid, ()), ev.figures),
         ]
         for pid in pool.ids
     ]
@@ -205,6 +212,18 @@ def _graph_columns(b: _Batch, pid: str) -> list[float]:
         math.log2(1 + nav.text_len.get(pid, 0)),
         float(nav.text_len.get(pid, 0) == 0),
     ]
+
+
+def _applicability_columns(
+    conditions: Sequence[Condition], figures: Sequence[tuple[Quantity, str]]
+) -> tuple[float, float, float]:
+    """The `applicability` group: how many of the candidate's quantity conditions the question's figures meet,
+    how many they fail, and whether it sets a threshold of a kind the question gives a figure of."""
+    if not conditions or not figures:
+        return 0.0, 0.0, 0.0
+    status = [check_condition(c, figures)[0] for c in conditions]
+    met, failed = status.count("met"), status.count("not_met")
+    return float(met), float(failed), float(met + failed > 0)
 
 
 def question_style(ev: Evidence, pool: Pool) -> tuple[float, ...]:

@@ -34,12 +34,24 @@ def test_the_answer_checks_the_cited_rules_threshold_against_the_questions_figur
     assert any(c.kind == "exception" and c.status == "not_stated" for c in checks)
 
 
+def test_the_answer_carries_the_figures_it_read_from_the_question_and_checks_them_as_read(bf, monkeypatch):
+    answer = bf.ask(Q, "mini")
+    assert [(f.text, f.measure) for f in answer.figures] == [("8 feet", "height")]
+    from bifrost.graph_builders.requirements import read
+
+    # the conditions are checked against the answer's figures: the question is not read again
+    monkeypatch.setattr(read, "quantities", lambda _text: pytest.fail("the question was read again"))
+    bf._check_conditions(answer, ["mini"], {}, None)
+    assert any(c.status == "met" and c.fact == "8 feet" for c in answer.conditions)
+
+
 def test_the_results_page_lists_what_the_cited_rules_turn_on(bf):
     page = TestClient(create_app(bf)).get("/ask", params={"q": Q, "corpus": "mini"})
     assert (
         page.status_code == 200
         and "What the cited rules turn on" in page.text
         and "meets it (8 feet)" in page.text
+        and "Read from your question: 8 feet (height)." in page.text
     )
 
 

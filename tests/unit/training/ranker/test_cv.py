@@ -112,3 +112,29 @@ def test_a_set_left_out_is_fitted_and_scored_on_its_own_groups_collected_without
     assert (
         nested["letters"]["bifrost-ltr"]["map@10"]["mean"] < plain["letters"]["bifrost-ltr"]["map@10"]["mean"]
     )
+
+
+def test_a_feature_group_left_out_of_the_ranker_is_measured_with_each_set_left_out(monkeypatch):
+    """Without the group holding its one informative feature, the ranker no longer puts the gold first."""
+    from functools import partial
+
+    from bifrost.eval.splits import leave_one_set_out
+    from bifrost.training.ranker import figures
+    from bifrost.training.ranker.figures import left_out_figures
+
+    monkeypatch.setattr(figures, "cross_validate", partial(cross_validate, fitter=RecordingFit()))
+
+    groups = []
+    for i in range(80):
+        g = group(i)  # the gold listed second: only its first feature (bm25, lexical) puts it first
+        groups.append(
+            Group(g.question, g.ids[1::-1] + g.ids[2:], g.rows[[1, 0, 2, 3]], g.labels[[1, 0, 2, 3]], 0.5, {})
+        )
+        groups[-1].source = "letters" if i < 40 else "natural"
+    splits = leave_one_set_out([g.source for g in groups])
+    same = lambda a, b: a == b  # noqa: E731
+    full, _ = left_out_figures(groups, splits, 3, same, [0], lambda _m: None)
+    dropped, _ = left_out_figures(groups, splits, 3, same, [0], lambda _m: None, drop=frozenset({"lexical"}))
+    for name in ("letters", "natural"):
+        assert full[name]["bifrost-ltr"]["map@10"]["mean"] == 1.0
+        assert dropped[name]["bifrost-ltr"]["map@10"]["mean"] < 1.0

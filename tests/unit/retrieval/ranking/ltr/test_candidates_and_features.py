@@ -7,6 +7,7 @@ import pytest
 
 from bifrost.core.answer_types import Via
 from bifrost.core.types import Provision, ProvisionKind, Reference
+from bifrost.graph_builders.requirements.read import figures_of, read_sentence
 from bifrost.retrieval.channels.base import Evidence
 from bifrost.retrieval.decompose import Decomposition
 from bifrost.retrieval.ranking.ltr.candidates import PoolSizes, build_pool, ranks
@@ -143,3 +144,30 @@ def test_a_precedent_vote_for_a_section_reaches_its_paragraphs():
         rows[0, direct] == np.float32(0.8) and rows[1, inherited] == np.float32(0.8) and rows[1, direct] == 0
     )
     assert rows[0, best] == rows[1, best] == np.float32(0.8)
+
+
+def test_applicability_features_count_the_thresholds_a_question_figure_meets_or_fails():
+    rule = "Each employee on a walking/working surface 6 feet or more above a lower level shall be protected."
+    other = "Each employee in an excavation 5 feet or more in depth shall be protected from cave-ins."
+    records = [read_sentence("c", "1(a)", 0, rule), read_sentence("c", "1(b)", 0, other)]
+    plain = corpus()
+    nav = NavigatorIndex.build(
+        [Provision(corpus="c", id=i, parent_id=plain.parent[i], kind=plain.kind[i]) for i in plain.parent],
+        [],
+        [r for r in records if r is not None],
+    )
+    col = {f: i for i, f in enumerate(FEATURES)}
+
+    def app(question: str) -> dict[str, list[float]]:
+        ev = evidence([5, 9, 1, 1, 0, 0], [0.1, 0.2, 0.1, 0.1, 0.1, 0.3])
+        ev.figures = figures_of(question)
+        pool = build_pool(ev, IDS, nav, PoolSizes(lexical=6, dense=1, entity=0, triple=0, seeds=1))
+        rows = featurize(ev, pool, nav, {pid: i for i, pid in enumerate(IDS)})
+        names = FEATURE_GROUPS["applicability"]
+        return {pid: [float(rows[i][col[n]]) for n in names] for i, pid in enumerate(pool.ids)}
+
+    high = app("Is fall protection needed when working 12 ft above the ground?")
+    assert high["1(a)"] == [1.0, 0.0, 1.0]  # its threshold is of the kind asked, and met
+    assert high["1(b)"] == [0.0, 0.0, 0.0]  # a depth is never checked against a height
+    assert app("Is fall protection needed when working 4 feet above the ground?")["1(a)"] == [0.0, 1.0, 1.0]
+    assert app("Is fall protection needed on a roof?")["1(a)"] == [0.0, 0.0, 0.0]  # no figure given
