@@ -28,12 +28,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--home", type=Path, required=True, help="BIFROST_HOME with the corpus built")
     ap.add_argument("--corpus", default="osha-1926")
-    ap.add_argument(
-        "--questions", type=Path, required=True, help="Question file (JSONL, ObliQA or ObliQA-MP)"
-    )
-    ap.add_argument(
-        "--systems", default=SYSTEMS, help=f"Two (or more) systems to compare (default {SYSTEMS})"
-    )
+    ap.add_argument("--questions", type=Path, required=True, help="JSONL, ObliQA or ObliQA-MP")
+    ap.add_argument("--systems", default=SYSTEMS, help=f"Systems to compare (default {SYSTEMS})")
     ap.add_argument("--out", type=Path, default=Path("runs/ablation"))
     args = ap.parse_args()
 
@@ -42,29 +38,20 @@ def main() -> None:
     print("| system | " + " | ".join(METRICS) + " |")
     print("|---" * (len(METRICS) + 1) + "|")
     for name, doc in systems.items():
-        cells = [
-            f"{doc['metrics'][m]['mean']:.3f}" if doc["metrics"][m]["mean"] is not None else "-"
-            for m in METRICS
-        ]
-        print(f"| {name} | " + " | ".join(cells) + " |")
+        means = [doc["metrics"][m]["mean"] for m in METRICS]
+        print(f"| {name} | " + " | ".join("-" if v is None else f"{v:.3f}" for v in means) + " |")
 
     ks = run.metrics["meta"]["k_values"]
     fig, ax = plt.subplots(figsize=(5, 3.5))
     for name, doc in systems.items():
         ax.plot(ks, [doc["metrics"][f"recall@{k}"]["mean"] for k in ks], marker="o", label=name)
     ax.set_xticks(ks)
-    ax.set(
-        xlabel="k",
-        ylabel="recall@k",
-        title=f"{args.corpus}: {run.metrics['meta']['questions']['n_run']} questions",
-    )
+    n = run.metrics["meta"]["questions"]["n_run"]
+    ax.set(xlabel="k", ylabel="recall@k", title=f"{args.corpus}: {n} questions")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(args.out / "ablation.png", dpi=120)
-    print(
-        f"\nplot: {args.out / 'ablation.png'}; skipped: {run.skipped or 'none'}; failed: "
-        f"{run.failed or 'none'}"
-    )
+    fig.savefig(plot := args.out / "ablation.png", dpi=120)
+    print(f"\nplot: {plot}; skipped: {run.skipped or 'none'}; failed: {run.failed or 'none'}")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,5 @@
 """Export a corpus's two graphs to Neo4j (`make neo4j` starts one) and run a saved analyst query
-from docker/neo4j/queries.cypher; --corpus sets its corpus parameter, --param NAME=LITERAL others.
-
+from docker/neo4j/queries.cypher; --corpus sets its corpus parameter, --param NAME=LITERAL others:
     python examples/neo4j_query.py --home .bifrost-demo --corpus osha-1926 \\
         --query cross_reference_neighbourhood --param "id='1926.502(k)'"
 """
@@ -38,9 +37,7 @@ def main() -> None:
     ap.add_argument("--corpus", default="osha-1926")
     ap.add_argument("--neo4j", default="bolt://127.0.0.1:7687", help="Bolt URI of the Neo4j server")
     ap.add_argument("--query", default="most_referenced_provisions", choices=sorted(saved_queries()))
-    ap.add_argument(
-        "--param", action="append", default=[], metavar="NAME=LITERAL", help="Override a parameter"
-    )
+    ap.add_argument("--param", action="append", default=[], metavar="NAME=LITERAL", help="A parameter")
     args = ap.parse_args()
     bf = Bifrost(settings := Settings(home=args.home, neo4j_uri=args.neo4j))
     try:
@@ -50,9 +47,8 @@ def main() -> None:
     finally:
         bf.close()
     text, params = saved_queries()[args.query]
-    params |= {"corpus": args.corpus} | {
-        n: ast.literal_eval(v) for n, v in (p.split("=", 1) for p in args.param)
-    }
+    given = {n: ast.literal_eval(v) for n, v in (p.split("=", 1) for p in args.param)}
+    params |= {"corpus": args.corpus} | given
     auth = (settings.neo4j_user, settings.neo4j_password) if settings.neo4j_password else None
     with GraphDatabase.driver(args.neo4j, auth=auth) as driver:
         records, _, _ = driver.execute_query(text, params, database_=settings.neo4j_database)
