@@ -269,7 +269,9 @@ class AskPipeline(CorpusModels):
         and the question's similar precedents, read here when the retriever did not read them."""
         channels = self.parts(corpus).channels
         result = read_named(result, question, channels, exclude, cfg.use_named, cfg.use_precedents)
-        result = replace(result, facts=read_facts(question))  # the question read once, for every step after
+        result = replace(
+            result, facts=read_facts(question, result.figures)
+        )  # the question read once, for every step after
         children = self.parts(corpus).nav.children
         return named_first(
             result,

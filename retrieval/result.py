@@ -51,6 +51,7 @@ class RetrievalResult:
     cited: list[RetrievedItem] | None = None  # the answer-sized set when the ranker chose one
     named: list[ResolvedCite] | None = None  # provisions the question names (None: not read)
     votes: PrecedentVotes | None = None  # what similar answered questions cite (None: not read)
+    figures: tuple | None = None  # the question's figures with what each measures (None: not read)
     whole: tuple[str, ...] = ()  # provisions the answer states whole (a question asking only what they say)
     # the question's facts, read once at the start of `ask` (`bifrost.retrieval.answer.question_facts`)
     facts: Any = None

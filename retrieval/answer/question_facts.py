@@ -39,9 +39,9 @@ def excluded_activities(question: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def read_facts(question: str) -> QuestionFacts:
-    """Read the question's facts (once per `ask`)."""
-    figures = figures_of(question)
+def read_facts(question: str, figures: tuple[tuple[Quantity, str], ...] | None = None) -> QuestionFacts:
+    """Read the question's facts (once per `ask`); ``figures``: its figures when the retriever read them."""
+    figures = figures_of(question) if figures is None else figures
     return QuestionFacts(
         text=question,
         stance=read_question(question),

@@ -102,4 +102,5 @@ class LtrRetriever:
             cited=items[:n_cited],
             named=ev.named,
             votes=ev.votes,
+            figures=ev.figures,
         )

@@ -57,3 +57,11 @@ def test_a_rule_about_an_excluded_activity_is_not_cited_as_the_rule():
 def test_the_only_rule_stays_even_when_excluded():
     planned = [Planned("erect", Role.RULE, ("erect",), "ranked 1")]
     assert without_excluded(planned, ("erecting",), TEXT.get, tokenize) == planned
+
+
+def test_figures_the_retriever_read_are_not_read_again():
+    question = "Is a guardrail needed 12 ft above the ground?"
+    read = read_facts(question)
+    assert [q.text for q, _ in read.figures] == ["12 ft"]
+    assert read_facts(question, figures=()).figures == ()  # taken as given
+    assert read_facts(question, figures=read.figures) == read
