@@ -1,0 +1,1 @@
+"""The question figure reader scored against a hand-labelled sample (`scoring.py`)."""
