@@ -143,6 +143,7 @@ class AskPipeline(CorpusModels):
     def _load_parts(self, corpus: str) -> CorpusParts:
         from bifrost.graph_builders.entities.extractors import make_entity_extractor
         from bifrost.graph_builders.entities.normalize import normalize_name
+        from bifrost.graph_builders.entities.spacy_model import load_spacy
         from bifrost.retrieval.channels.bm25 import Bm25Ranker
         from bifrost.retrieval.channels.documents import index_folder
         from bifrost.retrieval.channels.entity_index import EngIndex
@@ -162,12 +163,22 @@ class AskPipeline(CorpusModels):
         decompose = lambda q: decomposer.decompose(q, corpus)  # noqa: E731
         named = named_finder(pack_of(corpus, res.sql.jurisdiction(corpus)), corpus, provisions)
         precedents = self._precedent_index(corpus, bm25.tokenize)
+        spacy_model = res.settings.spacy_model
+        parse = lambda text: load_spacy(spacy_model)(text)  # noqa: E731 - loaded on the first figure
         return CorpusParts(
             corpus=corpus,
             graph=res.graph,
             embedder=res.embedder,
             channels=Channels(
-                bm25, dense, index, res.embedder, decompose, ranking_dense, named=named, precedents=precedents
+                bm25,
+                dense,
+                index,
+                res.embedder,
+                decompose,
+                ranking_dense,
+                named=named,
+                precedents=precedents,
+                parse=parse,
             ),
             nav=NavigatorIndex.build(
                 provisions, res.sql.references(corpus, dangling=False), stored_requirements(res.sql, corpus)

@@ -180,6 +180,19 @@ UNITS: dict[str, str] = {
     "month": "month",
     "years": "year",
     "year": "year",
+    "yrs": "year",
+    "yr": "year",
+    "hrs": "hour",
+    "hr": "hour",
+    "mins": "minute",
+    "min": "minute",
+    "gals": "gallon",
+    "gal": "gallon",
+    "footers": "foot",  # "a 24 footer" (a ladder); never a footing, which takes no number before it
+    "footer": "foot",
+    "dba": "decibel_a",
+    "db": "decibel_a",
+    "decibels": "decibel_a",
 }
 _UNIT = "|".join(sorted((re.escape(u) for u in UNITS), key=len, reverse=True))
 _WORD_NUM = "|".join(sorted((re.escape(w) for w in _WORDS), key=len, reverse=True))
@@ -193,7 +206,7 @@ FIGURE = re.compile(
     rf"(?:\s*(?:-|to|–)\s*(?P<upper>{_NUM}))?"  # a range: 5-10 ppm, 0.5 to 10 percent
     rf"(?P<ormore>\s+or\s+(?:more|less))?"  # 30 or more days
     rf"(?:\s?-?\s?(?P<unit>{_UNIT}))?"
-    rf"(?:\s+(?P<num2>\d+(?:\.\d+)?)\s?-?\s?(?P<unit2>inches|inch|in\.|in|\"|″|”))?"  # 6 ft. 6 in.
+    rf"(?:\s*(?P<num2>\d+(?:\.\d+)?)\s?-?\s?(?P<unit2>inches|inch|in\.|in|\"|″|”))?"  # 6 ft. 6 in., 5'10"
     r"(?![A-Za-z0-9])",
     re.I,
 )
@@ -226,7 +239,7 @@ _BEFORE = [
         ),
         (
             r"more than|greater than|exceeding|exceeds|exceed|in excess of|higher than|longer than|larger "
-            r"than",
+            r"than|taller than|deeper than|wider than",
             ">",
         ),
         (r"less than|fewer than|lower than|shorter than|smaller than", "<"),
@@ -248,6 +261,8 @@ def registry() -> Any:
         "ppm = 1e-6 = parts_per_million",
         "ppb = 1e-9 = parts_per_billion",
         "usd = [currency] = dollar",
+        # sound levels are compared as written (A-weighted decibels), never with a share or a ratio
+        "decibel_a = [sound_level] = dBA",
     ):
         if line.split()[0] in ureg:  # pint defines some of them in some versions
             continue

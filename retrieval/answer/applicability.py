@@ -10,7 +10,7 @@ from bifrost.core.condition_check import check_condition
 from bifrost.core.quantities import Quantity
 from bifrost.core.requirement_types import Requirement
 from bifrost.core.answer_types import ConditionCheck
-from bifrost.graph_builders.requirements.read import figures_of
+from bifrost.graph_builders.requirements.question_figures import read_figures
 
 Tokenize = Callable[[str], list[str]]
 
@@ -37,7 +37,7 @@ def applicability(
     """The conditions and exceptions of the cited provisions' requirements, in citation order, each
     checked against the question's ``figures`` (each with what it measures; read from the question when
     not given)."""
-    facts = figures_of(question) if figures is None else figures
+    facts = read_figures(question) if figures is None else figures
     terms = set(tokenize(question)) if tokenize is not None else set()
     order = {pid: i for i, pid in enumerate(cited)}
     out: list[ConditionCheck] = []

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 
 from bifrost.core.quantities import Quantity
-from bifrost.graph_builders.requirements.read import figures_of
+from bifrost.graph_builders.requirements.question_figures import read_figures
 from bifrost.retrieval.answer.deontic import QuestionStance, read_question
 from bifrost.retrieval.answerability.question_kinds import Ask, detect
 
@@ -41,7 +41,7 @@ def excluded_activities(question: str) -> tuple[str, ...]:
 
 def read_facts(question: str, figures: tuple[tuple[Quantity, str], ...] | None = None) -> QuestionFacts:
     """Read the question's facts (once per `ask`); ``figures``: its figures when the retriever read them."""
-    figures = figures_of(question) if figures is None else figures
+    figures = read_figures(question) if figures is None else figures
     return QuestionFacts(
         text=question,
         stance=read_question(question),

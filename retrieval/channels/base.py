@@ -14,7 +14,7 @@ from bifrost.core.embeddings import Embedder
 from bifrost.core.precedent_types import ResolvedCite
 from bifrost.core.quantities import Quantity
 from bifrost.graph_builders.navigator.named import NamedFinder
-from bifrost.graph_builders.requirements.read import figures_of
+from bifrost.graph_builders.requirements.question_figures import Parse, read_figures
 from bifrost.retrieval.channels.bm25 import Bm25Ranker
 from bifrost.retrieval.channels.dense import DenseRanker
 from bifrost.retrieval.config import RetrievalConfig
@@ -72,9 +72,11 @@ class Channels:
         memo: MatchMemo | None = None,
         named: NamedFinder | None = None,
         precedents: PrecedentIndex | None = None,
+        parse: Parse | None = None,
     ) -> None:
         """``named`` finds the provisions a question names; ``precedents``: the corpus's answered
-        questions."""
+        questions; ``parse``: the sentence parser that reads what a question's lengths measure (None: the
+        words around each figure only)."""
         if bm25.ids != dense.ids or (ranking_dense is not None and ranking_dense.ids != dense.ids):
             raise ValueError("BM25 and dense indexes disagree on the documents; rebuild the index")
         self.bm25, self.dense, self.index, self.embedder, self.decompose = (
@@ -85,7 +87,7 @@ class Channels:
             decompose,
         )
         self.ranking_dense = ranking_dense
-        self.named, self.precedents = named, precedents
+        self.named, self.precedents, self.parse = named, precedents, parse
         self.ids = dense.ids
         self.position = {pid: i for i, pid in enumerate(self.ids)}
         self.memo = memo if memo is not None else MatchMemo()  # filled by `prepare` only
@@ -102,6 +104,7 @@ class Channels:
             self.memo,
             self.named,
             self.precedents,
+            self.parse,
         )
 
     def tokenize(self, text: str) -> list[str]:
@@ -150,7 +153,7 @@ class Channels:
         ev.terms = self.bm25.profile(question)
         ev.named = self.names(question) if cfg.use_named else []
         ev.votes = self.votes(question, exclude) if cfg.use_precedents else PrecedentVotes()
-        ev.figures = figures_of(question)
+        ev.figures = read_figures(question, self.parse)
         if cfg.use_eng:
             ev.entities = match_entities(self.index, self.embedder, question, d.entities, cfg, self.memo)
             ev.triples = match_triples(self.index, self.embedder, triples, cfg, self.memo)

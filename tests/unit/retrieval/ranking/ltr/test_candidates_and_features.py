@@ -7,7 +7,8 @@ import pytest
 
 from bifrost.core.answer_types import Via
 from bifrost.core.types import Provision, ProvisionKind, Reference
-from bifrost.graph_builders.requirements.read import figures_of, read_sentence
+from bifrost.graph_builders.requirements.question_figures import read_figures
+from bifrost.graph_builders.requirements.read import read_sentence
 from bifrost.retrieval.channels.base import Evidence
 from bifrost.retrieval.decompose import Decomposition
 from bifrost.retrieval.ranking.ltr.candidates import PoolSizes, build_pool, ranks
@@ -160,7 +161,7 @@ def test_applicability_features_count_the_thresholds_a_question_figure_meets_or_
 
     def app(question: str) -> dict[str, list[float]]:
         ev = evidence([5, 9, 1, 1, 0, 0], [0.1, 0.2, 0.1, 0.1, 0.1, 0.3])
-        ev.figures = figures_of(question)
+        ev.figures = read_figures(question)
         pool = build_pool(ev, IDS, nav, PoolSizes(lexical=6, dense=1, entity=0, triple=0, seeds=1))
         rows = featurize(ev, pool, nav, {pid: i for i, pid in enumerate(IDS)})
         names = FEATURE_GROUPS["applicability"]
