@@ -1,7 +1,7 @@
 """Score the question figure reader (`read_figures`) against the hand-labelled sample: a figure is found when
-its value in base units (within 2%), its comparator and, for a length, what it measures (height, depth, distance,
-width, length) agree with a labelled one. Labels were written before the reader was changed (issue 51); the
-``split`` field keeps half of them ("test") untouched while the reader is worked on.
+its value in base units (within 2%), its comparator and, for a length, what it measures (height, depth,
+distance, width, length) agree with a labelled one. Labels were written before the reader was changed
+(issue 51); the ``split`` field keeps half of them ("test") untouched while the reader is worked on.
 
     python -m bifrost.eval.figures.scoring [--split dev|test|all] [--misses] [--json]
 """

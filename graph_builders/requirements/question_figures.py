@@ -1,9 +1,10 @@
 """The figures of a question read as a person reads them: each with what it measures, from the words around it
 and, when a parser is given, from the sentence's parse ("a 7 ft trench" a depth, "a 14 ft frame scaffold" a
-height, "the cut will be about 6 ft" a depth, "working at 18 ft" a height, "15 ft from the line" a distance);
-feet and inches together ("5'10\"", "3 ft 6 in"); a bare number listed with a figure takes its unit
-("6 ft? 10?", "between 5 and 20 feet"); a person's own height is a stature, and gives a depth or height only where the words
-say so ("as deep as I am tall"). Percentages and counts are never lengths (their units say what they are).
+height, "the cut will be about 6 ft" a depth, "working at 18 ft" a height, "15 ft from the line" a
+distance); feet and inches together ("5'10\"", "3 ft 6 in"); a bare number listed with a figure takes its
+unit ("6 ft? 10?", "between 5 and 20 feet"); a person's own height is a stature, and gives a depth or
+height only where the words say so ("as deep as I am tall"). Percentages and counts are never lengths
+(their units say what they are).
 
 Rules written for English, not for one rulebook; the regex reader (`read.measure_of`) is the fallback when no
 parse is given."""
