@@ -127,6 +127,12 @@ class RetrievalConfig(BaseModel):
         "deciding rule "
         "leaves some open; off = none. The statements and their quotes are the same in every mode",
     )
+    decision: Literal["auto", "off"] = Field(
+        default="auto",
+        description="auto: the trained decision model (bifrost train decision) chooses the governing rule, "
+        "the verdict and what the answer cites before it is composed, when it was trained behind the ranker "
+        "in use; off: the ranker's cited set, the answer plan and the sentence rules (as before it)",
+    )
     plan_most: int = Field(default=8, gt=0, description="Most provisions an answer plan cites")
     refuse_below: float = Field(
         default=0.45, description="Refuse when the question's best cosine with any provision is below this"

@@ -104,6 +104,22 @@ class CorpusModels:
             else ""
         )
 
+    def decision(self, corpus: str):
+        """(the decision model of a corpus, or None; the one warning line an answer carries without it),
+        loaded once: a model trained behind the ranker in use; none for the hybrid or with `decision=off`."""
+        return self._once(self._decisions, corpus, corpus, lambda: self._load_decision(corpus))
+
+    def _load_decision(self, corpus: str):
+        from bifrost.retrieval.answer.decision_model import load_decision
+        from bifrost.retrieval.answer.governing import FEATURES
+        from bifrost.retrieval.answer.verdict_features import VERDICT_FEATURES
+
+        ranker = self.ranker_in_use(corpus) if self.config.decision != "off" else ""
+        if not ranker or not self.parts(corpus).nav.requirements:
+            return None, None  # the hybrid, or no records (`AskPipeline.answer` says which command adds them)
+        # the reason it is not used is each answer's warning (printed with the answer, not logged again)
+        return load_decision(self.resources.settings, corpus, ranker, FEATURES, VERDICT_FEATURES)
+
     def reader(self, corpus: str):
         """The trained reader of a corpus when it fits the ranker in use (`bifrost.retrieval.reader.model`),
         else None with one warning line; loaded once."""

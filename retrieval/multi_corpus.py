@@ -117,6 +117,16 @@ def merge_answers(
         or None,  # past editions, per corpus
         named=named,
         precedents=[p for a in kept for p in a.precedents],
+        conditions=[c for a in kept for c in a.conditions],
+        governing=[
+            g.model_copy(update={"id": f"{a.corpus}:{g.id}"})
+            for a in sorted(kept, key=lambda a: -max((g.probability for g in a.governing), default=0.0))
+            for g in a.governing
+        ],
+        related=[c for a in kept for c in a.related],
+        figures=answers[0].figures if answers else [],
+        set_aside=answers[0].set_aside if answers else [],
+        warnings=list(dict.fromkeys(w for a in answers for w in a.warnings)),
     )
 
 

@@ -32,6 +32,8 @@ class NavigatorIndex:
     ref_text: dict[tuple[str, str], str] = field(default_factory=dict)
     # the quantity conditions of each provision's requirement records (`graph_builders/requirements/`)
     conditions: dict[str, tuple[Condition, ...]] = field(default_factory=dict)
+    # each provision's requirement records, in sentence order (what the decision step reads of a rule)
+    requirements: dict[str, tuple[Requirement, ...]] = field(default_factory=dict)
 
     @classmethod
     def build(
@@ -68,10 +70,13 @@ class NavigatorIndex:
         nav.refs_out, nav.refs_in = dict(out), dict(into)
         nav.section = {p.id: nav._section_of(p.id) for p in ps}
         conditions: dict[str, list[Condition]] = defaultdict(list)
+        records: dict[str, list[Requirement]] = defaultdict(list)
         for r in requirements:
             if r.provision_id in nav.parent:
                 conditions[r.provision_id] += r.conditions
+                records[r.provision_id].append(r)
         nav.conditions = {pid: tuple(cs) for pid, cs in conditions.items() if cs}
+        nav.requirements = {pid: tuple(sorted(rs, key=lambda r: r.sentence)) for pid, rs in records.items()}
         return nav
 
     def _section_of(self, pid: str) -> str:

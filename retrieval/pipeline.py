@@ -17,6 +17,7 @@ from bifrost.core.resources import Resources
 from bifrost.core.store.requirement_tables import requirements as stored_requirements
 from bifrost.core.answer_types import Answer
 from bifrost.core.types import Edition, Provision, make_uid
+from bifrost.retrieval.answer.decision_model import DecisionModel
 from bifrost.retrieval.answerability.judge import AnswerabilityJudge
 from bifrost.retrieval.base import CorpusRetriever
 from bifrost.retrieval.channels.base import Channels
@@ -55,6 +56,7 @@ class AskPipeline(CorpusModels):
         self._parts: dict[str, CorpusParts] = {}
         self._judges: dict[str, AnswerabilityJudge | None] = {}
         self._readers: dict[str, Any] = {}
+        self._decisions: dict[str, Any] = {}
         self._sentences: dict[str, Embedder] = {}
         self._editions: dict[tuple[str, int, str], EditionRetriever] = {}
         self._locks: dict[str, threading.RLock] = {}  # one per corpus, for every cache above
@@ -90,7 +92,14 @@ class AskPipeline(CorpusModels):
             names = {corpus}
         for name in names:
             with self._lock(name):  # not while that corpus loads: the load would land after the drop
-                for cache in (self._retrievers, self._parts, self._judges, self._readers, self._sentences):
+                for cache in (
+                    self._retrievers,
+                    self._parts,
+                    self._judges,
+                    self._readers,
+                    self._sentences,
+                    self._decisions,
+                ):
                     cache.pop(name, None)
                 for key in [k for k in list(self._editions) if k[0] == name]:
                     del self._editions[key]
@@ -306,12 +315,15 @@ class AskPipeline(CorpusModels):
         judge: AnswerabilityJudge | None = None,
         planned: bool = True,
         reader: Any = "stored",
+        decision: Any = "stored",
     ) -> Answer:
         """The answer to a question from its retrieval result (`bifrost.retrieval.answer.build`: answered,
         "not stated" or refused); ``lookup`` reads the provisions quoted (default: the current edition's),
         ``judge`` decides answerability (None: the cosine rule), ``planned`` follows the navigator graph
         from the cited set (False: a past edition, whose maps are not loaded); ``reader``: the corpus's stored
-        reader (default, when ``planned``), None, or another one (a cross-fitted reader under evaluation)."""
+        reader (default, when ``planned``), None, or another one (a cross-fitted reader under evaluation);
+        ``decision``: the corpus's stored decision model (default, when ``planned``), None, or another one (a
+        model fitted with a set left out, under evaluation)."""
         from bifrost.retrieval.answer import build as answer_step
 
         chat = self.resources.chat_model
@@ -320,7 +332,8 @@ class AskPipeline(CorpusModels):
             from bifrost.retrieval.answer.llm import LlmAnswerer
 
             llm = LlmAnswerer(chat, self.resources.settings.prompts_dir).answer_plan
-        return answer_step.answer(
+        model, warning = self.decision(corpus) if planned and decision == "stored" else (decision, None)
+        answer = answer_step.answer(
             question,
             corpus,
             result,
@@ -334,13 +347,23 @@ class AskPipeline(CorpusModels):
             reader=(self.reader(corpus) if planned and result.items else None)
             if reader == "stored"
             else reader,
+            decision=model if isinstance(model, DecisionModel) else None,
         )
+        if planned and not answer.refused and not self.parts(corpus).nav.requirements:
+            warning = (
+                f"{corpus} has no requirement records yet (a home built before them): "
+                f"`bifrost build navigator --corpus {corpus}` adds them, the cited rules' conditions and "
+                "the governing rule"
+            )
+        if warning and not answer.refused:
+            answer.warnings.append(warning)
+        return answer
 
     def planner(self, corpus: str):
         """What the answer plan of a corpus reads (its navigator maps and lexical index; loaded with the
         corpus)."""
         from bifrost.graph_builders.jurisdictions.registry import words_for
-        from bifrost.retrieval.answer.build import Planner
+        from bifrost.retrieval.answer.planner import Planner
 
         parts = self.parts(corpus)
         bm25 = parts.channels.bm25

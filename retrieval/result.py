@@ -55,3 +55,5 @@ class RetrievalResult:
     whole: tuple[str, ...] = ()  # provisions the answer states whole (a question asking only what they say)
     # the question's facts, read once at the start of `ask` (`bifrost.retrieval.answer.question_facts`)
     facts: Any = None
+    # the learned ranker's feature row of each ranked item (None: another retriever), what the decision reads
+    features: dict[str, Any] | None = None

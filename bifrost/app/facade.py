@@ -34,7 +34,6 @@ from bifrost.core.precedent_types import AnswerReview
 from bifrost.core.resources import Resources
 from bifrost.core.settings import Settings
 from bifrost.core.store import schema
-from bifrost.core.store.requirement_tables import requirements as stored_requirements
 from bifrost.core.store.schema import SchemaStatus
 from bifrost.core.store.engine import raw_engine
 from bifrost.core.store.sql_store import SqlStore
@@ -219,7 +218,9 @@ class Bifrost(NavigatorApi, EditionsApi, EntityNetworkApi, PrecedentsApi, TeamSe
 
         self.require_corpus(corpus)
         with self.sql.writer_lock(corpus):
-            return build_navigator(self.sql, self.graph, corpus, self.reference_extractor(corpus), progress)
+            built = build_navigator(self.sql, self.graph, corpus, self.reference_extractor(corpus), progress)
+        self.pipeline.forget(corpus)  # the next question reads the new maps and requirement records
+        return built
 
     # --- reading ---
     def require_corpus(self, corpus: str) -> None:
@@ -321,37 +322,9 @@ class Bifrost(NavigatorApi, EditionsApi, EntityNetworkApi, PrecedentsApi, TeamSe
         corpora = self.corpora_in(corpus)
         editions = {c: self._as_of(c, as_of) for c in corpora}
         answer = self._ask_at(question, corpus, corpora, editions, config, exclude)
-        self._check_conditions(answer, corpora, editions, as_of)
         if asked_by is not None:
             self._record(answer, asked_by, channel, {c: e.number for c, e in editions.items()}, as_of)
         return answer
-
-    def _check_conditions(
-        self, answer: Answer, corpora: Sequence[str], editions: dict[str, Edition], as_of: str | None
-    ) -> None:
-        """The cited rules' conditions against the question's facts (current editions only: the records are of
-        the current text); a home built before requirement records answers as before, with one warning."""
-        from bifrost.retrieval.answer.applicability import applicability
-
-        if answer.refused or not answer.citations:
-            return
-        checks = []
-        for corpus in corpora:
-            if as_of is not None and editions[corpus].number != self.sql.current_edition(corpus).number:
-                continue  # no as_of: the edition answered from is the current one
-            if not self.sql.get_meta(corpus, "requirements"):
-                answer.warnings.append(
-                    f"{corpus} has no requirement records yet (a home built before them): "
-                    f"`bifrost build navigator --corpus {corpus}` adds them and the cited rules' conditions"
-                )
-                continue
-            cited = [c.id for c in answer.citations if c.corpus == corpus]
-            tokenize = self.pipeline.parts(corpus).channels.tokenize
-            figures = [(f.quantity(), f.measure) for f in answer.figures]  # as `ask` read them
-            checks += applicability(
-                answer.question, cited, stored_requirements(self.sql, corpus, cited), tokenize, figures
-            )
-        answer.conditions = checks
 
     def _ask_at(
         self,

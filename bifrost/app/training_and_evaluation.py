@@ -15,6 +15,7 @@ from bifrost.app.records import AnswerEvaluation, ReaderTraining, RunComparison
 if TYPE_CHECKING:  # pragma: no cover
     from bifrost.eval.runner import RunResult
     from bifrost.training.answerability.run import AnswerabilityReport
+    from bifrost.training.decision.run import DecisionReport
     from bifrost.training.encoder.train import EncoderReport
     from bifrost.training.ranker.report import TrainReport
 
@@ -144,6 +145,39 @@ class TrainingAndEvaluation:
         )
         self.pipeline.forget(corpus)
         return ReaderTraining.model_validate(report)
+
+    def train_decision(
+        self,
+        questions: Files,
+        corpus: str = "osha-1926",
+        *,
+        held_out: Files = (),
+        seeds: Sequence[int] = (0,),
+        store: bool = True,
+        out_dir: Path | None = None,
+        say: Say | None = None,
+        progress: Progress | None = None,
+    ) -> DecisionReport:
+        """Validate the decision (governing-rule selector, calibration, verdicts) with each set left out,
+        nested behind rankers that never saw it, then store it behind the stored ranker; see
+        `bifrost.training.decision.run`."""
+        from bifrost.training.decision.report import write_report
+        from bifrost.training.decision.run import train_decision
+
+        report = train_decision(
+            self.settings,
+            corpus,
+            _paths(questions),
+            _paths(held_out),
+            seeds=list(seeds),
+            store=store,
+            say=say,
+            progress=progress,
+        )
+        if out_dir is not None:
+            write_report(report, out_dir)
+        self.pipeline.forget(corpus)
+        return report
 
     def train_encoder(
         self,

@@ -112,6 +112,14 @@ class Verdict(Frozen):
     see_also: list[str] = Field(default_factory=list, description="Other provisions the reason names")
 
 
+class GoverningRule(Frozen):
+    """A rule the answer rests on, and the selector's calibrated probability that it is one the answer needs
+    (on questions never trained on, answers given 0.9 had a needed rule about that often; docs/results.md)."""
+
+    id: str
+    probability: float = Field(ge=0.0, le=1.0)
+
+
 class ConditionCheck(Frozen):
     """A cited rule's condition or exception against the question's facts
     (`retrieval.answer.applicability`)."""
@@ -212,7 +220,17 @@ class Answer(BaseModel):
     )
     conditions: list[ConditionCheck] = Field(
         default_factory=list,
-        description="Each cited rule's conditions and exceptions against the question's facts",
+        description="The cited rules' conditions and exceptions the question's facts bear on or the verdict "
+        "turns on, each checked against those facts",
+    )
+    governing: list[GoverningRule] = Field(
+        default_factory=list,
+        description="The rules the answer rests on, governing rule first, each with how sure the selector is "
+        "(empty without a trained decision model)",
+    )
+    related: list[Citation] = Field(
+        default_factory=list,
+        description="Other provisions the retriever found, shown apart: not what decides the answer",
     )
     figures: list[QuestionFigure] = Field(
         default_factory=list, description="The figures read from the question, each with what it measures"

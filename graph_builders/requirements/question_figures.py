@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from bifrost.core.quantities import FIGURE, UNITS, Quantity, normalize, quantities
+from bifrost.core.quantities import Quantity, normalize, quantities
 
 LENGTH = "[length]"
 Figure = tuple[Quantity, str]
@@ -229,6 +229,3 @@ def _as_tall(text: str, figures: Sequence[Figure]) -> list[Figure]:
         return []
     q = statures[0]
     return [(q, _ADJ_MEASURE[m.group("adj").lower()])]
-
-
-__all__ = ["read_figures", "measure_in", "NOUN_MEASURE", "FIGURE", "UNITS"]

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from bifrost.core.embeddings import Embedder
 from bifrost.core.precedent_types import named_note
 from bifrost.core.answer_types import (
+    GoverningRule,
     QuestionFigure,
     Answer,
     AnswerMode,
@@ -34,10 +35,12 @@ from bifrost.retrieval.answer.compose import compose
 from bifrost.retrieval.answer.extractive import extractive_statements, render
 from bifrost.retrieval.answer.lead_sentence import open_note
 from bifrost.retrieval.answer.base import Planned, Role
-from bifrost.retrieval.answer.plan import CORE_ONLY, PlanPolicy, for_question, plan_answer, question_asks
+from bifrost.retrieval.answer.planner import Planner, policy_of
 from bifrost.retrieval.answer.question_facts import facts_of
 from bifrost.retrieval.answerability.question_kinds import detect
-from bifrost.retrieval.answer.citations import cited_items, citations_for
+from bifrost.retrieval.answer.applicability import applicability
+from bifrost.retrieval.answer.citations import cited_items, citations_for, related_for
+from bifrost.retrieval.answer.decision import Decided, decide, inputs_of
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.navigator import NavigatorIndex
 from bifrost.retrieval.answer.base import DraftStatement, QuoteClaim
@@ -48,6 +51,7 @@ from bifrost.retrieval.ranking.named_first import about_named, leading
 from bifrost.retrieval.result import RetrievalResult
 
 if TYPE_CHECKING:  # the chat model's agent needs the llm extra; offline answers do not
+    from bifrost.retrieval.answer.decision_model import DecisionModel
     from bifrost.retrieval.answer.llm import AgentAnswer
     from bifrost.retrieval.reader.model import Reader
 
@@ -58,94 +62,11 @@ AGENT_FAILED = (
 )
 NOT_STATED_SHOWN = 3
 """Closest provisions quoted in a "not stated" answer."""
-SPECIFIC_SHARE = 0.05
-"""A question term is specific (it can make an ask) when at most this share of provisions hold it."""
 SIMILAR_SHOWN = 3
 """Similar answered questions an answer shows, at most."""
 SIMILAR_LEAST = 0.6
 """The least cosine between the question and a precedent an answer shows (the embedding model's scale)."""
 Lookup = Callable[[str], Provision | None]
-
-
-@dataclass
-class Planner:
-    """What the answer plan reads of a corpus: its navigator maps and its lexical index."""
-
-    nav: NavigatorIndex
-    tokenize: Callable[[str], list[str]]
-    document_frequency: Callable[[str], int]
-    n_docs: int
-    words: RulebookWords = GENERIC  # how the corpus's rulebook words exceptions, references and authorities
-
-    def specific(self, term: str) -> bool:
-        return 0 < self.document_frequency(term) <= SPECIFIC_SHARE * self.n_docs
-
-    def asks(self, result: RetrievalResult) -> list[frozenset[str]]:
-        """The question's asks (its phrases' specific terms)."""
-        return question_asks(result.decomposition.entities, self.tokenize, self.specific)
-
-    def plan(
-        self,
-        question: str,
-        result: RetrievalResult,
-        cfg: RetrievalConfig,
-        lookup: Lookup,
-        core: Sequence[str] | None = None,
-    ) -> list[Planned]:
-        """The answer plan from the ranker's cited set, or from ``core`` (the reader's)."""
-        facts = facts_of(result.facts, question)
-        policy = for_question(policy_of(cfg), facts.stance.every)
-        if core is None:
-            core = [it.id for it in cited_items(result.items, result.cited, cfg.cite_ratio, cfg.cite_max)]
-        asks = self.asks(result)
-        text = lambda pid: p.text if (p := lookup(pid)) is not None else ""  # noqa: E731
-        term = lambda pid: (p.term or "") if (p := lookup(pid)) is not None else ""  # noqa: E731
-        planned = plan_answer(
-            [it.id for it in result.items],
-            core,
-            self.nav,
-            text,
-            asks,
-            self.tokenize,
-            policy,
-            frozenset(self.tokenize(question)),
-            term,
-            self.words,
-        )
-        return without_excluded(planned, facts.excluded, text, self.tokenize)
-
-
-def policy_of(cfg: RetrievalConfig) -> PlanPolicy:
-    """The plan policy a config names (``answer_plan``: relations joined by ``+``, or ``core``)."""
-    if cfg.answer_plan == "core":
-        return replace(CORE_ONLY, most=cfg.plan_most)
-    on = set(cfg.answer_plan.split("+"))
-    return PlanPolicy(
-        asks="asks" in on,
-        exceptions="exceptions" in on,
-        procedures="procedures" in on,
-        siblings="siblings" in on,
-        definitions="definitions" in on,
-        every_only="every" in on,
-        lists="lists" in on,
-        most=cfg.plan_most,
-    )
-
-
-def without_excluded(
-    planned: list[Planned],
-    excluded: Sequence[str],
-    text: Callable[[str], str],
-    tokenize: Callable[[str], list[str]],
-) -> list[Planned]:
-    """The plan without the rules whose own text is about an activity the question rules out ("not erecting or
-    dismantling": the erectors' rule is not cited as the rule), as long as another rule is left to cite."""
-    if not excluded:
-        return planned
-    out_terms = set(tokenize(" ".join(excluded)))
-    about = lambda p: bool(out_terms & set(tokenize(text(p.id))))  # noqa: E731
-    kept = [p for p in planned if not (p.role is Role.RULE and about(p))]
-    return kept if any(p.role is Role.RULE for p in kept) else planned
 
 
 def not_stated(
@@ -181,9 +102,10 @@ def _offline(
     chosen: tuple[str, str] | None,
     read,
     facts,
+    decided: Decided | None = None,
 ) -> tuple[list[Statement], Verdict | None]:
-    """The offline answer's statements and verdict from the plan; when the plan holds only headings, the
-    best retrieved text quoted."""
+    """The offline answer's statements and verdict from the plan (the decision's verdict when it decided);
+    when the plan holds only headings, the best retrieved text quoted."""
     composed = compose(
         question,
         planned,
@@ -197,6 +119,7 @@ def _offline(
         verdicts=cfg.verdicts,
         whole=result.whole,
         facts=facts,
+        decided=(decided.verdict,) if decided is not None else None,
     )
     statements, verdict = composed.statements, composed.verdict
     if not statements:  # the plan holds only headings: quote the best retrieved text
@@ -204,6 +127,17 @@ def _offline(
             question, result.items[: cfg.cite_max], lookup, embedder, "fact", ask=facts.ask
         )
     return statements, verdict
+
+
+def _agent(
+    llm: Callable[..., AgentAnswer], question: str, planned: list[Planned], lookup: Lookup
+) -> tuple[list[Statement], Verdict | None, str | None]:
+    """The chat model's statements and verdict from the plan; when nothing it said survived verification (and
+    it did not refuse), none, with the note that the offline answer stands in."""
+    said = llm(question, planned, lookup)
+    if not said.statements and not said.refused:
+        return [], None, AGENT_FAILED
+    return said.statements, said.verdict, None
 
 
 def _plan(
@@ -214,8 +148,16 @@ def _plan(
     planner: Planner | None,
     reader: Reader | None,
     read,
+    decided: Decided | None = None,
+    decided_plan: str = "core",
 ) -> tuple[list[Planned], tuple[str, str] | None]:
-    """The answer plan, and the reader's chosen (provision, sentence) when the reader read the question."""
+    """The answer plan (from the decision's cited rules when it decided), and the reader's chosen (provision,
+    sentence) when the reader read the question."""
+    if decided is not None:
+        if planner is None:
+            return [Planned(pid, Role.RULE, (pid,), "governing") for pid in decided.cited], None
+        policy = policy_of(cfg, decided_plan)
+        return planner.plan(question, result, cfg, lookup, core=decided.cited, policy=policy), None
     if read is not None and reader is not None:
         return read_plan(question, result, cfg, lookup, planner, reader, read)
     return (planner.plan(question, result, cfg, lookup) if planner is not None else _core(result, cfg)), None
@@ -234,10 +176,13 @@ def answer(
     llm: Callable[..., AgentAnswer] | None = None,
     t0: float | None = None,
     reader: Reader | None = None,
+    decision: DecisionModel | None = None,
 ) -> Answer:
     """The answer of one question from its retrieval result (see the module docstring); ``llm``: the chat
     model's answer agent (None: offline), called with the question, the plan and ``lookup``; ``reader``: the
-    trained reader, which decides what is cited, whether it is stated, and the verdict's sentence."""
+    trained reader, which decides what is cited, whether it is stated, and the verdict's sentence;
+    ``decision``: the trained decision model, which chooses the governing rule, the verdict and what is cited
+    before anything is composed (`retrieval.answer.decision`)."""
     t0 = time.perf_counter() if t0 is None else t0
     t1 = time.perf_counter()
     facts = facts_of(result.facts, question)
@@ -253,18 +198,18 @@ def answer(
         read = reading.read(reader, question, [it.id for it in result.items], lookup)
         if not reading.stated(read, reader.card.cut.stated):
             outcome = Outcome.NOT_STATED
+    decided = None
+    if outcome is Outcome.ANSWERED and decision is not None and read is None:
+        decided = _decide(question, result, facts, lookup, planner, decision)
     if outcome is Outcome.ANSWERED:
-        planned, chosen = _plan(question, result, cfg, lookup, planner, reader, read)
+        plan = decision.card.plan if decision is not None else "core"
+        planned, chosen = _plan(question, result, cfg, lookup, planner, reader, read, decided, plan)
         if llm is not None:
-            said = llm(question, planned, lookup)
-            statements, verdict = said.statements, said.verdict
-            # nothing it said survived verification: the offline answer, said so
-            if not statements and not said.refused:
-                llm, note = None, AGENT_FAILED
+            statements, verdict, note = _agent(llm, question, planned, lookup)
+            llm = llm if statements or note is None else None
         if llm is None:
-            statements, verdict = _offline(
-                question, corpus, result, cfg, planned, lookup, embedder, planner, chosen, read, facts
-            )
+            ctx = (planner, chosen, read, facts, decided)
+            statements, verdict = _offline(question, corpus, result, cfg, planned, lookup, embedder, *ctx)
         if not statements:
             outcome = Outcome.REFUSED
     elif outcome is Outcome.NOT_STATED:
@@ -289,7 +234,48 @@ def answer(
         figures=[QuestionFigure.of(q, measure) for q, measure in facts.figures],
         set_aside=list(facts.excluded),
     )
+    answer = _decided_parts(answer, decided, question, facts, lookup, planner)
     return finished(answer, result, lookup, planner, t0)
+
+
+def _decide(
+    question: str,
+    result: RetrievalResult,
+    facts,
+    lookup: Lookup,
+    planner: Planner | None,
+    model: DecisionModel,
+) -> Decided | None:
+    """The decision over a learned ranker's result (None without its feature rows: another retriever)."""
+    if planner is None:
+        return None
+    inputs = inputs_of(
+        question, result, facts, planner.asks(result), planner.nav, planner.tokenize, lookup, planner.words
+    )
+    return decide(inputs, model) if inputs is not None else None
+
+
+def _decided_parts(
+    answer: Answer, decided: Decided | None, question: str, facts, lookup: Lookup, planner: Planner | None
+) -> Answer:
+    """The answer with what the decision found (governing rules, the conditions its facts bear on, the related
+    provisions not cited); without a decision, every cited rule's conditions (a current edition's answer)."""
+    if answer.outcome is not Outcome.ANSWERED:
+        return answer
+    said = list(dict.fromkeys(c for st in answer.statements for c in st.citations))
+    if decided is not None:
+        return answer.model_copy(
+            update={
+                "governing": [GoverningRule(id=g.id, probability=g.probability) for g in decided.governing],
+                "conditions": decided.checks,
+                "related": related_for([pid for pid in decided.related if pid not in said], lookup),
+            }
+        )
+    if planner is None:
+        return answer
+    records = [r for pid in said for r in planner.nav.requirements.get(pid, ())]
+    checks = applicability(question, said, records, planner.tokenize, list(facts.figures))
+    return answer.model_copy(update={"conditions": checks})
 
 
 def finished(
@@ -319,6 +305,9 @@ def finished(
             "unused": [it.id for it in result.items if it.id not in set(cited_ids)],
             "verdict": None if refused else answer.verdict,
             "plan": [] if refused else answer.plan,
+            "governing": [] if refused else answer.governing,
+            "related": [] if refused else answer.related,
+            "conditions": [] if refused else answer.conditions,
             "precedents": shown,
             "timings": {**answer.timings, "total": time.perf_counter() - t0},
         }

@@ -48,3 +48,8 @@ def citations_for(ids: Sequence[str], lookup: Callable[[str], Provision | None])
         if p is not None:
             out.append(to_citation(p))
     return out
+
+
+def related_for(ids: Sequence[str], lookup: Callable[[str], Provision | None]) -> list[Citation]:
+    """Related provisions as the answer lists them apart: id, heading and link (their text is not quoted)."""
+    return [c.model_copy(update={"text": ""}) for c in citations_for(ids, lookup)]

@@ -55,10 +55,12 @@ def compose(
     verdicts: str = "rules",
     whole: Collection[str] = (),
     facts=None,
+    decided: tuple[Verdict | None] | None = None,
 ) -> Composed:
     """Statements of the plan's provisions with text, by role, the verdict (when decided, see `decide` for
     ``verdicts``) first and a note on what is left open when the question asks for a kind of fact no cited
-    sentence holds; a provision of ``whole`` is stated by every sentence (a question asking what it says)."""
+    sentence holds; a provision of ``whole`` is stated by every sentence (a question asking what it says);
+    ``decided``: (the verdict,) the decision step chose, read instead of the sentence rules."""
     provisions = [(item, p) for item in planned if (p := lookup(item.id)) is not None and p.text.strip()]
     if not provisions:
         return Composed([], None)
@@ -70,11 +72,14 @@ def compose(
     for c in cands:
         by_provision.setdefault(c.provision.id, []).append(c)
     stance = facts.stance if facts is not None else None
-    found = (
-        decide(question, planned, lookup, asks, tokenize, chosen, read, words, verdicts, stance)
-        if with_verdict
-        else None
-    )
+    if decided is not None:  # the decision step chose the verdict (or none) before composition
+        found = decided[0] if with_verdict else None
+    else:
+        found = (
+            decide(question, planned, lookup, asks, tokenize, chosen, read, words, verdicts, stance)
+            if with_verdict
+            else None
+        )
     drafts, said = _verdict_drafts(found, by_provision)
     if ask.kind is not Asks.OTHER and not any(c.fact for c in cands) and found is None:
         lead = best_of(by_provision[provisions[0][1].id])
@@ -202,7 +207,10 @@ def held_elsewhere(
 
 
 def verdict_line(verdict: Verdict) -> str:
-    """The answer's first line: the verdict and, in one clause, why (the deciding sentence is its quote)."""
+    """The answer's first line: the verdict and, in one clause, why (the deciding sentence is its quote); a
+    "depends" names what it depends on first ("Depends on <the rule's open condition>: ...")."""
+    if verdict.value == "depends" and verdict.reason:
+        return f"Depends on {verdict.reason}."
     return f"{verdict.value.capitalize()}: {verdict.reason or verdict.words}" + (
         "." if verdict.reason else ""
     )

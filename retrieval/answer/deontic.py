@@ -31,16 +31,24 @@ class Asked(str, Enum):
 
 @dataclass(frozen=True)
 class QuestionStance:
-    """A question's yes/no reading: what it asks, whether it proposes leaving something out, and
-    whether it claims a scope over every case ("all types of", "any")."""
+    """A question's yes/no reading: what it asks, whether it proposes leaving something out, whether it
+    claims a scope over every case ("all types of", "any"), and whether it is a polar question at all
+    ("is that a violation?", "OK on site?", "does subpart M apply to them"), asked in words the deontic
+    patterns do not read."""
 
     asked: Asked
     omission: bool = False
     every: bool = False
+    polar: bool = False
 
     @property
     def is_yes_no(self) -> bool:
         return self.asked is not Asked.NONE
+
+    @property
+    def answerable_yes_no(self) -> bool:
+        """A question a yes, a no or a "depends" answers: deontic or polar."""
+        return self.is_yes_no or self.polar
 
 
 @dataclass(frozen=True)
@@ -123,15 +131,63 @@ _EXCEPTION = re.compile(
 )
 
 
+_AUX = (
+    r"(?:is|are|am|was|were|do|does|did|can|could|should|would|will|may|might|must|shall|has|have|had|need|"
+    r"needs|isn'?t|aren'?t|don'?t|doesn'?t|can'?t|won'?t|shouldn'?t|wouldn'?t)"
+)
+_POLAR_START = re.compile(rf"^(?:(?:so|and|but|also|ok|okay|now|then|well)[,:]?\s+)?{_AUX}\b", re.I)
+_POLAR_TAG = re.compile(
+    r"\b(?:right|true|ok|okay|correct|allowed|legal|acceptable|fine|good|compliant|a violation|or not|"
+    r"yes or no|that flies|enough|required|needed|necessary|legit|kosher)\s*[?.!]*\s*$",
+    re.I,
+)
+_POLAR_INSIDE = re.compile(
+    rf"\b{_AUX}\s+(?:i|we|you|they|he|she|it|that|this|those|these|the|my|our|his|there)\b[^?]*\?\s*$", re.I
+)
+_POLAR_OPENING = re.compile(
+    r"^(?:ok|okay|alright|fine|good|allowed|legal|acceptable|compliant|enough|those|that|this|they)\b[^?]*\?$",
+    re.I,
+)
+_WH = re.compile(r"^(?:what|which|who|whom|whose|when|where|why|how)\b", re.I)
+_ALTERNATIVE = re.compile(
+    rf"\bor\s+(?:is|are|do|does|did|can|should|will|would|just|go|we|the)\b(?!\s+not\b)", re.I
+)
+
+
+def is_polar(question: str) -> bool:
+    """A polar (yes/no) question in plain English: one of its asking sentences (those ending "?", else the
+    last) opens with an auxiliary verb ("is that a violation"), holds one before its subject ("... is the
+    stool different?"), or ends with a tag ("OK on site?", "allowed or not?", "true?"); a wh-question and
+    an alternative question ("A, or is there something different?") are not."""
+    parts = [p.strip() for p in re.split(r"(?<=[?.!])\s+|\n+", question or "") if p.strip()]
+    asking = [p for p in parts if p.endswith("?")] or parts[-1:]
+    for clause in asking:
+        if _WH.match(clause) or _ALTERNATIVE.search(clause):
+            continue
+        bare = re.sub(
+            rf"^[^,]{{0,40}},\s*(?={_AUX}\b)", "", clause, flags=re.I
+        )  # "As the GC, is that on us?"
+        if _POLAR_START.match(clause) or _POLAR_START.match(bare) or _POLAR_TAG.search(clause):
+            return True
+        if _POLAR_OPENING.match(
+            clause
+        ):  # "OK on site?", "fine as long as he steps back?", "those need GFCIs?"
+            return True
+        if _POLAR_INSIDE.search(clause):
+            return True
+    return False
+
+
 def read_question(question: str) -> QuestionStance:
     """The yes/no reading of a question (its last clause that asks decides: "..., can we skip it?")."""
     q = " ".join((question or "").split())
     if not q:
         return QuestionStance(Asked.NONE)
+    polar = is_polar(question or "")
     if re.match(r"(?:what|which|how|who|whom|whose|when|where|why)\b", q, re.I) and not re.search(
         r"\b(?:or not|right\?|ok\?|okay\?)\s*$", q, re.I
     ):
-        return QuestionStance(Asked.NONE)
+        return QuestionStance(Asked.NONE, polar=polar)
     found = [
         (m.start(), kind)
         for kind, rx in (
@@ -142,9 +198,11 @@ def read_question(question: str) -> QuestionStance:
         for m in rx.finditer(q)
     ]
     if not found:
-        return QuestionStance(Asked.NONE)
+        return QuestionStance(Asked.NONE, polar=polar)
     asked = max(found)[1]
-    return QuestionStance(asked, omission=bool(_OMISSION_Q.search(q)), every=bool(_EVERY_Q.search(q)))
+    return QuestionStance(
+        asked, omission=bool(_OMISSION_Q.search(q)), every=bool(_EVERY_Q.search(q)), polar=polar
+    )
 
 
 def read_rule(sentence: str, words: RulebookWords = GENERIC) -> RuleStance:

@@ -117,7 +117,7 @@ def _depends(question: str, pid: str, sentence: str, lookup: Lookup) -> Verdict 
         value="depends",
         provision_id=pid,
         words=sentence,
-        reason=f"{named(pid, lookup)} decides it by what the question does not say: " + "; ".join(open_),
+        reason=f"{'; '.join(open_)}: {named(pid, lookup)} turns on it",
     )
 
 

@@ -138,13 +138,21 @@ def print_sources(answer: Answer, show_retrieved: int) -> None:
     """The cited provisions (with their role in the plan), the retrieved ones with scores, the record id."""
     out.print("\n[bold]Sources[/bold]")
     roles = {p.id: p for p in answer.plan}
+    sure = {g.id.split(":")[-1] if "," in answer.corpus else g.id: g.probability for g in answer.governing}
     for c in answer.citations:
         where = f"{c.corpus} " if "," in answer.corpus else ""
         planned = roles.get(c.id)
         how = f" [dim]({planned.role}: {escape(planned.reason)})[/dim]" if planned else ""
+        if c.id in sure:
+            how += f" [dim]governing rule, {sure[c.id]:.0%} sure[/dim]"
         out.print(
             f"  [cyan]{escape(where + c.id)}[/cyan] {escape(c.heading)}{how} {c.url or ''}", highlight=False
         )
+    if answer.related:
+        out.print("\n[bold]Related provisions[/bold] [dim](found, not what decides the answer)[/dim]")
+        for c in answer.related:
+            where = f"{c.corpus} " if "," in answer.corpus else ""
+            out.print(f"  {escape(where + c.id)} {escape(c.heading)} {c.url or ''}", highlight=False)
     out.print("\n[bold]Retrieved[/bold] (score, why)")
     for it in answer.retrieved[:show_retrieved]:
         where = f"{it.corpus} " if "," in answer.corpus else ""
@@ -162,7 +170,7 @@ STATUS = {"met": "meets it", "not_met": "does not meet it", "not_stated": "not s
 
 
 def print_conditions(answer: Answer) -> None:
-    """Each cited rule's conditions and exceptions against what the question says."""
+    """The cited rules' conditions and exceptions the question's facts bear on (or the verdict turns on)."""
     if not answer.conditions:
         return
     out.print("\n[bold]What the cited rules turn on[/bold]", highlight=False)

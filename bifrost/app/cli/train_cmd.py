@@ -14,8 +14,9 @@ from bifrost.core.errors import BifrostError
 
 
 def make_train_app() -> typer.Typer:
-    """`bifrost train ranker`, `bifrost train answerability` and `bifrost train encoder`."""
+    """`bifrost train ranker`, `answerability`, `decision`, `reader` and `encoder`."""
     from bifrost.app.cli.train_answerability_cmd import train_answerability
+    from bifrost.app.cli.train_decision_cmd import train_decision
     from bifrost.app.cli.train_reader_cmd import train_reader
     from bifrost.app.cli.train_encoder_cmd import train_encoder
 
@@ -24,6 +25,7 @@ def make_train_app() -> typer.Typer:
     )
     app.command("ranker")(train_ranker_cmd)
     app.command("answerability")(train_answerability)
+    app.command("decision")(train_decision)
     app.command("reader")(train_reader)
     app.command("encoder")(train_encoder)
     return app

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from bifrost.app.inputs import MAX_DEPTH, MAX_QUESTION, MAX_RESULTS, check_question
 from bifrost.core.precedent_types import PrecedentMatch, ResolvedCite
-from bifrost.core.answer_types import ConditionCheck, PlannedProvision, Statement, Verdict
+from bifrost.core.answer_types import ConditionCheck, GoverningRule, PlannedProvision, Statement, Verdict
 from bifrost.core.types import Edition
 
 EdgeKind = Literal["HAS", "REFERS_TO"]
@@ -133,9 +133,17 @@ class AskResult(BaseModel):
     )
     conditions: list[ConditionCheck] = Field(
         default_factory=list,
-        description="Each cited rule's conditions and exceptions "
-        "against the question's facts: met, not_met, "
-        "not_stated, stated",
+        description="The cited rules' conditions and exceptions the question's facts bear on (or a depends "
+        "verdict turns on), each checked against those facts: met, not_met, not_stated, stated",
+    )
+    governing: list[GoverningRule] = Field(
+        default_factory=list,
+        description="The rules the answer rests on, governing rule first, each with the selector's "
+        "calibrated probability that it is one the answer needs",
+    )
+    related: list[CitedProvision] = Field(
+        default_factory=list,
+        description="Other provisions the search found, not what decides the answer: read them as context",
     )
     record_id: str | None = Field(
         default=None, description="The answer's id on the server's record of answers given"

@@ -167,6 +167,11 @@ class McpService:
             record_id=answer.record_id,
             warnings=answer.warnings,
             conditions=answer.conditions,
+            governing=answer.governing,
+            related=[
+                CitedProvision(id=c.id, heading=c.heading, url=c.url, uri=provision_uri(c.corpus, c.id))
+                for c in answer.related
+            ],
         )
 
     def precedents(self, question: str, corpus: str, k: int = 5) -> PrecedentsResult:

@@ -103,4 +103,5 @@ class LtrRetriever:
             named=ev.named,
             votes=ev.votes,
             figures=ev.figures,
+            features={pool.ids[i]: rows[i] for i in order},
         )

@@ -1,7 +1,8 @@
 """LightGBM model text evaluated with numpy, so answering with a trained ranker does not import
 lightgbm (whose import pulls in scikit-learn and pandas: about a second and 75 MB per process).
 
-Covers what Bifrost's rankers are: one tree per iteration, numerical splits, no linear trees; the
+Covers what Bifrost's rankers and classifiers are (a binary classifier's raw margin, as
+``predict(raw_score=True)``): one tree per iteration, numerical splits, no linear trees; the
 decision rule and the summation order are LightGBM's (`Tree::NumericalDecision`, trees added one
 by one in double precision), so scores are bit-identical to `Booster.predict`
 (tests/unit/retrieval/ranking/ltr/test_trees.py). Any other model text gives None and LightGBM is used.
@@ -46,7 +47,8 @@ class TreeEnsemble:
             head.get("num_class") != "1"
             or head.get("num_tree_per_iteration") != "1"
             or "average_output" in header
-            or head.get("objective", "").split(" ")[0] not in ("lambdarank", "rank_xendcg", "regression")
+            or head.get("objective", "").split(" ")[0]
+            not in ("lambdarank", "rank_xendcg", "regression", "binary")
         ):
             return None
         trees = []

@@ -1,5 +1,6 @@
-"""Answers carry each cited rule's conditions against the question's facts (the web page shows them as a
-table); a home built before requirement records answers as before, with one warning naming the command."""
+"""Answers carry each cited rule's conditions against the question's facts, checked in the answer step (the
+web page shows them as a table); a home built before requirement records answers as before, with one warning
+naming the command."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from sqlalchemy import delete
 from bifrost.app.facade import Bifrost
 from bifrost.app.web.app import create_app
 from bifrost.core.settings import Settings
-from bifrost.core.store.sql_models import MetaRow
+from bifrost.core.store.sql_models import RequirementRow
+from bifrost.retrieval.answer.applicability import applicability
 from tests.unit.mini_corpus import EDGE_RULE, build_corpus, write_edge_corpus
 
 EDGE = EDGE_RULE
@@ -35,13 +37,19 @@ def test_the_answer_checks_the_cited_rules_threshold_against_the_questions_figur
 
 
 def test_the_answer_carries_the_figures_it_read_from_the_question_and_checks_them_as_read(bf, monkeypatch):
+    from bifrost.retrieval.answer import build
+
+    seen = []
+
+    def checked(question, cited, reqs, tokenize=None, figures=None):
+        seen.append(figures)
+        return applicability(question, cited, reqs, tokenize, figures)
+
+    monkeypatch.setattr(build, "applicability", checked)
     answer = bf.ask(Q, "mini")
     assert [(f.text, f.measure) for f in answer.figures] == [("8 feet", "height")]
-    from bifrost.graph_builders.requirements import read
-
-    # the conditions are checked against the answer's figures: the question is not read again
-    monkeypatch.setattr(read, "quantities", lambda _text: pytest.fail("the question was read again"))
-    bf._check_conditions(answer, ["mini"], {}, None)
+    # the conditions are checked against the figures read once at the start of `ask`, not read again
+    assert seen and all(f is not None and [(q.text, m) for q, m in f] == [("8 feet", "height")] for f in seen)
     assert any(c.status == "met" and c.fact == "8 feet" for c in answer.conditions)
 
 
@@ -57,7 +65,8 @@ def test_the_results_page_lists_what_the_cited_rules_turn_on(bf):
 
 def test_a_home_without_requirement_records_answers_with_one_warning(bf):
     with bf.sql.session() as s:
-        s.execute(delete(MetaRow).where(MetaRow.corpus == "mini", MetaRow.key == "requirements"))
+        s.execute(delete(RequirementRow).where(RequirementRow.corpus == "mini"))
+    bf.pipeline.forget("mini")
     try:
         answer = bf.ask(Q, "mini")
         assert answer.citations and answer.conditions == []

@@ -124,3 +124,30 @@ def test_a_verdicts_reason_names_what_the_sentence_does_and_the_condition_it_sta
     assert condition_of("Rails shall be provided.") == ""
     long = "Rails shall be provided unless " + ", ".join(["the employer shows another means"] * 8) + "."
     assert len(condition_of(long)) <= 140 and condition_of(long).startswith("unless the employer")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "caught a guy climbing the back side of the stepladder. is that a violation",
+        "Crew brought 2-prong cords from the store. OK on site?",
+        "painter set a step ladder on the scaffold deck. allowed or not?",
+        "does subpart M apply to the owner's rep walking the roof",
+        "GC says the sub is on its own for fall protection. true?",
+        "As the GC is that on us?",
+    ],
+)
+def test_a_polar_question_in_plain_words_is_one(question):
+    assert read_question(question).answerable_yes_no
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what shade lens for stick welding?",
+        "do we go by the aerial lift rule or is there something different for linemen?",
+        "Hanging grounds on the line -- what's the order?",
+    ],
+)
+def test_a_wh_or_alternative_question_is_not_polar(question):
+    assert not read_question(question).polar

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from bifrost.retrieval.answer.base import Planned, Role
 from bifrost.retrieval.answer.question_facts import excluded_activities, facts_of, read_facts
-from bifrost.retrieval.answer.build import without_excluded
+from bifrost.retrieval.answer.planner import without_excluded
 
 
 def test_a_question_is_read_into_its_facts():

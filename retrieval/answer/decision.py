@@ -1,0 +1,249 @@
+"""The decision step of `ask`, before anything is composed: from the question's facts, the ranked candidates
+with their requirement records, the precedents' votes and the named provisions (all read by the selector's
+columns, `governing.py`), the governing rule and how sure the selector is of it, each of its conditions and
+exceptions checked against the facts (met, not met, not stated), the verdict a yes/no question gets (yes, no,
+"depends on" the open condition in the rule's words, or none), what the answer cites (the governing rule, and
+a second rule only when the selector is as sure of it) and the related provisions shown apart.
+
+No verdict is better than a wrong one: a verdict kind is given only past the margin cross-validation chose for
+its precision, and "depends" only when the rule states a condition or exception the question leaves open."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bifrost.core.answer_types import ConditionCheck, Verdict
+from bifrost.core.types import Provision
+from bifrost.graph_builders.citations.words import GENERIC, RulebookWords
+from bifrost.graph_builders.requirements.read import force_of
+from bifrost.retrieval.answer import governing
+from bifrost.retrieval.answer.applicability import applicability
+from bifrost.retrieval.answer.deontic import Decision, read_rule
+from bifrost.retrieval.answer.decision_model import DecisionModel
+from bifrost.retrieval.answer.deontic import because
+from bifrost.retrieval.answer.verdict_features import deciding_sentence, says, verdict_row
+from bifrost.retrieval.navigator import NavigatorIndex
+from bifrost.retrieval.ranking.ltr.features import FEATURES as RANKER_FEATURES
+
+Tokenize = Callable[[str], list[str]]
+Lookup = Callable[[str], Provision | None]
+CITE_MOST = 3
+"""Rules an answer cites at most: the governing one, and the others the selector is as sure of."""
+RELATED_SHOWN = 5
+
+
+@dataclass(frozen=True)
+class Governing:
+    """A rule the answer rests on, and the probability the selector gives that it is one the answer needs."""
+
+    id: str
+    probability: float
+
+
+@dataclass
+class Decided:
+    """What the decision step hands to composition."""
+
+    governing: list[Governing]
+    cited: list[str]
+    related: list[str]
+    verdict: Verdict | None = None
+    checks: list[ConditionCheck] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What the decision reads of one question: ranked ids with the ranker's scores and feature rows, the
+    question's facts, its specific asks, and how to read the corpus."""
+
+    question: str
+    ids: Sequence[str]
+    scores: np.ndarray
+    ranker_rows: np.ndarray
+    facts: object  # `question_facts.QuestionFacts`
+    asks: Sequence[frozenset[str]]
+    nav: NavigatorIndex
+    tokenize: Tokenize
+    lookup: Lookup
+    words: RulebookWords = GENERIC
+
+
+def inputs_of(
+    question: str,
+    result,
+    facts,
+    asks: Sequence[frozenset[str]],
+    nav: NavigatorIndex,
+    tokenize: Tokenize,
+    lookup: Lookup,
+    words: RulebookWords = GENERIC,
+) -> Inputs | None:
+    """What the decision reads of a learned ranker's result (None without its feature rows: another
+    retriever, or nothing ranked); a named provision the ranker did not score reads as named."""
+    if result.features is None or not result.items:
+        return None
+    ids = [it.id for it in result.items]
+    return Inputs(
+        question=question,
+        ids=ids,
+        scores=np.array([it.score for it in result.items], dtype=np.float64),
+        ranker_rows=np.vstack([result.features.get(pid, governing.named_row()) for pid in ids]),
+        facts=facts,
+        asks=asks,
+        nav=nav,
+        tokenize=tokenize,
+        lookup=lookup,
+        words=words,
+    )
+
+
+def selector_rows(inp: Inputs) -> tuple[list[int], np.ndarray]:
+    """The positions of the candidates weighed, and their selector rows."""
+    at = governing.candidates_of(inp.ids, inp.nav)
+    facts = inp.facts
+    asked = governing.QuestionView(
+        terms=frozenset(inp.tokenize(inp.question)),
+        asks=tuple(inp.asks),
+        figures=tuple(facts.figures),
+        excluded=frozenset(inp.tokenize(" ".join(facts.excluded))),
+        stance=facts.stance,
+    )
+    text = lambda pid: p.text if (p := inp.lookup(pid)) is not None else ""  # noqa: E731
+    rows = governing.rows(
+        [inp.ids[i] for i in at],
+        inp.scores[at] if len(at) else np.zeros(0),
+        inp.ranker_rows[at] if len(at) else np.zeros((0, len(RANKER_FEATURES))),
+        inp.nav,
+        asked,
+        inp.tokenize,
+        text,
+    )
+    return at, rows
+
+
+def decide(inp: Inputs, model: DecisionModel) -> Decided | None:
+    """The decision for one question (see the module docstring); None when no candidate has text."""
+    at, rows = selector_rows(inp)
+    if not at:
+        return None
+    ids = [inp.ids[i] for i in at]
+    p = model.probabilities(rows)
+    order = sorted(range(len(ids)), key=lambda i: (-p[i], i))
+    gov = order[0]
+    cited = [ids[gov]] + [ids[i] for i in order[1:CITE_MOST] if p[i] >= model.card.cite_also]
+    text = lambda pid: p_.text if (p_ := inp.lookup(pid)) is not None else ""  # noqa: E731
+    records = {pid: inp.nav.requirements.get(pid, ()) for pid in ids}
+    sentences = [deciding_sentence(records[pid], inp.asks, inp.tokenize, text(pid)) for pid in ids]
+    checks = applicability(
+        inp.question, cited, [r for pid in cited for r in records[pid]], inp.tokenize, list(inp.facts.figures)
+    )
+    verdict = None
+    if inp.facts.stance.answerable_yes_no and model.verdicts:
+        row = verdict_row(rows, p, order, sentences, inp.facts.stance, inp.question, inp.tokenize, inp.words)
+        if (kind := model.verdict(row)) is not None:
+            verdict = verdict_of(kind[0], ids[gov], sentences[gov], checks, inp)
+    shown = [c for c in checks if bearing(c, verdict)]
+    related = [pid for pid in inp.ids if pid not in cited][:RELATED_SHOWN]
+    return Decided(
+        governing=[Governing(pid, float(p[ids.index(pid)])) for pid in cited],
+        cited=cited,
+        related=related,
+        verdict=verdict,
+        checks=shown,
+    )
+
+
+def bearing(check: ConditionCheck, verdict: Verdict | None) -> bool:
+    """A condition the answer shows: one the question's facts decide (met, not met, an exception taken up), or
+    one a "depends" verdict turns on."""
+    if check.status != "not_stated":
+        return True
+    return verdict is not None and verdict.value == "depends" and check.text in verdict.reason
+
+
+def verdict_of(
+    kind: str, pid: str, sentence: str, checks: Sequence[ConditionCheck], inp: Inputs
+) -> Verdict | None:
+    """The verdict record: "yes"/"no" with the governing rule's words and the question's fact that decides it;
+    "depends" naming the rule's open conditions in its own words (none to name: no verdict)."""
+    p = inp.lookup(pid)
+    if p is None or sentence not in p.text:
+        return None
+    name = named(p)
+    mine = [c for c in checks if c.provision_id == pid]
+    if kind == "depends":
+        open_ = [c.text for c in mine if c.status == "not_stated"]
+        open_ = [clause_of(sentence, t) for t in dict.fromkeys(open_)]
+        if not open_:
+            return None
+        return Verdict(
+            value="depends",
+            provision_id=pid,
+            words=sentence,
+            reason=f"{'; '.join(open_)}: {name} turns on it",
+        )
+    stance = inp.facts.stance
+    if stance.is_yes_no:
+        value = says(stance, sentence, inp.question, inp.tokenize, inp.words)
+        rule = read_rule(sentence, inp.words)
+        verb = because(stance, rule, value if value is not None else Decision(kind), sentence)
+    else:  # a polar question the deontic patterns do not read: what the rule's own force says
+        verb = FORCE_VERB.get(force_of(sentence)[0] if force_of(sentence) else "", "says so")
+    facts = [f"you said {c.fact}" for c in mine if c.fact and c.status in ("met", "not_met")]
+    reason = f"{name} {verb}" + (f"; {facts[0]}" if facts else "")
+    return Verdict(value=kind, provision_id=pid, words=sentence, reason=reason)
+
+
+FORCE_VERB = {
+    "must": "requires it",
+    "required": "requires it",
+    "must_not": "prohibits it",
+    "may_not": "prohibits it",
+    "may": "allows it",
+    "need_not": "does not require it",
+    "not_required": "does not require it",
+    "does_not_apply": "does not apply to it",
+}
+"""How a verdict line says what a rule sentence's force does, for a polar question."""
+
+
+def named(p: Provision) -> str:
+    heading = p.heading.strip().rstrip(".:").strip()
+    return f"{p.id} ({heading})" if heading else p.id
+
+
+_BOUNDARY = re.compile(r"[,;:]|\.(?:\s|$)")
+_COMPARATIVE = re.compile(
+    r"\b(?:not (?:more|less) than|no (?:more|less) than|more than|less than|at least|at most|greater than|"
+    r"in excess of|exceeding|over|under|above|below|up to|within)\s+\S*$",
+    re.I,
+)
+_MODAL = re.compile(r"\b(?:shall|must|may|need not|is required|are required)\b", re.I)
+
+
+def clause_of(sentence: str, condition: str, most: int = 120) -> str:
+    """A condition in the rule's words: from its comparative ("more than", "at least"), else the last comma or
+    the sentence's start, to the next comma or the rule's modal ("more than 10 feet (3.1 m) above a lower
+    level" of "Each employee on a scaffold more than ... shall be protected"), cut at ``most`` characters; the
+    condition itself when the sentence does not hold it. Parentheses are read through ("(3.1 m)")."""
+    at = sentence.find(condition)
+    if at < 0:
+        return condition
+    masked = re.sub(r"\([^()]*\)", lambda m: "x" * len(m.group(0)), sentence)
+    before = [m.end() for m in _BOUNDARY.finditer(masked, 0, at)]
+    start = before[-1] if before else 0
+    if cue := _COMPARATIVE.search(
+        masked, max(start, at - 40), at
+    ):  # "more than 10 feet": from the comparative
+        start = cue.start()
+    after = at + len(condition)
+    ends = [m.start() for m in (_BOUNDARY.search(masked, after), _MODAL.search(masked, after)) if m]
+    end = min(ends) if ends else len(sentence)
+    clause = " ".join(sentence[start:end].split())
+    if len(clause) > most:
+        clause = clause[:most].rsplit(" ", 1)[0] + " ..."
+    return clause

@@ -1,0 +1,129 @@
+"""Scoring a decision on a set left out: the governing rule against the gold and decisive labels and the
+selector's calibration, the answer's citations beside the answer without the decision, and its verdicts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from bifrost.core.answer_types import Answer, Outcome
+from bifrost.eval.metrics import set_prf
+from bifrost.training.decision.cases import Case
+
+BINS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.01)
+"""The reliability curve's bins of the governing rule's probability."""
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One question of a set left out."""
+
+    id: str
+    governing: str
+    probability: float
+    hit_gold: bool
+    hit_decisive: bool | None  # None: no decisive label
+    ranker_top_gold: bool
+    cited_new: tuple[str, ...]
+    cited_old: tuple[str, ...]
+    gold: tuple[str, ...]
+    answered: bool
+    label: str | None
+    verdict_new: str | None
+    verdict_old: str | None
+
+
+def cited(answer: Answer) -> tuple[str, ...]:
+    if answer.refused or answer.outcome is not Outcome.ANSWERED:
+        return ()
+    return tuple(dict.fromkeys(c for st in answer.statements for c in st.citations))
+
+
+def score_case(case: Case, p: np.ndarray, new: Answer, old: Answer) -> Scored:
+    gold = set(case.question.gold)
+    gov = case.ids[int(np.argmax(p))] if len(case.ids) else ""
+    top = case.result.items[0].id if case.result.items else ""
+    decisive = case.decisive
+    return Scored(
+        id=case.question.id,
+        governing=gov,
+        probability=float(p.max()) if len(p) else 0.0,
+        hit_gold=gov in gold,
+        hit_decisive=(gov in decisive) if decisive else None,
+        ranker_top_gold=top in gold,
+        cited_new=cited(new),
+        cited_old=cited(old),
+        gold=tuple(case.question.gold),
+        answered=not new.refused and new.outcome is Outcome.ANSWERED,
+        label=case.verdict,
+        verdict_new=new.verdict.value if new.verdict else None,
+        verdict_old=old.verdict.value if old.verdict else None,
+    )
+
+
+def _prf(rows: Sequence[tuple[tuple[str, ...], tuple[str, ...]]]) -> dict[str, float]:
+    m = [set_prf(list(c), list(g)) for c, g in rows]
+    return {
+        "precision": float(np.mean([x.precision for x in m])) if m else 0.0,
+        "recall": float(np.mean([x.recall for x in m])) if m else 0.0,
+        "f1": float(np.mean([x.f1 for x in m])) if m else 0.0,
+        "cites": float(np.mean([len(c) for c, _ in rows])) if rows else 0.0,
+    }
+
+
+def _verdicts(rows: Sequence[Scored], attr: str) -> dict[str, object]:
+    labelled = [r for r in rows if r.label]
+    given = [r for r in labelled if getattr(r, attr)]
+    right = [r for r in given if getattr(r, attr) == r.label]
+    flat_wrong = [r for r in given if getattr(r, attr) in ("yes", "no") and getattr(r, attr) != r.label]
+    return {
+        "labelled": len(labelled),
+        "given": len(given),
+        "right": len(right),
+        "wrong": len(given) - len(right),
+        "flat_wrong": len(flat_wrong),
+        "by_kind": {k: sum(1 for r in given if getattr(r, attr) == k) for k in ("yes", "no", "depends")},
+        "wrong_ids": [
+            f"{r.id}: said {getattr(r, attr)}, label {r.label}" for r in given if getattr(r, attr) != r.label
+        ],
+    }
+
+
+def reliability(rows: Sequence[Scored]) -> list[dict[str, float]]:
+    """Per probability bin: how many governing rules, their mean probability, and the share that are gold."""
+    out = []
+    for lo, hi in zip(BINS, BINS[1:]):
+        inside = [r for r in rows if lo <= r.probability < hi]
+        if inside:
+            out.append(
+                {
+                    "from": lo,
+                    "to": min(hi, 1.0),
+                    "n": len(inside),
+                    "mean_probability": float(np.mean([r.probability for r in inside])),
+                    "gold_share": float(np.mean([r.hit_gold for r in inside])),
+                }
+            )
+    return out
+
+
+def summarize(rows: Sequence[Scored]) -> dict[str, object]:
+    decisive = [r for r in rows if r.hit_decisive is not None]
+    sure = [r for r in rows if r.probability >= 0.9]
+    return {
+        "questions": len(rows),
+        "governing_gold": float(np.mean([r.hit_gold for r in rows])) if rows else 0.0,
+        "ranker_top_gold": float(np.mean([r.ranker_top_gold for r in rows])) if rows else 0.0,
+        "governing_decisive": float(np.mean([r.hit_decisive for r in decisive])) if decisive else None,
+        "decisive_labelled": len(decisive),
+        "sure": {"n": len(sure), "gold_share": float(np.mean([r.hit_gold for r in sure])) if sure else None},
+        "reliability": reliability(rows),
+        "answered": float(np.mean([r.answered for r in rows])) if rows else 0.0,
+        "citations": {
+            "decision": _prf([(r.cited_new, r.gold) for r in rows]),
+            "before": _prf([(r.cited_old, r.gold) for r in rows]),
+        },
+        "verdicts": {"decision": _verdicts(rows, "verdict_new"), "before": _verdicts(rows, "verdict_old")},
+    }
