@@ -56,7 +56,7 @@ class CorpusModels:
         try:
             sentence_vectors.write(
                 index_folder(res.settings.home, corpus),
-                res.settings.embedding_model,
+                res.embedder.key,
                 texts,
                 res.embedder.embed,
             )
@@ -73,7 +73,7 @@ class CorpusModels:
         from bifrost.retrieval.channels.documents import index_folder
 
         res = self.resources
-        stored = load(index_folder(res.settings.home, corpus), res.settings.embedding_model)
+        stored = load(index_folder(res.settings.home, corpus), res.embedder.key)
         return res.embedder if stored is None else StoredSentences(res.embedder, stored)
 
     def judge(self, corpus: str) -> AnswerabilityJudge | None:

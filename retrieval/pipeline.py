@@ -212,7 +212,7 @@ class AskPipeline(CorpusModels):
             tokenize,
             res.embedder,
             index_folder(res.settings.home, corpus),
-            res.settings.embedding_model,
+            res.embedder.key,
         )
 
     def prepare(self, corpus: str, questions: list[str], config: RetrievalConfig | None = None) -> None:

@@ -62,9 +62,7 @@ class EntityNetworkApi:
         self.require_corpus(corpus)
         graph = None if self.settings.store == "embedded" else self.graph  # the embedded store reads SQL
         with self.sql.writer_lock(corpus):
-            report = reembed_entity_network(
-                self.sql, corpus, self.embedder, graph, self.settings.embedding_model
-            )
+            report = reembed_entity_network(self.sql, corpus, self.embedder, graph, self.embedder.key)
         self.write_indexes(corpus)
         return ReembedReport(**report, embedding_model=self.settings.embedding_model)
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from bifrost.app.records import EncoderExport
 from bifrost.app.team.answer_log import AnswerLog
 from bifrost.app.editions_api import EditionsApi
 from bifrost.app.navigator_api import NavigatorApi
@@ -154,6 +155,8 @@ class Bifrost(NavigatorApi, EditionsApi, EntityNetworkApi, PrecedentsApi, TeamSe
 
         pack = self.jurisdiction(corpus)
         paths = list(paths) if paths else self.default_sources(corpus)
+        if not self.holds_vectors():  # a new home encodes every vector on onnxruntime from the start
+            self.embedder.export_onnx()
         opts = pack.ingest_options(self.settings.resolve_shared_dir())
         with self.sql.writer_lock(corpus):
             report = ingest_sources(
@@ -170,6 +173,35 @@ class Bifrost(NavigatorApi, EditionsApi, EntityNetworkApi, PrecedentsApi, TeamSe
             report.navigator = self.build_navigator(corpus)
             self.pipeline.forget(corpus)
         return report
+
+    def holds_vectors(self) -> bool:
+        """Whether the home stores vectors already (an index matrix, or the entity network's text vectors):
+        its encoder runtime is then kept as it is, so that no index mixes two runtimes' vectors."""
+        from sqlalchemy import select
+
+        from bifrost.core.store.entity_tables import TextVectorRow
+
+        if any(self.settings.home.glob("index/*/*.npy")):
+            return True
+        with self.sql.session() as s:
+            return s.execute(select(TextVectorRow.text).limit(1)).first() is not None
+
+    def build_encoder(self) -> EncoderExport:
+        """Make the home's ONNX export of the embedding model now (again after a corrupt or missing file);
+        the stored vectors made by another runtime are rebuilt from the next build on (what to run is in the
+        report)."""
+        before = self.embedder.key
+        held = self.holds_vectors()
+        path = self.embedder.export_onnx()
+        self.pipeline.forget()
+        moved = path is not None and held and self.embedder.key != before
+        return EncoderExport(
+            path=str(path.relative_to(self.settings.home)) if path is not None else "",
+            runtime="onnx" if path is not None else "torch",
+            rebuild=[f"bifrost build entities --corpus {c} --reembed" for c in self.corpora()]
+            if moved
+            else [],
+        )
 
     def build(
         self,

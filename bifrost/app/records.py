@@ -43,6 +43,16 @@ class ReembedReport(BaseModel):
     embedding_model: str
 
 
+class EncoderExport(BaseModel):
+    """The home's ONNX export of the embedding model: where it is (relative to the home; empty when the model
+    or the installed packages allow none), the runtime the home encodes with now, and the commands that
+    re-encode vectors another runtime made (index matrices are re-encoded on their own)."""
+
+    path: str
+    runtime: str
+    rebuild: list[str]
+
+
 class ExportReport(BaseModel):
     """Both graphs of a corpus written to Neo4j: the navigator build, the entity network's counts, the
     precedents and requirement records written, and the graph's stats as Neo4j reports them."""

@@ -134,29 +134,32 @@ class BertEncoder:
         return h
 
     def encode(self, texts: list[str], batch_size: int = 64) -> np.ndarray:
-        """Unit-norm float32 rows, computed in the batches sentence-transformers would form."""
+        """Unit-norm float32 rows, computed in batches of like length (`encoder_batches`), each padded to its
+        longest text."""
+        from bifrost.core.encoder_batches import length_batches
+        from bifrost.core.onnx_encoder import padded
+
         torch, F = self.torch, self.torch.nn.functional
-        order = np.argsort([-len(t) for t in texts])
-        rows: list[Any] = []
+        if not texts:
+            return np.zeros((0, self.dim), np.float32)
+        self.tokenizer.no_padding()
+        enc = self.tokenizer.encode_batch(texts)
+        out: list[Any] = [None] * len(texts)
         with torch.inference_mode():
-            for start in range(0, len(texts), batch_size):
-                enc = self.tokenizer.encode_batch([texts[i] for i in order[start : start + batch_size]])
-                ids = torch.tensor([e.ids for e in enc], dtype=torch.long)
-                types = torch.tensor([e.type_ids for e in enc], dtype=torch.long)
-                mask = torch.tensor([e.attention_mask for e in enc], dtype=torch.long)
-                h = self._forward(ids, types, mask)
+            for batch in length_batches([len(e.ids) for e in enc], batch_size):
+                feed = {k: torch.from_numpy(v) for k, v in padded([enc[i] for i in batch]).items()}
+                mask = feed["attention_mask"]
+                h = self._forward(feed["input_ids"], feed["token_type_ids"], mask)
                 m = mask.unsqueeze(-1).to(h.dtype)
                 pooled = (h * m).sum(dim=1, dtype=h.dtype) / torch.clamp(
                     m.sum(dim=1, dtype=h.dtype), min=1e-9
                 )
                 pooled = F.normalize(pooled, p=2, dim=1)  # the Normalize module
-                rows.extend(F.normalize(pooled, p=2, dim=1))  # encode(normalize_embeddings=True)
-        back = [rows[i] for i in np.argsort(order)]
-        return (
-            torch.stack(back).numpy().astype(np.float32, copy=False)
-            if back
-            else np.zeros((0, self.dim), np.float32)
-        )
+                for i, row in zip(
+                    batch, F.normalize(pooled, p=2, dim=1)
+                ):  # encode(normalize_embeddings=True)
+                    out[i] = row
+        return torch.stack(out).numpy().astype(np.float32, copy=False)
 
 
 def load_bert_encoder(location: str) -> BertEncoder | None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import numpy as np
 
 from bifrost.core.bert_encoder import BertEncoder, load_bert_encoder
+from bifrost.core.onnx_encoder import OnnxEncoder
 from bifrost.core.model_process import ModelProcess, ModelProcesses, Service, call_or_none
 from bifrost.core.errors import ModelUnavailableError
 
@@ -103,7 +104,7 @@ def resolve_model(name_or_path: str, offline: bool | None = None) -> str:
 def raw_vectors(model: Any, texts: list[str], batch_size: int) -> Any:
     """The vectors a loaded model (plain-torch BERT or sentence-transformers) gives for ``texts``,
     before `l2_normalize` (an encoder process calls this too, so both give the same floats)."""
-    if isinstance(model, BertEncoder):
+    if isinstance(model, BertEncoder) or isinstance(model, OnnxEncoder):
         return model.encode(texts, batch_size=batch_size)
     return model.encode(
         texts,
@@ -115,8 +116,18 @@ def raw_vectors(model: Any, texts: list[str], batch_size: int) -> Any:
 
 
 def embedder_for(settings: Settings) -> SentenceTransformerEmbedder:
-    """The embedder of a home: the settings' model, runtime and torch thread count."""
-    return SentenceTransformerEmbedder.from_settings(settings, num_threads=settings.embedding_threads)
+    """The embedder of a home: the settings' model, runtime and thread count, and the home's ONNX exports."""
+    return SentenceTransformerEmbedder.from_settings(
+        settings, num_threads=settings.embedding_threads, onnx_dir=onnx_folder(settings.home)
+    )
+
+
+def onnx_folder(home: Path) -> Path:
+    """Where a home keeps its ONNX exports of embedding models (`bifrost.core.onnx_encoder`)."""
+    return home / "models" / "onnx"
+
+
+RUNTIMES = ("auto", "onnx", "torch", "sentence-transformers")
 
 
 ENCODE = "encode"
@@ -145,19 +156,24 @@ class SentenceTransformerEmbedder:
         offline: bool | None = None,
         num_threads: int | None = None,
         runtime: str = "auto",
+        onnx_dir: Path | None = None,
     ) -> None:
+        """``runtime``: auto (a plain BERT folder runs on onnxruntime when ``onnx_dir`` holds its export, else
+        in plain torch; any other model in sentence-transformers), onnx (the export, required), torch, or
+        sentence-transformers."""
         if batch_size <= 0:
             raise ValueError(f"batch_size must be > 0, got {batch_size}")
         if cache_size < 0:
             raise ValueError(f"cache_size must be >= 0, got {cache_size}")
+        self.onnx_dir = onnx_dir
         self.model_name_or_path = model_name_or_path
         self.device = device
         self.batch_size = batch_size
         self.cache_size = cache_size
         self.offline = offline
         self.num_threads = num_threads
-        if runtime not in ("auto", "sentence-transformers"):
-            raise ValueError(f"embedding runtime {runtime!r}: use 'auto' or 'sentence-transformers'")
+        if runtime not in RUNTIMES:
+            raise ValueError(f"embedding runtime {runtime!r}: use one of {', '.join(RUNTIMES)}")
         self.runtime = runtime
         self._model: Any = None
         self.process: ModelProcess | ModelProcesses | None = None  # see `use_process`
@@ -201,11 +217,55 @@ class SentenceTransformerEmbedder:
         return self._model
 
     def _plain_torch(self, location: str) -> Any:
-        """The plain-torch BERT encoder (same vectors, no transformers import) when the runtime is
-        auto, the device is the CPU and the folder is a plain BERT model; else None."""
-        if self.runtime != "auto" or self.device != "cpu":
+        """The fast encoder of a plain BERT folder on the CPU: its ONNX export on onnxruntime (runtime onnx,
+        or auto with an export in the home), else plain torch (same batches, no transformers import); None for
+        any other model, device or the sentence-transformers runtime."""
+        if self.runtime == "sentence-transformers" or self.device != "cpu":
             return None
+        if self._onnx(location):
+            return OnnxEncoder(Path(location), self.onnx_dir, self.num_threads)
+        if self.runtime == "onnx":
+            from bifrost.core.onnx_encoder import REMAKE
+
+            raise ModelUnavailableError(
+                "the embedding runtime is onnx but this home has no ONNX export of "
+                f"{self.model_name_or_path!r}; run {REMAKE} to make it"
+            )
         return load_bert_encoder(location)
+
+    def _onnx(self, location: str) -> bool:
+        from bifrost.core.onnx_encoder import has_export
+
+        return self.runtime in ("auto", "onnx") and has_export(self.onnx_dir, Path(location))
+
+    @property
+    def key(self) -> str:
+        """What the vectors this embedder makes are stored under: the model, and the runtime when it is
+        onnxruntime (its vectors agree with torch's to about 1e-7, not exactly: never mixed in one index)."""
+        try:
+            location = resolve_model(self.model_name_or_path, self.offline)
+        except ModelUnavailableError:
+            return self.model_name_or_path
+        onnx = self.device == "cpu" and self.runtime != "sentence-transformers" and self._onnx(location)
+        return self.model_name_or_path + ("@onnx" if onnx else "")
+
+    def export_onnx(self) -> Path | None:
+        """Make the home's ONNX export of a plain BERT model now (build time; None when the runtime, the model
+        or the installed packages do not allow one); this embedder encodes with it from now on."""
+        from bifrost.core.extras import has_module
+
+        if self.runtime not in ("auto", "onnx") or self.onnx_dir is None or not has_module("onnxruntime"):
+            return None
+        location = Path(resolve_model(self.model_name_or_path, self.offline))
+        if load_bert_encoder(str(location)) is None:
+            return None
+        from bifrost.core.onnx_encoder import export_onnx
+
+        path = export_onnx(location, self.onnx_dir)
+        with self._load_lock, self._lock:
+            self._model = None  # the next call loads the export: no vector of the old runtime is kept
+            self._cache.clear()
+        return path
 
     def use_process(self, process: ModelProcess | ModelProcesses | None) -> None:
         """Encode with ``process``'s ``encode`` service (a child that loads the model meanwhile, see
@@ -220,7 +280,7 @@ class SentenceTransformerEmbedder:
     @property
     def dim(self) -> int:
         model = self._load()
-        if isinstance(model, BertEncoder):
+        if isinstance(model, BertEncoder) or isinstance(model, OnnxEncoder):
             return model.dim
         getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         return int(getter())

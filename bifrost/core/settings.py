@@ -94,12 +94,13 @@ class Settings(BaseSettings):
         description="torch CPU threads for embeddings (1 is fastest on small shared machines; unset: torch "
         "default)",
     )
-    embedding_runtime: Literal["auto", "sentence-transformers"] = Field(
+    embedding_runtime: Literal["auto", "onnx", "torch", "sentence-transformers"] = Field(
         default="auto",
-        description="auto: a plain BERT sentence-transformers folder (such as the default model) runs in "
-        "plain torch, "
-        "bit-identical and seconds faster to load (bifrost/core/bert_encoder.py); other models, or "
-        "'sentence-transformers', load through sentence-transformers",
+        description="auto: a plain BERT sentence-transformers folder (such as the default model) runs on "
+        "onnxruntime from the home's ONNX export (made by `bifrost ingest` or `bifrost build encoder`; "
+        "vectors within about 1e-7 of torch's, stored apart), else in plain torch (bert_encoder.py); "
+        "onnx: the export, required; torch: plain torch; other models, or 'sentence-transformers', load "
+        "through sentence-transformers",
     )
     model_process: bool = Field(
         default=True,

@@ -40,7 +40,7 @@ def build_corpus_entities(
         provisions = within_subparts(provisions, subparts)
     settings = resources.settings
     # known names: no model call
-    embedder = CachedEmbedder(resources.embedder, settings.embedding_model, resources.sql.session)
+    embedder = CachedEmbedder(resources.embedder, resources.embedder.key, resources.sql.session)
     refiner = IncrementalEntityRefiner(
         embedder,
         tau=settings.tau if tau is None else tau,

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from bifrost.core.embeddings import Embedder
+from bifrost.core.stopwatch import Stopwatch
 from bifrost.core.precedent_types import named_note
 from bifrost.core.answer_types import (
     GoverningRule,
@@ -35,6 +36,7 @@ from bifrost.retrieval.answer.compose import compose
 from bifrost.retrieval.answer.extractive import extractive_statements, render
 from bifrost.retrieval.answer.lead_sentence import open_note
 from bifrost.retrieval.answer.base import Planned, Role
+from bifrost.retrieval.answer.plan import for_question
 from bifrost.retrieval.answer.planner import Planner, policy_of
 from bifrost.retrieval.answer.question_facts import facts_of
 from bifrost.retrieval.answerability.question_kinds import detect
@@ -156,7 +158,9 @@ def _plan(
     if decided is not None:
         if planner is None:
             return [Planned(pid, Role.RULE, (pid,), "governing") for pid in decided.cited], None
-        policy = policy_of(cfg, decided_plan)
+        # a claim over every case is answered by the other cases too: the configured relations then
+        every = facts_of(result.facts, question).stance.every
+        policy = for_question(policy_of(cfg), True) if every else policy_of(cfg, decided_plan)
         return planner.plan(question, result, cfg, lookup, core=decided.cited, policy=policy), None
     if read is not None and reader is not None:
         return read_plan(question, result, cfg, lookup, planner, reader, read)
@@ -185,8 +189,10 @@ def answer(
     before anything is composed (`retrieval.answer.decision`)."""
     t0 = time.perf_counter() if t0 is None else t0
     t1 = time.perf_counter()
+    clock = Stopwatch()
     facts = facts_of(result.facts, question)
     outcome = outcome_of(result, cfg.refuse_below, question, judge)
+    clock.lap("answer.answerability")
     if outcome is not Outcome.ANSWERED and leading(result, lookup):  # it names a provision: answered from it
         outcome = Outcome.ANSWERED
     statements: list[Statement] = []
@@ -201,9 +207,11 @@ def answer(
     decided = None
     if outcome is Outcome.ANSWERED and decision is not None and read is None:
         decided = _decide(question, result, facts, lookup, planner, decision)
+        clock.lap("answer.decision")
     if outcome is Outcome.ANSWERED:
         plan = decision.card.plan if decision is not None else "core"
         planned, chosen = _plan(question, result, cfg, lookup, planner, reader, read, decided, plan)
+        clock.lap("answer.plan")
         if llm is not None:
             statements, verdict, note = _agent(llm, question, planned, lookup)
             llm = llm if statements or note is None else None
@@ -216,7 +224,8 @@ def answer(
         statements = not_stated(question, result.items, lookup, embedder, facts.ask)
         if not statements:
             outcome = Outcome.REFUSED
-    timings = {**result.timings, "answer": time.perf_counter() - t1}
+    clock.lap("answer.compose")
+    timings = {**result.timings, **clock.laps, "answer": time.perf_counter() - t1}
     answer = Answer(
         question=question,
         corpus=corpus,

@@ -74,6 +74,9 @@ def compose(
     stance = facts.stance if facts is not None else None
     if decided is not None:  # the decision step chose the verdict (or none) before composition
         found = decided[0] if with_verdict else None
+        if found is None and with_verdict and stance is not None and stance.every and verdicts != "off":
+            # the "no" to a claim over every case that the plan's rules grant for one case only
+            found = decide(question, planned, lookup, asks, tokenize, chosen, read, words, "every", stance)
     else:
         found = (
             decide(question, planned, lookup, asks, tokenize, chosen, read, words, verdicts, stance)

@@ -72,6 +72,19 @@ class Inputs:
     words: RulebookWords = GENERIC
 
 
+def remembered(tokenize: Tokenize) -> Tokenize:
+    """``tokenize`` with each text's tokens kept for the question being decided (a rule sentence is read by
+    several columns)."""
+    seen: dict[str, list[str]] = {}
+
+    def cached(text: str) -> list[str]:
+        if text not in seen:
+            seen[text] = tokenize(text)
+        return seen[text]
+
+    return cached
+
+
 def inputs_of(
     question: str,
     result,
@@ -95,7 +108,7 @@ def inputs_of(
         facts=facts,
         asks=asks,
         nav=nav,
-        tokenize=tokenize,
+        tokenize=remembered(tokenize),
         lookup=lookup,
         words=words,
     )
@@ -132,7 +145,7 @@ def decide(inp: Inputs, model: DecisionModel) -> Decided | None:
         return None
     ids = [inp.ids[i] for i in at]
     p = model.probabilities(rows)
-    order = sorted(range(len(ids)), key=lambda i: (-p[i], i))
+    order = ranked_order(p, model.card.order)
     gov = order[0]
     cited = [ids[gov]] + [ids[i] for i in order[1:CITE_MOST] if p[i] >= model.card.cite_also]
     text = lambda pid: p_.text if (p_ := inp.lookup(pid)) is not None else ""  # noqa: E731
@@ -155,6 +168,13 @@ def decide(inp: Inputs, model: DecisionModel) -> Decided | None:
         verdict=verdict,
         checks=shown,
     )
+
+
+def ranked_order(p: np.ndarray, order: str) -> list[int]:
+    """Candidate positions, governing first: by the selector's probability, or in the ranker's order."""
+    if order == "ranker":
+        return list(range(len(p)))
+    return sorted(range(len(p)), key=lambda i: (-p[i], i))
 
 
 def bearing(check: ConditionCheck, verdict: Verdict | None) -> bool:

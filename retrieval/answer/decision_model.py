@@ -37,6 +37,9 @@ class DecisionCard:
     cite_also: float = 1.1  # a second rule is cited when its probability is at least this (> 1: never)
     verdict_margins: dict[str, float] = field(default_factory=dict)  # kind -> least margin (absent: never)
     plan: str = "core"  # the relations the answer plan follows from the cited rules
+    # which candidate governs: the selector's surest ("selector"), or the ranker's first with text ("ranker",
+    # when validation found the selector no better at it); either way the selector's probability is reported
+    order: str = "selector"
     questions: list[dict[str, str]] = field(default_factory=list)  # [{"path", "sha256"}]
     figures: dict[str, Any] = field(default_factory=dict)  # validated figures, each set left out
     params: dict[str, Any] = field(default_factory=dict)

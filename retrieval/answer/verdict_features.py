@@ -72,7 +72,8 @@ def deciding_sentence(
     equals); the provision's text when it has no record."""
     if not records:
         return fallback
-    held = [sum(1 for a in asks if a <= set(tokenize(r.text))) for r in records]
+    terms = [set(tokenize(r.text)) for r in records]
+    held = [sum(1 for a in asks if a <= t) for t in terms]
     return records[int(np.argmax(held))].text
 
 

@@ -13,6 +13,7 @@ import numpy as np
 from bifrost.core.embeddings import Embedder
 from bifrost.core.precedent_types import ResolvedCite
 from bifrost.core.quantities import Quantity
+from bifrost.core.stopwatch import Stopwatch
 from bifrost.graph_builders.navigator.named import NamedFinder
 from bifrost.graph_builders.requirements.question_figures import Parse, read_figures
 from bifrost.retrieval.channels.bm25 import Bm25Ranker
@@ -42,6 +43,7 @@ class Evidence:
     named: list[ResolvedCite] = field(default_factory=list)  # provisions the question names
     votes: PrecedentVotes = field(default_factory=PrecedentVotes)  # what similar answered questions cite
     figures: tuple[tuple[Quantity, str], ...] = ()  # the question's figures, each with what it measures
+    timings: dict[str, float] = field(default_factory=dict)  # seconds of each gathering stage
 
     @property
     def relevance(self) -> float:
@@ -133,28 +135,36 @@ class Channels:
         self.memo.fill(self.index, self.embedder, names, [tuple(t) for t in triples], cfg)
 
     def gather(self, question: str, cfg: RetrievalConfig, exclude: Collection[str] = ()) -> Evidence:
-        """Every channel's evidence for one question; ``exclude``: its own precedents (ids, source URLs)."""
+        """Every channel's evidence for one question; ``exclude``: its own precedents (ids, source URLs). Each
+        stage's seconds are in ``Evidence.timings`` (what a new question waits for, stage by stage)."""
+        clock = Stopwatch()
         d = self.decompose(question)
+        clock.lap("parse")
         triples = list(d.triples) + (list(d.swapped) if cfg.swap else [])
         texts = [question, *d.entities, *(p for t in triples for p in (t[0], t[1].replace("_", " "), t[2]))]
         self.embedder.embed(list(dict.fromkeys(texts)))  # one model call; the embedder caches the parts
+        clock.lap("encode")
         cosine = self.dense.score_all(question)
-        if self.ranking_dense is None:
-            ev = Evidence(question, self.bm25.score_all(question), cosine, decomposition=d)
-        else:
-            ev = Evidence(
-                question,
-                self.bm25.score_all(question),
-                self.ranking_dense.score_all(question),
-                decomposition=d,
-                cosine=cosine,
-            )
+        ranking = cosine if self.ranking_dense is None else self.ranking_dense.score_all(question)
+        clock.lap("dense")
+        ev = Evidence(
+            question,
+            self.bm25.score_all(question),
+            ranking,
+            decomposition=d,
+            cosine=None if self.ranking_dense is None else cosine,
+        )
         ev.coverage, ev.coverage_idf = self.bm25.coverage(question)
         ev.terms = self.bm25.profile(question)
+        clock.lap("bm25")
         ev.named = self.names(question) if cfg.use_named else []
-        ev.votes = self.votes(question, exclude) if cfg.use_precedents else PrecedentVotes()
         ev.figures = read_figures(question, self.parse)
+        clock.lap("named_figures")
+        ev.votes = self.votes(question, exclude) if cfg.use_precedents else PrecedentVotes()
+        clock.lap("precedents")
         if cfg.use_eng:
             ev.entities = match_entities(self.index, self.embedder, question, d.entities, cfg, self.memo)
             ev.triples = match_triples(self.index, self.embedder, triples, cfg, self.memo)
+        clock.lap("entities_triples")
+        ev.timings = clock.laps
         return ev

@@ -42,8 +42,11 @@ def model_version(model: str) -> str:
 
 
 def model_slug(model: str) -> str:
-    """A file-name-safe name of an embedding model, with its `model_version` (index files are per model)."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", Path(model).name or model)[:60] + model_version(model)
+    """A file-name-safe name of an embedding model, with its `model_version` and, for a key with a runtime
+    (``all-MiniLM-L6-v2@onnx``), that runtime (index files are per model and runtime)."""
+    base, _, runtime = model.partition("@")
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(base).name or base)[:60] + model_version(base)
+    return slug + (f"-{runtime}" if runtime else "")
 
 
 def cache_path(home: Path, corpus: str, model: str, docs: Documents) -> Path:
@@ -134,6 +137,8 @@ class DenseRanker:
         self.settings, self.mode, self.edition = settings, mode, edition
         self.model = model or settings.embedding_model
         self.embedder = embedder or SentenceTransformerEmbedder(self.model)
+        # what its vectors are stored under: the model, and the runtime when it is onnxruntime
+        self.key = getattr(self.embedder, "key", self.model)
         self._ids: list[str] = []
         self._matrix: np.ndarray | None = None
         self.corpus = ""
@@ -150,7 +155,7 @@ class DenseRanker:
             raise ValueError(
                 f"corpus {corpus!r} has no provision text to index; run `bifrost ingest --corpus {corpus}`"
             )
-        path = cache_path(self.settings.home, corpus, self.model, docs)
+        path = cache_path(self.settings.home, corpus, self.key, docs)
         known = self._current_vectors(corpus, docs) if self.edition is not None else None
         self._matrix = cached_matrix(path, docs, self.embedder.embed, known)
         self._ids, self.cache_file = docs.ids, str(path)
@@ -161,7 +166,7 @@ class DenseRanker:
 
         def read() -> dict[str, np.ndarray]:
             current = build_documents(load_provisions(self.settings, corpus), self.mode)
-            return known_vectors(cache_path(self.settings.home, corpus, self.model, docs), [docs, current])
+            return known_vectors(cache_path(self.settings.home, corpus, self.key, docs), [docs, current])
 
         return read
 

@@ -11,8 +11,7 @@ from typing import Any
 import numpy as np
 
 from bifrost.eval.questions import Question, own_answers
-from bifrost.retrieval.answer.decision import Inputs, selector_rows
-from bifrost.retrieval.answer.governing import named_row
+from bifrost.retrieval.answer.decision import Inputs, inputs_of, selector_rows
 from bifrost.retrieval.answer.verdict_features import deciding_sentence
 from bifrost.retrieval.channels.base import Evidence
 from bifrost.retrieval.config import RetrievalConfig
@@ -144,28 +143,23 @@ def case_of(pipe: AskPipeline, corpus: str, g: Gathered, model: RankerModel, cfg
     result = pipe.read_named(corpus, result, g.question.question, cfg, own_answers(g.question))
     planner = pipe.planner(corpus)
     lookup = pipe.lookup(corpus)
-    ids = [it.id for it in result.items]
-    feats = result.features or {}
-    inputs = Inputs(
-        question=g.question.question,
-        ids=ids,
-        scores=np.array([it.score for it in result.items], dtype=np.float64),
-        ranker_rows=np.vstack([feats.get(pid, named_row()) for pid in ids]) if ids else np.zeros((0, 1)),
-        facts=result.facts,
-        asks=planner.asks(result),
-        nav=planner.nav,
-        tokenize=planner.tokenize,
-        lookup=lookup,
-        words=planner.words,
+    inputs = inputs_of(
+        g.question.question,
+        result,
+        result.facts,
+        planner.asks(result),
+        planner.nav,
+        planner.tokenize,
+        lookup,
+        planner.words,
     )
+    if inputs is None:
+        raise ValueError(f"question {g.question.id}: the ranker ranked nothing")
     at, rows = selector_rows(inputs)
     text = lambda pid: p.text if (p := lookup(pid)) is not None else ""  # noqa: E731
     sentences = [
         deciding_sentence(
-            planner.nav.requirements.get(inputs.ids[i], ()),
-            inputs.asks,
-            planner.tokenize,
-            text(inputs.ids[i]),
+            planner.nav.requirements.get(inputs.ids[i], ()), inputs.asks, inputs.tokenize, text(inputs.ids[i])
         )
         for i in at
     ]

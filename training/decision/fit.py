@@ -15,7 +15,7 @@ import numpy as np
 
 from bifrost.eval.metrics import set_prf
 from bifrost.eval.splits import fold_of
-from bifrost.retrieval.answer.decision import CITE_MOST
+from bifrost.retrieval.answer.decision import CITE_MOST, ranked_order
 from bifrost.retrieval.answer.decision_model import VERDICT_KINDS
 from bifrost.retrieval.answer.governing import FEATURES
 from bifrost.retrieval.answer.verdict_features import verdict_row
@@ -112,12 +112,27 @@ def calibration_of(raw: np.ndarray, labels: np.ndarray) -> dict[str, list[float]
     return {"x": [float(v) for v in iso.X_thresholds_], "y": [float(v) for v in iso.y_thresholds_]}
 
 
-def cited_of(ids: Sequence[str], p: np.ndarray, cite_also: float) -> list[str]:
-    """What the decision cites: the most probable candidate, and the next ones past ``cite_also``."""
+def cited_of(ids: Sequence[str], p: np.ndarray, cite_also: float, order: str = "selector") -> list[str]:
+    """What the decision cites: the governing candidate, and the next ones past ``cite_also``."""
     if not len(ids):
         return []
-    order = sorted(range(len(ids)), key=lambda i: (-p[i], i))
-    return [ids[order[0]]] + [ids[i] for i in order[1:CITE_MOST] if p[i] >= cite_also]
+    ranked = ranked_order(p, order)
+    return [ids[ranked[0]]] + [ids[i] for i in ranked[1:CITE_MOST] if p[i] >= cite_also]
+
+
+def choose_order(cases: Sequence[Case], probs: Sequence[np.ndarray]) -> str:
+    """ "selector" when its out-of-fold governing candidate is a needed provision more often than the ranker's
+    first; else "ranker" (a selector no better than the ranker adds only noise to the choice)."""
+    hits = {
+        order: np.mean(
+            [
+                bool(c.ids) and c.ids[ranked_order(p, order)[0]] in set(c.question.gold)
+                for c, p in zip(cases, probs)
+            ]
+        )
+        for order in ("selector", "ranker")
+    }
+    return "selector" if hits["selector"] > hits["ranker"] else "ranker"
 
 
 @dataclass(frozen=True)
@@ -128,7 +143,10 @@ class CiteChoice:
 
 
 def choose_citing(
-    cases: Sequence[Case], probs: Sequence[np.ndarray], planned: Callable[[Case, list[str], str], list[str]]
+    cases: Sequence[Case],
+    probs: Sequence[np.ndarray],
+    planned: Callable[[Case, list[str], str], list[str]],
+    order: str = "selector",
 ) -> CiteChoice:
     """The second-rule threshold and the plan with the best mean citation F1 (the simplest of equals: the
     higher threshold, the smaller plan)."""
@@ -138,7 +156,7 @@ def choose_citing(
             f1 = float(
                 np.mean(
                     [
-                        set_prf(planned(c, cited_of(c.ids, p, tau), plan), c.question.gold).f1
+                        set_prf(planned(c, cited_of(c.ids, p, tau, order), plan), c.question.gold).f1
                         for c, p in zip(cases, probs)
                     ]
                 )
@@ -152,19 +170,19 @@ def choose_citing(
 # --- verdicts -------------------------------------------------------------------------------------------
 
 
-def verdict_x(case: Case, p: np.ndarray) -> np.ndarray:
+def verdict_x(case: Case, p: np.ndarray, order_by: str = "selector") -> np.ndarray:
     """The verdict row of a case under the selector probabilities ``p``."""
-    order = sorted(range(len(case.ids)), key=lambda i: (-p[i], i))
+    order = ranked_order(p, order_by)
     inp = case.inputs
     return verdict_row(
         case.rows, p, order, case.sentences, inp.facts.stance, inp.question, inp.tokenize, inp.words
     )
 
 
-def nameable_depends(case: Case, p: np.ndarray) -> bool:
+def nameable_depends(case: Case, p: np.ndarray, order_by: str = "selector") -> bool:
     """Whether a "depends" could name what it depends on: the governing rule states a condition or an
     exception the question leaves open."""
-    gov = int(np.argmax(p))
+    gov = ranked_order(p, order_by)[0]
     row = case.rows[gov]
     return row[FEATURES.index("cond_open")] + row[FEATURES.index("exc_open")] > 0
 

@@ -50,9 +50,15 @@ class Fitted:
     cite: F.CiteChoice
     verdicts: dict[str, Any]
     margins: dict[str, float]
+    order: str = "selector"
 
     def choices(self) -> dict[str, Any]:
-        return {"cite_also": self.cite.cite_also, "plan": self.cite.plan, "margins": self.margins}
+        return {
+            "cite_also": self.cite.cite_also,
+            "plan": self.cite.plan,
+            "margins": self.margins,
+            "order": self.order,
+        }
 
     def model(self, corpus: str, ranker_sha: str) -> DecisionModel:
         card = DecisionCard(
@@ -64,6 +70,7 @@ class Fitted:
             cite_also=self.cite.cite_also,
             verdict_margins=dict(self.margins),
             plan=self.cite.plan,
+            order=self.order,
         )
         return DecisionModel(
             self.selector, {k: v for k, v in self.verdicts.items() if k in self.margins}, card
@@ -119,27 +126,28 @@ class Trainer:
         labels = np.concatenate([c.labels for c in cases])
         calibration = F.calibration_of(np.concatenate(raw), labels)
         probs = [calibrated(r, calibration) for r in raw]
-        cite = F.choose_citing(cases, probs, self.planned)
+        order = F.choose_order(cases, probs)
+        cite = F.choose_citing(cases, probs, self.planned, order)
         labelled = [
             i
             for i, c in enumerate(cases)
             if c.verdict and c.inputs.facts.stance.answerable_yes_no and len(c.ids)
         ]
-        vx = {id(cases[i]): F.verdict_x(cases[i], probs[i]) for i in labelled}
+        vx = {id(cases[i]): F.verdict_x(cases[i], probs[i], order) for i in labelled}
         vcases = [cases[i] for i in labelled]
         scores = F.out_of_fold(
             vcases,
             lambda cs: F.fit_verdicts(np.vstack([vx[id(c)] for c in cs]), [c.verdict for c in cs], seed),
             lambda m, c: F.verdict_margins(m, vx[id(c)]),
         )
-        nameable = [F.nameable_depends(cases[i], probs[i]) for i in labelled]
+        nameable = [F.nameable_depends(cases[i], probs[i], order) for i in labelled]
         margins = F.choose_margins(scores, [c.verdict for c in vcases], nameable)
         verdicts = (
             F.fit_verdicts(np.vstack([vx[id(c)] for c in vcases]), [c.verdict for c in vcases], seed)
             if labelled
             else {}
         )
-        return Fitted(F.fit_selector(cases, seed), calibration, cite, verdicts, margins)
+        return Fitted(F.fit_selector(cases, seed), calibration, cite, verdicts, margins, order)
 
     def validate(self, left: str, train: Sequence[str], rankers: Rankers, seed: int) -> dict[str, Any]:
         """The figures of set ``left`` answered by a decision fitted on ``train`` (each ranked by a ranker
@@ -149,7 +157,9 @@ class Trainer:
         scored: list[Scored] = []
         for case in self.cases([left], rankers, [left], own_out=False):
             p = model.probabilities(case.rows)
-            scored.append(score_case(case, p, self.answer(case, model), self.answer(case, None)))
+            scored.append(
+                score_case(case, p, self.answer(case, model), self.answer(case, None), fitted.order)
+            )
         return {**summarize(scored), "choices": fitted.choices()}
 
     def answer(self, case: Case, decision: DecisionModel | None):

@@ -24,6 +24,27 @@ def build_navigator_cmd(
     graph_build(ctx, corpus, as_json)
 
 
+@build_app.command("encoder")
+def build_encoder_cmd(ctx: typer.Context, as_json: JsonOpt = False) -> None:
+    """Export the embedding model to ONNX in the home, so that onnxruntime encodes (made by the first
+    `ingest`; run it again after a corrupt or missing export)."""
+    try:
+        report = facade(ctx).build_encoder()
+    except BifrostError as e:
+        fail(e)
+    if as_json:
+        emit_json(report)
+        return
+    if not report.path:
+        out.print(
+            "no ONNX export for this model or runtime (onnxruntime missing?): the home encodes in torch"
+        )
+        return
+    out.print(f"exported to {escape(report.path)}: the home encodes on onnxruntime", highlight=False)
+    for line in report.rebuild:
+        out.print(f"  vectors made by the other runtime: run `{escape(line)}`", highlight=False)
+
+
 class RefinerSearch(str, Enum):
     """The refiner's nearest-entity search (see graph_builders/entities/neighbours.py)."""
 

@@ -69,7 +69,12 @@ class LtrRetriever:
         cfg = config or self.config
         t0 = time.perf_counter()
         ev, pool, rows = self.candidates(question, cfg, exclude)
-        return self.ranked(ev, pool, rows, cfg, t0)
+        result = self.ranked(ev, pool, rows, cfg, t0)
+        gathered = sum(ev.timings.values())
+        stages = {f"candidates.{k}": v for k, v in ev.timings.items()}
+        stages["candidates.pool_features"] = result.timings["candidates"] - gathered
+        result.timings.update(stages)
+        return result
 
     def ranked(
         self, ev: Evidence, pool: Pool, rows: np.ndarray, cfg: RetrievalConfig, t0: float | None = None
