@@ -55,10 +55,7 @@ class CorpusModels:
         texts = sentence_vectors.corpus_sentences(res.sql.provisions(corpus), sentences)
         try:
             sentence_vectors.write(
-                index_folder(res.settings.home, corpus),
-                res.embedder.key,
-                texts,
-                res.embedder.embed,
+                index_folder(res.settings.home, corpus), res.embedder.key, texts, res.embedder.embed
             )
         except OSError as e:
             log.warning("cannot write the sentence vectors of %s: %s", corpus, e)

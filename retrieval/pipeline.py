@@ -15,7 +15,7 @@ from bifrost.core.errors import BifrostError, NotFoundError
 from bifrost.core.provisions import container_ids
 from bifrost.core.resources import Resources
 from bifrost.core.store.requirement_tables import requirements as stored_requirements
-from bifrost.core.answer_types import Answer
+from bifrost.core.answer_types import Answer, Outcome
 from bifrost.core.types import Edition, Provision, make_uid
 from bifrost.retrieval.answer.decision_model import DecisionModel
 from bifrost.retrieval.answerability.judge import AnswerabilityJudge
@@ -171,7 +171,7 @@ class AskPipeline(CorpusModels):
         ranking_dense = self.dense_ranker(corpus, provisions, encoder) if encoder is not None else None
         decompose = lambda q: decomposer.decompose(q, corpus)  # noqa: E731
         named = named_finder(pack_of(corpus, res.sql.jurisdiction(corpus)), corpus, provisions)
-        precedents = self._precedent_index(corpus, bm25.tokenize)
+        precedents, outside = self._precedent_index(corpus, bm25.tokenize)
         spacy_model = res.settings.spacy_model
         parse = lambda text: load_spacy(spacy_model)(text)  # noqa: E731 - loaded on the first figure
         return CorpusParts(
@@ -188,6 +188,7 @@ class AskPipeline(CorpusModels):
                 named=named,
                 precedents=precedents,
                 parse=parse,
+                outside=outside,
             ),
             nav=NavigatorIndex.build(
                 provisions, res.sql.references(corpus, dangling=False), stored_requirements(res.sql, corpus)
@@ -197,22 +198,24 @@ class AskPipeline(CorpusModels):
             has_entity_network=not index.empty,
         )
 
-    def _precedent_index(self, corpus: str, tokenize: Callable[[str], list[str]]) -> PrecedentIndex | None:
-        """The corpus's precedent bank as a search index (None when no precedent is loaded)."""
+    def _precedent_index(
+        self, corpus: str, tokenize: Callable[[str], list[str]]
+    ) -> tuple[PrecedentIndex | None, PrecedentIndex | None]:
+        """The corpus's precedent bank as two search indexes: those citing a provision of the corpus (they
+        vote) and those citing none of it (answered elsewhere: where a refusal points); None for an empty
+        one."""
         from bifrost.core.store.precedent_tables import load_precedents
         from bifrost.retrieval.channels.documents import index_folder
 
         res = self.resources
         with res.sql.session() as s:
             bank = load_precedents(s, corpus)
-        if not bank:
-            return None
-        return PrecedentIndex.load(
-            bank,
-            tokenize,
-            res.embedder,
-            index_folder(res.settings.home, corpus),
-            res.embedder.key,
+        inside = [p for p in bank if p.resolved_ids]
+        outside = [p for p in bank if not p.resolved_ids]
+        folder = index_folder(res.settings.home, corpus)
+        return tuple(  # type: ignore[return-value]
+            PrecedentIndex.load(part, tokenize, res.embedder, folder, res.embedder.key) if part else None
+            for part in (inside, outside)
         )
 
     def prepare(self, corpus: str, questions: list[str], config: RetrievalConfig | None = None) -> None:
@@ -264,8 +267,8 @@ class AskPipeline(CorpusModels):
     def retrieve(
         self, question: str, corpus: str, cfg: RetrievalConfig | None = None, exclude: Collection[str] = ()
     ) -> RetrievalResult:
-        """What `ask` retrieves for a question of the current edition (the named provisions first, the similar
-        precedents read, its own left out), before the answer step."""
+        """What `ask` retrieves for a question of the current edition (the named provisions first, the
+        similar precedents read, its own left out), before the answer step."""
         from bifrost.retrieval.ranking.ltr.retriever import LtrRetriever
 
         retr = self.retriever(corpus)
@@ -320,10 +323,10 @@ class AskPipeline(CorpusModels):
         """The answer to a question from its retrieval result (`bifrost.retrieval.answer.build`: answered,
         "not stated" or refused); ``lookup`` reads the provisions quoted (default: the current edition's),
         ``judge`` decides answerability (None: the cosine rule), ``planned`` follows the navigator graph
-        from the cited set (False: a past edition, whose maps are not loaded); ``reader``: the corpus's stored
-        reader (default, when ``planned``), None, or another one (a cross-fitted reader under evaluation);
-        ``decision``: the corpus's stored decision model (default, when ``planned``), None, or another one (a
-        model fitted with a set left out, under evaluation)."""
+        from the cited set (False: a past edition, whose maps are not loaded); ``reader``: the corpus's
+        stored reader (default, when ``planned``), None, or another one (a cross-fitted reader under
+        evaluation); ``decision``: the corpus's stored decision model (default, when ``planned``), None, or
+        another one (a model fitted with a set left out, under evaluation)."""
         from bifrost.retrieval.answer import build as answer_step
 
         chat = self.resources.chat_model
@@ -349,6 +352,8 @@ class AskPipeline(CorpusModels):
             else reader,
             decision=model if isinstance(model, DecisionModel) else None,
         )
+        if planned and answer.outcome is not Outcome.ANSWERED:
+            answer = self.pointed(answer, result, corpus)
         if planned and not answer.refused and not self.parts(corpus).nav.requirements:
             warning = (
                 f"{corpus} has no requirement records yet (a home built before them): "
@@ -358,6 +363,28 @@ class AskPipeline(CorpusModels):
         if warning and not answer.refused:
             answer.warnings.append(warning)
         return answer
+
+    def pointed(self, answer: Answer, result: RetrievalResult, corpus: str) -> Answer:
+        """A refusal or a "not stated" that says where similar questions were answered, when the nearest
+        answered questions lie outside the corpus (`answerability.elsewhere`); the answer as it was
+        otherwise."""
+        from bifrost.retrieval.answerability.elsewhere import answered_elsewhere
+
+        if not result.outside:
+            return answer
+        pack = pack_of(corpus, self.resources.sql.jurisdiction(corpus))
+        others = [c for c in self.resources.sql.corpora() if c != corpus]
+        graph = self.resources.graph
+
+        def holder(cited: str) -> str | None:
+            return next((c for c in others if graph.get_section(make_uid(c, cited)) is not None), None)
+
+        found = answered_elsewhere(
+            result.votes, result.outside, corpus, lambda c: pack.place_of(c, corpus), holder
+        )
+        if found is None:
+            return answer
+        return answer.model_copy(update={"elsewhere": found, "text": f"{answer.text}\n\n{found.said}"})
 
     def planner(self, corpus: str):
         """What the answer plan of a corpus reads (its navigator maps and lexical index; loaded with the

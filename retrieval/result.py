@@ -57,3 +57,5 @@ class RetrievalResult:
     facts: Any = None
     # the learned ranker's feature row of each ranked item (None: another retriever), what the decision reads
     features: dict[str, Any] | None = None
+    # the most similar answered questions that cite nothing of the corpus (None: not read)
+    outside: list[Any] | None = None

@@ -168,6 +168,23 @@ class QuestionFigure(Frozen):
         return Quantity(self.text, self.value, self.unit, self.magnitude, self.dimension, self.comparator)
 
 
+class PlaceCited(Frozen):
+    """A part of the rules outside the corpus, as a reader names it, and what it is about."""
+
+    cited: str = Field(description='e.g. "29 CFR 1910.147"')
+    about: str = Field(default="", description="What that part of the rules is about, when the rulebook says")
+
+
+class Elsewhere(Frozen):
+    """Where the answer to a question the corpus does not answer lives: the parts of the rules the nearest
+    answered questions are listed under, those questions, and a corpus of this home that holds them."""
+
+    places: list[PlaceCited] = Field(default_factory=list)
+    precedents: list[PrecedentMatch] = Field(default_factory=list)
+    corpus: str | None = Field(default=None, description="A corpus of this home holding the places, to ask")
+    said: str = Field(default="", description="The sentence the answer says it in")
+
+
 class Outcome(str, Enum):
     """How a question was answered: the text states it; the closest provisions do not state it; out of
     scope."""
@@ -231,6 +248,11 @@ class Answer(BaseModel):
     related: list[Citation] = Field(
         default_factory=list,
         description="Other provisions the retriever found, shown apart: not what decides the answer",
+    )
+    elsewhere: Elsewhere | None = Field(
+        default=None,
+        description="For a refusal or a 'not stated': where similar questions were answered, outside the "
+        "corpus",
     )
     figures: list[QuestionFigure] = Field(
         default_factory=list, description="The figures read from the question, each with what it measures"

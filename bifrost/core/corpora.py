@@ -20,6 +20,7 @@ class CorpusSpec:
     ecfr_title: int | None = None
     ecfr_part: str | None = None
     description: str = ""
+    parts: tuple[str, ...] = ()  # the parts of its source files the corpus holds (empty: every part there)
 
     def default_sources(self, shared_dir: Path | None) -> list[Path]:
         """The corpus files under the shared folder, when they are all there."""

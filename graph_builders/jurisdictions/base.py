@@ -7,6 +7,8 @@ BIFROST_JURISDICTION_PACKS) exposing ``PACK``; nothing outside a pack compares a
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -76,6 +78,19 @@ class Jurisdiction(Protocol):
         """Options for this pack's parsers from the shared folder (the eCFR structure file, say)."""
         ...
 
+    def place_of(self, written: str, corpus: str) -> Place:
+        """Where a citation outside the corpus points, as a reader names it ("29 CFR 1910.147", "Occupational
+        Safety and Health Standards (general industry)"), for a refusal that says where the answer lives."""
+        ...
+
+
+@dataclass(frozen=True)
+class Place:
+    """A citation outside the corpus as a reader names it, and what that part of the rules is about."""
+
+    cited: str
+    about: str = ""
+
 
 class PackDefaults:
     """What most packs share, for a pack to inherit and override: no renumbering table, questions read as text
@@ -100,3 +115,6 @@ class PackDefaults:
 
     def ingest_options(self, shared_dir: Path | None) -> dict[str, Any]:
         return {}
+
+    def place_of(self, written: str, corpus: str) -> Place:
+        return Place(written.strip(), "")

@@ -58,6 +58,11 @@ class RetrievalSignals:
     ranker_scores: tuple[float, ...] = ()
     entity_cosine: float = 0.0
     entity_mean: float = 0.0
+    # the nearest answered questions: the best citing the corpus, the best citing none of it, and the share of
+    # the latter among the few nearest of both (a question answered elsewhere sits among them)
+    inside_top: float = 0.0
+    outside_top: float = 0.0
+    outside_share: float = 0.0
 
 
 FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
@@ -68,6 +73,7 @@ FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
     "facts": ("fact_top1", "fact_any", "fact_support"),
     "question": ("asks_typed",),
     "support": ("support_top", "support_mean"),
+    "neighbourhood": ("prec_inside_top", "prec_outside_top", "prec_outside_share"),
 }
 """Features in named groups, so that cross-validation can report the model without each group."""
 FEATURES: tuple[str, ...] = tuple(f for group in FEATURE_GROUPS.values() for f in group)
@@ -156,6 +162,9 @@ def features(
         "asks_typed": float(ask.kind is not Asks.OTHER),
         "support_top": max(support_scores, default=0.0),
         "support_mean": sum(support_scores) / len(support_scores) if support_scores else 0.0,
+        "prec_inside_top": signals.inside_top,
+        "prec_outside_top": signals.outside_top,
+        "prec_outside_share": signals.outside_share,
     }
 
 

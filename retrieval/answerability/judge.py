@@ -40,6 +40,24 @@ def retriever_of(result: RetrievalResult) -> str:
     return "ltr" if result.mode == "ltr" else "hybrid"
 
 
+NEAREST = 5
+"""Answered questions (of both banks) whose share from outside the corpus is a feature and a refusal's cue."""
+
+
+def neighbours(result: RetrievalResult) -> tuple[list[float], list[float]]:
+    """The cosines of the question's most similar answered questions citing the corpus, and citing none of it,
+    best first."""
+    inside = sorted((s.cosine for s in (result.votes.similar if result.votes else [])), reverse=True)
+    outside = sorted((s.cosine for s in (result.outside or [])), reverse=True)
+    return inside, outside
+
+
+def outside_share(inside: list[float], outside: list[float], nearest: int = NEAREST) -> float:
+    """The share of the ``nearest`` most similar answered questions that cite nothing of the corpus."""
+    pool = sorted([(c, 0) for c in inside] + [(c, 1) for c in outside], reverse=True)[:nearest]
+    return sum(k for _, k in pool) / len(pool) if pool else 0.0
+
+
 class FeatureReader:
     """Reads the answerability features of a question's retrieval result from the corpus's indexes.
     Light to build: it holds references to indexes the pipeline already loaded."""
@@ -85,8 +103,15 @@ class FeatureReader:
         if entities:
             vectors = self.channels.embedder.embed(entities)
             best = [m[0].score if m else 0.0 for m in self.channels.index.match_entities(vectors, 1, -1.0)]
+        inside, outside = neighbours(result)
         return RetrievalSignals(
-            float(result.relevance), scores, max(best, default=0.0), float(np.mean(best)) if best else 0.0
+            float(result.relevance),
+            scores,
+            max(best, default=0.0),
+            float(np.mean(best)) if best else 0.0,
+            inside_top=inside[0] if inside else 0.0,
+            outside_top=outside[0] if outside else 0.0,
+            outside_share=outside_share(inside, outside),
         )
 
     def row(self, question: str, result: RetrievalResult) -> dict[str, float]:

@@ -22,7 +22,10 @@ from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.decompose import Decomposition
 from bifrost.retrieval.channels.entity_index import EngIndex
 from bifrost.retrieval.channels.entities import EntityEvidence, MatchMemo, match_entities, match_triples
-from bifrost.retrieval.channels.precedents import PrecedentIndex, PrecedentVotes
+from bifrost.retrieval.channels.precedents import PrecedentIndex, PrecedentVotes, Similar
+
+OUTSIDE_SHOWN = 5
+"""Answered questions outside the corpus read per question."""
 
 
 @dataclass
@@ -44,6 +47,8 @@ class Evidence:
     votes: PrecedentVotes = field(default_factory=PrecedentVotes)  # what similar answered questions cite
     figures: tuple[tuple[Quantity, str], ...] = ()  # the question's figures, each with what it measures
     timings: dict[str, float] = field(default_factory=dict)  # seconds of each gathering stage
+    # the most similar answered questions that cite nothing of the corpus (where a refusal points)
+    outside: list[Similar] = field(default_factory=list)
 
     @property
     def relevance(self) -> float:
@@ -75,10 +80,12 @@ class Channels:
         named: NamedFinder | None = None,
         precedents: PrecedentIndex | None = None,
         parse: Parse | None = None,
+        outside: PrecedentIndex | None = None,
     ) -> None:
         """``named`` finds the provisions a question names; ``precedents``: the corpus's answered
         questions; ``parse``: the sentence parser that reads what a question's lengths measure (None: the
-        words around each figure only)."""
+        words around each figure only); ``outside``: answered questions whose citations all lie outside the
+        corpus (never votes: the neighbourhood a refusal points to)."""
         if bm25.ids != dense.ids or (ranking_dense is not None and ranking_dense.ids != dense.ids):
             raise ValueError("BM25 and dense indexes disagree on the documents; rebuild the index")
         self.bm25, self.dense, self.index, self.embedder, self.decompose = (
@@ -89,7 +96,7 @@ class Channels:
             decompose,
         )
         self.ranking_dense = ranking_dense
-        self.named, self.precedents, self.parse = named, precedents, parse
+        self.named, self.precedents, self.parse, self.outside = named, precedents, parse, outside
         self.ids = dense.ids
         self.position = {pid: i for i, pid in enumerate(self.ids)}
         self.memo = memo if memo is not None else MatchMemo()  # filled by `prepare` only
@@ -107,6 +114,7 @@ class Channels:
             self.named,
             self.precedents,
             self.parse,
+            self.outside,
         )
 
     def tokenize(self, text: str) -> list[str]:
@@ -125,6 +133,13 @@ class Channels:
         """What the question's most similar precedents cite, its own (``exclude``: ids, source URLs) left
         out."""
         return self.precedents.votes(question, exclude) if self.precedents is not None else PrecedentVotes()
+
+    def outside_near(self, question: str, exclude: Collection[str] = ()) -> list[Similar]:
+        """The question's most similar answered questions among those that cite nothing of the corpus (its own
+        left out), best first; none without such a bank."""
+        if self.outside is None:
+            return []
+        return self.outside.votes(question, exclude, voters=OUTSIDE_SHOWN).similar
 
     def prepare(self, decompositions: list[Decomposition], cfg: RetrievalConfig) -> None:
         """Match the entities and triples of many questions at once (see `MatchMemo`)."""
@@ -161,6 +176,7 @@ class Channels:
         ev.figures = read_figures(question, self.parse)
         clock.lap("named_figures")
         ev.votes = self.votes(question, exclude) if cfg.use_precedents else PrecedentVotes()
+        ev.outside = self.outside_near(question, exclude) if cfg.use_precedents else []
         clock.lap("precedents")
         if cfg.use_eng:
             ev.entities = match_entities(self.index, self.embedder, question, d.entities, cfg, self.memo)

@@ -36,7 +36,12 @@ def read_named(
         if result.votes is not None
         else (channels.votes(question, exclude) if use_precedents else PrecedentVotes())
     )
-    return replace(result, named=named, votes=votes)
+    outside = (
+        result.outside
+        if result.outside is not None
+        else (channels.outside_near(question, exclude) if use_precedents else [])
+    )
+    return replace(result, named=named, votes=votes, outside=outside)
 
 
 def leading(

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import csv
+import re
 from collections.abc import Callable, Iterable, Mapping
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -11,7 +14,7 @@ from bifrost.core.corpora import CorpusSpec
 from bifrost.core.errors import NotFoundError
 from bifrost.core.types import Provision
 from bifrost.graph_builders.citations.words import GENERIC
-from bifrost.graph_builders.jurisdictions.base import PackDefaults, Related, SectionOf, SourceFormat
+from bifrost.graph_builders.jurisdictions.base import PackDefaults, Place, Related, SectionOf, SourceFormat
 from bifrost.graph_builders.jurisdictions.us_cfr.citation import CfrGrammar, normalize
 from bifrost.graph_builders.jurisdictions.us_cfr.hierarchy import cfr_related, cfr_section_of
 from bifrost.graph_builders.jurisdictions.us_cfr.loose_citations import loosen
@@ -25,6 +28,8 @@ STRUCTURE_FILE = "corpora/osha-1926/title-29-structure.json"
 
 
 class UsCfr(PackDefaults):
+    """29 CFR (and any CFR title read from eCFR files, HTML pages or PDFs)."""
+
     name = NAME
     corpora = (
         CorpusSpec(
@@ -34,6 +39,15 @@ class UsCfr(PackDefaults):
             ecfr_title=29,
             ecfr_part="1926",
             description="29 CFR Part 1926, OSHA Safety and Health Regulations for Construction",
+            parts=("1926",),  # the shared file also holds Parts 1928 and 1949-1992
+        ),
+        CorpusSpec(
+            name="osha-1900-1909",
+            jurisdiction=NAME,
+            shared_paths=("corpora/osha-1900-1909/part-1900-1909.json",),
+            ecfr_title=29,
+            description="29 CFR Parts 1902-1908: state plans, inspections, citations and the posting rule "
+            "(1903), recordkeeping and reporting of injuries (1904), variances (1905), consultation (1908)",
         ),
     )
     reads_new_corpora = True  # a corpus ingested from eCFR files under a new name
@@ -75,6 +89,35 @@ class UsCfr(PackDefaults):
             )
         return [download_part(spec.ecfr_title, spec.ecfr_part, folder, date=date)]
 
+    def parts_of(self, corpus: str) -> tuple[str, ...] | None:
+        """The parts a corpus holds of its source files: its spec's, the part an eCFR download name says
+        ("title-29-part-1904"), else every part in the file (None)."""
+        spec = next((c for c in self.corpora if c.name == corpus), None)
+        if spec is not None and spec.parts:
+            return spec.parts
+        named = re.fullmatch(r"title-\d+-part-(\d+)", corpus)
+        return (named.group(1),) if named else None
+
+    def place_of(self, written: str, corpus: str) -> Place:
+        """ "1910.147(c)" -> "29 CFR 1910.147(c)", about "Occupational Safety and Health Standards (general
+        industry)": the title the corpus's spec names (29 for an unknown corpus) and the part's heading."""
+        spec = next((c for c in self.corpora if c.name == corpus), None)
+        title = spec.ecfr_title if spec is not None and spec.ecfr_title else 29
+        part = re.match(r"\s*(\d+)", written)
+        heading, plain = part_headings().get(part.group(1), ("", "")) if part else ("", "")
+        about = f"{heading} ({plain})" if heading and plain else heading
+        return Place(f"{title} CFR {written.strip()}", about)
+
     def ingest_options(self, shared_dir: Path | None) -> dict[str, Any]:
         structure = shared_dir / STRUCTURE_FILE if shared_dir is not None else None
         return {"structure_path": structure} if structure is not None and structure.exists() else {}
+
+
+@lru_cache(maxsize=1)
+def part_headings() -> dict[str, tuple[str, str]]:
+    """Title 29's OSHA parts: their eCFR heading and, for the ones people name so, a plain name (1910: general
+    industry); from the pack's ``title29_parts.csv``."""
+    table = resources.files(__package__).joinpath("title29_parts.csv").read_text(encoding="utf-8")
+    return {
+        row["part"]: (row["heading"], row["in_plain_words"]) for row in csv.DictReader(table.splitlines())
+    }

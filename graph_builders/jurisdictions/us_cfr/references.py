@@ -198,7 +198,9 @@ class CfrReferenceExtractor:
         return Hit(raw, None, f"ambiguous appendix {letter}: neither the subpart nor the section has it")
 
     def _subparts(self, m: re.Match[str], raw: str, ctx: _Context, known: KnownProvisions) -> Iterator[Hit]:
-        part = m.group("sub_part") or ctx.part
+        # "1910 Subpart Z": the part written before the word names whose subpart it is (not this part's)
+        before = re.search(r"\b(\d{4})\s*$", m.string[: m.start()])
+        part = m.group("sub_part") or (before.group(1) if before else None) or ctx.part
         letters = SUBPART_LETTERS.findall(m.group("sub_letters"))
         is_range = " through " in m.group("sub_letters")
         cits = [CfrCitation(part, subpart=x) for x in letters]

@@ -109,4 +109,5 @@ class LtrRetriever:
             votes=ev.votes,
             figures=ev.figures,
             features={pool.ids[i]: rows[i] for i in order},
+            outside=ev.outside,
         )

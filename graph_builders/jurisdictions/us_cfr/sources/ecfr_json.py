@@ -182,16 +182,21 @@ def _containers(
 def parse_ecfr_json(
     path: Path,
     corpus: str = "osha-1926",
-    parts: Collection[str] | None = ("1926",),
+    parts: Collection[str] | None | str = "spec",
     structure_path: Path | None = None,
     **_other_formats: object,
 ) -> ParsedDocument:
-    """Parse an eCFR JSON file into provisions of the given parts (None: every part in the file).
+    """Parse an eCFR JSON file into provisions of the given parts (None: every part in the file; "spec": the
+    parts the corpus's spec names, every part for a corpus the pack does not list).
 
     Unreadable, empty, malformed or wrongly shaped files raise SourceParseError; a bad section
     object is reported in ``oddities`` and skipped.
     """
     path = Path(path)
+    if parts == "spec":
+        from bifrost.graph_builders.jurisdictions.us_cfr.pack import UsCfr
+
+        parts = UsCfr().parts_of(corpus)
     items = _read(path)
     structure: dict[str, PartStructure] = load_structure(structure_path) if structure_path else {}
     oddities: list[str] = []

@@ -1,6 +1,6 @@
-"""The plain-torch BERT encoder gives the vectors sentence-transformers gives: bit for bit one text at a time, and
-within float rounding (1e-6) in batches, which it cuts by length so that a long text does not pad short ones;
-other model folders fall back to sentence-transformers."""
+"""The plain-torch BERT encoder gives the vectors sentence-transformers gives: bit for bit one text at a
+time, and within float rounding (1e-6) in batches, which it cuts by length so that a long text does not pad
+short ones; other model folders fall back to sentence-transformers."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """The embedding model on onnxruntime: an export made once from the model's own weights gives the torch
 encoder's vectors within float rounding, a home with an export encodes with it (and stores its vectors under
-another key), and a missing, corrupt or outdated export is one error naming the command that makes it again."""
+another key), and a missing, corrupt or outdated export is one error naming the command that makes it
+again."""
 
 from __future__ import annotations
 

@@ -1,0 +1,65 @@
+"""Where the answer lives when the corpus does not give it: the question's nearest answered questions are
+mostly ones that cite nothing of the corpus (the regulator answered them under other rules), so the refusal
+names those rules ("29 CFR 1910.147, Occupational Safety and Health Standards (general industry)"), shows the
+answered questions, and names a corpus of this home that holds them. The rules are named by the corpus's pack
+(its citation form and what each part is about); a bank without such questions changes no refusal."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+
+from bifrost.core.answer_types import Elsewhere, PlaceCited
+from bifrost.graph_builders.jurisdictions.base import Place
+from bifrost.retrieval.answerability.judge import NEAREST
+from bifrost.retrieval.channels.precedents import PrecedentVotes, Similar
+
+SHOWN = 3
+"""Answered questions a pointing refusal shows."""
+PLACES = 2
+"""Places it names at most."""
+
+
+def section_of_cite(written: str) -> str:
+    """A citation cut to its section ("1910.147(c)(4)" -> "1910.147"), the unit a reader looks up."""
+    return written.split("(")[0].strip()
+
+
+def answered_elsewhere(
+    votes: PrecedentVotes | None,
+    outside: Sequence[Similar],
+    corpus: str,
+    place_of: Callable[[str], Place],
+    holder: Callable[[str], str | None],
+) -> Elsewhere | None:
+    """Where the nearest answered questions point, when most of the `NEAREST` lie outside the corpus (None
+    otherwise, or with no such question); ``holder`` names a corpus of the home that holds a place."""
+    inside = list(votes.similar) if votes is not None else []
+    pool = sorted(
+        [(s.cosine, False, s) for s in inside] + [(s.cosine, True, s) for s in outside], key=lambda t: -t[0]
+    )
+    pool = pool[:NEAREST]
+    near = [s for _, out, s in pool if out]
+    if not near or 2 * len(near) <= len(pool):
+        return None
+    weight: Counter[str] = Counter()
+    for s in near:
+        for c in {section_of_cite(c.written) for c in s.precedent.cites}:
+            weight[c] += max(s.cosine, 0.0)
+    if not weight:
+        return None
+    cited = [c for c, _ in weight.most_common(PLACES)]
+    places = [place_of(c) for c in cited]
+    holding = next((h for c in cited if (h := holder(c)) is not None), None)
+    named = "; ".join(f"{p.cited} ({p.about})" if p.about else p.cited for p in places)
+    issuer = next((s.precedent.issuer for s in near if s.precedent.issuer), "") or "The regulator"
+    said = f"{corpus} does not set this. {issuer} has answered similar questions under {named}."
+    if holding:
+        said += f" This home holds those rules as {holding}: ask it there (--corpus {holding})."
+    matches = PrecedentVotes(similar=near).matches(SHOWN)
+    return Elsewhere(
+        places=[PlaceCited(cited=p.cited, about=p.about) for p in places],
+        precedents=matches,
+        corpus=holding,
+        said=said,
+    )
