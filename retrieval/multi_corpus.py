@@ -2,15 +2,15 @@
 
 Each corpus answers with its own retriever, ranker and refusal rule; the answers are then merged: corpora
 whose answer refused add nothing; the others are ordered by how close their first cited provision is to the
-question (the same embedder for every corpus, so the cosines compare, unlike the rankers' scores). A corpus
-that answers comes before one whose closest provisions do not state it, and the merged outcome is the best of
-them: when one corpus answers, the others' "not stated" adds nothing; the verdict is kept when the corpora
-that give one agree, and the answer plan keeps every answering corpus's provisions (ids ``corpus:id``).
-Retrieved lists are fused by reciprocal rank. Every statement, citation and retrieved item carries its corpus,
-and the text marks each citation ``[corpus id]``. When every corpus refuses, the merged answer refuses. A past
-edition answered from (``--as-of``) stays the merged answer's ``edition`` when it is the only one (its
-``corpus`` says whose); the note names each corpus's past edition, as each corpus's own note does.
-"""
+question (the same embedder for every corpus, so the cosines compare, unlike the rankers' scores), and only
+the closest answers, with any other as close (`NEAR_TIE`). A corpus that answers comes before one whose
+closest provisions do not state it, and the merged outcome is the best of them: when one corpus answers, the
+others' "not stated" adds nothing; the verdict is kept when the corpora that give one agree, and the answer
+plan keeps every answering corpus's provisions (ids ``corpus:id``). Retrieved lists are fused by reciprocal
+rank. Every statement, citation and retrieved item carries its corpus, and the text marks each citation
+``[corpus id]``. When every corpus refuses, the merged answer refuses. A past edition answered from (``--as-
+of``) stays the merged answer's ``edition`` when it is the only one (its ``corpus`` says whose); the note
+names each corpus's past edition, as each corpus's own note does."""
 
 from __future__ import annotations
 
@@ -68,6 +68,9 @@ def fused_retrieved(answers: Sequence[Answer], k: int) -> list[RetrievedItem]:
 
 
 RANK = {Outcome.ANSWERED: 0, Outcome.NOT_STATED: 1, Outcome.REFUSED: 2}
+NEAR_TIE = 0.02
+"""Answering corpora kept beside the closest: those whose first cited provision is within this cosine of
+it."""
 """Merged order: corpora that answer, then those whose closest provisions do not state it, then refusals."""
 
 
@@ -77,9 +80,13 @@ def merge_answers(
     """One answer from the per-corpus answers (see the module docstring)."""
     from bifrost.retrieval.answer.extractive import render  # numpy: not at import (see above)
 
-    order = sorted(answers, key=lambda a: (RANK[a.outcome], -closeness(question, a, embed)))
+    close = {id(a): closeness(question, a, embed) for a in answers}
+    order = sorted(answers, key=lambda a: (RANK[a.outcome], -close[id(a)]))
     outcome = order[0].outcome if order else Outcome.REFUSED
-    kept = [a for a in order if a.outcome is outcome and not a.refused]
+    best = close[id(order[0])] if order else 0.0
+    # the corpus whose rules are closest answers; another only when it is as close (a near tie): a question
+    # about recordkeeping is answered from the recordkeeping rules, not padded with construction rules
+    kept = [a for a in order if a.outcome is outcome and not a.refused and close[id(a)] >= best - NEAR_TIE]
     statements = [s.model_copy(update={"corpus": a.corpus}) for a in kept for s in a.statements]
     # without a corpus's own named note
     refusal = next((a.text.split("\n\n")[0] for a in order if a.refused), "")
@@ -131,8 +138,8 @@ def merge_answers(
 
 
 def merged_named(answers: Sequence[Answer]) -> list[ResolvedCite]:
-    """The provisions the question names, over every corpus: each resolution once, and a citation reported as
-    not found only when no corpus holds it."""
+    """The provisions the question names, over every corpus: each resolution once, and a citation reported
+    as not found only when no corpus holds it."""
     found = {c.written for a in answers for c in a.named if c.resolved}
     out: dict[tuple[str, str | None], ResolvedCite] = {}
     for a in answers:

@@ -1,6 +1,7 @@
 """What the facade adds for precedents, answered questions that cite the corpus (OSHA's letters, a team's
-reviewed answers): importing them, finding the ones like a question, and reviewing an answer into one. A mixin
-of `Bifrost`; it uses the facade's ``sql``, ``pipeline``, ``ask``, ``jurisdiction`` and ``require_corpus``."""
+reviewed answers): importing them, finding the ones like a question, and reviewing an answer into one. A
+mixin of `Bifrost`; it uses the facade's ``sql``, ``pipeline``, ``ask``, ``jurisdiction`` and
+``require_corpus``."""
 
 from __future__ import annotations
 
@@ -35,6 +36,30 @@ class PrecedentsApi:
         self.require_corpus(corpus)
         with self.sql.session() as s:
             return load_precedents(s, corpus)
+
+    def precedent_questions(self, corpus: str, out: Path | str) -> int:
+        """Write the corpus's precedents that cite it as a question file (JSONL: the precedent's question or
+        title, its cited provisions as gold, the most specific of each line of descent): a regulator's
+        answered questions to train and validate a ranker on (a question never sees its own precedent: same
+        id). The number written."""
+        import json
+
+        from bifrost.core.provisions import ancestors
+
+        parent = {p.id: p.parent_id for p in self.sql.provisions(corpus)}
+        rows = []
+        for p in self.precedents(corpus):
+            cited = set(p.resolved_ids)
+            gold = sorted(c for c in cited if not any(c in ancestors(o, parent.get) for o in cited if o != c))
+            if gold:
+                rows.append(
+                    {"id": p.id, "question": p.text, "gold": gold, "cited": sorted(cited), "answerable": True}
+                )
+                if p.url:
+                    rows[-1]["url"] = p.url
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        return len(rows)
 
     def similar_precedents(
         self, question: str, corpus: str, k: int = 5, exclude: Sequence[str] = ()

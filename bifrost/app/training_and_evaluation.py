@@ -154,6 +154,7 @@ class TrainingAndEvaluation:
         held_out: Files = (),
         seeds: Sequence[int] = (0,),
         store: bool = True,
+        validate: bool = True,
         out_dir: Path | None = None,
         say: Say | None = None,
         progress: Progress | None = None,
@@ -173,6 +174,7 @@ class TrainingAndEvaluation:
             store=store,
             say=say,
             progress=progress,
+            validate=validate,
         )
         if out_dir is not None:
             write_report(report, out_dir)

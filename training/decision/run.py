@@ -183,10 +183,13 @@ def train_decision(
     store: bool = True,
     say: Say | None = None,
     progress: Progress | None = None,
+    validate: bool = True,
 ) -> DecisionReport:
     """Validate the decision with each set of ``question_files`` left out (and on ``held_out_files``, never
-    fitted on), then fit it on every set and store it behind the corpus's ranker (unless ``store`` is
-    False)."""
+    fitted on; not with ``validate`` False), then fit it on every set and store it behind the corpus's ranker
+    (unless ``store`` is False)."""
+    if not validate and not store:
+        raise ValueError("--no-validate with --no-store leaves nothing to do; drop one of them")
     require_extra("ltr")
     require_extra("eval")
     say = say or (lambda _m: None)
@@ -203,7 +206,7 @@ def train_decision(
         say(f"gathering {sum(1 for q, _ in pairs if q.answerable and q.gold)} questions' candidates")
         trainer = Trainer(pipe, corpus, cfg, gather(pipe, corpus, pairs, cfg, progress))
         report.seconds["gather"] = time.perf_counter() - t0
-        for seed in seeds:
+        for seed in seeds if validate else ():
             rankers = Rankers(trainer.gathered, ranker_sets, ranker.card, cfg.cite_max, seed)
             for left in [*decision_sets, *set_names(held_out_files)]:
                 figures = trainer.validate(left, [s for s in decision_sets if s != left], rankers, seed)

@@ -1,4 +1,5 @@
-"""`bifrost precedents import` and `list`: the bank of answered questions a corpus's answers draw on."""
+"""`bifrost precedents import`, `list` and `questions`: the bank of answered questions a corpus's answers
+draw on."""
 
 from __future__ import annotations
 
@@ -44,6 +45,20 @@ def import_(
         err.print(f"skipped: {escape(line)}", highlight=False)
     if report.errors and not (report.added or report.updated or report.unchanged):
         raise typer.Exit(1)
+
+
+@precedents_app.command("questions")
+def questions(
+    ctx: typer.Context,
+    out_file: Annotated[Path, typer.Option("--out", "-o", help="The question file to write (JSONL)")],
+    corpus: CorpusOpt = "osha-1926",
+) -> None:
+    """Write the precedents that cite the corpus as a question file (the title as the question, the cited
+    provisions as gold), for `bifrost train ranker -q` on a corpus with no question set of its own."""
+    n = with_bifrost(ctx, lambda bf: bf.precedent_questions(corpus, out_file))
+    out.print(
+        f"{n} questions from the precedents of {corpus} written to {escape(str(out_file))}", highlight=False
+    )
 
 
 @precedents_app.command("list")

@@ -70,6 +70,7 @@ def train_decision(
                     held_out=held_out,
                     seeds=seed_list,
                     store=store,
+                    validate=validate,
                     out_dir=out_dir,
                     say=lambda m: err.print(m, highlight=False),
                     progress=progress,

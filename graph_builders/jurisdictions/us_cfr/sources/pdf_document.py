@@ -212,9 +212,10 @@ def _italic_label(line: dict) -> bool:
 
 
 def is_noise(text: str) -> bool:
-    """True for table-like text: mostly numbers and single characters."""
+    """True for table-like text: mostly numbers and single characters (a section heading is never noise, however
+    short: "§ 3.1 Trenches.")."""
     tokens = text.split()
-    if len(tokens) < 3:
+    if len(tokens) < 3 or _SECTION.match(text):
         return False
     noisy = sum(1 for t in tokens if len(t) == 1 or _NOISE_TOKEN.match(t))
     return noisy / len(tokens) >= 0.6
