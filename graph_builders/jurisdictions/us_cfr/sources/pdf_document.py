@@ -212,8 +212,8 @@ def _italic_label(line: dict) -> bool:
 
 
 def is_noise(text: str) -> bool:
-    """True for table-like text: mostly numbers and single characters (a section heading is never noise, however
-    short: "§ 3.1 Trenches.")."""
+    """True for table-like text: mostly numbers and single characters (a section heading is never noise,
+    however short: "§ 3.1 Trenches.")."""
     tokens = text.split()
     if len(tokens) < 3 or _SECTION.match(text):
         return False
