@@ -1,5 +1,6 @@
 """The own-rulebook guide runs as written: its example HTML and PDF rulebooks ingest into one corpus, the
-graph figures it quotes hold, and the first question gets the cited answer it shows (docs/own- rulebook.md)."""
+graph figures it quotes hold, and the first question gets the cited answer it shows
+(docs/own-rulebook.md)."""
 
 from __future__ import annotations
 
