@@ -113,7 +113,11 @@ def test_the_dockerfile_serves_bifrost_on_all_interfaces():
     text = DOCKERFILE.read_text()
     assert text.startswith("#") and "FROM python:3.11-slim" in text
     assert "pip install ." in text
-    assert 'CMD ["bifrost", "serve", "--host", "0.0.0.0", "--port", "8000"]' in text
+    assert 'CMD ["bifrost-entrypoint"]' in text  # it ends with `bifrost serve --host 0.0.0.0 --port 8000`
+    assert (
+        'exec "$BIFROST" serve --host 0.0.0.0 --port "$PORT"'
+        in (ROOT / "docker" / "entrypoint.sh").read_text()
+    )
     assert "pip install .[web,neo4j,postgres]" in text  # the server, and the drivers of both services
 
 
