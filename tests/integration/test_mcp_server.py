@@ -26,6 +26,8 @@ pytestmark = pytest.mark.timeout(600)
 
 PLAN_QUESTION = "Who must prepare the fall protection plan?"
 INVALID_PARAMS = -32602
+from bifrost.app.mcp import ports  # noqa: E402
+
 TOOLS = {"ask", "search", "provision", "neighbours", "entity", "diff", "precedents"}
 LETTERS = [
     {
@@ -77,7 +79,7 @@ def assert_quotes_verify(mcp: SyncMcp, corpus: str, answer: dict) -> None:
 # --- discovery ---
 def test_the_server_lists_seven_read_only_tools_with_their_input_rules(mcp):
     tools = {t.name: t for t in mcp.tools()}
-    assert set(tools) == TOOLS
+    assert set(tools) == TOOLS == set(ports.TOOLS)  # the list `--help`, the README and the docs give
     assert all(t.annotations.read_only_hint and not t.annotations.destructive_hint for t in tools.values())
     k = tools["search"].input_schema["properties"]["k"]
     assert (k["minimum"], k["maximum"], k["default"]) == (1, 100, 10)

@@ -9,6 +9,7 @@ import typer
 
 from bifrost.app.cli.common import serve_with
 from bifrost.app.cli.console import err
+from bifrost.app.mcp.ports import MCP_PORT, TOOLS
 
 if TYPE_CHECKING:
     from bifrost.app.facade import Bifrost
@@ -26,7 +27,7 @@ def mcp(
         typer.Option(help="stdio (an assistant starts this command) or http (streamable HTTP at /mcp)"),
     ] = Transport.stdio,
     host: Annotated[str, typer.Option(help="Interface to listen on (http)")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="TCP port (http)")] = 8765,
+    port: Annotated[int, typer.Option(help="TCP port (http)")] = MCP_PORT,
     corpus: Annotated[
         Optional[list[str]],
         typer.Option("--corpus", "-c", help="Corpus to serve (repeatable; default: every ingested corpus)"),
@@ -38,7 +39,7 @@ def mcp(
         int, typer.Option(min=1, max=1000, help="Provisions per page of the resource listing")
     ] = 100,
 ) -> None:
-    """Serve read-only tools (ask, search, provision, neighbours, entity) and provision resources over MCP."""
+    """Serve the read-only tools and provision resources over MCP."""
 
     def run(bf: Bifrost) -> None:
         from bifrost.app.mcp.server import serve
@@ -50,3 +51,9 @@ def mcp(
         )
 
     serve_with(ctx, "mcp", corpus, run)
+
+
+mcp.__doc__ = (
+    f"Serve the {len(TOOLS)} read-only tools ({', '.join(TOOLS)}) and provision resources over MCP "
+    f"(stdio, or HTTP on port {MCP_PORT} by default)."
+)

@@ -32,6 +32,7 @@ from bifrost.app.team.policy import auth_required
 from bifrost.app.http.limits import RateLimitMiddleware
 from bifrost.app.http.security import SecurityHeadersMiddleware
 from bifrost.core.access import LOCAL, AccessDenied, Unauthenticated
+from bifrost.app.mcp.ports import MCP_PORT
 from bifrost.app.mcp.models import AskResult, EntityResult, PrecedentsResult, ProvisionResult, SearchResult
 from bifrost.app.mcp.service import McpService
 from bifrost.app.mcp.stdio import serve_stdio
@@ -316,7 +317,7 @@ def serve(
     bifrost: Bifrost,
     transport: Transport = "stdio",
     host: str = "127.0.0.1",
-    port: int = 8765,
+    port: int = MCP_PORT,
     corpora: Sequence[str] | None = None,
     warm: bool = True,
     page_size: int = 100,
