@@ -41,7 +41,18 @@ _EXPORTS = {
 }
 """Public name -> the module that defines it (imported on first use)."""
 
-__all__ = sorted(_EXPORTS)
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("bifrost-rag")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "0+unknown"
+
+
+__version__ = _version()
+__all__ = sorted([*_EXPORTS, "__version__"])
 
 
 def __getattr__(name: str) -> Any:

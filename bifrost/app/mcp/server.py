@@ -11,6 +11,8 @@ and `stdio.serve_stdio` (the SDK's public stdio entry point) diverts stray write
 
 from __future__ import annotations
 
+from bifrost import __version__
+
 import contextlib
 import logging
 import os
@@ -154,7 +156,7 @@ def create_server(
     auth = AuthSettings(issuer_url=auth_url, resource_server_url=f"{auth_url}/mcp") if auth_url else None
     server = MCPServer(
         "bifrost",
-        version="0.1.0",
+        version=__version__,
         instructions=INSTRUCTIONS,
         log_level="WARNING",
         middleware=[ResourcePages(service)],

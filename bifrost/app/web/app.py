@@ -9,6 +9,8 @@ answered with a clean 500 (`errors.py`).
 
 from __future__ import annotations
 
+from bifrost import __version__
+
 import logging
 import os
 from collections.abc import Sequence
@@ -77,7 +79,7 @@ def create_app(
     required = settings.auth == "tokens" if require_auth is None else require_auth
     app = FastAPI(
         title="Bifrost",
-        version="0.1.0",
+        version=__version__,
         description="Questions over regulations answered from a dual knowledge graph, every statement cited.",
     )
     app.state.web = WebState(bifrost, corpora, required)

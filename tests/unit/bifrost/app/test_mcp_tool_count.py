@@ -21,7 +21,10 @@ def test_the_readme_and_the_docs_name_every_tool_and_the_same_count():
         line = next(line for line in text.splitlines() if "read-only tools" in line.lower())
         assert all(f"`{t}`" in text for t in TOOLS), path.name
         assert re.search(rf"\b{COUNT}\b", line, re.I), f"{path.name}: {line}"
-        assert not re.search(r"\b(?:five|six|eight)\b read-only tools", text, re.I) or COUNT in ("five", "six")
+        assert not re.search(r"\b(?:five|six|eight)\b read-only tools", text, re.I) or COUNT in (
+            "five",
+            "six",
+        )
 
 
 def test_help_names_every_tool():
