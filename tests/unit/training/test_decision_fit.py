@@ -1,7 +1,7 @@
-"""The decision's choices, made out of fold: a verdict kind is given only past a margin whose verdicts were right
-at least 90% of the time on enough questions (none otherwise), a "depends" only when it can name what it
-depends on, the cited set is the governing candidate and those as probable as the threshold, and the ranker's
-order is kept when the selector is no better at the first place."""
+"""The decision's choices, made out of fold: a verdict kind is given only past a margin whose verdicts were
+right at least 90% of the time on enough questions (none otherwise), a "depends" only when it can name what
+it depends on, the cited set is the governing candidate and those as probable as the threshold, and the
+ranker's order is kept when the selector is no better at the first place."""
 
 from __future__ import annotations
 

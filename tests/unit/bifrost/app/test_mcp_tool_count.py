@@ -1,5 +1,5 @@
-"""One tool count everywhere: the MCP tools the README, docs/operations.md and `bifrost mcp --help` name are the
-server's own list (`bifrost.app.mcp.ports.TOOLS`, checked against a live server in
+"""One tool count everywhere: the MCP tools the README, docs/operations.md and `bifrost mcp --help` name are
+the server's own list (`bifrost.app.mcp.ports.TOOLS`, checked against a live server in
 tests/integration/test_mcp_server.py), and no make target's default port is the MCP server's."""
 
 from __future__ import annotations

@@ -16,9 +16,10 @@ from bifrost.graph_builders.jurisdictions.us_statute.statute_json import parse_s
 
 ACT = {
     "Preamble": "An Act\nTo assure safe and healthful working conditions (1)",
-    "SEC. 3. Definitions": 'More...\nFor the purposes of this Act --\n(1)\nThe term "Secretary" means the Secretary.',
-    "SEC. 5. Duties": "(a)\nEach employer --\n(1)\nMore...\nshall furnish a place of employment free from recognized "
-    "hazards;\n(2)\nshall comply with standards.\n(b)\nEach employee shall comply.",
+    "SEC. 3. Definitions": 'More...\nFor the purposes of this Act --\n(1)\nThe term "Secretary" means the '
+    "Secretary.",
+    "SEC. 5. Duties": "(a)\nEach employer --\n(1)\nMore...\nshall furnish a place of employment free from "
+    "recognized hazards;\n(2)\nshall comply with standards.\n(b)\nEach employee shall comply.",
     "SEC. 11. Judicial Review": "(c)\n(1)\nNo person shall discharge any employee.\n(2)\nAny employee may, "
     "within thirty days, file a complaint; see subsection (a) of this section and section 2112 of title 28.\n"
     "(A)\nfirst\n(i)\nclause\n(B)\nsecond",
