@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from bifrost.core.structured import EntityOut
 from bifrost.core.types import ExtractedEntity
+from bifrost.graph_builders.entities.normalize import singularize
 
 
 def entity_key(name: str) -> str:
@@ -31,10 +32,13 @@ def unique_entities(items: Iterable[EntityOut]) -> list[ExtractedEntity]:
 
 
 def _words(text: str) -> list[str]:
-    return [w[:-1] if len(w) > 3 and w.endswith("s") else w for w in re.findall(r"[a-z0-9]+", text.lower())]
+    """Each word in the singular the refiner gives a name's head (`normalize.singularize`: "criteria" ->
+    "criterion", "systems" -> "system"), so a name is checked against its text by the same normalizer on both
+    sides: the name as stored after refining, the text as written."""
+    return [singularize(w) for w in re.findall(r"[a-z0-9]+", text.lower())]
 
 
 def names_text(name: str, text: str) -> bool:
-    """Whether every word of an entity's name is a word of its provision's text (a plural s aside)."""
+    """Whether every word of an entity's name is a word of its provision's text (singular or plural alike)."""
     words = _words(name)
     return bool(words) and set(words) <= set(_words(text))
