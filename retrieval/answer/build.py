@@ -196,15 +196,10 @@ def answer(
     if outcome is not Outcome.ANSWERED and leading(result, lookup):  # it names a provision: answered from it
         outcome = Outcome.ANSWERED
     statements: list[Statement] = []
-    verdict: Verdict | None = None
-    planned: list[Planned] = []
-    read = None
-    note = None
+    verdict, note, read, decided, planned = None, None, None, None, []
     if outcome is Outcome.ANSWERED and reader is not None:
         read = reading.read(reader, question, [it.id for it in result.items], lookup)
-        if not reading.stated(read, reader.card.cut.stated):
-            outcome = Outcome.NOT_STATED
-    decided = None
+        outcome = outcome if reading.stated(read, reader.card.cut.stated) else Outcome.NOT_STATED
     if outcome is Outcome.ANSWERED and decision is not None and read is None:
         decided = _decide(question, result, facts, lookup, planner, decision)
         clock.lap("answer.decision")

@@ -23,7 +23,7 @@ from bifrost.graph_builders.requirements.read import force_of
 from bifrost.retrieval.answer import governing
 from bifrost.retrieval.answer.applicability import applicability
 from bifrost.retrieval.answer.deontic import Decision, read_rule
-from bifrost.retrieval.answer.decision_model import DecisionModel
+from bifrost.retrieval.answer.decision_model import DecisionModel, calibrated
 from bifrost.retrieval.answer.deontic import because
 from bifrost.retrieval.answer.verdict_features import deciding_sentence, says, verdict_row
 from bifrost.retrieval.navigator import NavigatorIndex
@@ -144,7 +144,8 @@ def decide(inp: Inputs, model: DecisionModel) -> Decided | None:
     if not at:
         return None
     ids = [inp.ids[i] for i in at]
-    p = model.probabilities(rows)
+    margins = model.margins(rows)
+    p = calibrated(margins, model.card.calibration)
     order = ranked_order(p, model.card.order)
     gov = order[0]
     cited = [ids[gov]] + [ids[i] for i in order[1:CITE_MOST] if p[i] >= model.card.cite_also]
@@ -161,8 +162,11 @@ def decide(inp: Inputs, model: DecisionModel) -> Decided | None:
             verdict = verdict_of(kind[0], ids[gov], sentences[gov], checks, inp)
     shown = [c for c in checks if bearing(c, verdict)]
     related = [pid for pid in inp.ids if pid not in cited][:RELATED_SHOWN]
+    sure = [model.governing_probability(float(margins[gov]))] + [
+        float(p[ids.index(pid)]) for pid in cited[1:]
+    ]
     return Decided(
-        governing=[Governing(pid, float(p[ids.index(pid)])) for pid in cited],
+        governing=[Governing(pid, prob) for pid, prob in zip(cited, sure)],
         cited=cited,
         related=related,
         verdict=verdict,

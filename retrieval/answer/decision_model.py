@@ -34,6 +34,8 @@ class DecisionCard:
     features: list[str]
     verdict_features: list[str]
     calibration: dict[str, list[float]]  # {"x": raw margins, "y": probabilities}, increasing
+    # the governing rule's own: its margin -> how often the rule chosen first is a needed one (out of fold)
+    governing_calibration: dict[str, list[float]] = field(default_factory=dict)
     cite_also: float = 1.1  # a second rule is cited when its probability is at least this (> 1: never)
     verdict_margins: dict[str, float] = field(default_factory=dict)  # kind -> least margin (absent: never)
     plan: str = "core"  # the relations the answer plan follows from the cited rules
@@ -68,11 +70,20 @@ class DecisionModel:
     def __init__(self, selector: Any, verdicts: dict[str, Any], card: DecisionCard) -> None:
         self.selector, self.verdicts, self.card = selector, verdicts, card
 
+    def margins(self, rows: np.ndarray) -> np.ndarray:
+        """Per candidate row, the selector's raw margin."""
+        return _margin(self.selector, rows) if len(rows) else np.zeros(0)
+
     def probabilities(self, rows: np.ndarray) -> np.ndarray:
         """Per candidate row, the calibrated probability that it is a provision the answer needs."""
-        if len(rows) == 0:
-            return np.zeros(0)
-        return calibrated(_margin(self.selector, rows), self.card.calibration)
+        return calibrated(self.margins(rows), self.card.calibration)
+
+    def governing_probability(self, margin: float) -> float:
+        """The probability that the rule chosen first is one the answer needs, from its margin (the governing
+        rule's own calibration: a first choice is right more often than a candidate of the same margin)."""
+        return float(
+            calibrated(np.array([margin]), self.card.governing_calibration or self.card.calibration)[0]
+        )
 
     def verdict(self, row: np.ndarray) -> tuple[str, float] | None:
         """The verdict kind whose classifier clears its margin by the most, with that margin; None when none

@@ -103,6 +103,19 @@ def out_of_fold(
     return out
 
 
+def governing_calibration(
+    cases: Sequence[Case], raw: Sequence[np.ndarray], probs: Sequence[np.ndarray], order: str
+) -> dict[str, list[float]]:
+    """The governing rule's own calibration: its out-of-fold margin against whether it is a needed
+    provision."""
+    first = [
+        (r[ranked_order(p, order)[0]], c.labels[ranked_order(p, order)[0]])
+        for c, r, p in zip(cases, raw, probs)
+        if len(c.ids)
+    ]
+    return calibration_of(np.array([m for m, _ in first]), np.array([y for _, y in first]))
+
+
 def calibration_of(raw: np.ndarray, labels: np.ndarray) -> dict[str, list[float]]:
     """The isotonic map from raw margins to the share of needed provisions (knots, increasing)."""
     from sklearn.isotonic import IsotonicRegression

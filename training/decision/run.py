@@ -51,6 +51,7 @@ class Fitted:
     verdicts: dict[str, Any]
     margins: dict[str, float]
     order: str = "selector"
+    governing: dict[str, list[float]] = field(default_factory=dict)
 
     def choices(self) -> dict[str, Any]:
         return {
@@ -71,6 +72,7 @@ class Fitted:
             verdict_margins=dict(self.margins),
             plan=self.cite.plan,
             order=self.order,
+            governing_calibration=self.governing,
         )
         return DecisionModel(
             self.selector, {k: v for k, v in self.verdicts.items() if k in self.margins}, card
@@ -127,6 +129,7 @@ class Trainer:
         calibration = F.calibration_of(np.concatenate(raw), labels)
         probs = [calibrated(r, calibration) for r in raw]
         order = F.choose_order(cases, probs)
+        governing = F.governing_calibration(cases, raw, probs, order)
         cite = F.choose_citing(cases, probs, self.planned, order)
         labelled = [
             i
@@ -147,7 +150,7 @@ class Trainer:
             if labelled
             else {}
         )
-        return Fitted(F.fit_selector(cases, seed), calibration, cite, verdicts, margins, order)
+        return Fitted(F.fit_selector(cases, seed), calibration, cite, verdicts, margins, order, governing)
 
     def validate(self, left: str, train: Sequence[str], rankers: Rankers, seed: int) -> dict[str, Any]:
         """The figures of set ``left`` answered by a decision fitted on ``train`` (each ranked by a ranker

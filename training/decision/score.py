@@ -11,6 +11,7 @@ import numpy as np
 from bifrost.core.answer_types import Answer, Outcome
 from bifrost.eval.metrics import set_prf
 from bifrost.retrieval.answer.decision import ranked_order
+from bifrost.retrieval.answer.decision_model import DecisionModel
 from bifrost.training.decision.cases import Case
 
 BINS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.01)
@@ -42,16 +43,17 @@ def cited(answer: Answer) -> tuple[str, ...]:
     return tuple(dict.fromkeys(c for st in answer.statements for c in st.citations))
 
 
-def score_case(case: Case, p: np.ndarray, new: Answer, old: Answer, order: str = "selector") -> Scored:
+def score_case(case: Case, p: np.ndarray, new: Answer, old: Answer, model: DecisionModel) -> Scored:
     gold = set(case.question.gold)
-    at = ranked_order(p, order)[0] if len(case.ids) else 0
+    at = ranked_order(p, model.card.order)[0] if len(case.ids) else 0
     gov = case.ids[at] if len(case.ids) else ""
+    sure = model.governing_probability(float(model.margins(case.rows)[at])) if len(case.ids) else 0.0
     top = case.result.items[0].id if case.result.items else ""
     decisive = case.decisive
     return Scored(
         id=case.question.id,
         governing=gov,
-        probability=float(p[at]) if len(p) else 0.0,
+        probability=sure,
         hit_gold=gov in gold,
         hit_decisive=(gov in decisive) if decisive else None,
         ranker_top_gold=top in gold,

@@ -60,13 +60,17 @@ def test_a_list_or_all_names_several_corpora_and_each_name_must_exist():
         parse_corpora(" , ", KNOWN)
 
 
-def test_the_corpus_whose_cited_text_is_closest_to_the_question_comes_first():
+def test_the_corpus_whose_cited_text_is_closest_answers_and_a_near_tie_joins_it():
     merged = merge_answers(
         "q", [answer("osha-1926", "1926.1", "far text"), answer("adgm", "A.1", "close text")], embed
     )
-    assert [s.corpus for s in merged.statements] == ["adgm", "osha-1926"]
-    assert [(c.corpus, c.id) for c in merged.citations] == [("adgm", "A.1"), ("osha-1926", "1926.1")]
+    assert [s.corpus for s in merged.statements] == ["adgm"]  # the far corpus does not pad the answer
+    assert [(c.corpus, c.id) for c in merged.citations] == [("adgm", "A.1")]
     assert merged.corpus == "osha-1926,adgm" and not merged.refused and merged.timings == {"total": 2.0}
+    tie = merge_answers(
+        "q", [answer("osha-1926", "1926.1", "close one"), answer("adgm", "A.1", "close two")], embed
+    )
+    assert sorted(s.corpus for s in tie.statements) == ["adgm", "osha-1926"]
 
 
 def test_retrieved_lists_are_fused_by_rank_and_keep_their_corpus():
@@ -88,9 +92,9 @@ def test_a_corpus_that_refuses_adds_nothing_and_all_refusing_is_a_refusal():
 
 def test_the_merged_text_marks_each_citation_with_its_corpus():
     merged = merge_answers(
-        "q", [answer("osha-1926", "1926.1", "far text"), answer("adgm", "A.1", "close text")], embed
+        "q", [answer("osha-1926", "1926.1", "close one"), answer("adgm", "A.1", "close two")], embed
     )
-    assert merged.text == "close text [adgm A.1]\nfar text [osha-1926 1926.1]"
+    assert merged.text == "close one [osha-1926 1926.1]\nclose two [adgm A.1]"
 
 
 def test_a_past_edition_answered_from_is_kept_and_several_are_named_in_the_note():
@@ -141,7 +145,10 @@ def test_not_stated_everywhere_is_not_stated_and_disagreeing_verdicts_give_none(
     assert both.outcome is Outcome.NOT_STATED and not both.refused
     split = merge_answers(
         "q",
-        [answer("osha-1926", "1926.1", "x", verdict="no"), answer("adgm", "A.1", "close", verdict="yes")],
+        [
+            answer("osha-1926", "1926.1", "close one", verdict="no"),
+            answer("adgm", "A.1", "close two", verdict="yes"),
+        ],
         embed,
     )
     assert split.verdict is None and split.outcome is Outcome.ANSWERED

@@ -103,6 +103,7 @@ def corpus_parts(corpus: str) -> CorpusParts:
     channels.names.return_value = []  # the questions name no provision
     channels.loosen.side_effect = lambda text: text  # in no loose form
     channels.votes.return_value = PrecedentVotes()  # and the corpus has no precedents
+    channels.outside_near.return_value = []  # nor any answered under other rules
     channels.tokenize.side_effect = str.split
     return CorpusParts(
         corpus=corpus,
