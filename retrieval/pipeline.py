@@ -21,6 +21,7 @@ from bifrost.retrieval.answer.decision_model import DecisionModel
 from bifrost.retrieval.answerability.judge import AnswerabilityJudge
 from bifrost.retrieval.base import CorpusRetriever
 from bifrost.retrieval.channels.base import Channels
+from bifrost.retrieval.condense import condensed
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.decompose import ExtractorDecomposer
 from bifrost.retrieval.edition_retriever import EditionRetriever
@@ -243,6 +244,11 @@ class AskPipeline(CorpusModels):
         question = (question or "").strip()
         if not question:
             raise BifrostError("the question is empty")
+        read, long_note = condensed(question)
+        if long_note is not None:  # a very long question: read as its channels can use it, said so
+            answer = self.ask(read, corpus, config, edition, exclude)
+            note = f"{answer.note}; {long_note}" if answer.note else long_note
+            return answer.model_copy(update={"question": question, "note": note})
         t0 = time.perf_counter()
         if edition is not None and edition.number != self.resources.sql.edition(corpus).number:
             past = self.edition_retriever(edition)
