@@ -1,11 +1,10 @@
-"""Refusals that point, scored: for questions the corpus does not answer that are labelled with the rules that do
-(a tag ``other-part:<part>``, written before the pointers were built), how many are refused or "not stated", and
-of those how many name that part (a place cited as ``<title> CFR <part>.`` or the part itself); each question
-answered as `ask` answers it, its own precedent left out.
+"""Refusals that point, scored: for questions the corpus does not answer that are labelled with the rules
+that do (a tag ``other-part:<part>``, written before the pointers were built), how many are refused or "not
+stated", and of those how many name that part (a place cited as ``<title> CFR <part>.`` or the part itself);
+each question answered as `ask` answers it, its own precedent left out.
 
-    HF_HUB_OFFLINE=1 python -m bifrost.eval.refusal_pointers --home .bifrost-demo \\
-        -q eval/questions/osha-near-domain.jsonl
-"""
+HF_HUB_OFFLINE=1 python -m bifrost.eval.refusal_pointers --home .bifrost-demo \\ -q
+   eval/questions/osha-near-domain.jsonl"""
 
 from __future__ import annotations
 
