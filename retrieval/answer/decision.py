@@ -146,7 +146,7 @@ def decide(inp: Inputs, model: DecisionModel) -> Decided | None:
     ids = [inp.ids[i] for i in at]
     margins = model.margins(rows)
     p = calibrated(margins, model.card.calibration)
-    order = ranked_order(p, model.card.order)
+    order = governing_order(p, rows, model.card.order)
     gov = order[0]
     cited = [ids[gov]] + [ids[i] for i in order[1:CITE_MOST] if p[i] >= model.card.cite_also]
     text = lambda pid: p_.text if (p_ := inp.lookup(pid)) is not None else ""  # noqa: E731
@@ -179,6 +179,18 @@ def ranked_order(p: np.ndarray, order: str) -> list[int]:
     if order == "ranker":
         return list(range(len(p)))
     return sorted(range(len(p)), key=lambda i: (-p[i], i))
+
+
+def governing_order(p: np.ndarray, rows: np.ndarray, order: str) -> list[int]:
+    """Candidate positions, governing first (`ranked_order`), a rule about an activity set aside last."""
+    return not_set_aside(ranked_order(p, order), rows)
+
+
+def not_set_aside(order: list[int], rows: np.ndarray) -> list[int]:
+    """The order with the rules about an activity the question sets aside ("not erecting or dismantling") put
+    last: such a rule never governs while another candidate is left."""
+    aside = governing.FEATURES.index("set_aside")
+    return [i for i in order if not rows[i, aside]] + [i for i in order if rows[i, aside]]
 
 
 def bearing(check: ConditionCheck, verdict: Verdict | None) -> bool:

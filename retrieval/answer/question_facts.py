@@ -1,7 +1,7 @@
-"""The question read once, at the start of `ask`: its yes/no stance, the kind of fact it asks for, its figures
-with what they measure ("12ft below" a depth, "4 ft. sides" a height, "35′ away" a distance) and the scopes it
-excludes ("not erecting or dismantling"). Carried on the retrieval result, so the answer step, the plan, the
-verdict and the condition checks read these facts rather than parsing the question again."""
+"""The question read once, at the start of `ask`: its yes/no stance, the kind of fact it asks for, its
+figures with what they measure ("12ft below" a depth, "4 ft. sides" a height, "35′ away" a distance) and the
+scopes it excludes ("not erecting or dismantling"). Carried on the retrieval result, so the answer step, the
+plan, the verdict and the condition checks read these facts rather than parsing the question again."""
 
 from __future__ import annotations
 
@@ -31,11 +31,27 @@ class QuestionFacts:
     excluded: tuple[str, ...] = ()  # activities the question rules out ("erecting", "dismantling")
 
 
+# a statement of what the people asked about are not doing ("They are not erecting or dismantling it."): set
+# aside; the same words in a question ("are they not tying off?") are what is asked, not set aside
+_NOT_DOING = re.compile(
+    r"\b(?:are|is|were|was|'re|'s)\s+not\s+(?:doing\s+(?:any\s+)?)?"
+    r"(?P<what>[a-z]+ing(?:\s*(?:,|or|and|/)\s*[a-z]+ing)*)\b|\b(?:aren't|isn't|weren't|wasn't)\s+"
+    r"(?P<what2>[a-z]+ing(?:\s*(?:,|or|and|/)\s*[a-z]+ing)*)\b",
+    re.I,
+)
+
+
 def excluded_activities(question: str) -> tuple[str, ...]:
-    """The activities a question rules out: the -ing words after "not", "other than", "excluding", ..."""
+    """The activities a question rules out: the -ing words after "not", "other than", "excluding", ..., and
+    what a statement says its people are not doing ("They are not erecting or dismantling it.")."""
     out: list[str] = []
     for m in _EXCLUDED.finditer(question or ""):
         out += [w.lower() for w in re.findall(r"[A-Za-z]+ing\b", m.group("what"))]
+    for sentence in re.split(r"(?<=[.?!])\s+", question or ""):
+        if sentence.rstrip().endswith("?"):
+            continue
+        for m in _NOT_DOING.finditer(sentence):
+            out += [w.lower() for w in re.findall(r"[A-Za-z]+ing\b", m.group("what") or m.group("what2"))]
     return tuple(dict.fromkeys(out))
 
 

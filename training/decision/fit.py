@@ -15,7 +15,7 @@ import numpy as np
 
 from bifrost.eval.metrics import set_prf
 from bifrost.eval.splits import fold_of
-from bifrost.retrieval.answer.decision import CITE_MOST, ranked_order
+from bifrost.retrieval.answer.decision import CITE_MOST, governing_order, ranked_order
 from bifrost.retrieval.answer.decision_model import VERDICT_KINDS
 from bifrost.retrieval.answer.governing import FEATURES
 from bifrost.retrieval.answer.verdict_features import verdict_row
@@ -108,11 +108,8 @@ def governing_calibration(
 ) -> dict[str, list[float]]:
     """The governing rule's own calibration: its out-of-fold margin against whether it is a needed
     provision."""
-    first = [
-        (r[ranked_order(p, order)[0]], c.labels[ranked_order(p, order)[0]])
-        for c, r, p in zip(cases, raw, probs)
-        if len(c.ids)
-    ]
+    at = [(c, r, governing_order(p, c.rows, order)[0]) for c, r, p in zip(cases, raw, probs) if len(c.ids)]
+    first = [(r[i], c.labels[i]) for c, r, i in at]
     return calibration_of(np.array([m for m, _ in first]), np.array([y for _, y in first]))
 
 
@@ -125,11 +122,18 @@ def calibration_of(raw: np.ndarray, labels: np.ndarray) -> dict[str, list[float]
     return {"x": [float(v) for v in iso.X_thresholds_], "y": [float(v) for v in iso.y_thresholds_]}
 
 
-def cited_of(ids: Sequence[str], p: np.ndarray, cite_also: float, order: str = "selector") -> list[str]:
-    """What the decision cites: the governing candidate, and the next ones past ``cite_also``."""
+def cited_of(
+    ids: Sequence[str],
+    p: np.ndarray,
+    cite_also: float,
+    order: str = "selector",
+    rows: np.ndarray | None = None,
+) -> list[str]:
+    """What the decision cites: the governing candidate, and the next ones past ``cite_also`` (with ``rows``,
+    a rule about an activity the question sets aside never first)."""
     if not len(ids):
         return []
-    ranked = ranked_order(p, order)
+    ranked = governing_order(p, rows, order) if rows is not None else ranked_order(p, order)
     return [ids[ranked[0]]] + [ids[i] for i in ranked[1:CITE_MOST] if p[i] >= cite_also]
 
 
@@ -139,7 +143,7 @@ def choose_order(cases: Sequence[Case], probs: Sequence[np.ndarray]) -> str:
     hits = {
         order: np.mean(
             [
-                bool(c.ids) and c.ids[ranked_order(p, order)[0]] in set(c.question.gold)
+                bool(c.ids) and c.ids[governing_order(p, c.rows, order)[0]] in set(c.question.gold)
                 for c, p in zip(cases, probs)
             ]
         )
@@ -169,7 +173,7 @@ def choose_citing(
             f1 = float(
                 np.mean(
                     [
-                        set_prf(planned(c, cited_of(c.ids, p, tau, order), plan), c.question.gold).f1
+                        set_prf(planned(c, cited_of(c.ids, p, tau, order, c.rows), plan), c.question.gold).f1
                         for c, p in zip(cases, probs)
                     ]
                 )
@@ -185,7 +189,7 @@ def choose_citing(
 
 def verdict_x(case: Case, p: np.ndarray, order_by: str = "selector") -> np.ndarray:
     """The verdict row of a case under the selector probabilities ``p``."""
-    order = ranked_order(p, order_by)
+    order = governing_order(p, case.rows, order_by)
     inp = case.inputs
     return verdict_row(
         case.rows, p, order, case.sentences, inp.facts.stance, inp.question, inp.tokenize, inp.words
@@ -195,7 +199,7 @@ def verdict_x(case: Case, p: np.ndarray, order_by: str = "selector") -> np.ndarr
 def nameable_depends(case: Case, p: np.ndarray, order_by: str = "selector") -> bool:
     """Whether a "depends" could name what it depends on: the governing rule states a condition or an
     exception the question leaves open."""
-    gov = ranked_order(p, order_by)[0]
+    gov = governing_order(p, case.rows, order_by)[0]
     row = case.rows[gov]
     return row[FEATURES.index("cond_open")] + row[FEATURES.index("exc_open")] > 0
 

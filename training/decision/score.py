@@ -10,7 +10,7 @@ import numpy as np
 
 from bifrost.core.answer_types import Answer, Outcome
 from bifrost.eval.metrics import set_prf
-from bifrost.retrieval.answer.decision import ranked_order
+from bifrost.retrieval.answer.decision import governing_order
 from bifrost.retrieval.answer.decision_model import DecisionModel
 from bifrost.training.decision.cases import Case
 
@@ -45,7 +45,7 @@ def cited(answer: Answer) -> tuple[str, ...]:
 
 def score_case(case: Case, p: np.ndarray, new: Answer, old: Answer, model: DecisionModel) -> Scored:
     gold = set(case.question.gold)
-    at = ranked_order(p, model.card.order)[0] if len(case.ids) else 0
+    at = governing_order(p, case.rows, model.card.order)[0] if len(case.ids) else 0
     gov = case.ids[at] if len(case.ids) else ""
     sure = model.governing_probability(float(model.margins(case.rows)[at])) if len(case.ids) else 0.0
     top = case.result.items[0].id if case.result.items else ""
