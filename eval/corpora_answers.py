@@ -3,7 +3,9 @@ citation qualified by its corpus against the gold qualified by the question's co
 ``--default-corpus``), so a recordkeeping answer padded with construction rules loses precision. The same
 questions are also answered from their own corpus alone, in the same run, for the comparison.
 
-    HF_HUB_OFFLINE=1 python -m bifrost.eval.corpora_answers --home .bifrost-demo --corpora all \\
+Run by (it answers through the facade, a layer above this one):
+
+    HF_HUB_OFFLINE=1 python -m benchmarks.corpora_answers --home .bifrost-demo --corpora all \\
         -q eval/questions/osha-next-door.jsonl -q eval/questions/osha-natural-dev.jsonl
 """
 
@@ -35,36 +37,3 @@ def score(rows: Sequence[tuple[list[str], list[str]]]) -> dict[str, float]:
         "f1": float(np.mean([x.f1 for x in m])) if m else 0.0,
         "answered": float(np.mean([bool(c) for c, _ in rows])) if rows else 0.0,
     }
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    from bifrost.app.facade import Bifrost
-    from bifrost.core.settings import Settings
-    from bifrost.eval.questions import own_answers, load_questions
-
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--home", type=Path, required=True)
-    ap.add_argument("--corpora", default="all")
-    ap.add_argument("--default-corpus", default="osha-1926")
-    ap.add_argument("-q", "--questions", type=Path, action="append", required=True)
-    args = ap.parse_args(argv)
-    bf = Bifrost(Settings(home=args.home))
-    out = {}
-    try:
-        for path in args.questions:
-            qs = [q for q in load_questions(path, "jsonl").questions if q.answerable and q.gold]
-            several, alone = [], []
-            for q in qs:
-                corpus = q.extra.get("corpus") or args.default_corpus
-                gold = [f"{corpus}:{g}" for g in q.gold]
-                exclude = own_answers(q)
-                several.append((qualified(bf.ask(q.question, args.corpora, exclude=exclude), corpus), gold))
-                alone.append((qualified(bf.ask(q.question, corpus, exclude=exclude), corpus), gold))
-            out[path.stem] = {args.corpora: score(several), "own corpus alone": score(alone)}
-    finally:
-        bf.close()
-    print(json.dumps(out, indent=2))
-
-
-if __name__ == "__main__":
-    main()

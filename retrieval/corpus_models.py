@@ -1,5 +1,5 @@
 """The per-corpus models the ask pipeline loads once: the dense ranker, stored sentence vectors, the
-answerability judge and the reader, and the index files written after a build."""
+answerability judge, the reader and the answer plan's readers, and the index files written after a build."""
 
 from __future__ import annotations
 
@@ -130,4 +130,16 @@ class CorpusModels:
         settings = self.resources.settings
         return load_reader(
             reader_folder(settings.home, corpus), corpus, settings.embedding_model, self.ranker_in_use(corpus)
+        )
+
+    def planner(self, corpus: str):
+        """What the answer plan of a corpus reads (its navigator maps and lexical index; loaded with the
+        corpus)."""
+        from bifrost.graph_builders.jurisdictions.registry import words_for
+        from bifrost.retrieval.answer.planner import Planner
+
+        parts = self.parts(corpus)
+        bm25 = parts.channels.bm25
+        return Planner(
+            parts.nav, bm25.tokenize, bm25.document_frequency, len(parts.channels.ids), words_for(corpus)
         )

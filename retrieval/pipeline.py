@@ -391,15 +391,3 @@ class AskPipeline(CorpusModels):
         if found is None:
             return answer
         return answer.model_copy(update={"elsewhere": found, "text": f"{answer.text}\n\n{found.said}"})
-
-    def planner(self, corpus: str):
-        """What the answer plan of a corpus reads (its navigator maps and lexical index; loaded with the
-        corpus)."""
-        from bifrost.graph_builders.jurisdictions.registry import words_for
-        from bifrost.retrieval.answer.planner import Planner
-
-        parts = self.parts(corpus)
-        bm25 = parts.channels.bm25
-        return Planner(
-            parts.nav, bm25.tokenize, bm25.document_frequency, len(parts.channels.ids), words_for(corpus)
-        )

@@ -136,8 +136,7 @@ class BertEncoder:
     def encode(self, texts: list[str], batch_size: int = 64) -> np.ndarray:
         """Unit-norm float32 rows, computed in batches of like length (`encoder_batches`), each padded to its
         longest text."""
-        from bifrost.core.encoder_batches import length_batches
-        from bifrost.core.onnx_encoder import padded
+        from bifrost.core.encoder_batches import length_batches, padded
 
         torch, F = self.torch, self.torch.nn.functional
         if not texts:

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from bifrost.core.atomic_files import atomic_file
-from bifrost.core.encoder_batches import length_batches
+from bifrost.core.encoder_batches import INPUTS, length_batches, padded
 from bifrost.core.errors import ModelUnavailableError
 
 REMAKE = "`bifrost build encoder`"
@@ -151,18 +151,3 @@ class OnnxEncoder:
             for i, row in zip(batch, rows):
                 out[i] = row
         return np.vstack(out).astype(np.float32, copy=False)
-
-
-def padded(encodings: list[Any]) -> dict[str, np.ndarray]:
-    """The model's inputs for a batch of tokenized texts, padded with zeros to the longest."""
-    width = max(len(e.ids) for e in encodings)
-    feed = {name: np.zeros((len(encodings), width), dtype=np.int64) for name in INPUTS}
-    for row, e in enumerate(encodings):
-        n = len(e.ids)
-        feed["input_ids"][row, :n] = e.ids
-        feed["token_type_ids"][row, :n] = e.type_ids
-        feed["attention_mask"][row, :n] = 1
-    return feed
-
-
-INPUTS = ("input_ids", "token_type_ids", "attention_mask")

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from bifrost.eval.questions import Question, own_answers
+from bifrost.core.errors import BifrostError
 from bifrost.retrieval.answer.decision import Inputs, inputs_of, selector_rows
 from bifrost.retrieval.answer.verdict_features import deciding_sentence
 from bifrost.retrieval.channels.base import Evidence
@@ -84,6 +85,12 @@ class Rankers:
     def without(self, out: Collection[str]) -> tuple[frozenset[str], RankerModel]:
         """(the sets fitted on, the ranker) fitted on the ranker's sets less ``out``."""
         kept = frozenset(s for s in self.ranker_sets if s not in set(out))
+        if not kept:
+            raise BifrostError(
+                f"the ranker was trained on {', '.join(sorted(self.ranker_sets))} only: with "
+                f"{', '.join(sorted(set(out)))} left out no set is left to fit a nested ranker on; train the "
+                "ranker on one more question set (or pass --no-validate)"
+            )
         if kept not in self._fitted:
             groups = [g.group() for g in self.gathered if g.source in kept]
             columns = columns_without(set())

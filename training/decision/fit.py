@@ -68,6 +68,8 @@ def margins(booster: Any, x: np.ndarray) -> np.ndarray:
 
 
 def fit_selector(cases: Sequence[Case], seed: int) -> Any:
+    if not any(len(c.at) for c in cases):
+        raise ValueError("no training question has a needed provision among its candidates")
     x = np.vstack([c.rows for c in cases if len(c.at)])
     y = np.concatenate([c.labels for c in cases if len(c.at)])
     return _lgbm(SELECTOR_PARAMS, x, y, seed)
@@ -97,6 +99,8 @@ def out_of_fold(
     """Per case, ``predict`` by a model ``fit`` on the cases outside its split (`splits_of`)."""
     out: list[Any] = [None] * len(cases)
     for train, test in splits_of(cases):
+        if not test:
+            continue
         model = fit([cases[i] for i in train])
         for i in test:
             out[i] = predict(model, cases[i])
@@ -204,11 +208,14 @@ def nameable_depends(case: Case, p: np.ndarray, order_by: str = "selector") -> b
     return row[FEATURES.index("cond_open")] + row[FEATURES.index("exc_open")] > 0
 
 
-def fit_verdicts(rows: np.ndarray, labels: Sequence[str], seed: int) -> dict[str, Any]:
-    """One classifier per verdict kind (that kind against the others); a kind with too few examples gets
-    none."""
+def fit_verdicts(rows: Sequence[np.ndarray], labels: Sequence[str], seed: int) -> dict[str, Any]:
+    """One classifier per verdict kind (that kind against the others) over one row per labelled question; a
+    kind with too few examples gets none (none at all when no question is labelled)."""
     y_all = np.asarray(labels)
-    out = {}
+    out: dict[str, Any] = {}
+    if not len(rows):
+        return out
+    rows = np.vstack(rows)
     for kind in VERDICT_KINDS:
         y = (y_all == kind).astype(int)
         if 3 <= y.sum() <= len(y) - 3:

@@ -140,16 +140,12 @@ class Trainer:
         vcases = [cases[i] for i in labelled]
         scores = F.out_of_fold(
             vcases,
-            lambda cs: F.fit_verdicts(np.vstack([vx[id(c)] for c in cs]), [c.verdict for c in cs], seed),
+            lambda cs: F.fit_verdicts([vx[id(c)] for c in cs], [c.verdict for c in cs], seed),
             lambda m, c: F.verdict_margins(m, vx[id(c)]),
         )
         nameable = [F.nameable_depends(cases[i], probs[i], order) for i in labelled]
         margins = F.choose_margins(scores, [c.verdict for c in vcases], nameable)
-        verdicts = (
-            F.fit_verdicts(np.vstack([vx[id(c)] for c in vcases]), [c.verdict for c in vcases], seed)
-            if labelled
-            else {}
-        )
+        verdicts = F.fit_verdicts([vx[id(c)] for c in vcases], [c.verdict for c in vcases], seed)
         return Fitted(F.fit_selector(cases, seed), calibration, cite, verdicts, margins, order, governing)
 
     def validate(self, left: str, train: Sequence[str], rankers: Rankers, seed: int) -> dict[str, Any]:

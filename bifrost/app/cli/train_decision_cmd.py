@@ -40,6 +40,13 @@ def train_decision(
         bool,
         typer.Option("--store/--no-store", help="Store the model in the home (--no-store: figures only)"),
     ] = True,
+    validate: Annotated[
+        bool,
+        typer.Option(
+            "--validate/--no-validate",
+            help="Score each set left out before fitting the stored model (--no-validate: fit, store)",
+        ),
+    ] = True,
     out_dir: Annotated[
         Optional[Path], typer.Option("--out", "-o", help="Folder for summary.json and summary.md")
     ] = None,

@@ -16,12 +16,12 @@ from bifrost.core.types import Provision
 from bifrost.graph_builders.citations.words import GENERIC
 from bifrost.graph_builders.jurisdictions.base import PackDefaults, Place, Related, SectionOf, SourceFormat
 from bifrost.graph_builders.jurisdictions.us_cfr.citation import CfrGrammar, normalize
+from bifrost.graph_builders.jurisdictions.us_cfr.corpora import CORPORA, NAME, parts_of
 from bifrost.graph_builders.jurisdictions.us_cfr.hierarchy import cfr_related, cfr_section_of
 from bifrost.graph_builders.jurisdictions.us_cfr.loose_citations import loosen
 from bifrost.graph_builders.navigator.base import ReferenceExtractor
 from bifrost.graph_builders.navigator.successors import Successor, read_successors
 
-NAME = "us-cfr"
 _SOURCES = "bifrost.graph_builders.jurisdictions.us_cfr.sources"
 STRUCTURE_FILE = "corpora/osha-1926/title-29-structure.json"
 """eCFR structure of Title 29 (subpart headings) in the shared folder."""
@@ -31,25 +31,7 @@ class UsCfr(PackDefaults):
     """29 CFR (and any CFR title read from eCFR files, HTML pages or PDFs)."""
 
     name = NAME
-    corpora = (
-        CorpusSpec(
-            name="osha-1926",
-            jurisdiction=NAME,
-            shared_paths=("corpora/osha-1926/part-1926.json",),
-            ecfr_title=29,
-            ecfr_part="1926",
-            description="29 CFR Part 1926, OSHA Safety and Health Regulations for Construction",
-            parts=("1926",),  # the shared file also holds Parts 1928 and 1949-1992
-        ),
-        CorpusSpec(
-            name="osha-1900-1909",
-            jurisdiction=NAME,
-            shared_paths=("corpora/osha-1900-1909/part-1900-1909.json",),
-            ecfr_title=29,
-            description="29 CFR Parts 1902-1908: state plans, inspections, citations and the posting rule "
-            "(1903), recordkeeping and reporting of injuries (1904), variances (1905), consultation (1908)",
-        ),
-    )
+    corpora = CORPORA
     reads_new_corpora = True  # a corpus ingested from eCFR files under a new name
     formats = (
         SourceFormat(".json", f"{_SOURCES}.ecfr_json:parse_ecfr_json", "json"),
@@ -90,13 +72,8 @@ class UsCfr(PackDefaults):
         return [download_part(spec.ecfr_title, spec.ecfr_part, folder, date=date)]
 
     def parts_of(self, corpus: str) -> tuple[str, ...] | None:
-        """The parts a corpus holds of its source files: its spec's, the part an eCFR download name says
-        ("title-29-part-1904"), else every part in the file (None)."""
-        spec = next((c for c in self.corpora if c.name == corpus), None)
-        if spec is not None and spec.parts:
-            return spec.parts
-        named = re.fullmatch(r"title-\d+-part-(\d+)", corpus)
-        return (named.group(1),) if named else None
+        """The parts a corpus holds of its source files (`corpora.parts_of`)."""
+        return parts_of(corpus)
 
     def place_of(self, written: str, corpus: str) -> Place:
         """ "1910.147(c)" -> "29 CFR 1910.147(c)", about "Occupational Safety and Health Standards (general

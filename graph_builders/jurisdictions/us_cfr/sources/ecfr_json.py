@@ -194,9 +194,9 @@ def parse_ecfr_json(
     """
     path = Path(path)
     if parts == "spec":
-        from bifrost.graph_builders.jurisdictions.us_cfr.pack import UsCfr
+        from bifrost.graph_builders.jurisdictions.us_cfr.corpora import parts_of
 
-        parts = UsCfr().parts_of(corpus)
+        parts = parts_of(corpus)
     items = _read(path)
     structure: dict[str, PartStructure] = load_structure(structure_path) if structure_path else {}
     oddities: list[str] = []

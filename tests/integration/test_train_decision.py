@@ -1,0 +1,57 @@
+"""`bifrost train decision --no-validate` (what `make demo` runs) on a copy of the OSHA home with its ranker:
+the model is stored behind the ranker, its card names the set it was fitted on, and `ask` then decides by it
+(the governing rule cited first, no warning naming the command)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bifrost.app.facade import Bifrost
+from bifrost.core.settings import Settings
+from bifrost.retrieval.answer.decision_model import decision_folder
+from tests.conftest import ROOT, copy_home
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
+NATURAL_DEV = ROOT / "eval" / "questions" / "osha-natural-dev.jsonl"
+
+
+@pytest.fixture(scope="module")
+def decided_home(osha_ranker_home, shared_dir, tmp_path_factory):
+    home = tmp_path_factory.mktemp("decision-home")
+    copy_home(osha_ranker_home, home)
+    (home / "models").mkdir(exist_ok=True)
+    for model in (osha_ranker_home / "models").iterdir():
+        if model.is_file():
+            (home / "models" / model.name).write_bytes(model.read_bytes())
+    bf = Bifrost(Settings(home=home, shared_dir=shared_dir))
+    try:
+        report = bf.train_decision([NATURAL_DEV], "osha-1926", validate=False)
+    finally:
+        bf.close()
+    return home, shared_dir, report
+
+
+def test_the_model_is_stored_behind_the_ranker_naming_its_set(decided_home):
+    home, shared_dir, report = decided_home
+    assert report.model_path and not report.left_out
+    settings = Settings(home=home, shared_dir=shared_dir)
+    card = json.loads((decision_folder(settings, "osha-1926") / "card.json").read_text())
+    assert {Path(q["path"]).name for q in card["questions"]} == {"osha-natural-dev.jsonl"}
+
+
+def test_ask_decides_by_it(decided_home):
+    home, shared_dir, _ = decided_home
+    bf = Bifrost(Settings(home=home, shared_dir=shared_dir))
+    try:
+        answer = bf.ask(
+            "Is fall protection required for our painters who work from a frame scaffold all day,"
+            " 14 feet up?",
+            corpus="osha-1926",
+        )
+    finally:
+        bf.close()
+    assert answer.governing and answer.citations[0].provision == answer.governing[0]
+    assert not any("train decision" in w for w in answer.warnings)
