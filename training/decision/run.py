@@ -156,9 +156,7 @@ class Trainer:
         scored: list[Scored] = []
         for case in self.cases([left], rankers, [left], own_out=False):
             p = model.probabilities(case.rows)
-            scored.append(
-                score_case(case, p, self.answer(case, model), self.answer(case, None), fitted.order)
-            )
+            scored.append(score_case(case, p, self.answer(case, model), self.answer(case, None), model))
         return {**summarize(scored), "choices": fitted.choices()}
 
     def answer(self, case: Case, decision: DecisionModel | None):

@@ -1,6 +1,6 @@
 """`bifrost train decision` on the mini corpus: one-line errors when no ranker is stored, when validation
-has no set left to fit a nested ranker on, and when nothing is left to do (fitting and asking on the OSHA
-home: tests/integration/test_train_decision.py)."""
+has no set left to fit a nested ranker on, and when nothing is left to do; with three sets, each left out is
+scored (fitting and asking on the OSHA home: tests/integration/test_train_decision.py)."""
 
 from __future__ import annotations
 
@@ -48,3 +48,19 @@ def test_no_validate_and_no_store_is_one_line_naming_both(mini_home):
     r = run(home, "train", "decision", "--corpus", "mini", *sets, "--no-validate", "--no-store")
     assert r.exit_code != 0 and "Traceback" not in r.output
     assert "--no-validate with --no-store" in r.output
+
+
+def test_each_set_left_out_is_scored_with_the_decision_and_without(tmp_path):
+    home = built_mini_home(tmp_path)
+    lines = QUESTIONS.read_text().splitlines()
+    sets = []
+    for i in range(3):
+        path = home / f"set{i}.jsonl"
+        path.write_text("\n".join(lines[i::3]) + "\n")
+        sets += ["-q", str(path)]
+    assert run(home, "train", "ranker", "--corpus", "mini", *sets, "--no-cv").exit_code == 0
+    r = run(home, "train", "decision", "--corpus", "mini", *sets, "--no-store", "-o", str(tmp_path / "out"))
+    assert r.exit_code == 0, r.output
+    table = (tmp_path / "out" / "summary.md").read_text()
+    for name in ("set0", "set1", "set2"):
+        assert f"| {name} |" in table
