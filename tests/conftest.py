@@ -102,6 +102,15 @@ def copy_home(src: Path, dst: Path) -> None:
         shutil.copytree(src / "index", dst / "index", dirs_exist_ok=True)
 
 
+def copy_home_with_models(src: Path, dst: Path) -> None:
+    """`copy_home`, and the model files at the top of ``models/`` (the ranker and answerability models)."""
+    copy_home(src, dst)
+    (dst / "models").mkdir(exist_ok=True)
+    for model in (src / "models").iterdir():
+        if model.is_file():
+            (dst / "models" / model.name).write_bytes(model.read_bytes())
+
+
 @pytest.fixture(scope="session")
 def osha_home(shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A BIFROST_HOME with 29 CFR 1926 ingested, both graphs built (offline extractor) and OSHA's letters of

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, copy_home
+from tests.conftest import ROOT, copy_home_with_models
 from tests.unit.test_readme_commands import README, readme_command_lines
 
 MARKED = re.compile(r"#\s*(?:needs|long)\b")
@@ -39,11 +39,7 @@ def readme_home(osha_ranker_home, tmp_path_factory) -> Path:
     """A copy of the OSHA home with its ranker (as `make demo` leaves it: the README's eval line scores
     it)."""
     home = tmp_path_factory.mktemp("readme-home")
-    copy_home(osha_ranker_home, home)
-    (home / "models").mkdir(exist_ok=True)
-    for model in (osha_ranker_home / "models").iterdir():
-        if model.is_file():
-            (home / "models" / model.name).write_bytes(model.read_bytes())
+    copy_home_with_models(osha_ranker_home, home)
     return home
 
 

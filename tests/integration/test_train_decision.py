@@ -12,7 +12,7 @@ import pytest
 from bifrost.app.facade import Bifrost
 from bifrost.core.settings import Settings
 from bifrost.retrieval.answer.decision_model import decision_folder
-from tests.conftest import ROOT, copy_home
+from tests.conftest import ROOT, copy_home_with_models
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 NATURAL_DEV = ROOT / "eval" / "questions" / "osha-natural-dev.jsonl"
@@ -21,11 +21,7 @@ NATURAL_DEV = ROOT / "eval" / "questions" / "osha-natural-dev.jsonl"
 @pytest.fixture(scope="module")
 def decided_home(osha_ranker_home, shared_dir, tmp_path_factory):
     home = tmp_path_factory.mktemp("decision-home")
-    copy_home(osha_ranker_home, home)
-    (home / "models").mkdir(exist_ok=True)
-    for model in (osha_ranker_home / "models").iterdir():
-        if model.is_file():
-            (home / "models" / model.name).write_bytes(model.read_bytes())
+    copy_home_with_models(osha_ranker_home, home)
     bf = Bifrost(Settings(home=home, shared_dir=shared_dir))
     try:
         report = bf.train_decision([NATURAL_DEV], "osha-1926", validate=False)
