@@ -31,7 +31,10 @@ class CorpusModels:
         else:
             s = self.resources.settings
             embedder = SentenceTransformerEmbedder(
-                str(encoder), runtime=s.embedding_runtime, num_threads=s.embedding_threads
+                str(encoder),
+                runtime=s.embedding_runtime,
+                num_threads=s.embedding_threads,
+                workers=s.embedding_workers,
             )
             dense = DenseRanker(s, model=str(encoder), embedder=embedder)
         dense.warm_up(corpus, provisions)

@@ -2,8 +2,10 @@
 # Runs the whole test suite. Starts the dev Neo4j when Java and Maven are present, the dev
 # PostgreSQL when its server binaries are, and the local chat model server (llama.cpp, built once per
 # machine) when cmake and a compiler are; each is required when CI=true; otherwise their tests skip
-# with a visible reason.
+# with a visible reason. For the whole suite (and always in CI) it builds the whole-corpus OSHA test home first,
+# once, and passes it to the tests as BIFROST_TEST_OSHA_HOME.
 set -uo pipefail
+rc=""
 PY=${1:-.venv/bin/python}
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 started_neo4j=0
@@ -61,8 +63,24 @@ if [[ -z "${BIFROST_TEST_LLM_URL:-}" ]]; then
     echo "run-tests: no cmake/g++ here: the local chat model tests will be skipped (make llm, or set BIFROST_TEST_LLM_URL)" >&2
   fi
 fi
-"$PY" -m pytest "${@:2}"
-rc=$?
+osha_tmp=""
+if [[ -z "${BIFROST_TEST_OSHA_HOME:-}" && ( $# -le 1 || "${CI:-}" == "true" ) ]]; then
+  # The whole-corpus test home, built once before pytest (outside every test's timeout); see tests/osha_home.py.
+  osha_tmp="$(mktemp -d /var/tmp/bifrost-osha-test-XXXXXX)"
+  if "$PY" -m tests.osha_home "$osha_tmp/home"; then
+    export BIFROST_TEST_OSHA_HOME="$osha_tmp/home"
+  elif [[ "${CI:-}" == "true" ]]; then
+    echo "run-tests: the OSHA test home could not be built and CI=true: failing" >&2
+    rc=1
+  else
+    echo "run-tests: no OSHA test home built here: the osha_home fixture builds it (or skips)" >&2
+  fi
+fi
+if [[ -z "${rc:-}" ]]; then
+  "$PY" -m pytest "${@:2}"
+  rc=$?
+fi
+if [[ -n "$osha_tmp" ]]; then rm -rf "$osha_tmp"; fi
 if [[ $started_llm == 1 ]]; then bash docker/llm-launcher/stop.sh || true; fi
 if [[ $started_neo4j == 1 ]]; then bash docker/neo4j-launcher/stop.sh || true; fi
 if [[ $started_pg == 1 ]]; then bash docker/postgres-launcher/stop.sh || true; fi

@@ -114,29 +114,17 @@ def copy_home_with_models(src: Path, dst: Path) -> None:
 @pytest.fixture(scope="session")
 def osha_home(shared_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A BIFROST_HOME with 29 CFR 1926 ingested, both graphs built (offline extractor) and OSHA's letters of
-    interpretation imported as precedents.
+    interpretation imported as precedents (`tests.osha_home`).
 
-    Built once per test session (a few minutes). For quick local iterations, point
-    BIFROST_TEST_OSHA_HOME at a home built earlier with `make demo`-style commands.
+    `scripts/run-tests.sh` builds it before pytest and passes it as BIFROST_TEST_OSHA_HOME (also the way to
+    reuse a home built earlier); otherwise it is built here, once per test session (many minutes).
     """
-    from bifrost.app.facade import Bifrost
-    from bifrost.core.settings import Settings
+    from tests.osha_home import build_osha_home
 
     prebuilt = os.environ.get("BIFROST_TEST_OSHA_HOME")
     if prebuilt and (Path(prebuilt) / "bifrost.db").exists():
         return Path(prebuilt)
-    home = tmp_path_factory.mktemp("osha-home")
-    bf = Bifrost(Settings(home=home, shared_dir=shared_dir))
-    try:
-        bf.ingest("osha-1926")
-        bf.build_navigator("osha-1926")
-        bf.build_entities("osha-1926", "offline")
-        letters = shared_dir / "precedents" / "osha-letters-1926.jsonl"
-        if letters.is_file():  # as `make demo`: OSHA's answered questions beside the rule text
-            bf.import_precedents(letters, "osha-1926", issuer="OSHA")
-    finally:
-        bf.close()
-    return home
+    return build_osha_home(tmp_path_factory.mktemp("osha-home"), shared_dir)
 
 
 RANKER_SETS = ("osha-near-domain.jsonl", "osha-natural-train.jsonl", "osha-natural-dev.jsonl")

@@ -118,7 +118,10 @@ def raw_vectors(model: Any, texts: list[str], batch_size: int) -> Any:
 def embedder_for(settings: Settings) -> SentenceTransformerEmbedder:
     """The embedder of a home: the settings' model, runtime and thread count, and the home's ONNX exports."""
     return SentenceTransformerEmbedder.from_settings(
-        settings, num_threads=settings.embedding_threads, onnx_dir=onnx_folder(settings.home)
+        settings,
+        num_threads=settings.embedding_threads,
+        workers=settings.embedding_workers,
+        onnx_dir=onnx_folder(settings.home),
     )
 
 
@@ -157,10 +160,12 @@ class SentenceTransformerEmbedder:
         num_threads: int | None = None,
         runtime: str = "auto",
         onnx_dir: Path | None = None,
+        workers: int | None = None,
     ) -> None:
         """``runtime``: auto (a plain BERT folder runs on onnxruntime when ``onnx_dir`` holds its export, else
         in plain torch; any other model in sentence-transformers), onnx (the export, required), torch, or
-        sentence-transformers."""
+        sentence-transformers. ``workers``: batches of a long encode side by side on onnxruntime (see
+        `OnnxEncoder`)."""
         if batch_size <= 0:
             raise ValueError(f"batch_size must be > 0, got {batch_size}")
         if cache_size < 0:
@@ -172,6 +177,7 @@ class SentenceTransformerEmbedder:
         self.cache_size = cache_size
         self.offline = offline
         self.num_threads = num_threads
+        self.workers = workers
         if runtime not in RUNTIMES:
             raise ValueError(f"embedding runtime {runtime!r}: use one of {', '.join(RUNTIMES)}")
         self.runtime = runtime
@@ -223,7 +229,7 @@ class SentenceTransformerEmbedder:
         if self.runtime == "sentence-transformers" or self.device != "cpu":
             return None
         if self._onnx(location):
-            return OnnxEncoder(Path(location), self.onnx_dir, self.num_threads)
+            return OnnxEncoder(Path(location), self.onnx_dir, self.num_threads, self.workers)
         if self.runtime == "onnx":
             from bifrost.core.onnx_encoder import REMAKE
 

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -102,7 +104,12 @@ def has_export(onnx_dir: Path | None, model_folder: Path) -> bool:
 class OnnxEncoder:
     """Unit-norm sentence vectors from the ONNX export of a plain BERT model (see the module docstring)."""
 
-    def __init__(self, model_folder: Path, onnx_dir: Path, threads: int | None = 1) -> None:
+    def __init__(
+        self, model_folder: Path, onnx_dir: Path, threads: int | None = 1, workers: int | None = None
+    ) -> None:
+        """``threads``: onnxruntime's threads within one batch (None: its default, every core);
+        ``workers``: how many batches of a long encode run side by side (None: one per core this process
+        may use, when ``threads`` is 1; else 1): a corpus build uses every core, a question's batch one."""
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
@@ -127,6 +134,7 @@ class OnnxEncoder:
             options.intra_op_num_threads = threads
             options.inter_op_num_threads = 1
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self.workers = max(1, workers if workers is not None else (usable_cores() if threads == 1 else 1))
         try:
             self.session = ort.InferenceSession(data, options, providers=["CPUExecutionProvider"])
         except Exception as e:  # noqa: BLE001 - onnxruntime raises its own kinds for a bad model
@@ -144,10 +152,26 @@ class OnnxEncoder:
         if not texts:
             return np.zeros((0, self.dim), np.float32)
         enc = self.tokenizer.encode_batch(texts)
+        batches = length_batches([len(e.ids) for e in enc], batch_size)
+
+        def run(batch: list[int]) -> np.ndarray:
+            return self.session.run(None, padded([enc[i] for i in batch]))[0]
+
         out: list[np.ndarray | None] = [None] * len(texts)
-        for batch in length_batches([len(e.ids) for e in enc], batch_size):
-            feed = padded([enc[i] for i in batch])
-            rows = self.session.run(None, feed)[0]
+        if self.workers > 1 and len(batches) > 1:  # onnxruntime releases the GIL: batches on several cores
+            with ThreadPoolExecutor(min(self.workers, len(batches))) as pool:
+                results = list(pool.map(run, batches))
+        else:
+            results = [run(batch) for batch in batches]
+        for batch, rows in zip(batches, results):
             for i, row in zip(batch, rows):
                 out[i] = row
         return np.vstack(out).astype(np.float32, copy=False)
+
+
+def usable_cores() -> int:
+    """The CPU cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1

@@ -94,6 +94,12 @@ class Settings(BaseSettings):
         description="torch CPU threads for embeddings (1 is fastest on small shared machines; unset: torch "
         "default)",
     )
+    embedding_workers: int | None = Field(
+        default=None,
+        description="batches of a long encode (a corpus at build time) run side by side on onnxruntime, one "
+        "thread each (unset: one per core; a question's single batch always runs alone)",
+        ge=1,
+    )
     embedding_runtime: Literal["auto", "onnx", "torch", "sentence-transformers"] = Field(
         default="auto",
         description="auto: a plain BERT sentence-transformers folder (such as the default model) runs on "

@@ -42,6 +42,19 @@ def test_the_export_gives_the_torch_encoders_vectors_in_any_batches(exported):
     assert np.allclose(got, one_by_one, atol=1e-6)
 
 
+def test_batches_side_by_side_give_the_same_vectors_as_one_after_another(exported):
+    texts = [f"guardrail {i} " * (1 + i % 40) for i in range(150)]  # several batches of like length
+    alone = OnnxEncoder(packaged_model_path(), exported, workers=1)
+    side_by_side = OnnxEncoder(packaged_model_path(), exported, workers=3)
+    assert alone.workers == 1 and side_by_side.workers == 3
+    assert np.array_equal(side_by_side.encode(texts), alone.encode(texts))
+
+
+def test_one_thread_per_batch_runs_a_batch_per_core_by_default(exported):
+    assert OnnxEncoder(packaged_model_path(), exported).workers >= 1
+    assert OnnxEncoder(packaged_model_path(), exported, threads=None).workers == 1  # its own threads
+
+
 def test_a_home_with_an_export_encodes_with_it_under_its_own_key(exported):
     on = SentenceTransformerEmbedder(onnx_dir=exported)
     off = SentenceTransformerEmbedder(onnx_dir=exported, runtime="torch")
