@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from bifrost.core.embeddings import onnx_folder, resolve_model
-from bifrost.core.onnx_encoder import OnnxEncoder, usable_cores
+from bifrost.core.onnx_encoder import REMAKE, OnnxEncoder, has_export, usable_cores
 from bifrost.core.settings import Settings
 from bifrost.core.store.sql_store import SqlStore
 
@@ -32,6 +32,8 @@ def main() -> None:
     sql = SqlStore(settings.sql_url)
     texts = [p.text for p in sql.provisions(args.corpus) if p.text][: args.limit]
     model = Path(resolve_model(settings.embedding_model))
+    if not has_export(onnx_folder(args.home), model):
+        raise SystemExit(f"{args.home} has no ONNX export of {settings.embedding_model}: run {REMAKE} first")
     cores = usable_cores()
     encoders = {w: OnnxEncoder(model, onnx_folder(args.home), threads=1, workers=w) for w in (1, cores)}
     times: dict[int, list[float]] = {w: [] for w in encoders}
