@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
 
@@ -31,6 +32,7 @@ from bifrost.retrieval.ranking.ltr.features import FEATURES as RANKER_FEATURES
 
 Tokenize = Callable[[str], list[str]]
 Lookup = Callable[[str], Provision | None]
+T = TypeVar("T")
 CITE_MOST = 3
 """Rules an answer cites at most: the governing one, and the others the selector is as sure of."""
 RELATED_SHOWN = 5
@@ -72,15 +74,15 @@ class Inputs:
     words: RulebookWords = GENERIC
 
 
-def remembered(tokenize: Tokenize) -> Tokenize:
-    """``tokenize`` with each text's tokens kept for the question being decided (a rule sentence is read by
-    several columns)."""
-    seen: dict[str, list[str]] = {}
+def remembered(read: Callable[[str], T]) -> Callable[[str], T]:
+    """``read`` (a tokenizer, a provision lookup) with each answer kept for the question being decided: a rule
+    sentence is read by several columns, a candidate's text by several steps."""
+    seen: dict[str, T] = {}
 
-    def cached(text: str) -> list[str]:
-        if text not in seen:
-            seen[text] = tokenize(text)
-        return seen[text]
+    def cached(key: str) -> T:
+        if key not in seen:
+            seen[key] = read(key)
+        return seen[key]
 
     return cached
 
@@ -109,7 +111,7 @@ def inputs_of(
         asks=asks,
         nav=nav,
         tokenize=remembered(tokenize),
-        lookup=lookup,
+        lookup=remembered(lookup),
         words=words,
     )
 

@@ -211,8 +211,9 @@ def _records(
         check_exception(e.text, set(asked.terms), tokenize, r.text) for r in records for e in r.exceptions
     ]
     own = set(tokenize(text(pid)))
-    who = any(_binds_asked(r, asked.terms, tokenize)[0] for r in records)
-    action = any(_binds_asked(r, asked.terms, tokenize)[1] for r in records)
+    binds = [_binds_asked(r, asked.terms, tokenize) for r in records]
+    who = any(b[0] for b in binds)
+    action = any(b[1] for b in binds)
     return [
         float(len(records)),
         float(bool(forces & _MUST)),
