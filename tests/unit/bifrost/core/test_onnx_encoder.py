@@ -13,7 +13,7 @@ import pytest
 from bifrost.core.bert_encoder import load_bert_encoder
 from bifrost.core.embeddings import SentenceTransformerEmbedder, packaged_model_path
 from bifrost.core.errors import ModelUnavailableError
-from bifrost.core.onnx_encoder import OnnxEncoder, export_onnx, export_paths
+from bifrost.core.onnx_encoder import OnnxEncoder, export_onnx, export_paths, usable_cores
 
 TEXTS = [
     "Is fall protection required for painters on a 14 ft frame scaffold? They are not erecting it." * 4,
@@ -51,7 +51,7 @@ def test_batches_side_by_side_give_the_same_vectors_as_one_after_another(exporte
 
 
 def test_one_thread_per_batch_runs_a_batch_per_core_by_default(exported):
-    assert OnnxEncoder(packaged_model_path(), exported).workers >= 1
+    assert OnnxEncoder(packaged_model_path(), exported).workers == usable_cores()
     assert OnnxEncoder(packaged_model_path(), exported, threads=None).workers == 1  # its own threads
 
 
