@@ -63,6 +63,7 @@ if [[ -z "${BIFROST_TEST_LLM_URL:-}" ]]; then
     echo "run-tests: no cmake/g++ here: the local chat model tests will be skipped (make llm, or set BIFROST_TEST_LLM_URL)" >&2
   fi
 fi
+echo "run-tests: services ready after $SECONDS s" >&2
 osha_tmp=""
 if [[ -z "${BIFROST_TEST_OSHA_HOME:-}" && ( $# -le 1 || "${CI:-}" == "true" ) ]]; then
   # The whole-corpus test home, built once before pytest (outside every test's timeout); see tests/osha_home.py.

@@ -88,7 +88,8 @@ def home(tmp_path: Path) -> Path:
 
 
 def copy_home(src: Path, dst: Path) -> None:
-    """Copy a BIFROST_HOME (SQLite database through the backup API, and the embedding index)."""
+    """Copy a BIFROST_HOME: the SQLite database through the backup API, the indexes, and the ONNX export of
+    the embedding model, without which the copy encodes on torch: the whole corpus again (minutes)."""
     import shutil
     import sqlite3
 
@@ -98,8 +99,9 @@ def copy_home(src: Path, dst: Path) -> None:
         a.backup(b)
     a.close()
     b.close()
-    if (src / "index").exists():
-        shutil.copytree(src / "index", dst / "index", dirs_exist_ok=True)
+    for folder in ("index", "models/onnx"):
+        if (src / folder).exists():
+            shutil.copytree(src / folder, dst / folder, dirs_exist_ok=True)
 
 
 def copy_home_with_models(src: Path, dst: Path) -> None:

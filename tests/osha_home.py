@@ -1,7 +1,7 @@
 """The whole-corpus test home, built once per run: 29 CFR 1926 ingested, both graphs (offline extractor),
-OSHA's letters of interpretation as precedents. `scripts/run-tests.sh` builds it before pytest starts (no
-test's timeout then covers a build of many minutes) and passes it as BIFROST_TEST_OSHA_HOME; the `osha_home`
-fixture builds it itself when run without that.
+OSHA's letters of interpretation as precedents, one question answered (its indexes written).
+`scripts/run-tests.sh` builds it before pytest starts (no test's timeout then covers a build of many minutes)
+and passes it as BIFROST_TEST_OSHA_HOME; the `osha_home` fixture builds it itself when run without that.
 
     python -m tests.osha_home FOLDER   # build into FOLDER, printing each step's time
 """
@@ -28,6 +28,8 @@ def build_osha_home(home: Path, shared_dir: Path, say: Callable[[str], None] = l
     ]
     if letters.is_file():  # as `make demo`: OSHA's answered questions beside the rule text
         steps.append(("precedents", lambda: bf.import_precedents(letters, "osha-1926", issuer="OSHA")))
+    # the indexes a first question builds (the precedents' vectors among them): no copy builds them again
+    steps.append(("first answer", lambda: bf.ask("What does this regulation require?", "osha-1926")))
     try:
         for name, step in steps:
             start = time.perf_counter()

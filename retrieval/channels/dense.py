@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from bifrost.core.atomic_files import save_npy, write_json
-from bifrost.core.embeddings import SentenceTransformerEmbedder
+from bifrost.core.embeddings import SentenceTransformerEmbedder, embedder_for
 from bifrost.core.settings import Settings
 from bifrost.core.answer_types import RetrievedItem, Via
 from bifrost.core.types import Provision, content_hash
@@ -136,7 +136,13 @@ class DenseRanker:
         """``edition``: index the provisions of that edition number instead of the current ones."""
         self.settings, self.mode, self.edition = settings, mode, edition
         self.model = model or settings.embedding_model
-        self.embedder = embedder or SentenceTransformerEmbedder(self.model)
+        # the home's own model runs as the home's embedder does (its ONNX export): both share one index, and
+        # an eval baseline does not embed the corpus again on another runtime
+        self.embedder = embedder or (
+            embedder_for(settings)
+            if self.model == settings.embedding_model
+            else SentenceTransformerEmbedder(self.model)
+        )
         # what its vectors are stored under: the model, and the runtime when it is onnxruntime
         self.key = getattr(self.embedder, "key", self.model)
         self._ids: list[str] = []

@@ -3,9 +3,9 @@
 ``BIFROST_TEST_LLM_URL``. A model this small writes poor entities; what is tested is what a real model's
 replies do to the pipeline, and that every outcome is clear:
 
-- the LLM entity build of the mini corpus, SIGKILLed once some provisions are journaled, resumes without
-  asking the model again for them, finishes, keeps only entities whose names are words of their
-  provision, and leaves the SQL store and the graph store equal (`graph check`);
+- the LLM entity build of one section of the mini corpus, SIGKILLed once some provisions are journaled,
+  resumes without asking the model again for them, finishes, keeps only entities whose names are words of
+  their provision, and leaves the SQL store and the graph store equal (`graph check`);
 - replies cut at the token limit are repaired, then the provision fails; a build in which every provision
   failed exits 1 in one line and keeps the previous network;
 - the answer agent over the answer plan: every statement that survives carries a quote found in the
@@ -38,7 +38,7 @@ from tests.faults.harness import (
     run_cli,
     sql_counts,
 )
-from tests.unit.mini_corpus import built_mini_home
+from tests.unit.mini_corpus import MINI, build_corpus, built_mini_home
 
 pytestmark = [pytest.mark.llm, pytest.mark.timeout(1500)]
 
@@ -81,6 +81,19 @@ def mini_home(tmp_path_factory) -> Path:
     return built_mini_home(tmp_path_factory.mktemp("llm"))
 
 
+@pytest.fixture(scope="module")
+def one_section_home(tmp_path_factory) -> Path:
+    """The mini corpus cut to § 1926.502 (five provisions), both graphs built: the LLM builds' corpus, since
+    each provision costs the small model several calls of seconds each on 2 cores."""
+    folder = tmp_path_factory.mktemp("llm-one-section")
+    part = folder / "part-1926-502.json"
+    part.write_text(json.dumps([s for s in json.loads(MINI.read_text()) if s["section"] == "1926.502"]))
+    home = folder / "home"
+    with Bifrost(Settings(home=home)) as bf:
+        build_corpus(bf, "mini", part)
+    return home
+
+
 def journaled(home: Path) -> int:
     """Provisions the LLM agents finished (the extraction journal's LLM rows)."""
     path = home / "extraction_journal.db"
@@ -96,13 +109,13 @@ def journaled(home: Path) -> int:
 
 
 def test_a_killed_llm_build_resumes_from_its_journal_and_keeps_only_entities_its_provisions_name(
-    llm_url, mini_home, tmp_path
+    llm_url, one_section_home, tmp_path
 ):
-    home = copy_home(mini_home, tmp_path / "home")
+    home = copy_home(one_section_home, tmp_path / "home")
     env = llm_env(llm_url)
     kill_at(
         home,
-        KillPoint("three provisions journaled", when=lambda: journaled(home) >= 3),
+        KillPoint("two provisions journaled", when=lambda: journaled(home) >= 2),
         "build",
         "entities",
         "--corpus",
@@ -113,7 +126,7 @@ def test_a_killed_llm_build_resumes_from_its_journal_and_keeps_only_entities_its
         limit=900,
     )
     done_before = journaled(home)
-    assert done_before >= 3
+    assert done_before >= 2
     out = json.loads(
         ok(
             run_cli(
@@ -146,9 +159,9 @@ def test_a_killed_llm_build_resumes_from_its_journal_and_keeps_only_entities_its
 
 
 def test_replies_cut_at_the_token_limit_fail_every_provision_and_the_build_keeps_the_network(
-    llm_url, mini_home, tmp_path
+    llm_url, one_section_home, tmp_path
 ):
-    home = copy_home(mini_home, tmp_path / "home")
+    home = copy_home(one_section_home, tmp_path / "home")
     before, stats = sql_counts(home), graph_stats(home, "mini")
     done = run_cli(
         home,

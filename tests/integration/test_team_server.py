@@ -85,7 +85,7 @@ SCOPES = (("mini",), ("secret",), ("mini", "secret"))
 
 
 def load_seconds() -> float:
-    return float(os.environ.get("BIFROST_LOAD_SECONDS", "120"))
+    return float(os.environ.get("BIFROST_LOAD_SECONDS", "30"))
 
 
 class Client(threading.Thread):

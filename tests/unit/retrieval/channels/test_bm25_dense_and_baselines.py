@@ -111,6 +111,19 @@ def test_dense_caches_the_corpus_matrix_by_model_and_content(settings):
     assert hits[0].id == "1926.1053(b)" and hits[0].score >= hits[1].score
 
 
+def test_dense_without_an_embedder_encodes_the_homes_model_as_the_home_does(settings):
+    """The eval baselines build theirs so: the home's model on the home's runtime and ONNX export (one index
+    shared with the retriever's dense channel); another model on its own."""
+    from bifrost.core.embeddings import onnx_folder
+
+    home_model = DenseRanker(settings).embedder
+    assert home_model.onnx_dir == onnx_folder(settings.home)
+    assert home_model.runtime == settings.embedding_runtime
+    assert home_model.model_name_or_path == settings.embedding_model
+    other = DenseRanker(settings, model="another-model").embedder
+    assert other.onnx_dir is None and other.model_name_or_path == "another-model"
+
+
 def test_rrf_ranker_fuses_children(settings):
     r = RrfRanker([Bm25Ranker(settings), DenseRanker(settings, model="fake", embedder=FakeEmbedder())])
     r.warm_up("tiny")
