@@ -92,8 +92,8 @@ class Case:
 
 def scored(answer: Answer, lookup) -> Scored:
     """What an answer cites, its first statement's citations, its verdict, and whether its quotes verify."""
-    if answer.refused or answer.outcome is not Outcome.ANSWERED:
-        return Scored(())
+    if answer.refused or answer.outcome not in (Outcome.ANSWERED, Outcome.SHORTLIST):
+        return Scored(())  # a shortlist's citations are what it quotes, likeliest first
     statements = answer.statements
     spans_ok = all(
         (p := lookup(q.provision_id)) is not None and verifies(q, p) for st in statements for q in st.quotes

@@ -22,8 +22,8 @@ from bifrost.eval.metrics import set_prf
 
 
 def qualified(answer, default: str) -> list[str]:
-    """An answer's citations as ``corpus:id`` (refused or not stated: none)."""
-    if answer.refused or answer.outcome.value != "answered":
+    """An answer's citations as ``corpus:id`` (a shortlist's: what it quotes; refused or not stated: none)."""
+    if answer.refused or answer.outcome.value not in ("answered", "shortlist"):
         return []
     return list(dict.fromkeys(f"{c.corpus or default}:{c.id}" for c in answer.citations))
 

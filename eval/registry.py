@@ -116,11 +116,9 @@ def _cite(params: dict[str, Any]) -> CiteRule:
 
 def bm25_factory(settings: Settings, corpus: str, **params: Any) -> System:
     from bifrost.retrieval.channels.bm25 import Bm25Ranker
-    from bifrost.retrieval.channels.glossary import load_glossary
 
     cite = _cite(params)
-    glossary = load_glossary(params.pop("glossary", ""))
-    return RankerSystem("bm25", Bm25Ranker(settings, glossary=glossary, **params), cite)
+    return RankerSystem("bm25", Bm25Ranker(settings, **params), cite)
 
 
 def dense_factory(settings: Settings, corpus: str, **params: Any) -> System:
@@ -134,16 +132,11 @@ def rrf_factory(settings: Settings, corpus: str, **params: Any) -> System:
     from bifrost.retrieval.channels.bm25 import Bm25Ranker
     from bifrost.retrieval.channels.dense import DenseRanker
     from bifrost.eval.baselines.rrf import RrfRanker
-    from bifrost.retrieval.channels.glossary import load_glossary
 
     cite = _cite(params)
     mode, edition = params.pop("mode", "context"), params.pop("edition", None)
-    glossary = load_glossary(params.pop("glossary", ""))
     ranker = RrfRanker(
-        [
-            Bm25Ranker(settings, mode=mode, edition=edition, glossary=glossary),
-            DenseRanker(settings, mode=mode, edition=edition),
-        ],
+        [Bm25Ranker(settings, mode=mode, edition=edition), DenseRanker(settings, mode=mode, edition=edition)],
         **params,
     )
     return RankerSystem("rrf", ranker, cite)

@@ -14,6 +14,10 @@ REMOVED = {
     "fact_search_depth": "the answer plan decides what is stated; it was read nowhere",
     "answer_lead": "answers state each cited provision by the sentence holding the asked-for fact; the "
     "setting reached only a fallback",
+    "glossary": "the site-words glossary scored at or below plain RRF on every question set held out "
+    "(docs/results.md, 'Tried and not kept')",
+    "reader": "the cross-encoder reader read at chance on every question set left out; the decision step "
+    "chooses what an answer cites (docs/results.md, 'Tried and not kept')",
 }
 """Settings that did nothing and were taken out: a one-line error rather than a silent no-op."""
 
@@ -85,13 +89,6 @@ class RetrievalConfig(BaseModel):
     cite_ratio: float = Field(
         default=0.5, ge=0, le=1, description="Cite items scoring at least this share of the best"
     )
-    reader: Literal["auto", "off"] = Field(
-        default="off",
-        description='auto: the trained reader (bifrost train reader) decides what is cited, "not stated" and '
-        "the verdict's sentence when it fits the ranker in use; off (default: the reader measured this "
-        "round reads at "
-        "chance, docs/results.md): the ranker's cited set and the plan's rules",
-    )
     answer_plan: str = Field(
         default="asks+exceptions+procedures+siblings+every+lists",
         pattern=r"^(?:core|(?:asks|exceptions|procedures|siblings|definitions|every|lists)(?:\+(?:asks|exceptions|procedures|siblings|definitions|every|lists))*)$",
@@ -106,15 +103,6 @@ class RetrievalConfig(BaseModel):
         "heading and one of its paragraphs rank among the top five is stated whole; core = the cited set "
         "only. Chosen by validation "
         "(bifrost eval answers)",
-    )
-    glossary: str = Field(
-        default="",
-        description="Site words glossary whose rule words join the lexical query ('spoil = excavated "
-        "materials'): a file of "
-        "'site words = rule words' lines, or 'construction' for the built-in one, for every corpus; or per "
-        "corpus, "
-        "'osha-1926=construction,adgm=FILE' (a corpus not named: none); empty: none. Not the default: "
-        "docs/results.md, 'A site-words glossary'",
     )
     verdicts: Literal["rules", "depends", "every", "off"] = Field(
         default="every",
@@ -137,16 +125,6 @@ class RetrievalConfig(BaseModel):
     refuse_below: float = Field(
         default=0.45, description="Refuse when the question's best cosine with any provision is below this"
     )
-
-    def glossary_for(self, corpus: str) -> str:
-        """The glossary setting of one corpus: the whole setting, or its ``corpus=`` entry when it names
-        corpora (construction site words are no use to a financial rulebook: "guys" are not its
-        "employees")."""
-        spec = self.glossary.strip()
-        if "=" not in spec:
-            return spec
-        named = dict(part.partition("=")[::2] for part in spec.split(","))
-        return next((v.strip() for k, v in named.items() if k.strip() == corpus), "")
 
     @classmethod
     def from_settings(cls, settings: Settings) -> RetrievalConfig:

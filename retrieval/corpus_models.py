@@ -1,5 +1,6 @@
 """The per-corpus models the ask pipeline loads once: the dense ranker, stored sentence vectors, the
-answerability judge, the reader and the answer plan's readers, and the index files written after a build."""
+answerability judge, the decision model and the answer plan's readers, and the index files written after a
+build."""
 
 from __future__ import annotations
 
@@ -89,12 +90,11 @@ class CorpusModels:
             parts.nav,
             self.lookup(corpus),
             ranker=self.ranker_in_use(corpus),
-            glossary=self.config.glossary_for(corpus),
         )
 
     def ranker_in_use(self, corpus: str) -> str:
         """sha256 of the stored ranker when it is the corpus's retriever ("" for the hybrid): the models
-        trained behind a ranker (the answerability model, the reader) are set aside when it differs."""
+        trained behind a ranker (the answerability model, the decision) are set aside when it differs."""
         from bifrost.retrieval.ranking.ltr.model import ranker_sha256
         from bifrost.retrieval.ranking.ltr.retriever import LtrRetriever
 
@@ -117,23 +117,11 @@ class CorpusModels:
         ranker = self.ranker_in_use(corpus) if self.config.decision != "off" else ""
         if not ranker or not self.parts(corpus).nav.requirements:
             return None, None  # the hybrid, or no records (`AskPipeline.answer` says which command adds them)
+        retired = self.resources.settings.home / "models" / f"reader-{corpus}"
+        if retired.is_dir():  # a home trained before the reader was removed: its files are left, unread
+            log.warning("%s is no longer read (the reader was removed); delete it to drop this line", retired)
         # the reason it is not used is each answer's warning (printed with the answer, not logged again)
         return load_decision(self.resources.settings, corpus, ranker, FEATURES, VERDICT_FEATURES)
-
-    def reader(self, corpus: str):
-        """The trained reader of a corpus when it fits the ranker in use (`bifrost.retrieval.reader.model`),
-        else None with one warning line; loaded once."""
-        return self._once(self._readers, corpus, corpus, lambda: self._load_reader(corpus))
-
-    def _load_reader(self, corpus: str):
-        from bifrost.retrieval.reader.model import load_reader, reader_folder
-
-        if self.config.reader == "off":
-            return None
-        settings = self.resources.settings
-        return load_reader(
-            reader_folder(settings.home, corpus), corpus, settings.embedding_model, self.ranker_in_use(corpus)
-        )
 
     def planner(self, corpus: str):
         """What the answer plan of a corpus reads (its navigator maps and lexical index; loaded with the

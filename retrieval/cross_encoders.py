@@ -1,7 +1,6 @@
-"""What the two cross-encoders over (question, provision text) pairs share: the answerability support scorer
-(sentence-transformers, `answerability/support/model.py`) and the reader (int8 ONNX, `reader/model.py`, behind
-the ``experiments`` extra). Each lives in ``$BIFROST_HOME/models/<kind>-<corpus>/`` beside a JSON card saying
-what it was trained on, and scores the probability that a text states what a question asks."""
+"""What a cross-encoder over (question, provision text) pairs needs (the answerability support scorer,
+`answerability/support/model.py`): it lives in ``$BIFROST_HOME/models/<kind>-<corpus>/`` beside a JSON card
+saying what it was trained on, and scores the probability that a text states what a question asks."""
 
 from __future__ import annotations
 

@@ -20,7 +20,6 @@ from bifrost.retrieval.channels.dense import DenseRanker
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.decompose import Decomposition
 from bifrost.retrieval.fusion import rrf_fuse
-from bifrost.retrieval.channels.glossary import load_glossary
 from bifrost.retrieval.navigator import NavigatorIndex, traverse
 from bifrost.retrieval.result import DECAY, Hit, RetrievalResult
 
@@ -67,9 +66,7 @@ class EditionRetriever:
             references = store.references_at(edition.corpus, edition.number)
         finally:
             store.dispose()
-        bm25 = Bm25Ranker(
-            settings, edition=edition.number, glossary=load_glossary(config.glossary_for(edition.corpus))
-        )
+        bm25 = Bm25Ranker(settings, edition=edition.number)
         bm25.warm_up(edition.corpus)
         dense = DenseRanker(settings, embedder=embedder, edition=edition.number)
         dense.warm_up(edition.corpus)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from bifrost.core.errors import BifrostError, NotFoundError
 from bifrost.core.precedent_types import ResolvedCite, named_note
-from bifrost.core.answer_types import Answer, AnswerMode, Outcome, RetrievedItem, Verdict
+from bifrost.core.answer_types import Answer, AnswerMode, Elsewhere, Outcome, RetrievedItem, Verdict
 from bifrost.retrieval.fusion import rrf_fuse
 
 if TYPE_CHECKING:  # pragma: no cover - `bifrost --help` imports this module (input rules) but not numpy
@@ -67,19 +67,18 @@ def fused_retrieved(answers: Sequence[Answer], k: int) -> list[RetrievedItem]:
     return [items[key].model_copy(update={"score": round(score, 6)}) for key, score in rrf_fuse(ranked)[:k]]
 
 
-RANK = {Outcome.ANSWERED: 0, Outcome.NOT_STATED: 1, Outcome.REFUSED: 2}
+RANK = {Outcome.ANSWERED: 0, Outcome.SHORTLIST: 1, Outcome.NOT_STATED: 2, Outcome.REFUSED: 3}
 NEAR_TIE = 0.02
 """Answering corpora kept beside the closest: those whose first cited provision is within this cosine of
 it."""
-"""Merged order: corpora that answer, then those whose closest provisions do not state it, then refusals."""
+"""Merged order: corpora that state a rule, those that shortlist the likeliest, then those whose closest
+provisions do not state it, then refusals."""
 
 
 def merge_answers(
     question: str, answers: Sequence[Answer], embed: Callable[[list[str]], np.ndarray]
 ) -> Answer:
     """One answer from the per-corpus answers (see the module docstring)."""
-    from bifrost.retrieval.answer.extractive import render  # numpy: not at import (see above)
-
     close = {id(a): closeness(question, a, embed) for a in answers}
     order = sorted(answers, key=lambda a: (RANK[a.outcome], -close[id(a)]))
     outcome = order[0].outcome if order else Outcome.REFUSED
@@ -88,17 +87,15 @@ def merge_answers(
     # about recordkeeping is answered from the recordkeeping rules, not padded with construction rules
     kept = [a for a in order if a.outcome is outcome and not a.refused and close[id(a)] >= best - NEAR_TIE]
     statements = [s.model_copy(update={"corpus": a.corpus}) for a in kept for s in a.statements]
-    # without a corpus's own named note
-    refusal = next((a.text.split("\n\n")[0] for a in order if a.refused), "")
     past = [a.edition for a in answers if a.edition is not None]
     timings: dict[str, float] = {}
     for a in answers:
         for stage, seconds in a.timings.items():
             timings[stage] = timings.get(stage, 0.0) + seconds
     named = merged_named(answers)
-    text = refusal if not kept else render(statements)
-    if said := named_note(named, SEPARATOR.join(a.corpus for a in answers)):
-        text = f"{text}\n\n{said}"
+    elsewhere = next((a.elsewhere for a in order if a.elsewhere is not None), None)
+    corpora = SEPARATOR.join(a.corpus for a in answers)
+    text = merged_text(order, kept, statements, outcome, elsewhere, named, corpora)
     return Answer(
         question=question,
         corpus=SEPARATOR.join(a.corpus for a in answers),
@@ -131,10 +128,37 @@ def merge_answers(
             for g in a.governing
         ],
         related=[c for a in kept for c in a.related],
+        shortlist=[s for a in kept for s in a.shortlist][:5],
+        elsewhere=elsewhere,
         figures=answers[0].figures if answers else [],
         set_aside=answers[0].set_aside if answers else [],
         warnings=list(dict.fromkeys(w for a in answers for w in a.warnings)),
     )
+
+
+def merged_text(
+    order: Sequence[Answer],
+    kept: Sequence[Answer],
+    statements: Sequence,
+    outcome: Outcome,
+    elsewhere: Elsewhere | None,
+    named: list[ResolvedCite],
+    corpora: str,
+) -> str:
+    """The merged answer's text: the kept corpora's statements (a shortlist under its lead line), else the
+    first refusal's sentence; then where similar questions were answered, and the named provisions' note."""
+    from bifrost.retrieval.answer.build import SHORTLIST_TEXT  # numpy: not at import (see above)
+    from bifrost.retrieval.answer.extractive import render
+
+    refusal = next((a.text.split("\n\n")[0] for a in order if a.refused), "")  # without its own notes
+    text = refusal if not kept else render(statements)
+    if kept and outcome is Outcome.SHORTLIST:
+        text = f"{SHORTLIST_TEXT}\n{text}"
+    if elsewhere is not None and elsewhere.said and elsewhere.said not in text:
+        text = f"{text}\n\n{elsewhere.said}"
+    if said := named_note(named, corpora):
+        text = f"{text}\n\n{said}"
+    return text
 
 
 def merged_named(answers: Sequence[Answer]) -> list[ResolvedCite]:

@@ -56,7 +56,6 @@ class AskPipeline(CorpusModels):
         self._retrievers: dict[str, CorpusRetriever] = {}
         self._parts: dict[str, CorpusParts] = {}
         self._judges: dict[str, AnswerabilityJudge | None] = {}
-        self._readers: dict[str, Any] = {}
         self._decisions: dict[str, Any] = {}
         self._sentences: dict[str, Embedder] = {}
         self._editions: dict[tuple[str, int, str], EditionRetriever] = {}
@@ -93,14 +92,7 @@ class AskPipeline(CorpusModels):
             names = {corpus}
         for name in names:
             with self._lock(name):  # not while that corpus loads: the load would land after the drop
-                for cache in (
-                    self._retrievers,
-                    self._parts,
-                    self._judges,
-                    self._readers,
-                    self._sentences,
-                    self._decisions,
-                ):
+                for cache in (self._retrievers, self._parts, self._judges, self._sentences, self._decisions):
                     cache.pop(name, None)
                 for key in [k for k in list(self._editions) if k[0] == name]:
                     del self._editions[key]
@@ -136,7 +128,7 @@ class AskPipeline(CorpusModels):
         if self.config.ranker != "hybrid":
             model = load_ranker(self.resources.settings, corpus, FEATURES)
             if model is not None:
-                if warning := glossary_mismatch(model.card, self.config.glossary_for(corpus)):
+                if warning := glossary_mismatch(model.card):
                     log.warning(warning)
                 return LtrRetriever(parts.channels, parts.nav, model, self.config)
             if self.config.ranker == "ltr":
@@ -157,7 +149,6 @@ class AskPipeline(CorpusModels):
         from bifrost.retrieval.channels.bm25 import Bm25Ranker
         from bifrost.retrieval.channels.documents import index_folder
         from bifrost.retrieval.channels.entity_index import EngIndex
-        from bifrost.retrieval.channels.glossary import load_glossary
         from bifrost.retrieval.ranking.ltr.model import ranker_encoder
 
         res = self.resources
@@ -165,7 +156,7 @@ class AskPipeline(CorpusModels):
         index = EngIndex.load(res.sql, corpus, index_folder(res.settings.home, corpus))
         decomposer = ExtractorDecomposer(make_entity_extractor(res, corpus, "auto"), normalize_name)
         provisions = res.sql.provisions(corpus)
-        bm25 = Bm25Ranker(res.settings, glossary=load_glossary(self.config.glossary_for(corpus)))
+        bm25 = Bm25Ranker(res.settings)
         bm25.warm_up(corpus, provisions)
         dense = self.dense_ranker(corpus, provisions)
         encoder = ranker_encoder(res.settings, corpus)
@@ -323,16 +314,14 @@ class AskPipeline(CorpusModels):
         lookup: Callable[[str], Provision | None] | None = None,
         judge: AnswerabilityJudge | None = None,
         planned: bool = True,
-        reader: Any = "stored",
         decision: Any = "stored",
     ) -> Answer:
         """The answer to a question from its retrieval result (`bifrost.retrieval.answer.build`: answered,
         "not stated" or refused); ``lookup`` reads the provisions quoted (default: the current edition's),
-        ``judge`` decides answerability (None: the cosine rule), ``planned`` follows the navigator graph
-        from the cited set (False: a past edition, whose maps are not loaded); ``reader``: the corpus's
-        stored reader (default, when ``planned``), None, or another one (a cross-fitted reader under
-        evaluation); ``decision``: the corpus's stored decision model (default, when ``planned``), None, or
-        another one (a model fitted with a set left out, under evaluation)."""
+        ``judge`` decides answerability (None: the cosine rule), ``planned`` follows the navigator graph from
+        the cited set (False: a past edition, whose maps are not loaded); ``decision``: the corpus's stored
+        decision model (default, when ``planned``), None, or another one (a model fitted with a set left out,
+        under evaluation)."""
         from bifrost.retrieval.answer import build as answer_step
 
         chat = self.resources.chat_model
@@ -353,9 +342,6 @@ class AskPipeline(CorpusModels):
             planner=self.planner(corpus) if planned else None,
             llm=llm,
             t0=t0,
-            reader=(self.reader(corpus) if planned and result.items else None)
-            if reader == "stored"
-            else reader,
             decision=model if isinstance(model, DecisionModel) else None,
         )
         if planned and answer.outcome is not Outcome.ANSWERED:
@@ -372,7 +358,9 @@ class AskPipeline(CorpusModels):
 
     def pointed(self, answer: Answer, result: RetrievalResult, corpus: str) -> Answer:
         """A refusal or a "not stated" that says where similar questions were answered, when the nearest
-        answered questions lie outside the corpus (`answerability.elsewhere`); the answer as it was
+        answered questions lie outside the corpus (`answerability.elsewhere`); a shortlist (no rule sure
+        enough) whose nearest answered questions lie outside is refused with that pointer instead (a plant's
+        lockout is no question for a construction rule that shares the word "lock"); the answer as it was
         otherwise."""
         from bifrost.retrieval.answerability.elsewhere import answered_elsewhere
 
@@ -390,4 +378,19 @@ class AskPipeline(CorpusModels):
         )
         if found is None:
             return answer
+        if answer.outcome is Outcome.SHORTLIST:
+            from bifrost.retrieval.answer.build import REFUSAL_TEXT
+
+            return answer.model_copy(
+                update={
+                    "outcome": Outcome.REFUSED,
+                    "refused": True,
+                    "elsewhere": found,
+                    "text": f"{REFUSAL_TEXT}\n\n{found.said}",
+                    **{
+                        k: []
+                        for k in ("statements", "citations", "shortlist", "related", "plan", "precedents")
+                    },
+                }
+            )
         return answer.model_copy(update={"elsewhere": found, "text": f"{answer.text}\n\n{found.said}"})

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The product as users install it: build the wheel, check it holds one top-level package (`bifrost`)
 # and every prompt file, install it into a fresh virtual environment, and from a folder outside the
-# checkout import the public API, load every agent prompt and built-in glossary, `bifrost ingest` a small corpus and
+# checkout import the public API, load every agent prompt, `bifrost ingest` a small corpus and
 # `bifrost ask` a question whose answer cites provisions. CI runs it (.ci/run); so can you.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,10 +39,7 @@ agents = sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.star
 for agent in agents:
     for version in available_versions(agent):
         load_prompt(agent, version)
-from bifrost.retrieval.channels.glossary import BUILT_IN, load_glossary
-glossaries = {name: len(load_glossary(name).entries) for name in BUILT_IN}  # package data, like the prompts
-print(f"check-wheel: imported bifrost from {bifrost.__file__}; {len(agents)} agents' prompts load from {root}; "
-      f"glossaries {glossaries}")
+print(f"check-wheel: imported bifrost from {bifrost.__file__}; {len(agents)} agents' prompts load from {root}")
 PYCODE
 "$work/venv/bin/bifrost" --home "$work/home" ingest "$REPO/tests/fixtures/mini/part-mini.json" --corpus mini >/dev/null
 "$work/venv/bin/bifrost" --home "$work/home" ask "What must an employee constructing a leading edge be protected by?" \

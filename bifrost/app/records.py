@@ -1,5 +1,5 @@
 """What the facade returns where no lower floor has a record for it: an entity as shown, a re-embedding, a
-Neo4j export, run comparisons and the answer and reader studies (typed, so the CLI, web app, MCP server and
+Neo4j export, run comparisons and the answer studies (typed, so the CLI, web app, MCP server and
 Python users read fields, not dictionary keys; a study's nested figures stay the JSON document it writes)."""
 
 from __future__ import annotations
@@ -87,19 +87,3 @@ class AnswerEvaluation(BaseModel):
     chosen_on_all: str
     subsets: dict[str, Any]
     report: str
-
-
-class ReaderTraining(BaseModel):
-    """`train reader`: figures of each set left out (scored by a ranker and a reader fitted on the others),
-    the cuts chosen, and where the stored reader is (None: not stored)."""
-
-    model_config = ConfigDict(extra="allow")
-
-    corpus: str
-    files: list[dict[str, str]]
-    left_out: dict[str, Any]
-    worst_left_out: str | None = None
-    cuts: dict[str, float]
-    cuts_by_set: dict[str, Any] = Field(default_factory=dict)
-    options: dict[str, str] = Field(default_factory=dict)
-    model_path: str | None = None

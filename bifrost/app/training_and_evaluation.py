@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bifrost.app.records import AnswerEvaluation, ReaderTraining, RunComparison
+from bifrost.app.records import AnswerEvaluation, RunComparison
 
 if TYPE_CHECKING:  # pragma: no cover
     from bifrost.eval.runner import RunResult
@@ -114,37 +114,6 @@ class TrainingAndEvaluation:
         )
         self.pipeline.forget(corpus)
         return report
-
-    def train_reader(
-        self,
-        questions: Files,
-        corpus: str = "osha-1926",
-        *,
-        epochs: int = 1,
-        trainable_layers: int = 2,
-        curve: bool = False,
-        store: bool = True,
-        out_dir: Path | None = None,
-        say: Say | None = None,
-    ) -> ReaderTraining:
-        """Cross-fit the reader by question set, score its answers nested, then store it behind the stored
-        ranker (the `experiments` extra); the report as written to ``out_dir``'s JSON."""
-        from bifrost.training.reader.cv import Options
-        from bifrost.training.reader.run import train_reader
-
-        opts = Options(epochs=epochs, trainable_layers=trainable_layers)
-        report = train_reader(
-            self.settings,
-            corpus,
-            _paths(questions),
-            opts=opts,
-            curve=curve,
-            store=store,
-            out_dir=out_dir,
-            say=say,
-        )
-        self.pipeline.forget(corpus)
-        return ReaderTraining.model_validate(report)
 
     def train_decision(
         self,

@@ -120,6 +120,19 @@ class GoverningRule(Frozen):
     probability: float = Field(ge=0.0, le=1.0)
 
 
+class Shortlisted(Frozen):
+    """A provision likely to decide a question the answer does not state a rule for: what a reader needs to
+    open it, the sentence of it that bears most on the question, and the selector's calibrated probability."""
+
+    id: str
+    corpus: str
+    section: str = Field(default="", description="The section it belongs to (itself for a section)")
+    heading: str = ""
+    sentence: str = Field(default="", description="Its sentence that bears most on the question")
+    probability: float = Field(ge=0.0, le=1.0)
+    url: str | None = None
+
+
 class ConditionCheck(Frozen):
     """A cited rule's condition or exception against the question's facts
     (`retrieval.answer.applicability`)."""
@@ -186,10 +199,12 @@ class Elsewhere(Frozen):
 
 
 class Outcome(str, Enum):
-    """How a question was answered: the text states it; the closest provisions do not state it; out of
-    scope."""
+    """How a question was answered: one rule is stated as the one that decides; the rules most likely to
+    decide it are listed, none stated (no rule was sure enough); the closest provisions do not state it; out
+    of scope."""
 
     ANSWERED = "answered"
+    SHORTLIST = "shortlist"
     NOT_STATED = "not_stated"
     REFUSED = "refused"
 
@@ -220,8 +235,15 @@ class Answer(BaseModel):
     )
     outcome: Outcome = Field(
         default=Outcome.ANSWERED,
-        description="answered, not_stated (the closest provisions are quoted and "
-        "none states it) or refused (out of scope)",
+        description="answered (governing[0] is the rule that decides, sure enough by the bar validation "
+        "chose), shortlist (no rule sure enough: `shortlist` lists the likeliest, none stated), not_stated "
+        "(the closest provisions are quoted and none states it) or refused (out of scope)",
+    )
+    shortlist: list[Shortlisted] = Field(
+        default_factory=list,
+        description="For outcome shortlist: up to five provisions most likely to decide the question, "
+        "likeliest "
+        "first, each quoted in `citations` in the same order",
     )
     verdict: Verdict | None = Field(
         default=None, description="Yes/no/depends, when the cited text decides a yes/no question"

@@ -206,7 +206,8 @@ class SentenceTransformerEmbedder:
         if self._model is None:
             location = resolve_model(self.model_name_or_path, self.offline)
             try:
-                if self.num_threads is not None:  # process-wide; 1 avoids OpenMP thrashing on busy CPUs
+                on_torch = not (self.device == "cpu" and self._onnx(location))  # onnxruntime needs no torch
+                if self.num_threads is not None and on_torch:  # process-wide; 1 avoids OpenMP thrashing
                     import torch
 
                     torch.set_num_threads(self.num_threads)

@@ -1,9 +1,12 @@
-"""The answer step of `ask`: from a retrieval result to an `Answer` with one of three outcomes.
+"""The answer step of `ask`: from a retrieval result to an `Answer` with one of four outcomes.
 
-- **answered**: the answer plan (`retrieval.answer_plan`: the cited set, the asks, the exceptions,
-  conditions, procedures and definitions the navigator graph joins to it) is composed offline into a
-  verdict and statements by role (`retrieval.answer_compose`), or handed to the chat model's answer
-  agent with the same plan; either way every statement carries a verified quote;
+- **answered**: one rule is stated as the one that decides (with a trained decision model: only when its
+  calibrated probability clears the bar validation chose); the answer plan (`retrieval.answer_plan`: the cited
+  set, the asks, the exceptions, conditions, procedures and definitions the navigator graph joins to it) is
+  composed offline into a verdict and statements by role (`retrieval.answer_compose`), or handed to the chat
+  model's answer agent with the same plan; either way every statement carries a verified quote;
+- **shortlist**: the decision model is not sure enough of any rule: the provisions most likely to decide are
+  listed and quoted (each by its sentence that bears most on the question), none stated as the answer;
 - **not stated**: the evidence is weak (`retrieval.refusal`): the closest provisions are quoted, after
   a first statement saying what none of them states;
 - **refused**: clearly out of scope, or nothing retrieved.
@@ -21,6 +24,7 @@ from bifrost.core.stopwatch import Stopwatch
 from bifrost.core.precedent_types import named_note
 from bifrost.core.answer_types import (
     GoverningRule,
+    Shortlisted,
     QuestionFigure,
     Answer,
     AnswerMode,
@@ -29,6 +33,7 @@ from bifrost.core.answer_types import (
     Statement,
     Verdict,
 )
+from bifrost.core.sentences import sentences
 from bifrost.core.types import Provision
 from bifrost.graph_builders.citations.words import GENERIC, RulebookWords
 from bifrost.graph_builders.jurisdictions.registry import words_for
@@ -47,7 +52,6 @@ from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.navigator import NavigatorIndex
 from bifrost.retrieval.answer.base import DraftStatement, QuoteClaim
 from bifrost.retrieval.answer.quotes import check_statements
-from bifrost.retrieval.reader import apply as reading
 from bifrost.retrieval.answerability.refusal import Judge, outcome_of
 from bifrost.retrieval.ranking.named_first import about_named, leading
 from bifrost.retrieval.result import RetrievalResult
@@ -55,9 +59,11 @@ from bifrost.retrieval.result import RetrievalResult
 if TYPE_CHECKING:  # the chat model's agent needs the llm extra; offline answers do not
     from bifrost.retrieval.answer.decision_model import DecisionModel
     from bifrost.retrieval.answer.llm import AgentAnswer
-    from bifrost.retrieval.reader.model import Reader
 
 REFUSAL_TEXT = "The indexed regulations do not answer this question."
+SHORTLIST_TEXT = (
+    "The rules most likely to decide your question (none is sure enough to state as the answer; read each):"
+)
 AGENT_FAILED = (
     "the chat model's answer was set aside: none of its statements had a quote found in the provision it "
     "cites; this is the offline answer from the same plan"
@@ -101,8 +107,6 @@ def _offline(
     lookup: Lookup,
     embedder: Embedder,
     planner: Planner | None,
-    chosen: tuple[str, str] | None,
-    read,
     facts,
     decided: Decided | None = None,
 ) -> tuple[list[Statement], Verdict | None]:
@@ -115,8 +119,6 @@ def _offline(
         embedder,
         asks=planner.asks(result) if planner else (),
         tokenize=planner.tokenize if planner else None,
-        chosen=chosen,
-        read=read is not None,
         words=planner.words if planner else words_for(corpus),
         verdicts=cfg.verdicts,
         whole=result.whole,
@@ -148,23 +150,18 @@ def _plan(
     cfg: RetrievalConfig,
     lookup: Lookup,
     planner: Planner | None,
-    reader: Reader | None,
-    read,
     decided: Decided | None = None,
     decided_plan: str = "core",
-) -> tuple[list[Planned], tuple[str, str] | None]:
-    """The answer plan (from the decision's cited rules when it decided), and the reader's chosen (provision,
-    sentence) when the reader read the question."""
+) -> list[Planned]:
+    """The answer plan (from the decision's cited rules when it decided)."""
     if decided is not None:
         if planner is None:
-            return [Planned(pid, Role.RULE, (pid,), "governing") for pid in decided.cited], None
+            return [Planned(pid, Role.RULE, (pid,), "governing") for pid in decided.cited]
         # a claim over every case is answered by the other cases too: the configured relations then
         every = facts_of(result.facts, question).stance.every
         policy = for_question(policy_of(cfg), True) if every else policy_of(cfg, decided_plan)
-        return planner.plan(question, result, cfg, lookup, core=decided.cited, policy=policy), None
-    if read is not None and reader is not None:
-        return read_plan(question, result, cfg, lookup, planner, reader, read)
-    return (planner.plan(question, result, cfg, lookup) if planner is not None else _core(result, cfg)), None
+        return planner.plan(question, result, cfg, lookup, core=decided.cited, policy=policy)
+    return planner.plan(question, result, cfg, lookup) if planner is not None else _core(result, cfg)
 
 
 def answer(
@@ -179,12 +176,10 @@ def answer(
     planner: Planner | None = None,
     llm: Callable[..., AgentAnswer] | None = None,
     t0: float | None = None,
-    reader: Reader | None = None,
     decision: DecisionModel | None = None,
 ) -> Answer:
     """The answer of one question from its retrieval result (see the module docstring); ``llm``: the chat
-    model's answer agent (None: offline), called with the question, the plan and ``lookup``; ``reader``: the
-    trained reader, which decides what is cited, whether it is stated, and the verdict's sentence;
+    model's answer agent (None: offline), called with the question, the plan and ``lookup``;
     ``decision``: the trained decision model, which chooses the governing rule, the verdict and what is cited
     before anything is composed (`retrieval.answer.decision`)."""
     t0 = time.perf_counter() if t0 is None else t0
@@ -196,22 +191,24 @@ def answer(
     if outcome is not Outcome.ANSWERED and leading(result, lookup):  # it names a provision: answered from it
         outcome = Outcome.ANSWERED
     statements: list[Statement] = []
-    verdict, note, read, decided, planned = None, None, None, None, []
-    if outcome is Outcome.ANSWERED and reader is not None:
-        read = reading.read(reader, question, [it.id for it in result.items], lookup)
-        outcome = outcome if reading.stated(read, reader.card.cut.stated) else Outcome.NOT_STATED
-    if outcome is Outcome.ANSWERED and decision is not None and read is None:
+    verdict, note, decided, planned = None, None, None, []
+    if outcome is Outcome.ANSWERED and decision is not None:
         decided = _decide(question, result, facts, lookup, planner, decision)
         clock.lap("answer.decision")
-    if outcome is Outcome.ANSWERED:
+    if outcome is Outcome.ANSWERED and decided is not None and not decided.stated:
+        outcome = Outcome.SHORTLIST
+        statements = shortlist_statements(decided, lookup)
+        if not statements:
+            outcome = Outcome.REFUSED
+    elif outcome is Outcome.ANSWERED:
         plan = decision.card.plan if decision is not None else "core"
-        planned, chosen = _plan(question, result, cfg, lookup, planner, reader, read, decided, plan)
+        planned = _plan(question, result, cfg, lookup, planner, decided, plan)
         clock.lap("answer.plan")
         if llm is not None:
             statements, verdict, note = _agent(llm, question, planned, lookup)
             llm = llm if statements or note is None else None
         if llm is None:
-            ctx = (planner, chosen, read, facts, decided)
+            ctx = (planner, facts, decided)
             statements, verdict = _offline(question, corpus, result, cfg, planned, lookup, embedder, *ctx)
         if not statements:
             outcome = Outcome.REFUSED
@@ -259,11 +256,62 @@ def _decide(
     return decide(inputs, model) if inputs is not None else None
 
 
+def shortlist_statements(decided: Decided, lookup: Lookup) -> list[Statement]:
+    """Each shortlisted provision quoted by its sentence that bears most on the question (its first sentence
+    when that is not found in it), likeliest first; a provision without text is left out."""
+    drafts = []
+    for pid, _p, sentence in decided.shortlist:
+        p = lookup(pid)
+        if p is None or not p.text.strip():
+            continue
+        said = sentence if sentence and sentence in p.text and len(sentence) <= SHORTLIST_SENTENCE else ""
+        said = said or next(iter(sentences(p.text)), "")
+        if said:
+            drafts.append(DraftStatement(said, (pid,), (QuoteClaim(pid, said),), role="shortlist"))
+    return check_statements(drafts, lookup).statements
+
+
+SHORTLIST_SENTENCE = 600
+"""A deciding sentence longer than this (a whole provision read as one) is shown by its first sentence."""
+
+
+def shortlisted(
+    decided: Decided, corpus: str, lookup: Lookup, nav: NavigatorIndex | None
+) -> list[Shortlisted]:
+    """The shortlist's records, as its statements quote them."""
+    out = []
+    for pid, probability, sentence in decided.shortlist:
+        p = lookup(pid)
+        if p is None or not p.text.strip():
+            continue
+        out.append(
+            Shortlisted(
+                id=pid,
+                corpus=corpus,
+                section=nav.section.get(pid, pid) if nav is not None else "",
+                heading=p.heading,
+                sentence=sentence if sentence in p.text and len(sentence) <= SHORTLIST_SENTENCE else "",
+                probability=min(1.0, max(0.0, probability)),
+                url=p.url,
+            )
+        )
+    return out
+
+
 def _decided_parts(
     answer: Answer, decided: Decided | None, question: str, facts, lookup: Lookup, planner: Planner | None
 ) -> Answer:
     """The answer with what the decision found (governing rules, the conditions its facts bear on, the related
     provisions not cited); without a decision, every cited rule's conditions (a current edition's answer)."""
+    if answer.outcome is Outcome.SHORTLIST and decided is not None:
+        listed = shortlisted(decided, answer.corpus, lookup, planner.nav if planner else None)
+        quoted = {c for st in answer.statements for c in st.citations}
+        return answer.model_copy(
+            update={
+                "shortlist": [s for s in listed if s.id in quoted],
+                "related": related_for([pid for pid in decided.related if pid not in quoted], lookup),
+            }
+        )
     if answer.outcome is not Outcome.ANSWERED:
         return answer
     said = list(dict.fromkeys(c for st in answer.statements for c in st.citations))
@@ -290,6 +338,8 @@ def finished(
     refused = answer.refused
     cited_ids = [c for s in answer.statements for c in s.citations]
     text = REFUSAL_TEXT if refused else render(answer.statements)
+    if answer.outcome is Outcome.SHORTLIST and not refused:
+        text = f"{SHORTLIST_TEXT}\n{text}"
     if said := named_note(answer.named, answer.corpus):
         text = f"{text}\n\n{said}"
     shown = (
@@ -312,38 +362,11 @@ def finished(
             "governing": [] if refused else answer.governing,
             "related": [] if refused else answer.related,
             "conditions": [] if refused else answer.conditions,
+            "shortlist": [] if refused else answer.shortlist,
             "precedents": shown,
             "timings": {**answer.timings, "total": time.perf_counter() - t0},
         }
     )
-
-
-def read_plan(
-    question: str,
-    result: RetrievalResult,
-    cfg: RetrievalConfig,
-    lookup: Lookup,
-    planner: Planner | None,
-    reader: Reader,
-    read: reading.Reading,
-) -> tuple[list[Planned], tuple[str, str] | None]:
-    """The plan from the reader's cited set, keeping a provision the graph joins only when the reader says it
-    states part of the question; and, for a yes/no question, the reader's best sentence of the rule
-    provisions."""
-    cut = reader.card.cut.cite
-    core = reading.cited(read, cut, cfg.cite_max)
-    if planner is None:
-        planned = [Planned(pid, Role.RULE, (pid,), f"read {n}") for n, pid in enumerate(core, start=1)]
-    else:
-        planned = planner.plan(question, result, cfg, lookup, core=core)
-        reading.extend(read, reader, [p.id for p in planned], lookup)
-        planned = [p for p in planned if p.id in core or (read.of(p.id) or 0.0) >= cut]
-    chosen = None
-    if facts_of(result.facts, question).stance.is_yes_no:
-        chosen = reading.deciding_sentence(
-            read, reader, [p.id for p in planned if p.role is Role.RULE], lookup
-        )
-    return planned, chosen
 
 
 def _core(result: RetrievalResult, cfg: RetrievalConfig) -> list[Planned]:

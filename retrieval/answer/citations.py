@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from bifrost.core.answer_types import Citation, RetrievedItem
+from bifrost.core.sentences import sentences
 from bifrost.core.types import Provision
 
 CITE_MARK = re.compile(r"\[([^\[\]]{1,200})\]")
@@ -51,5 +52,13 @@ def citations_for(ids: Sequence[str], lookup: Callable[[str], Provision | None])
 
 
 def related_for(ids: Sequence[str], lookup: Callable[[str], Provision | None]) -> list[Citation]:
-    """Related provisions as the answer lists them apart: id, heading and link (their text is not quoted)."""
-    return [c.model_copy(update={"text": ""}) for c in citations_for(ids, lookup)]
+    """Related provisions as the answer lists them apart: id, heading, link and their first sentence (so that
+    a paragraph without a heading of its own is more than a bare id)."""
+    return [
+        c.model_copy(update={"text": next(iter(sentences(c.text)), "")[:FIRST_SENTENCE]})
+        for c in citations_for(ids, lookup)
+    ]
+
+
+FIRST_SENTENCE = 300
+"""Characters of a related provision's first sentence shown at most."""

@@ -49,8 +49,6 @@ def compose(
     with_verdict: bool = True,
     asks: Sequence[frozenset[str]] = (),
     tokenize: Callable[[str], list[str]] | None = None,
-    chosen: tuple[str, str] | None = None,
-    read: bool = False,
     words: RulebookWords = GENERIC,
     verdicts: str = "rules",
     whole: Collection[str] = (),
@@ -76,10 +74,10 @@ def compose(
         found = decided[0] if with_verdict else None
         if found is None and with_verdict and stance is not None and stance.every and verdicts != "off":
             # the "no" to a claim over every case that the plan's rules grant for one case only
-            found = decide(question, planned, lookup, asks, tokenize, chosen, read, words, "every", stance)
+            found = decide(question, planned, lookup, asks, tokenize, words, "every", stance)
     else:
         found = (
-            decide(question, planned, lookup, asks, tokenize, chosen, read, words, verdicts, stance)
+            decide(question, planned, lookup, asks, tokenize, words, verdicts, stance)
             if with_verdict
             else None
         )

@@ -5,6 +5,10 @@ exceptions checked against the facts (met, not met, not stated), the verdict a y
 "depends on" the open condition in the rule's words, or none), what the answer cites (the governing rule, and
 a second rule only when the selector is as sure of it) and the related provisions shown apart.
 
+A rule is stated as the one that decides only when its calibrated probability clears the bar validation chose
+(`DecisionCard.state_bar`); below it the decision hands over a shortlist instead: the provisions most likely
+to decide, likeliest first, none stated (and no verdict).
+
 No verdict is better than a wrong one: a verdict kind is given only past the margin cross-validation chose for
 its precision, and "depends" only when the rule states a condition or exception the question leaves open."""
 
@@ -28,6 +32,7 @@ from bifrost.retrieval.answer.decision_model import DecisionModel, calibrated
 from bifrost.retrieval.answer.deontic import because
 from bifrost.retrieval.answer.verdict_features import deciding_sentence, says, verdict_row
 from bifrost.retrieval.navigator import NavigatorIndex
+from bifrost.retrieval.ranking.named_first import leading
 from bifrost.retrieval.ranking.ltr.features import FEATURES as RANKER_FEATURES
 
 Tokenize = Callable[[str], list[str]]
@@ -36,6 +41,8 @@ T = TypeVar("T")
 CITE_MOST = 3
 """Rules an answer cites at most: the governing one, and the others the selector is as sure of."""
 RELATED_SHOWN = 5
+SHORTLIST_MOST = 5
+"""Provisions a shortlist holds at most."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +62,12 @@ class Decided:
     related: list[str]
     verdict: Verdict | None = None
     checks: list[ConditionCheck] = field(default_factory=list)
+    # no rule sure enough to state: the likeliest provisions (id, probability, deciding sentence), none stated
+    shortlist: list[tuple[str, float, str]] = field(default_factory=list)
+
+    @property
+    def stated(self) -> bool:
+        return not self.shortlist
 
 
 @dataclass(frozen=True)
@@ -72,6 +85,7 @@ class Inputs:
     tokenize: Tokenize
     lookup: Lookup
     words: RulebookWords = GENERIC
+    named: tuple[str, ...] = ()  # the provisions the question names that lead (`named_first.leading`)
 
 
 def remembered(read: Callable[[str], T]) -> Callable[[str], T]:
@@ -113,6 +127,7 @@ def inputs_of(
         tokenize=remembered(tokenize),
         lookup=remembered(lookup),
         words=words,
+        named=tuple(leading(result, lookup)),
     )
 
 
@@ -157,6 +172,19 @@ def decide(inp: Inputs, model: DecisionModel) -> Decided | None:
     checks = applicability(
         inp.question, cited, [r for pid in cited for r in records[pid]], inp.tokenize, list(inp.facts.figures)
     )
+    sure_first = model.governing_probability(float(margins[gov]))
+    if not model.states(sure_first):
+        short = shortlist_order(ids, p, order, gov, inp, model.card.state_bar or 0.0, rows)
+        related = [pid for pid in inp.ids if pid not in set(short)][:RELATED_SHOWN]
+        return Decided(
+            governing=[],
+            cited=[],
+            related=related,
+            shortlist=[
+                (pid, sure_first if pid == ids[gov] else float(p[ids.index(pid)]), sentences[ids.index(pid)])
+                for pid in short
+            ],
+        )
     verdict = None
     if inp.facts.stance.answerable_yes_no and model.verdicts:
         row = verdict_row(rows, p, order, sentences, inp.facts.stance, inp.question, inp.tokenize, inp.words)
@@ -164,9 +192,7 @@ def decide(inp: Inputs, model: DecisionModel) -> Decided | None:
             verdict = verdict_of(kind[0], ids[gov], sentences[gov], checks, inp)
     shown = [c for c in checks if bearing(c, verdict)]
     related = [pid for pid in inp.ids if pid not in cited][:RELATED_SHOWN]
-    sure = [model.governing_probability(float(margins[gov]))] + [
-        float(p[ids.index(pid)]) for pid in cited[1:]
-    ]
+    sure = [sure_first] + [float(p[ids.index(pid)]) for pid in cited[1:]]
     return Decided(
         governing=[Governing(pid, prob) for pid, prob in zip(cited, sure)],
         cited=cited,
@@ -174,6 +200,27 @@ def decide(inp: Inputs, model: DecisionModel) -> Decided | None:
         verdict=verdict,
         checks=shown,
     )
+
+
+def shortlist_order(
+    ids: Sequence[str],
+    p: np.ndarray,
+    order: Sequence[int],
+    gov: int,
+    inp: Inputs,
+    bar: float,
+    rows: np.ndarray,
+) -> list[str]:
+    """The shortlist, likeliest first (the governing candidate, then by probability; a rule about an activity
+    set aside last): the provisions the question names lead; then, when the likeliest section is sure enough
+    (its paragraphs' probabilities add up to ``bar``), that section's paragraphs come before the others."""
+    likeliest = [gov] + [i for i in order if i != gov]
+    asked = [i for i in likeliest if ids[i] in set(inp.named)]
+    section = inp.nav.section.get(ids[gov], ids[gov])
+    in_section = [i for i in likeliest if inp.nav.section.get(ids[i], ids[i]) == section]
+    first = in_section if sum(float(p[i]) for i in in_section) >= bar else []
+    out = not_set_aside(list(dict.fromkeys([*first, *likeliest])), rows)
+    return [ids[i] for i in list(dict.fromkeys([*asked, *out]))[:SHORTLIST_MOST]]
 
 
 def ranked_order(p: np.ndarray, order: str) -> list[int]:

@@ -37,6 +37,10 @@ class DecisionCard:
     # the governing rule's own: its margin -> how often the rule chosen first is a needed one (out of fold)
     governing_calibration: dict[str, list[float]] = field(default_factory=dict)
     cite_also: float = 1.1  # a second rule is cited when its probability is at least this (> 1: never)
+    # the governing probability from which a rule is stated as the one that decides (chosen out of fold for
+    # `fit.STATE_RIGHT` right; > 1: never); below it the answer is a shortlist. None: a card trained before
+    # the bar, which states every governing rule (with one warning line)
+    state_bar: float | None = None
     verdict_margins: dict[str, float] = field(default_factory=dict)  # kind -> least margin (absent: never)
     plan: str = "core"  # the relations the answer plan follows from the cited rules
     # which candidate governs: the selector's surest ("selector"), or the ranker's first with text ("ranker",
@@ -84,6 +88,10 @@ class DecisionModel:
         return float(
             calibrated(np.array([margin]), self.card.governing_calibration or self.card.calibration)[0]
         )
+
+    def states(self, probability: float) -> bool:
+        """Whether a governing rule this sure is stated as the one that decides (else: a shortlist)."""
+        return self.card.state_bar is None or probability >= self.card.state_bar
 
     def verdict(self, row: np.ndarray) -> tuple[str, float] | None:
         """The verdict kind whose classifier clears its margin by the most, with that margin; None when none
@@ -145,6 +153,11 @@ def load_decision(
             )
         if tuple(card.features) != features or tuple(card.verdict_features) != verdict_features:
             return None, f"the decision model of {corpus} reads other features: retrain it with {retrain}"
+        if card.state_bar is None:
+            stale = (
+                f"the decision model of {corpus} was trained before answers said only what they are sure "
+                f"of: it states every governing rule however unsure; retrain it with {retrain}"
+            )
         selector = _booster((folder / "selector.lgb.txt").read_text())
         verdicts = {
             kind: _booster((folder / f"verdict-{kind}.lgb.txt").read_text())
@@ -154,4 +167,4 @@ def load_decision(
     except Exception as e:  # noqa: BLE001 - a corrupt model must not stop answering
         first = str(e).splitlines()[0] if str(e) else type(e).__name__
         return None, f"the decision model in {folder.name} is unreadable ({first}): retrain it with {retrain}"
-    return DecisionModel(selector, verdicts, card), None
+    return DecisionModel(selector, verdicts, card), (stale if card.state_bar is None else None)

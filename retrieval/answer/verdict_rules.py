@@ -46,20 +46,17 @@ def decide(
     lookup: Lookup,
     asks: Sequence[frozenset[str]] = (),
     tokenize: Callable[[str], list[str]] | None = None,
-    chosen: tuple[str, str] | None = None,
-    read: bool = False,
     words: RulebookWords = GENERIC,
     verdicts: str = "rules",
     stance=None,
 ) -> Verdict | None:
-    """The verdict of a yes/no question, or None: with the reader (``read``), only its best sentence of the
-    rule provisions (``chosen``: provision id, sentence) decides; without it, the first rule sentence in plan
-    order sharing the question's terms and speaking to every figure the question gives (`figures_fit`), and
-    none when that sentence makes the answer depend on a condition, or when another sentence of the plan on
-    the question's terms answers otherwise (an exception, a "need not", a contrary duty: the question's facts
-    do not decide between them, and no verdict is better than a wrong one). A question claiming every case
-    ("all types of") is answered no by a rule that grants it for one case only (`scoped_elsewhere`).
-    ``verdicts`` (the `RetrievalConfig` setting): "rules" all of these, "every" only the last, "off" none."""
+    """The verdict of a yes/no question, or None: the first rule sentence in plan order sharing the question's
+    terms and speaking to every figure the question gives (`figures_fit`), and none when that sentence makes
+    the answer depend on a condition, or when another sentence of the plan on the question's terms answers
+    otherwise (an exception, a "need not", a contrary duty: the question's facts do not decide between them,
+    and no verdict is better than a wrong one). A question claiming every case ("all types of") is answered no
+    by a rule that grants it for one case only (`scoped_elsewhere`). ``verdicts`` (the `RetrievalConfig`
+    setting): "rules" all of these, "every" only the last, "off" none."""
     stance = stance if stance is not None else read_question(question)  # read once by the caller, when it can
     if not stance.is_yes_no or verdicts == "off":
         return None
@@ -68,8 +65,6 @@ def decide(
             return found
     if verdicts not in ("rules", "depends"):
         return None
-    if read:
-        return _read_verdict(question, stance, chosen, lookup, words)
     wanted = set().union(*asks) if asks else set()
     if tokenize is None or not wanted:
         return None  # nothing to check a sentence's relevance with (a past edition's answer): no verdict
@@ -149,24 +144,6 @@ _STOP = frozenset(
 
 def _words(text: str) -> list[str]:
     return [w for w in re.findall(r"[a-z][a-z-]{3,}", text.lower()) if w not in _STOP]
-
-
-def _read_verdict(
-    question: str, stance, chosen: tuple[str, str] | None, lookup: Lookup, words: RulebookWords
-) -> Verdict | None:
-    """The reader's verdict: its chosen sentence decides, when it speaks to the question's figures."""
-    if chosen is None or not figures_fit(question, chosen[1]) or leaves_open(question, chosen[1]):
-        return None
-    rule = read_rule(chosen[1], words)
-    value = decision(stance, rule)
-    if value is None or value.value not in SAID:
-        return None
-    return Verdict(
-        value=value.value,
-        provision_id=chosen[0],
-        words=chosen[1],
-        reason=f"{named(chosen[0], lookup)} {because(stance, rule, value, chosen[1])}",
-    )
 
 
 def _relevant(

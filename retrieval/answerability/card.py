@@ -1,11 +1,11 @@
 """The stored answerability model: a small JSON card, ``models/answerability-<corpus>.json``.
 
 It holds the corpus, embedding model, the retrieval mode whose scores it reads (``ltr`` or ``hybrid``),
-feature list, standardization, logistic coefficients, the refusal threshold (chosen in cross-validation
-for a target false-refusal rate), the question files and their hashes, the ranker and glossary it was
-trained behind, and the cross-validated figures. Loading checks the card as the ranker's loading does:
-none or unreadable -> None (the cosine rule is used, with a warning when unreadable); made for another
-corpus, embedding model or feature list -> `ConfigError`; trained behind another ranker or glossary ->
+feature list, standardization, logistic coefficients, the refusal threshold (chosen in cross-validation for a
+target false-refusal rate), the question files and their hashes, the ranker (and, on old cards, the glossary)
+it was trained behind, and the cross-validated figures. Loading checks the card as the ranker's loading does:
+none or unreadable -> None (the cosine rule is used, with a warning when unreadable); made for another corpus,
+embedding model or feature list -> `ConfigError`; trained behind another ranker or the removed glossary ->
 `stale_reason`.
 """
 
@@ -49,7 +49,7 @@ class AnswerabilityCard:
     questions: list[dict[str, str]] = field(default_factory=list)  # [{"path", "sha256"}]
     # the ranker whose scores its features read (retriever "ltr"): another one, another scale
     ranker_sha256: str = ""
-    glossary: str = ""  # the glossary setting its lexical features were computed with
+    glossary: str = ""  # the removed site-words glossary its features were computed with ("" = none)
     cv: dict[str, Any] = field(default_factory=dict)
     trained_at: str = ""
 
@@ -139,10 +139,10 @@ def load_card(settings: Settings, corpus: str) -> AnswerabilityCard | None:
     return card
 
 
-def stale_reason(card: AnswerabilityCard, ranker: str, glossary: str) -> str | None:
-    """Why a card does not fit the ranker (sha256, "" for the hybrid) and glossary in use, else None."""
+def stale_reason(card: AnswerabilityCard, ranker: str) -> str | None:
+    """Why a card does not fit the ranker in use (sha256, "" for the hybrid), else None."""
     if card.retriever == "ltr" and ranker and card.ranker_sha256 != ranker:
         return "the ranker was retrained since (its thresholds were chosen on the old ranker's score scale)"
-    if card.glossary != glossary:
-        return f"it was trained with glossary {card.glossary or 'none'!r}, not {glossary or 'none'!r}"
+    if card.glossary:  # the site-words glossary was removed: its lexical features are not computed any more
+        return f"it was trained with the site-words glossary {card.glossary!r}, which was removed"
     return None

@@ -181,14 +181,13 @@ def load_judge(
     nav: NavigatorIndex,
     lookup: Callable[[str], Provision | None],
     ranker: str = "",
-    glossary: str = "",
 ) -> AnswerabilityJudge | None:
-    """The judge of a corpus when an answerability model is stored for it and fits the ranker (sha256) and
-    glossary in use, else None (a stale one with one warning line: the cosine rule refuses)."""
+    """The judge of a corpus when an answerability model is stored for it and fits the ranker (sha256) in
+    use, else None (a stale one with one warning line: the cosine rule refuses)."""
     card = load_card(settings, corpus)
     if card is None:
         return None
-    if (why := stale_reason(card, ranker, glossary)) is not None:
+    if (why := stale_reason(card, ranker)) is not None:
         log.warning(
             "the answerability model of %s is not used: %s; refusing by the cosine rule until "
             "`bifrost train answerability --corpus %s`",

@@ -17,7 +17,6 @@ from bifrost.core.settings import Settings
 from bifrost.core.answer_types import RetrievedItem, Via
 from bifrost.core.types import Provision, content_hash
 from bifrost.retrieval.channels.documents import Documents, build_documents, index_folder, load_provisions
-from bifrost.retrieval.channels.glossary import Glossary
 
 log = logging.getLogger(__name__)
 
@@ -51,12 +50,10 @@ class Bm25Ranker:
         b: float = 0.75,
         stem: bool = True,
         edition: int | None = None,
-        glossary: Glossary | None = None,
     ) -> None:
-        """``edition``: index the provisions of that edition number instead of the current ones;
-        ``glossary``: site words whose rule words join every query (`query_tokens`)."""
+        """``edition``: index the provisions of that edition number instead of the current ones."""
         self.settings, self.mode, self.k1, self.b, self.stem = settings, mode, k1, b, stem
-        self.edition, self.glossary = edition, glossary
+        self.edition = edition
         self._ids: list[str] = []
         self._bm25: Any = None
         self._stemmer = None
@@ -186,11 +183,8 @@ class Bm25Ranker:
         return len(terms), sum(t in self._bm25.vocab_dict for t in terms)
 
     def query_tokens(self, query: str) -> list[str]:
-        """The tokens BM25 searches for: the query's, then the rule words the glossary maps its site words
-        to."""
-        tokens = self.tokenize(query)
-        extra = self.glossary.expansion(query) if self.glossary is not None else ""
-        return tokens + self.tokenize(extra) if extra else tokens
+        """The tokens BM25 searches for (the query's, as the index sees them)."""
+        return self.tokenize(query)
 
     def tokenize(self, text: str) -> list[str]:
         """Tokens of ``text`` as the index sees them (lowercased, stop words removed, stemmed)."""
@@ -223,6 +217,5 @@ class Bm25Ranker:
             "b": self.b,
             "stemmer": "snowball-english" if self._stemmer else None,
             "stopwords": "en",
-            **({"glossary": self.glossary.source} if self.glossary is not None else {}),
             **({"edition": self.edition} if self.edition is not None else {}),
         }

@@ -44,6 +44,7 @@ def ingest(home: Path, source: Path, date: str, graph: bool = False) -> subproce
         "--corpus",
         CORPUS,
         "--graph" if graph else "--no-graph",
+        "--no-index",  # the kills land in the edition's write and the graph's build, as before
         "--edition-date",
         date,
     )

@@ -29,6 +29,32 @@ def test_ingest_builds_the_navigator_graph_from_a_json_source(home):
     assert "1926.502(b)" in {r["id"] for r in show["references_out"]}
 
 
+def test_ingest_writes_the_search_indexes_so_the_first_question_embeds_no_provision(home, monkeypatch):
+    from bifrost.core.embeddings import SentenceTransformerEmbedder
+
+    added = json.loads(run(home, "ingest", str(MINI), "--corpus", "mini", "--json").stdout)["ingest"]["added"]
+    written = {p.name.split("-")[0] for p in (home / "index" / "mini").iterdir()}
+    assert {"bm25", "dense", "sentences"} <= written
+    encoded: list[int] = []
+    real = SentenceTransformerEmbedder._encode
+    monkeypatch.setattr(
+        SentenceTransformerEmbedder,
+        "_encode",
+        lambda self, texts: encoded.append(len(texts)) or real(self, texts),
+    )
+    asked = run(
+        home, "ask", "What must an employee constructing a leading edge be protected by?", "--corpus", "mini"
+    )
+    assert asked.exit_code == 0, asked.output
+    # the question and the parts it is read into, never the corpus (its provisions were embedded by ingest)
+    assert encoded and max(encoded) < min(added, 10), (encoded, added)
+
+
+def test_no_index_leaves_the_indexes_to_the_first_question(home):
+    assert run(home, "ingest", str(MINI), "--corpus", "mini", "--no-index").exit_code == 0
+    assert not any((home / "index" / "mini").glob("dense-*.npy"))
+
+
 def test_reingesting_the_same_input_changes_nothing(home):
     run(home, "ingest", str(MINI), "--corpus", "mini")
     again = json.loads(run(home, "ingest", str(MINI), "--corpus", "mini", "--json").stdout)
@@ -79,7 +105,7 @@ def test_unknown_corpus_and_provision_get_one_line_errors(home):
 @pytest.mark.slow
 def test_osha_1926_must_hold_references(home, shared_dir, monkeypatch):
     monkeypatch.setenv("BIFROST_SHARED_DIR", str(shared_dir))
-    r = run(home, "ingest", "--corpus", "osha-1926", "--json")
+    r = run(home, "ingest", "--corpus", "osha-1926", "--json", "--no-index")  # the references, not the index
     assert r.exit_code == 0, r.output
 
     def refs(pid: str) -> set[str]:

@@ -259,7 +259,6 @@ def save(
         target_false_refusal=report.target,
         questions=hashes,
         ranker_sha256=ranker_sha256(settings, report.corpus) if report.retriever == "ltr" else "",
-        glossary=RetrievalConfig.from_settings(settings).glossary_for(report.corpus),
         cv={
             **summary,
             "left_out": {k: {m: v for m, v in f.items() if m != "curve"} for k, f in report.left_out.items()},

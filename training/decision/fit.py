@@ -16,7 +16,7 @@ import numpy as np
 from bifrost.eval.metrics import set_prf
 from bifrost.eval.splits import fold_of
 from bifrost.retrieval.answer.decision import CITE_MOST, governing_order, ranked_order
-from bifrost.retrieval.answer.decision_model import VERDICT_KINDS
+from bifrost.retrieval.answer.decision_model import VERDICT_KINDS, calibrated
 from bifrost.retrieval.answer.governing import FEATURES
 from bifrost.retrieval.answer.verdict_features import verdict_row
 from bifrost.training.decision.cases import Case
@@ -49,6 +49,11 @@ PRECISION = 0.9
 LEAST_GIVEN = 8
 """... on at least this many out-of-fold verdicts (fewer say nothing about precision)."""
 INNER_FOLDS = 3
+STATE_RIGHT = 0.7
+"""A governing rule is stated as the one that decides only past a probability whose out-of-fold stated rules
+were needed provisions at least this often (below it the answer is a shortlist)."""
+NEVER = 1.1
+"""A bar no probability reaches: every answer is a shortlist."""
 
 
 def _lgbm(params: dict[str, Any], x: np.ndarray, y: np.ndarray, seed: int) -> Any:
@@ -124,6 +129,37 @@ def calibration_of(raw: np.ndarray, labels: np.ndarray) -> dict[str, list[float]
     iso = IsotonicRegression(out_of_bounds="clip", y_min=0.0, y_max=1.0, increasing=True)
     iso.fit(raw, labels.astype(float))
     return {"x": [float(v) for v in iso.X_thresholds_], "y": [float(v) for v in iso.y_thresholds_]}
+
+
+def governing_hits(
+    cases: Sequence[Case],
+    raw: Sequence[np.ndarray],
+    probs: Sequence[np.ndarray],
+    order: str,
+    governing: dict[str, list[float]],
+) -> list[tuple[float, bool]]:
+    """Per case with candidates: (the governing rule's out-of-fold probability, whether it is needed)."""
+    out = []
+    for c, r, p in zip(cases, raw, probs):
+        if not len(c.ids):
+            continue
+        at = governing_order(p, c.rows, order)[0]
+        out.append((float(calibrated(np.array([r[at]]), governing)[0]), bool(c.labels[at])))
+    return out
+
+
+def choose_state_bar(hits: Sequence[tuple[float, bool]], right: float = STATE_RIGHT) -> float:
+    """The least probability from which the stated rules (those at or above it) were needed at least ``right``
+    of the time on at least `LEAST_GIVEN` questions: the bar that states most; `NEVER` when none is."""
+    pairs = sorted(hits, key=lambda t: -t[0])
+    bar, good = NEVER, 0
+    for n, (p, ok) in enumerate(pairs, start=1):
+        good += ok
+        if n < len(pairs) and pairs[n][0] == p:  # ties: a probability shared by the next one is not a cut
+            continue
+        if n >= LEAST_GIVEN and good / n >= right:
+            bar = p
+    return bar
 
 
 def cited_of(

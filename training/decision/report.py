@@ -49,6 +49,10 @@ def seed_means(report: DecisionReport) -> dict[str, dict[str, float | None]]:
             "verdicts_flat_wrong": _mean(runs, "verdicts", "decision", "flat_wrong"),
             "verdicts_given_before": _mean(runs, "verdicts", "before", "given"),
             "verdicts_right_before": _mean(runs, "verdicts", "before", "right"),
+            "stated": _mean(runs, "stated"),
+            "stated_gold": _mean(runs, "stated_gold"),
+            "lead_section_gold": _mean(runs, "lead_section_gold"),
+            "gold_in_five": _mean(runs, "gold_in_five"),
         }
     return out
 
@@ -60,12 +64,13 @@ def _fmt(v: float | None, digits: int = 3) -> str:
 HEADER = (
     "| set left out | questions | governing is gold (ranker's top) | is decisive | >= 0.9: n, gold share "
     "| citations P / F1 / cites | before: P / F1 / cites "
-    "| verdicts given / right / wrong yes-no of labelled |"
+    "| verdicts given / right / wrong yes-no of labelled "
+    "| rule stated: share, gold | lead in a gold section | gold (or parent, child) in the first five |"
 )
 
 
 def markdown(report: DecisionReport) -> str:
-    rows = [HEADER, "|" + "---|" * 8]
+    rows = [HEADER, "|" + "---|" * 11]
     for name, m in seed_means(report).items():
         cells = [
             name,
@@ -77,6 +82,9 @@ def markdown(report: DecisionReport) -> str:
             f"{_fmt(m['precision_before'])} / {_fmt(m['f1_before'])} / {_fmt(m['cites_before'], 2)}",
             f"{_fmt(m['verdicts_given'], 1)} / {_fmt(m['verdicts_right'], 1)} / "
             f"{_fmt(m['verdicts_flat_wrong'], 1)} of {_fmt(m['verdicts_labelled'], 0)}",
+            f"{_fmt(m['stated'])}, {_fmt(m['stated_gold'])}",
+            _fmt(m["lead_section_gold"]),
+            _fmt(m["gold_in_five"]),
         ]
         rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows) + "\n"

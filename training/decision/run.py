@@ -52,9 +52,11 @@ class Fitted:
     margins: dict[str, float]
     order: str = "selector"
     governing: dict[str, list[float]] = field(default_factory=dict)
+    state_bar: float = F.NEVER
 
     def choices(self) -> dict[str, Any]:
         return {
+            "state_bar": self.state_bar,
             "cite_also": self.cite.cite_also,
             "plan": self.cite.plan,
             "margins": self.margins,
@@ -73,6 +75,7 @@ class Fitted:
             plan=self.cite.plan,
             order=self.order,
             governing_calibration=self.governing,
+            state_bar=self.state_bar,
         )
         return DecisionModel(
             self.selector, {k: v for k, v in self.verdicts.items() if k in self.margins}, card
@@ -130,6 +133,7 @@ class Trainer:
         probs = [calibrated(r, calibration) for r in raw]
         order = F.choose_order(cases, probs)
         governing = F.governing_calibration(cases, raw, probs, order)
+        bar = F.choose_state_bar(F.governing_hits(cases, raw, probs, order, governing))
         cite = F.choose_citing(cases, probs, self.planned, order)
         labelled = [
             i
@@ -146,7 +150,8 @@ class Trainer:
         nameable = [F.nameable_depends(cases[i], probs[i], order) for i in labelled]
         margins = F.choose_margins(scores, [c.verdict for c in vcases], nameable)
         verdicts = F.fit_verdicts([vx[id(c)] for c in vcases], [c.verdict for c in vcases], seed)
-        return Fitted(F.fit_selector(cases, seed), calibration, cite, verdicts, margins, order, governing)
+        selector = F.fit_selector(cases, seed)
+        return Fitted(selector, calibration, cite, verdicts, margins, order, governing, bar)
 
     def validate(self, left: str, train: Sequence[str], rankers: Rankers, seed: int) -> dict[str, Any]:
         """The figures of set ``left`` answered by a decision fitted on ``train`` (each ranked by a ranker

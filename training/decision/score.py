@@ -35,16 +35,36 @@ class Scored:
     label: str | None
     verdict_new: str | None
     verdict_old: str | None
+    outcome: str = ""
+    lead_section_gold: bool = False  # the first of citations, else of the shortlist, is in a gold section
+    gold_in_five: bool = False  # a gold paragraph, its parent or a child among the first five of those
+    stated_gold: bool | None = None  # a rule stated as the one that decides (None: none stated) is gold
 
 
 def cited(answer: Answer) -> tuple[str, ...]:
-    if answer.refused or answer.outcome is not Outcome.ANSWERED:
+    if answer.refused or answer.outcome not in (Outcome.ANSWERED, Outcome.SHORTLIST):
         return ()
     return tuple(dict.fromkeys(c for st in answer.statements for c in st.citations))
 
 
+def shown(answer: Answer) -> list[str]:
+    """What the answer shows first: its citations, else its shortlist, in order."""
+    if answer.refused:
+        return []
+    return list(dict.fromkeys([*(c.id for c in answer.citations), *(s.id for s in answer.shortlist)]))
+
+
+def near(pid: str, gold: set[str], parent: dict[str, str | None]) -> bool:
+    """A gold paragraph, or its parent or one of its children."""
+    return pid in gold or parent.get(pid) in gold or any(parent.get(g) == pid for g in gold)
+
+
 def score_case(case: Case, p: np.ndarray, new: Answer, old: Answer, model: DecisionModel) -> Scored:
     gold = set(case.question.gold)
+    nav = case.inputs.nav
+    sections = {nav.section.get(g, g) for g in gold}
+    listed = shown(new)
+    stated = not new.refused and new.outcome is Outcome.ANSWERED and bool(new.governing)
     at = governing_order(p, case.rows, model.card.order)[0] if len(case.ids) else 0
     gov = case.ids[at] if len(case.ids) else ""
     sure = model.governing_probability(float(model.margins(case.rows)[at])) if len(case.ids) else 0.0
@@ -62,6 +82,10 @@ def score_case(case: Case, p: np.ndarray, new: Answer, old: Answer, model: Decis
         gold=tuple(case.question.gold),
         answered=not new.refused and new.outcome is Outcome.ANSWERED,
         label=case.verdict,
+        outcome=new.outcome.value,
+        lead_section_gold=bool(listed) and nav.section.get(listed[0], listed[0]) in sections,
+        gold_in_five=any(near(pid, gold, nav.parent) for pid in listed[:5]),
+        stated_gold=(new.governing[0].id in gold) if stated else None,
         verdict_new=new.verdict.value if new.verdict else None,
         verdict_old=old.verdict.value if old.verdict else None,
     )
@@ -116,6 +140,7 @@ def reliability(rows: Sequence[Scored]) -> list[dict[str, float]]:
 def summarize(rows: Sequence[Scored]) -> dict[str, object]:
     decisive = [r for r in rows if r.hit_decisive is not None]
     sure = [r for r in rows if r.probability >= 0.9]
+    stated = [r for r in rows if r.stated_gold is not None]
     return {
         "questions": len(rows),
         "governing_gold": float(np.mean([r.hit_gold for r in rows])) if rows else 0.0,
@@ -125,6 +150,11 @@ def summarize(rows: Sequence[Scored]) -> dict[str, object]:
         "sure": {"n": len(sure), "gold_share": float(np.mean([r.hit_gold for r in sure])) if sure else None},
         "reliability": reliability(rows),
         "answered": float(np.mean([r.answered for r in rows])) if rows else 0.0,
+        "stated": float(np.mean([r.stated_gold is not None for r in rows])) if rows else 0.0,
+        "stated_gold": float(np.mean([r.stated_gold for r in stated])) if stated else None,
+        "shortlisted": float(np.mean([r.outcome == "shortlist" for r in rows])) if rows else 0.0,
+        "lead_section_gold": float(np.mean([r.lead_section_gold for r in rows])) if rows else 0.0,
+        "gold_in_five": float(np.mean([r.gold_in_five for r in rows])) if rows else 0.0,
         "citations": {
             "decision": _prf([(r.cited_new, r.gold) for r in rows]),
             "before": _prf([(r.cited_old, r.gold) for r in rows]),

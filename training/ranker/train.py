@@ -119,7 +119,6 @@ def store_collected(settings: Settings, corpus: str, data: Collected, report: Tr
         encoder=data.encoder,
         encoder_version=model_version(str(settings.home / data.encoder)) if data.encoder else "",
         encoder_questions=data.encoder_hashes,
-        glossary=cfg.glossary_for(corpus),
     )
     store_ranker(settings, data.groups, card, report, cfg.cite_max, seed)
 

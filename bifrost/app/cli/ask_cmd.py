@@ -117,6 +117,9 @@ def print_statements(answer: Answer, mode: str) -> None:
     """The answer's statements, each with its citation marks and verified quotes."""
     label = "[yellow]Not stated[/yellow] " if answer.outcome.value == "not_stated" else ""
     out.print(f"[bold]A:[/bold] {label}{mode}")
+    if answer.outcome.value == "shortlist":
+        print_shortlist(answer)
+        return
     for st in answer.statements:
         where = f"{st.corpus} " if st.corpus else ""
         role = f"[dim]{st.role}:[/dim] " if st.role and st.role not in ("rule", "verdict", "open") else ""
@@ -132,6 +135,25 @@ def print_statements(answer: Answer, mode: str) -> None:
                 f"\u201c{escape(quoted)}\u201d",
                 highlight=False,
             )
+
+
+def print_shortlist(answer: Answer) -> None:
+    """No rule sure enough to state: the likeliest provisions, each with how sure and its quoted sentence."""
+    out.print(
+        "  [bold]The rules most likely to decide your question[/bold] [dim](none is sure enough to state as "
+        "the answer: read each)[/dim]",
+        highlight=False,
+    )
+    sure = {s.id: s for s in answer.shortlist}
+    for n, st in enumerate(answer.statements, start=1):
+        pid = st.citations[0] if st.citations else ""
+        listed = sure.get(pid)
+        where = f"{st.corpus} " if st.corpus else ""
+        head = f" {escape(listed.heading)}" if listed and listed.heading else ""
+        how = f" [dim]({listed.probability:.0%} likely)[/dim]" if listed else ""
+        out.print(f"  {n}. [cyan]{escape(where + pid)}[/cyan]{head}{how}", highlight=False)
+        for q in st.quotes:
+            out.print(f"     \u201c{escape(' '.join(q.text.split()))}\u201d", highlight=False)
 
 
 def print_sources(answer: Answer, show_retrieved: int) -> None:
@@ -153,6 +175,8 @@ def print_sources(answer: Answer, show_retrieved: int) -> None:
         for c in answer.related:
             where = f"{c.corpus} " if "," in answer.corpus else ""
             out.print(f"  {escape(where + c.id)} {escape(c.heading)} {c.url or ''}", highlight=False)
+            if c.text:
+                out.print(f"    [dim]{escape(' '.join(c.text.split()))}[/dim]", highlight=False)
     out.print("\n[bold]Retrieved[/bold] (score, why)")
     for it in answer.retrieved[:show_retrieved]:
         where = f"{it.corpus} " if "," in answer.corpus else ""

@@ -14,10 +14,9 @@ from bifrost.core.errors import BifrostError
 
 
 def make_train_app() -> typer.Typer:
-    """`bifrost train ranker`, `answerability`, `decision`, `reader` and `encoder`."""
+    """`bifrost train ranker`, `answerability`, `decision` and `encoder` (`reader`: removed, says so)."""
     from bifrost.app.cli.train_answerability_cmd import train_answerability
     from bifrost.app.cli.train_decision_cmd import train_decision
-    from bifrost.app.cli.train_reader_cmd import train_reader
     from bifrost.app.cli.train_encoder_cmd import train_encoder
 
     app = typer.Typer(
@@ -26,9 +25,23 @@ def make_train_app() -> typer.Typer:
     app.command("ranker")(train_ranker_cmd)
     app.command("answerability")(train_answerability)
     app.command("decision")(train_decision)
-    app.command("reader")(train_reader)
+    app.command("reader", hidden=True, context_settings=REMOVED_ARGS)(train_reader_removed)
     app.command("encoder")(train_encoder)
     return app
+
+
+REMOVED_ARGS = {"allow_extra_args": True, "ignore_unknown_options": True}
+"""A removed command takes whatever options an old script passes, and says it was removed."""
+
+
+def train_reader_removed() -> None:
+    """Removed: the reader read at chance on every set left out (docs/results.md, "Tried and not kept")."""
+    fail_message(
+        "bifrost train reader was removed: the cross-encoder reader read at chance on every question set "
+        "left "
+        "out (docs/results.md, 'Tried and not kept'); the decision step chooses what an answer cites: "
+        "bifrost train decision"
+    )
 
 
 def train_ranker_cmd(

@@ -9,7 +9,15 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from bifrost.app.inputs import MAX_DEPTH, MAX_QUESTION, MAX_RESULTS, check_question
 from bifrost.core.precedent_types import PrecedentMatch, ResolvedCite
-from bifrost.core.answer_types import ConditionCheck, GoverningRule, PlannedProvision, Statement, Verdict
+from bifrost.core.answer_types import (
+    ConditionCheck,
+    Elsewhere,
+    GoverningRule,
+    PlannedProvision,
+    Shortlisted,
+    Statement,
+    Verdict,
+)
 from bifrost.core.types import Edition
 
 EdgeKind = Literal["HAS", "REFERS_TO"]
@@ -76,9 +84,11 @@ class Link(BaseModel):
 
 
 class CitedProvision(Link):
-    """A provision an answer cites, with its official URL."""
+    """A provision an answer cites, with its official URL (and, for a related provision, its first
+    sentence)."""
 
     url: str | None = None
+    text: str = ""
 
 
 class Hit(BaseModel):
@@ -111,8 +121,18 @@ class AskResult(BaseModel):
     note: str | None = Field(default=None, description="How a past edition was ranked")
     outcome: str = Field(
         default="answered",
-        description="answered; not_stated (the closest provisions are quoted and none "
-        "states it); refused (out of scope)",
+        description="answered (governing[0] is stated as the rule that decides); shortlist (no rule sure "
+        "enough: `shortlist` lists the likeliest, none stated); not_stated (the closest provisions are "
+        "quoted "
+        "and none states it); refused (out of scope)",
+    )
+    shortlist: list[Shortlisted] = Field(
+        default_factory=list,
+        description="For outcome shortlist: up to five provisions most likely to decide, likeliest first, "
+        "each with its section, heading, the sentence that bears most on the question and its probability",
+    )
+    elsewhere: Elsewhere | None = Field(
+        default=None, description="For a refusal or not_stated: where similar questions were answered"
     )
     verdict: Verdict | None = Field(
         default=None, description="yes, no or depends, with the provision and words that decide it"

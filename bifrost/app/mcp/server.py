@@ -188,9 +188,10 @@ def add_question_tools(server: MCPServer, service: McpService, read: ReadToolRun
         """Answer a question from the regulations: a verdict (yes, no, depends) when the cited text decides a
         yes/no question, then statements by role (rule, exception, condition, procedure, definition), each
         citing provision ids and quoting the exact supporting words (offsets into each provision's text);
-        outcome "not_stated" quotes the closest provisions and says what none of them states; "refused"
-        (refused=true) when the question is out of scope. ``plan`` gives each cited provision's role and
-        path."""
+        outcome "shortlist" when no rule is sure enough to state: ``shortlist`` lists the likeliest provisions
+        (none stated as the answer, no verdict); "not_stated" quotes the closest provisions and says what none
+        of them states; "refused" (refused=true) when the question is out of scope. ``plan`` gives each cited
+        provision's role and path."""
         with mcp_errors():
             return service.ask(question, corpus, as_of)
 

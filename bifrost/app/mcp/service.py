@@ -169,9 +169,13 @@ class McpService:
             conditions=answer.conditions,
             governing=answer.governing,
             related=[
-                CitedProvision(id=c.id, heading=c.heading, url=c.url, uri=provision_uri(c.corpus, c.id))
+                CitedProvision(
+                    id=c.id, heading=c.heading, url=c.url, uri=provision_uri(c.corpus, c.id), text=c.text
+                )
                 for c in answer.related
             ],
+            shortlist=answer.shortlist,
+            elsewhere=answer.elsewhere,
         )
 
     def precedents(self, question: str, corpus: str, k: int = 5) -> PrecedentsResult:

@@ -82,17 +82,19 @@ class ModelCard:
     encoder_version: str = ""  # `model_version` of that folder when the ranker was trained
     # the question sets it was adapted on
     encoder_questions: list[dict[str, str]] = field(default_factory=list)
-    glossary: str = ""  # the site-words glossary setting its lexical features were computed with ("" = none)
+    # the site-words glossary its lexical features were computed with ("" = none; the glossary was removed, so
+    # a card naming one was trained on other lexical features: `glossary_mismatch`)
+    glossary: str = ""
 
 
-def glossary_mismatch(card: ModelCard, glossary: str) -> str | None:
-    """A one-line warning when the ranker's lexical features were computed with another glossary setting."""
-    if card.glossary == glossary:
+def glossary_mismatch(card: ModelCard) -> str | None:
+    """A one-line warning when the ranker was trained with the removed site-words glossary."""
+    if not card.glossary:
         return None
     return (
-        f"the ranker of {card.corpus!r} was trained with glossary {card.glossary or 'none'!r}, not "
-        f"{glossary or 'none'!r}: "
-        f"its lexical features differ from training; retrain it with the same BIFROST_RETRIEVAL__GLOSSARY"
+        f"the ranker of {card.corpus!r} was trained with the site-words glossary {card.glossary!r}, which "
+        f"was "
+        f"removed: its lexical features differ from training; retrain it (bifrost train ranker)"
     )
 
 

@@ -66,8 +66,11 @@ def test_an_unknown_field_is_refused(monkeypatch, tmp_path):
         RetrievalConfig.from_settings(Settings())
 
 
-def test_a_glossary_applies_to_every_corpus_or_only_to_the_corpora_it_names():
-    assert RetrievalConfig(glossary="construction").glossary_for("adgm") == "construction"
-    per = RetrievalConfig(glossary="osha-1926=construction, adgm = /site/finance.txt")
-    assert per.glossary_for("osha-1926") == "construction" and per.glossary_for("adgm") == "/site/finance.txt"
-    assert per.glossary_for("other") == "" and RetrievalConfig().glossary_for("osha-1926") == ""
+@pytest.mark.parametrize("name", ["glossary", "reader"])
+def test_a_retired_part_s_setting_is_a_one_line_error_saying_why_it_went(monkeypatch, tmp_path, name):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv(f"BIFROST_RETRIEVAL__{name.upper()}", "construction" if name == "glossary" else "auto")
+    with pytest.raises(ConfigError) as e:
+        RetrievalConfig.from_settings(Settings())
+    message = str(e.value)
+    assert f"{name!r} was removed" in message and "Tried and not kept" in message and "\n" not in message

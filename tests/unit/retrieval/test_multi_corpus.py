@@ -169,3 +169,28 @@ def test_a_citation_is_reported_not_found_only_when_no_corpus_holds_it():
     nowhere = ResolvedCite(written="1910.134", reason="not in corpus")
     merged = merged_named([answer("osha-1926", held, nowhere), answer("adgm", lacked, nowhere)])
     assert merged == [held, nowhere]
+
+
+def test_a_shortlist_ranks_below_a_stated_rule_and_above_not_stated_and_keeps_its_list_and_lead_line():
+    from bifrost.core.answer_types import Shortlisted
+    from bifrost.retrieval.answer.build import SHORTLIST_TEXT
+
+    short = answer("osha-1926", "1926.1", "close, none sure", outcome=Outcome.SHORTLIST).model_copy(
+        update={"shortlist": [Shortlisted(id="1926.1", corpus="osha-1926", probability=0.4)]}
+    )
+    stated = merge_answers("q", [short, answer("adgm", "A.1", "far")], embed)
+    assert stated.outcome is Outcome.ANSWERED and stated.shortlist == []
+    merged = merge_answers("q", [short, answer("adgm", "A.1", "close", outcome=Outcome.NOT_STATED)], embed)
+    assert merged.outcome is Outcome.SHORTLIST and [s.id for s in merged.shortlist] == ["1926.1"]
+    assert merged.text.startswith(SHORTLIST_TEXT)
+
+
+def test_a_merged_refusal_keeps_the_pointer_a_corpus_gave():
+    from bifrost.core.answer_types import Elsewhere
+
+    said = "osha-1926 does not set this. OSHA has answered similar questions under 29 CFR 1910.147."
+    pointed = answer("osha-1926", "1926.1", "x", refused=True).model_copy(
+        update={"elsewhere": Elsewhere(said=said), "text": f"refused\n\n{said}"}
+    )
+    merged = merge_answers("q", [pointed, answer("adgm", "A.1", "y", refused=True)], embed)
+    assert merged.refused and merged.elsewhere is not None and said in merged.text

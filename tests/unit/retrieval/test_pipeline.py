@@ -2,7 +2,7 @@
 corpus's parts, retriever and judge loaded once (also when threads ask the first question of a corpus
 at once), and `forget` dropping what it names.
 
-The pipeline's loaders (indexes, retriever, judge, reader, past editions) and its offline answer step are
+The pipeline's loaders (indexes, retriever, judge, past editions) and its offline answer step are
 replaced by fakes that count their calls; everything between them is the real pipeline."""
 
 from __future__ import annotations
@@ -148,10 +148,6 @@ class CountingPipeline(AskPipeline):
         self._count("judge", corpus)
         return None  # no answerability model: the cosine rule decides
 
-    def _load_reader(self, corpus: str) -> None:
-        self._count("reader", corpus)
-        return None  # no reader: the ranker's cited set
-
     def _load_sentences(self, corpus: str) -> Embedder:
         self._count("sentences", corpus)
         return self.resources.embedder  # no stored sentence vectors: the embedding model encodes them
@@ -203,18 +199,12 @@ def test_an_empty_question_is_refused_before_anything_loads():
 # --- loading once, forgetting -------------------------------------------------------------------
 
 
-def test_parts_retriever_judge_reader_and_sentence_vectors_are_loaded_once_per_corpus():
+def test_parts_retriever_judge_and_sentence_vectors_are_loaded_once_per_corpus():
     pipeline = CountingPipeline()
     for _ in range(3):
         pipeline.ask("What is the top edge height?", "c")
     assert pipeline.loads == Counter(
-        {
-            ("parts", "c"): 1,
-            ("retriever", "c"): 1,
-            ("judge", "c"): 1,
-            ("reader", "c"): 1,
-            ("sentences", "c"): 1,
-        }
+        {("parts", "c"): 1, ("retriever", "c"): 1, ("judge", "c"): 1, ("sentences", "c"): 1}
     )
     assert pipeline.loaded("c") is pipeline.retriever("c")
     assert pipeline.loaded("other") is None
@@ -288,13 +278,7 @@ def test_threads_asking_the_first_question_of_a_corpus_at_once_load_it_once():
     answers = run_together(8, lambda i: pipeline.ask("What is the top edge height?", "c"))
     assert all(not a.refused for a in answers)
     assert pipeline.loads == Counter(
-        {
-            ("parts", "c"): 1,
-            ("retriever", "c"): 1,
-            ("judge", "c"): 1,
-            ("reader", "c"): 1,
-            ("sentences", "c"): 1,
-        }
+        {("parts", "c"): 1, ("retriever", "c"): 1, ("judge", "c"): 1, ("sentences", "c"): 1}
     )
 
 

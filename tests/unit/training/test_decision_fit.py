@@ -31,3 +31,15 @@ def test_the_cited_set_is_the_governing_candidate_and_those_past_the_threshold()
     assert F.cited_of(["a", "b", "c", "d"], p, 0.5) == ["b", "c"]
     assert F.cited_of(["a", "b", "c", "d"], p, 1.1) == ["b"]
     assert F.cited_of(["a", "b", "c", "d"], p, 0.5, order="ranker") == ["a", "b", "c"]
+
+
+def test_the_state_bar_is_the_least_probability_whose_stated_rules_are_right_often_enough():
+    from bifrost.training.decision.fit import LEAST_GIVEN, NEVER, choose_state_bar
+
+    # 10 sure and right, then 10 at 0.4 of which 3 right: from 0.9 down, 10 of 10; down to 0.4, 13 of 20
+    hits = [(0.9, True)] * 10 + [(0.4, i < 3) for i in range(10)]
+    assert choose_state_bar(hits, right=0.7) == 0.9
+    assert choose_state_bar(hits, right=0.6) == 0.4  # 13 / 20 = 0.65 states them all
+    # fewer than LEAST_GIVEN questions say nothing about how often a bar is right: never state
+    assert choose_state_bar([(0.95, True)] * (LEAST_GIVEN - 1), right=0.7) == NEVER
+    assert choose_state_bar([(0.5, False)] * 20, right=0.7) == NEVER

@@ -44,7 +44,7 @@ def tokenize(text: str) -> list[str]:
 
 
 def provision(pid: str) -> Provision:
-    parent = None if pid == "1926.451" else "1926.451"
+    parent = None if pid in ("1926.451", "1926.404(b)(1)(ii)") else "1926.451"
     kind = ProvisionKind.SECTION if pid == "1926.451" else ProvisionKind.PARAGRAPH
     return Provision(corpus="c", id=pid, parent_id=parent, kind=kind, heading="Scaffolds", text=TEXTS[pid])
 
@@ -67,8 +67,11 @@ class Margins:
         return np.asarray(x)[:, self.column] * self.scale
 
 
-def model(cite_also: float = 1.1, verdicts: dict[str, float] | None = None) -> DecisionModel:
+def model(
+    cite_also: float = 1.1, verdicts: dict[str, float] | None = None, state_bar: float | None = 0.0
+) -> DecisionModel:
     card = DecisionCard(
+        state_bar=state_bar,
         corpus="c",
         ranker_sha256="r",
         features=list(FEATURES),
@@ -177,3 +180,36 @@ def test_a_rule_about_an_activity_the_question_sets_aside_never_governs_while_an
     q = "Is fall protection required for painters on a 14 ft scaffold? They are not erecting it."
     got = decide(inputs(q, [("1926.451(g)(2)", 0.95), ("1926.451(g)(1)", 0.9)]), model())
     assert got.cited[0] == "1926.451(g)(1)" and "1926.451(g)(2)" not in got.cited
+
+
+def test_below_the_bar_no_rule_is_stated_the_likeliest_are_shortlisted_with_their_sentences():
+    ranked = [("1926.451(g)(2)", 0.6), ("1926.451(g)(1)", 0.5), ("1926.404(b)(1)(ii)", 0.3)]
+    got = decide(inputs(QUESTION, ranked), model(state_bar=0.7, verdicts={"yes": 0.1}))
+    assert not got.stated and got.governing == [] and got.cited == [] and got.verdict is None
+    # the rule about erecting, which the question sets aside, comes last; every entry says how likely it is
+    assert [pid for pid, _p, _s in got.shortlist] == [
+        "1926.451(g)(1)",
+        "1926.404(b)(1)(ii)",
+        "1926.451(g)(2)",
+    ]
+    assert [round(p, 2) for _pid, p, _s in got.shortlist] == [0.5, 0.3, 0.6]
+    assert got.shortlist[0][2] == SCAFFOLD  # its requirement's sentence
+
+
+def test_at_the_bar_the_rule_is_stated_and_a_card_without_a_bar_states_every_rule():
+    ranked = [("1926.451(g)(1)", 0.75)]
+    assert decide(inputs(QUESTION, ranked), model(state_bar=0.75)).cited == ["1926.451(g)(1)"]
+    assert decide(inputs(QUESTION, [("1926.451(g)(1)", 0.1)]), model(state_bar=None)).stated
+
+
+def test_a_sure_enough_section_lists_its_paragraphs_first_and_named_provisions_lead_always():
+    from dataclasses import replace
+
+    ranked = [("1926.451(g)(1)", 0.5), ("1926.404(b)(1)(ii)", 0.45), ("1926.451(g)(2)", 0.4)]
+    q = "What fall protection do painters need?"
+    low_bar = decide(inputs(q, ranked), model(state_bar=0.8))  # 0.5 + 0.4 in 1926.451 reach 0.8
+    assert [pid for pid, *_ in low_bar.shortlist][:2] == ["1926.451(g)(1)", "1926.451(g)(2)"]
+    high_bar = decide(inputs(q, ranked), model(state_bar=0.95))  # the section is not sure enough
+    assert [pid for pid, *_ in high_bar.shortlist][:2] == ["1926.451(g)(1)", "1926.404(b)(1)(ii)"]
+    named = decide(replace(inputs(q, ranked), named=("1926.451(g)(2)",)), model(state_bar=0.95))
+    assert named.shortlist[0][0] == "1926.451(g)(2)"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import math
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from types import SimpleNamespace
 
 import pytest
@@ -116,7 +116,9 @@ def test_the_judge_scores_with_the_card_and_declines_results_from_another_retrie
     assert "cosine rule" in caplog.text
 
 
-def test_a_card_trained_behind_another_ranker_or_glossary_is_set_aside_with_one_warning(tmp_path, caplog):
+def test_a_card_trained_behind_another_ranker_or_the_removed_glossary_is_set_aside_with_one_warning(
+    tmp_path, caplog
+):
     from bifrost.retrieval.answerability.judge import SUPPORT_FEATURES, load_judge
 
     settings = Settings(home=tmp_path)
@@ -142,11 +144,9 @@ def test_a_card_trained_behind_another_ranker_or_glossary_is_set_aside_with_one_
         "the old ranker's score scale); refusing by the cosine rule until `bifrost train answerability "
         "--corpus mini`"
     ]
+    assert load_judge(settings, "mini", None, None, lambda pid: None, ranker="a" * 64) is not None
+    save_card(settings, replace(load_card(settings, "mini"), glossary="construction"))  # a card of before
     caplog.clear()
     with caplog.at_level(logging.WARNING):
-        assert (
-            load_judge(settings, "mini", None, None, lambda pid: None, ranker="a" * 64, glossary="site-words")
-            is None
-        )
-    assert "glossary 'none', not 'site-words'" in caplog.text
-    assert load_judge(settings, "mini", None, None, lambda pid: None, ranker="a" * 64) is not None
+        assert load_judge(settings, "mini", None, None, lambda pid: None, ranker="a" * 64) is None
+    assert "site-words glossary 'construction', which was removed" in caplog.text

@@ -167,3 +167,25 @@ def test_db_upgrade_on_a_sqlite_home_is_safe_to_repeat(tmp_path):
     again = _cli(f"sqlite:///{tmp_path / 'h' / 'bifrost.db'}", "db", "upgrade", home=tmp_path)
     assert first.exit_code == 0 and f"none -> {schema.head_revision()}" in first.stdout
     assert again.exit_code == 0 and "already at schema revision" in again.stdout
+
+
+def test_the_head_read_from_the_migration_files_is_alembics_head():
+    assert schema.written_head() == schema.head_revision()
+
+
+def test_opening_a_store_at_the_newest_revision_imports_no_alembic(tmp_path):
+    """Alembic costs half a second of every cold command; a store at head is checked by plain SQL."""
+    import subprocess
+    import sys
+
+    from tests.conftest import subprocess_env
+
+    SqlStore(f"sqlite:///{tmp_path / 'b.db'}").dispose()  # created at head (alembic runs here, once)
+    probe = (
+        "import sys; from bifrost.core.store.sql_store import SqlStore; "
+        f"SqlStore('sqlite:///{tmp_path / 'b.db'}').dispose(); "
+        "print('ALEMBIC=' + str(any(m == 'alembic' or m.startswith('alembic.') for m in sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], env=subprocess_env(), capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "ALEMBIC=False"
