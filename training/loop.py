@@ -1,4 +1,4 @@
-"""What the CPU fine-tuning loops share (the corpus-adapted encoder, the support scorer, the reader): AdamW
+"""What the CPU fine-tuning loops share (the corpus-adapted encoder, the support scorer): AdamW
 with a linear warm-up over the first tenth of the steps and a linear decay to zero, and one clipped step."""
 
 from __future__ import annotations
