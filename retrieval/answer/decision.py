@@ -163,7 +163,7 @@ def decide(inp: Inputs, model: DecisionModel) -> Decided | None:
     ids = [inp.ids[i] for i in at]
     margins = model.margins(rows)
     p = calibrated(margins, model.card.calibration)
-    order = governing_order(p, rows, model.card.order)
+    order = named_first(governing_order(p, rows, model.card.order), ids, inp.named)
     gov = order[0]
     cited = [ids[gov]] + [ids[i] for i in order[1:CITE_MOST] if p[i] >= model.card.cite_also]
     text = lambda pid: p_.text if (p_ := inp.lookup(pid)) is not None else ""  # noqa: E731
@@ -200,6 +200,13 @@ def decide(inp: Inputs, model: DecisionModel) -> Decided | None:
         verdict=verdict,
         checks=shown,
     )
+
+
+def named_first(order: list[int], ids: Sequence[str], named: Sequence[str]) -> list[int]:
+    """The order with the provisions the question names first ("what does 1926.451(g)(1) say" is about
+    (g)(1) whatever the selector prefers); whether one is stated still turns on its own probability."""
+    asked = [i for i in order if ids[i] in set(named)]
+    return asked + [i for i in order if i not in set(asked)]
 
 
 def shortlist_order(

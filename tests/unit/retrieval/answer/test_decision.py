@@ -213,3 +213,14 @@ def test_a_sure_enough_section_lists_its_paragraphs_first_and_named_provisions_l
     assert [pid for pid, *_ in high_bar.shortlist][:2] == ["1926.451(g)(1)", "1926.404(b)(1)(ii)"]
     named = decide(replace(inputs(q, ranked), named=("1926.451(g)(2)",)), model(state_bar=0.95))
     assert named.shortlist[0][0] == "1926.451(g)(2)"
+
+
+def test_a_provision_the_question_names_governs_or_leads_the_shortlist_whatever_the_selector_prefers():
+    from dataclasses import replace
+
+    ranked = [("1926.451(g)(2)", 0.9), ("1926.451(g)(1)", 0.8)]
+    q = "what does 1926.451(g)(1) say about scaffold fall protection"
+    named = replace(inputs(q, ranked), named=("1926.451(g)(1)",))
+    assert decide(named, model(state_bar=0.5)).cited[0] == "1926.451(g)(1)"
+    low = decide(named, model(state_bar=0.85))  # its own probability (0.8) is below the bar: not stated
+    assert not low.stated and low.shortlist[0][0] == "1926.451(g)(1)"
