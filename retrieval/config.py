@@ -20,6 +20,12 @@ REMOVED = {
     "chooses what an answer cites (docs/results.md, 'Tried and not kept')",
 }
 """Settings that did nothing and were taken out: a one-line error rather than a silent no-op."""
+_PATTERNS_GONE = (
+    "the sentence patterns' verdicts were right on about half the unseen questions they answered; the "
+    "decision step gives verdicts (bifrost train decision; docs/results.md, 'Tried and not kept')"
+)
+REMOVED_VALUES = {("verdicts", "rules"): _PATTERNS_GONE, ("verdicts", "depends"): _PATTERNS_GONE}
+"""Values of a kept setting that were taken out, and why."""
 
 
 class RetrievalConfig(BaseModel):
@@ -104,16 +110,11 @@ class RetrievalConfig(BaseModel):
         "only. Chosen by validation "
         "(bifrost eval answers)",
     )
-    verdicts: Literal["rules", "depends", "every", "off"] = Field(
+    verdicts: Literal["every", "off"] = Field(
         default="every",
-        description="Which yes/no verdicts an offline answer opens with: every (default) = only the "
-        '"no" to a claim over every case that the plan\'s rules grant for one case only; rules = also a '
-        "verdict from the "
-        "first rule sentence on the question's terms (measured right on about half the unseen questions it "
-        "answered: "
-        "docs/results.md, 'Verdicts'); depends = rules, and \"depends\" naming the open conditions when the "
-        "deciding rule "
-        "leaves some open; off = none. The statements and their quotes are the same in every mode",
+        description="Which verdict an answer without the decision step opens with: every (default) = the "
+        '"no" to a claim over every case that the plan\'s rules grant for one case only; off = none. Every '
+        "other verdict comes from the decision step (bifrost train decision)",
     )
     decision: Literal["auto", "off"] = Field(
         default="auto",
@@ -135,6 +136,12 @@ class RetrievalConfig(BaseModel):
                     f"retrieval setting {name!r} was removed: {REMOVED[name]} (unset "
                     f"BIFROST_RETRIEVAL__{name.upper()} "
                     "or its line in [retrieval] of bifrost.toml)"
+                )
+        for (name, value), why in REMOVED_VALUES.items():
+            if str(settings.retrieval.get(name, "")).lower() == value:
+                raise ConfigError(
+                    f"retrieval setting {name!r} = {value!r} was removed: {why} (unset "
+                    f"BIFROST_RETRIEVAL__{name.upper()} or its line in [retrieval] of bifrost.toml)"
                 )
         try:
             return cls(**settings.retrieval)

@@ -50,7 +50,7 @@ def compose(
     asks: Sequence[frozenset[str]] = (),
     tokenize: Callable[[str], list[str]] | None = None,
     words: RulebookWords = GENERIC,
-    verdicts: str = "rules",
+    verdicts: str = "every",
     whole: Collection[str] = (),
     facts=None,
     decided: tuple[Verdict | None] | None = None,
