@@ -128,7 +128,9 @@ class Shortlisted(Frozen):
     corpus: str
     section: str = Field(default="", description="The section it belongs to (itself for a section)")
     heading: str = ""
-    sentence: str = Field(default="", description="Its sentence that bears most on the question")
+    sentence: str = Field(
+        default="", description="The sentence quoted: the one that bears most on the question, else its first"
+    )
     probability: float = Field(ge=0.0, le=1.0)
     url: str | None = None
 

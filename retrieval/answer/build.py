@@ -264,8 +264,7 @@ def shortlist_statements(decided: Decided, lookup: Lookup) -> list[Statement]:
         p = lookup(pid)
         if p is None or not p.text.strip():
             continue
-        said = sentence if sentence and sentence in p.text and len(sentence) <= SHORTLIST_SENTENCE else ""
-        said = said or next(iter(sentences(p.text)), "")
+        said = shown_sentence(sentence, p.text) or next(iter(sentences(p.text)), "")
         if said:
             drafts.append(DraftStatement(said, (pid,), (QuoteClaim(pid, said),), role="shortlist"))
     return check_statements(drafts, lookup).statements
@@ -275,14 +274,21 @@ SHORTLIST_SENTENCE = 600
 """A deciding sentence longer than this (a whole provision read as one) is shown by its first sentence."""
 
 
+def shown_sentence(sentence: str, text: str) -> str:
+    """The deciding sentence a shortlist shows: "" when the provision's text does not hold it or it is a whole
+    provision read as one."""
+    return sentence if sentence and sentence in text and len(sentence) <= SHORTLIST_SENTENCE else ""
+
+
 def shortlisted(
-    decided: Decided, corpus: str, lookup: Lookup, nav: NavigatorIndex | None
+    decided: Decided, corpus: str, lookup: Lookup, nav: NavigatorIndex | None, quoted: dict[str, str]
 ) -> list[Shortlisted]:
-    """The shortlist's records, as its statements quote them."""
+    """The shortlist's records for the provisions its statements quote (``quoted``: id -> the sentence
+    quoted), in the shortlist's order."""
     out = []
-    for pid, probability, sentence in decided.shortlist:
+    for pid, probability, _sentence in decided.shortlist:
         p = lookup(pid)
-        if p is None or not p.text.strip():
+        if p is None or pid not in quoted:
             continue
         out.append(
             Shortlisted(
@@ -290,7 +296,7 @@ def shortlisted(
                 corpus=corpus,
                 section=nav.section.get(pid, pid) if nav is not None else "",
                 heading=p.heading,
-                sentence=sentence if sentence in p.text and len(sentence) <= SHORTLIST_SENTENCE else "",
+                sentence=quoted[pid],
                 probability=min(1.0, max(0.0, probability)),
                 url=p.url,
             )
@@ -304,11 +310,13 @@ def _decided_parts(
     """The answer with what the decision found (governing rules, the conditions its facts bear on, the related
     provisions not cited); without a decision, every cited rule's conditions (a current edition's answer)."""
     if answer.outcome is Outcome.SHORTLIST and decided is not None:
-        listed = shortlisted(decided, answer.corpus, lookup, planner.nav if planner else None)
-        quoted = {c for st in answer.statements for c in st.citations}
+        quoted = {
+            st.citations[0]: st.quotes[0].text for st in answer.statements if st.citations and st.quotes
+        }
+        nav = planner.nav if planner else None
         return answer.model_copy(
             update={
-                "shortlist": [s for s in listed if s.id in quoted],
+                "shortlist": shortlisted(decided, answer.corpus, lookup, nav, quoted),
                 "related": related_for([pid for pid in decided.related if pid not in quoted], lookup),
             }
         )

@@ -53,7 +53,12 @@ def test_each_listed_provision_is_quoted_in_order_by_a_sentence_it_holds():
     assert {s.role for s in said} == {"shortlist"}
 
 
-def test_the_records_say_how_likely_each_is_and_keep_only_a_sentence_the_provision_holds():
-    listed = shortlisted(DECIDED, "c", lookup, None)
+def test_the_records_say_how_likely_each_is_and_carry_the_sentence_quoted():
+    said = shortlist_statements(DECIDED, lookup)
+    quoted = {s.citations[0]: s.quotes[0].text for s in said}
+    listed = shortlisted(DECIDED, "c", lookup, None, quoted)
     assert [(s.id, s.probability) for s in listed] == [("1926.451(g)(1)", 0.45), ("1926.501(b)(1)", 0.2)]
-    assert listed[1].sentence == "" and listed[0].sentence.endswith("shall be protected.")
+    assert [s.sentence for s in listed] == [quoted[s.id] for s in listed]
+    assert (
+        listed[1].sentence == TEXTS["1926.501(b)(1)"]
+    )  # the first sentence, quoted in place of the claimed one
