@@ -41,7 +41,11 @@ def main(argv: Sequence[str] | None = None) -> None:
                 exclude = own_answers(q)
                 several.append((qualified(bf.ask(q.question, args.corpora, exclude=exclude), corpus), gold))
                 alone.append((qualified(bf.ask(q.question, corpus, exclude=exclude), corpus), gold))
-            out[path.stem] = {args.corpora: score(several), "own corpus alone": score(alone)}
+            section_of = lambda c, pid: bf.pipeline.parts(c).nav.section.get(pid, pid)  # noqa: E731
+            out[path.stem] = {
+                args.corpora: score(several, section_of),
+                "own corpus alone": score(alone, section_of),
+            }
     finally:
         bf.close()
     print(json.dumps(out, indent=2))

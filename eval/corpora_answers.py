@@ -28,9 +28,30 @@ def qualified(answer, default: str) -> list[str]:
     return list(dict.fromkeys(f"{c.corpus or default}:{c.id}" for c in answer.citations))
 
 
-def score(rows: Sequence[tuple[list[str], list[str]]]) -> dict[str, float]:
+def lead_in_section(cited: Sequence[str], gold: Sequence[str], section_of) -> bool:
+    """The first citation (``corpus:id``) lies in the section of a gold one; ``section_of(corpus, id)``."""
+    if not cited:
+        return False
+
+    def section(key: str) -> tuple[str, str]:
+        corpus, _, pid = key.partition(":")
+        return corpus, section_of(corpus, pid)
+
+    return section(cited[0]) in {section(g) for g in gold}
+
+
+def score(rows: Sequence[tuple[list[str], list[str]]], section_of=None) -> dict[str, float]:
+    """Citation P/R/F1, the share answered, the first citation from the gold's corpus and (with
+    ``section_of``) in a gold section."""
     m = [set_prf(c, g) for c, g in rows]
+    lead = [bool(c) and c[0].partition(":")[0] == g[0].partition(":")[0] for c, g in rows]
     return {
+        "lead_corpus": float(np.mean(lead)) if rows else 0.0,
+        **(
+            {"lead_section": float(np.mean([lead_in_section(c, g, section_of) for c, g in rows]))}
+            if section_of is not None and rows
+            else {}
+        ),
         "n": len(rows),
         "precision": float(np.mean([x.precision for x in m])) if m else 0.0,
         "recall": float(np.mean([x.recall for x in m])) if m else 0.0,

@@ -150,17 +150,26 @@ def score_run(
     related: Related,
     seed: int = 0,
 ) -> dict[str, Any]:
-    """Mean and 95% bootstrap CI of R@10, MAP@10, nDCG@10, Both@10 (where src/tgt exist) and cited-set F1."""
+    """Mean and 95% bootstrap CI of R@10, MAP@10, nDCG@10, hit@1, hit@5, the first in a gold provision's
+    section, Both@10 (where src/tgt exist) and cited-set F1."""
     qrels = {g.question.id: g.gold for g in groups}
-    per_q = ranking_metrics(ranked_by_q, qrels, [10])
-    columns: dict[str, list[float]] = {"recall@10": [], "map@10": [], "ndcg@10": []}
+    per_q = ranking_metrics(ranked_by_q, qrels, [1, 5, 10])
+    columns: dict[str, list[float]] = {
+        "recall@10": [],
+        "map@10": [],
+        "ndcg@10": [],
+        "hit@1": [],
+        "hit@5": [],
+        "lead_section": [],
+    }
     both: list[float] = []
     f1: list[float] = []
     f1_h: list[float] = []
     for g in groups:
         m = per_q[g.question.id]
-        for name in columns:
+        for name in ("recall@10", "map@10", "ndcg@10", "hit@1", "hit@5"):
             columns[name].append(m[name])
+        columns["lead_section"].append(g.lead_in_gold_section(ranked_by_q.get(g.question.id, [])))
         src, tgt = g.question.extra.get("src"), g.question.extra.get("tgt")
         if src and tgt:
             both.append(both_at(ranked_by_q.get(g.question.id, []), src, tgt, 10))

@@ -30,10 +30,19 @@ class Group:
     relevance: float
     baselines: dict[str, list[str]] = field(default_factory=dict)
     source: str = ""  # the question set it came from (leave-one-set-out splits by it)
+    # the enclosing section of every provision of the corpus (shared by the groups of one collection)
+    sections: dict[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def gold(self) -> list[str]:
         return list(self.question.gold)
+
+    def lead_in_gold_section(self, ranked: Sequence[str]) -> float:
+        """1 when the first of ``ranked`` lies in the section of a gold provision (0 without sections)."""
+        if not ranked or not self.sections:
+            return 0.0
+        gold = {self.sections.get(g, g) for g in self.gold}
+        return float(self.sections.get(ranked[0], ranked[0]) in gold)
 
     @property
     def trainable(self) -> bool:
@@ -84,6 +93,7 @@ def collect(
                 np.array([pid in gold for pid in pool.ids], dtype=np.int32),
                 ev.relevance,
                 base,
+                sections=parts.nav.section,
             )
         )
         if progress:

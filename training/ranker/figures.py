@@ -100,18 +100,37 @@ def left_out_figures(
             **baseline_figures(test, related),
             "bifrost-ltr": score_run(test, runs[0].ranked, runs[0].cited, related),
         }
-        means[split.name] = seed_stats(
-            [score_run(test, r.ranked, r.cited, related)["recall@10"]["mean"] for r in runs]
-        )
+        means[split.name] = seed_means(test, [(r.ranked, r.cited) for r in runs], related)
     return figures, means
 
 
+def seed_means(
+    test: Sequence[Group], runs: Sequence[tuple[dict[str, list[str]], dict[str, list[str]]]], related
+) -> dict[str, Any]:
+    """The ranker's R@10 over seeds (mean, min, max, n) and, under ``by_metric``, the same of the first
+    ranked in a gold section, hit@1, hit@5 and nDCG@10."""
+    scored = [score_run(test, ranked_by_q, cited, related) for ranked_by_q, cited in runs]
+    return {
+        **seed_stats([s["recall@10"]["mean"] for s in scored]),
+        "by_metric": {
+            m: seed_stats([s[m]["mean"] for s in scored])
+            for m in ("lead_section", "hit@1", "hit@5", "ndcg@10")
+        },
+    }
+
+
 def held_out_figures(
-    groups: Sequence[Group], held: Sequence[Group], cite_max: int, related, seeds: Sequence[int], say: Say
+    groups: Sequence[Group],
+    held: Sequence[Group],
+    cite_max: int,
+    related,
+    seeds: Sequence[int],
+    say: Say,
+    drop: frozenset[str] = frozenset(),
 ) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, float]]]:
     """Per held-out set: the baselines and the ranker fitted on every training question (first seed), and
-    the ranker's R@10 over every seed."""
-    columns = columns_without(set())
+    the ranker's R@10 over every seed; ``drop``: feature groups the ranker goes without."""
+    columns = columns_without(set(drop))
     ranked_by_seed: list[tuple[dict[str, list[str]], dict[str, list[str]]]] = []
     for s in seeds:
         booster = fit(groups, columns, seed=s)
@@ -132,7 +151,24 @@ def held_out_figures(
             **baseline_figures(test, related),
             "bifrost-ltr": score_run(test, *ranked_by_seed[0], related),
         }
-        means[name] = seed_stats(
-            [score_run(test, r, c, related)["recall@10"]["mean"] for r, c in ranked_by_seed]
-        )
+        means[name] = seed_means(test, ranked_by_seed, related)
     return figures, means
+
+
+def add_held_out(
+    report: TrainReport,
+    groups: Sequence[Group],
+    held: Sequence[Group],
+    cite_max: int,
+    related,
+    seeds: Sequence[int],
+    say: Say,
+    without: Sequence[str] = (),
+) -> None:
+    """The held-out sets' figures into ``report``, and for each feature group in ``without`` the same with the
+    ranker fitted without it (beside the sets left out in `TrainReport.left_out_ablations`)."""
+    report.held_out, means = held_out_figures(groups, held, cite_max, related, seeds, say)
+    report.seed_means.update(means)
+    for group in without:
+        _, dropped = held_out_figures(groups, held, cite_max, related, seeds, say, frozenset({group}))
+        report.left_out_ablations.setdefault(f"without {group}", {}).update(dropped)

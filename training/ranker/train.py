@@ -19,7 +19,7 @@ from bifrost.retrieval.ranking.ltr.model import LGBM_PARAMS, ModelCard, RankerMo
 from bifrost.training.ranker.collect_sets import Collected, collect_sets
 from bifrost.training.ranker.cv import choose_delta, fit_sized
 from bifrost.training.ranker.dataset import Group, describe_pool
-from bifrost.training.ranker.figures import cross_validated, held_out_figures
+from bifrost.training.ranker.figures import add_held_out, cross_validated
 from bifrost.training.ranker.report import TrainReport, write_report
 
 from bifrost.core.extras import require_extra
@@ -96,8 +96,9 @@ def train_ranker(
         report = TrainReport(corpus, 0, describe_pool(data.groups), {}, seed=seeds[0], seeds=seeds)
     report.seconds = {**seconds, "cv": report.seconds.get("cv", 0.0)}
     if data.held:
-        report.held_out, means = held_out_figures(data.groups, data.held, cfg.cite_max, related, seeds, say)
-        report.seed_means.update(means)
+        add_held_out(
+            report, data.groups, data.held, cfg.cite_max, related, seeds, say, loso_without if cv else ()
+        )
     if store:
         t1 = time.perf_counter()
         store_collected(settings, corpus, data, report, seeds[0])

@@ -138,3 +138,12 @@ def test_a_feature_group_left_out_of_the_ranker_is_measured_with_each_set_left_o
     for name in ("letters", "natural"):
         assert full[name]["bifrost-ltr"]["map@10"]["mean"] == 1.0
         assert dropped[name]["bifrost-ltr"]["map@10"]["mean"] < 1.0
+
+
+def test_a_first_choice_in_the_gold_provisions_section_counts_as_a_lead_in_section_though_not_a_hit():
+    g = group(1)
+    g.sections = {"g1": "S", "t1": "S", "x": "T", "y": "T"}
+    sibling_first = score_run([g], {"q1": ["t1", "g1"]}, None, lambda a, b: False)
+    other_first = score_run([g], {"q1": ["x", "g1"]}, None, lambda a, b: False)
+    assert sibling_first["lead_section"]["mean"] == 1 and sibling_first["hit@1"]["mean"] == 0
+    assert other_first["lead_section"]["mean"] == 0 and other_first["hit@5"]["mean"] == 1
