@@ -49,8 +49,6 @@ class Evidence:
     timings: dict[str, float] = field(default_factory=dict)  # seconds of each gathering stage
     # the most similar answered questions that cite nothing of the corpus (where a refusal points)
     outside: list[Similar] = field(default_factory=list)
-    # per distinct indexed term of the question: its IDF and which documents hold it (in `ids` order)
-    term_docs: list[tuple[float, np.ndarray]] = field(default_factory=list)
 
     @property
     def relevance(self) -> float:
@@ -171,7 +169,7 @@ class Channels:
             decomposition=d,
             cosine=None if self.ranking_dense is None else cosine,
         )
-        ev.coverage, ev.coverage_idf, ev.term_docs = self.bm25.term_presence(question)
+        ev.coverage, ev.coverage_idf = self.bm25.coverage(question)
         ev.terms = self.bm25.profile(question)
         clock.lap("bm25")
         ev.named = self.names(question) if cfg.use_named else []

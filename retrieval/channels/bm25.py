@@ -156,12 +156,6 @@ class Bm25Ranker:
         """Per document, the share of the query's distinct indexed terms it holds: plain and weighted
         by IDF (a document holding the rare terms of a question covers more of it). Two arrays in
         `ids` order; zeros when no term of the query is indexed."""
-        plain, weighted, _ = self.term_presence(query)
-        return plain, weighted
-
-    def term_presence(self, query: str):
-        """`coverage`'s two arrays, and per distinct indexed term of the query its IDF and which documents
-        hold it (what tells a paragraph from its siblings)."""
         import math
 
         import numpy as np
@@ -170,7 +164,6 @@ class Bm25Ranker:
         plain, weighted = np.zeros(n, dtype=np.float32), np.zeros(n, dtype=np.float32)
         known = list(dict.fromkeys(t for t in self.query_tokens(query) if t in self._bm25.vocab_dict))
         total = 0.0
-        terms: list[tuple[float, np.ndarray]] = []
         for t in known:
             has = np.asarray(self._bm25.get_scores([t])) > 0
             df = int(np.count_nonzero(has))
@@ -178,11 +171,10 @@ class Bm25Ranker:
             plain += has
             weighted += np.float32(idf) * has
             total += idf
-            terms.append((idf, has))
         if known:
             plain /= len(known)
             weighted /= np.float32(total) if total > 0 else 1
-        return plain, weighted, terms
+        return plain, weighted
 
     def profile(self, query: str) -> tuple[int, int]:
         """(distinct terms of the query, how many of them the corpus holds): how much of a question's

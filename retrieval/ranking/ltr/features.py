@@ -6,8 +6,7 @@ candidates, scores of the enclosing provisions, the candidate's shape (kind, dep
 question's style (its length, whether it is phrased as a question, the share of its words the
 rulebook does not use, how far the lexical and dense channels agree), the same for every candidate
 of a question, so that the model can weigh the channels per question: a foreman's text message
-leans on meaning, a letter title on the regulation's own words; and what tells a paragraph from the other
-children of its parent (its scores over theirs, the question's terms it alone holds).
+leans on meaning, a letter title on the regulation's own words.
 """
 
 from __future__ import annotations
@@ -64,9 +63,7 @@ FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
     "named": ("named_exact", "named_within", "named_any"),
     "precedent": ("prec_direct", "prec_inherited", "prec_below", "prec_rank_log", "prec_best"),
     "applicability": ("app_met", "app_not_met", "app_same_kind"),
-    "siblings": ("sib_bm25_edge", "sib_dense_edge", "sib_base_rank_log", "sib_count_log", "sib_own_cover"),
 }
-NO_SIBLINGS = (0.0, 0.0, 0.0, 0.0, 0.0)
 AGREEMENT_DEPTH = 10
 """Top lexical and dense hits compared for `q_channel_agreement`."""
 _QUESTION_START = re.compile(
@@ -123,7 +120,6 @@ def featurize(ev: Evidence, pool: Pool, nav: NavigatorIndex, position: dict[str,
             *_precedent_row(pid, ev, nav, below_votes, no_rank),
             ev.votes.best,
             *_applicability_columns(nav.conditions.get(pid, ()), ev.figures),
-            *_sibling_columns(b, pid),
         ]
         for pid in pool.ids
     ]
@@ -216,33 +212,6 @@ def _graph_columns(b: _Batch, pid: str) -> list[float]:
         math.log2(1 + nav.text_len.get(pid, 0)),
         float(nav.text_len.get(pid, 0) == 0),
     ]
-
-
-def _sibling_columns(b: _Batch, pid: str) -> tuple[float, ...]:
-    """The `siblings` group: what tells the candidate from the other children of its parent: its BM25 (over
-    the question's best) and cosine above the best sibling's, its rank among them by channel fusion, how many
-    they are, and the IDF share of the question's terms it holds and no sibling does (zeros without an
-    indexed sibling)."""
-    parent = b.nav.parent.get(pid)
-    sibs = [s for s in b.nav.children.get(parent, ()) if s != pid] if parent else []
-    at = [b.position[s] for s in sibs if s in b.position]
-    if not at:
-        return NO_SIBLINGS
-    bm25, dense = b.lex(pid)
-    base = b.pool.base.get(pid, 0.0)
-    rank = 1 + sum(b.pool.base.get(s, 0.0) > base for s in sibs)
-    i = b.position.get(pid)
-    total = sum(idf for idf, _ in b.ev.term_docs)
-    own = 0.0
-    if i is not None and total > 0:  # only the terms it holds are looked up among its siblings
-        own = sum(idf for idf, has in b.ev.term_docs if has[i] and not has[at].any()) / total
-    return (
-        (bm25 - float(b.ev.bm25[at].max())) / b.bm25_max if b.bm25_max > 0 else 0.0,
-        dense - float(b.ev.dense[at].max()),
-        math.log2(1 + rank),
-        math.log2(1 + len(sibs)),
-        own,
-    )
 
 
 def _applicability_columns(

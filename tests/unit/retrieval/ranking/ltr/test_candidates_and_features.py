@@ -94,25 +94,6 @@ def test_features_have_one_column_per_name_and_graph_evidence_points_at_the_seed
     assert row["1(b)"][col["seeds_in_section"]] == 1  # shares section 1 with the seed 1(a)
 
 
-def test_the_sibling_columns_tell_a_paragraph_from_the_other_children_of_its_parent():
-    nav = corpus()
-    ev = evidence([0, 9, 3, 0, 0, 0], [0.1, 0.5, 0.2, 0.4, 0.1, 0.1])
-    only_a, a_and_b = np.array([0, 1, 0, 0, 0, 0], bool), np.array([0, 1, 1, 0, 0, 0], bool)
-    ev.term_docs = [(2.0, only_a), (1.0, a_and_b)]
-    pool = build_pool(ev, IDS, nav, PoolSizes(lexical=3, dense=3, entity=0, triple=0, seeds=1))
-    rows = featurize(ev, pool, nav, {pid: i for i, pid in enumerate(IDS)})
-    col = {f: FEATURES.index(f) for f in FEATURE_GROUPS["siblings"]}
-    a, b = rows[pool.ids.index("1(a)")], rows[pool.ids.index("1(b)")]
-    assert a[col["sib_bm25_edge"]] == pytest.approx(6 / 9) and b[col["sib_bm25_edge"]] == pytest.approx(
-        -6 / 9
-    )
-    assert (
-        a[col["sib_dense_edge"]] == pytest.approx(0.1) and a[col["sib_base_rank_log"]] == 1
-    )  # log2(1 + 1st)
-    assert a[col["sib_own_cover"]] == pytest.approx(2 / 3) and b[col["sib_own_cover"]] == 0
-    assert a[col["sib_count_log"]] == pytest.approx(np.log2(3))  # two siblings
-
-
 def test_ablation_columns_drop_exactly_one_group():
     kept = columns_without({"dng"})
     assert len(kept) == len(FEATURES) - len(FEATURE_GROUPS["dng"])
