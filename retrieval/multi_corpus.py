@@ -5,12 +5,13 @@ whose answer refused add nothing; the others are ordered by how close their firs
 question (the same embedder for every corpus, so the cosines compare, unlike the rankers' scores), and only
 the closest answers, with any other as close (`NEAR_TIE`). A corpus that answers comes before one whose
 closest provisions do not state it, and the merged outcome is the best of them: when one corpus answers, the
-others' "not stated" adds nothing; the verdict is kept when the corpora that give one agree, and the answer
-plan keeps every answering corpus's provisions (ids ``corpus:id``). Retrieved lists are fused by reciprocal
-rank. Every statement, citation and retrieved item carries its corpus, and the text marks each citation
-``[corpus id]``. When every corpus refuses, the merged answer refuses. A past edition answered from (``--as-
-of``) stays the merged answer's ``edition`` when it is the only one (its ``corpus`` says whose); the note
-names each corpus's past edition, as each corpus's own note does."""
+others' "not stated" adds nothing; a corpus's pointer to where similar questions were answered is said
+unless it points to a corpus whose answer is kept; the verdict is kept when the corpora that give one agree,
+and the answer plan keeps every answering corpus's provisions (ids ``corpus:id``). Retrieved lists are fused
+by reciprocal rank. Every statement, citation and retrieved item carries its corpus, and the text marks each
+citation ``[corpus id]``. When every corpus refuses, the merged answer refuses. A past edition answered from
+(``--as-of``) stays the merged answer's ``edition`` when it is the only one (its ``corpus`` says whose); the
+note names each corpus's past edition, as each corpus's own note does."""
 
 from __future__ import annotations
 
@@ -93,9 +94,10 @@ def merge_answers(
         for stage, seconds in a.timings.items():
             timings[stage] = timings.get(stage, 0.0) + seconds
     named = merged_named(answers)
-    elsewhere = next((a.elsewhere for a in order if a.elsewhere is not None), None)
+    pointers = still_pointing(order, kept)
+    elsewhere = pointers[0] if pointers else None
     corpora = SEPARATOR.join(a.corpus for a in answers)
-    text = merged_text(order, kept, statements, outcome, elsewhere, named, corpora)
+    text = merged_text(order, kept, statements, outcome, pointers, named, corpora)
     return Answer(
         question=question,
         corpus=SEPARATOR.join(a.corpus for a in answers),
@@ -136,17 +138,26 @@ def merge_answers(
     )
 
 
+def still_pointing(order: Sequence[Answer], kept: Sequence[Answer]) -> list[Elsewhere]:
+    """Each corpus's pointer to where similar questions were answered, in merged order, but those naming a
+    corpus whose answer is kept: its rules were asked and answer here ("ask it there" would send the user to
+    the answer they are reading)."""
+    answering = {a.corpus for a in kept}
+    return [a.elsewhere for a in order if a.elsewhere is not None and a.elsewhere.corpus not in answering]
+
+
 def merged_text(
     order: Sequence[Answer],
     kept: Sequence[Answer],
     statements: Sequence,
     outcome: Outcome,
-    elsewhere: Elsewhere | None,
+    pointers: Sequence[Elsewhere],
     named: list[ResolvedCite],
     corpora: str,
 ) -> str:
     """The merged answer's text: the kept corpora's statements (a shortlist under its lead line), else the
-    first refusal's sentence; then where similar questions were answered, and the named provisions' note."""
+    first refusal's sentence; then where similar questions were answered (each corpus's pointer once), and the
+    named provisions' note."""
     from bifrost.retrieval.answer.build import SHORTLIST_TEXT  # numpy: not at import (see above)
     from bifrost.retrieval.answer.extractive import render
 
@@ -154,8 +165,9 @@ def merged_text(
     text = refusal if not kept else render(statements)
     if kept and outcome is Outcome.SHORTLIST:
         text = f"{SHORTLIST_TEXT}\n{text}"
-    if elsewhere is not None and elsewhere.said and elsewhere.said not in text:
-        text = f"{text}\n\n{elsewhere.said}"
+    for said in dict.fromkeys(p.said for p in pointers if p.said):
+        if said not in text:
+            text = f"{text}\n\n{said}"
     if said := named_note(named, corpora):
         text = f"{text}\n\n{said}"
     return text

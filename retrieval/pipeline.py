@@ -138,6 +138,18 @@ class AskPipeline(CorpusModels):
                 )
         return parts.hybrid(self.config)
 
+    def hand_ranked(self, corpus: str) -> str | None:
+        """One line saying that ``corpus`` is ranked by the hand-set hybrid because it has no trained ranker
+        (None when it has one, or when the hybrid was asked for)."""
+        from bifrost.retrieval.ranking.ltr.retriever import LtrRetriever
+
+        if self.config.ranker == "hybrid" or isinstance(self.retriever(corpus), LtrRetriever):
+            return None
+        return (
+            f"{corpus} is ranked by the hand-set hybrid: it has no trained ranker "
+            f"(`bifrost train ranker --corpus {corpus} -q FILE`)"
+        )
+
     def parts(self, corpus: str) -> CorpusParts:
         """The loaded indexes of a corpus (BM25, dense, entity network, navigator maps), loaded once."""
         return self._once(self._parts, corpus, corpus, lambda: self._load_parts(corpus))

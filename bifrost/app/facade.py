@@ -370,4 +370,7 @@ class Bifrost(NavigatorApi, EditionsApi, EntityNetworkApi, PrecedentsApi, TeamSe
         if not is_several(corpus):
             return self.pipeline.ask(question, corpus, config, editions[corpus], exclude)
         answers = [self.pipeline.ask(question, c, config, editions[c], exclude) for c in corpora]
+        for a, c in zip(answers, corpora):  # asked beside corpora with their own models: say which lack one
+            if not a.refused and (line := self.pipeline.hand_ranked(c)):
+                a.warnings.append(line)
         return merge_answers(question, answers, lambda texts: self.embedder.embed(texts))

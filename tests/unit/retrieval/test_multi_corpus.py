@@ -194,3 +194,24 @@ def test_a_merged_refusal_keeps_the_pointer_a_corpus_gave():
     )
     merged = merge_answers("q", [pointed, answer("adgm", "A.1", "y", refused=True)], embed)
     assert merged.refused and merged.elsewhere is not None and said in merged.text
+
+
+def test_a_pointer_to_a_corpus_that_answers_is_dropped_and_every_other_corpus_pointer_is_said():
+    from bifrost.core.answer_types import Elsewhere
+
+    to_records = Elsewhere(said="osha-1926 does not set this: ask it there (--corpus rk).", corpus="rk")
+    to_1910 = Elsewhere(said="adgm does not set this. OSHA has answered it under 29 CFR 1910.147.")
+    construction = answer("osha-1926", "1926.1", "x", outcome=Outcome.NOT_STATED)
+    records = answer("rk", "1904.7", "close: recordable")
+    other = answer("adgm", "A.1", "y", outcome=Outcome.NOT_STATED)
+    merged = merge_answers(
+        "q",
+        [
+            construction.model_copy(update={"elsewhere": to_records}),
+            records,
+            other.model_copy(update={"elsewhere": to_1910}),
+        ],
+        embed,
+    )
+    assert [c.corpus for c in merged.citations] == ["rk"]
+    assert to_records.said not in merged.text and merged.elsewhere == to_1910 and to_1910.said in merged.text

@@ -44,6 +44,18 @@ def test_a_question_over_all_corpora_cites_the_corpus_that_holds_the_answer(home
     assert {it.corpus for it in answer.retrieved} == {"mini", "p9999"}
 
 
+def test_asked_together_a_corpus_without_a_trained_ranker_says_so_in_one_line_and_alone_it_does_not(home):
+    bf = Bifrost(Settings(home=home))
+    try:
+        together, alone = bf.ask(RAILS, "all"), bf.ask(RAILS, "p9999")
+    finally:
+        bf.close()
+    said = [w for w in together.warnings if "hand-set hybrid" in w]
+    assert any(w.startswith("p9999 is ranked by the hand-set hybrid") for w in said)
+    assert all("bifrost train ranker --corpus" in w and "\n" not in w for w in said)
+    assert not [w for w in alone.warnings if "hand-set hybrid" in w]
+
+
 def test_the_cli_takes_a_comma_separated_list_and_shows_the_corpus_on_each_citation(home):
     runner = CliRunner()
     result = runner.invoke(
