@@ -43,6 +43,10 @@ T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 
+SHORTLIST_ELSEWHERE = "These rules may not be the ones that decide it."
+"""What a shortlist says before naming the rules that similar answered questions were listed under."""
+
+
 class AskPipeline(CorpusModels):
     """Hybrid retrievers per corpus (indexes loaded once) and the answer step over them.
 
@@ -369,10 +373,11 @@ class AskPipeline(CorpusModels):
         return answer
 
     def pointed(self, answer: Answer, result: RetrievalResult, corpus: str) -> Answer:
-        """A refusal or a "not stated" that says where similar questions were answered, when the nearest
-        answered questions lie outside the corpus (`answerability.elsewhere`); a shortlist (no rule sure
-        enough) whose nearest answered questions lie outside is refused with that pointer instead (a plant's
-        lockout is no question for a construction rule that shares the word "lock"); the answer as it was
+        """An answer that states no rule (a refusal, a "not stated", a shortlist) and says where similar
+        questions were answered, when the nearest answered questions lie outside the corpus
+        (`answerability.elsewhere`); a shortlist keeps its list, with the warning that its rules may not be
+        the ones that decide (refusing it instead set aside a fifth of the answerable questions of the
+        natural sets, and as large a share of the unanswerable: docs/results.md); the answer as it was
         otherwise."""
         from bifrost.retrieval.answerability.elsewhere import answered_elsewhere
 
@@ -385,24 +390,10 @@ class AskPipeline(CorpusModels):
         def holder(cited: str) -> str | None:
             return next((c for c in others if graph.get_section(make_uid(c, cited)) is not None), None)
 
+        lead = SHORTLIST_ELSEWHERE if answer.outcome is Outcome.SHORTLIST else None
         found = answered_elsewhere(
-            result.votes, result.outside, corpus, lambda c: pack.place_of(c, corpus), holder
+            result.votes, result.outside, corpus, lambda c: pack.place_of(c, corpus), holder, lead
         )
         if found is None:
             return answer
-        if answer.outcome is Outcome.SHORTLIST:
-            from bifrost.retrieval.answer.build import REFUSAL_TEXT
-
-            return answer.model_copy(
-                update={
-                    "outcome": Outcome.REFUSED,
-                    "refused": True,
-                    "elsewhere": found,
-                    "text": f"{REFUSAL_TEXT}\n\n{found.said}",
-                    **{
-                        k: []
-                        for k in ("statements", "citations", "shortlist", "related", "plan", "precedents")
-                    },
-                }
-            )
         return answer.model_copy(update={"elsewhere": found, "text": f"{answer.text}\n\n{found.said}"})

@@ -31,9 +31,11 @@ def answered_elsewhere(
     corpus: str,
     place_of: Callable[[str], Place],
     holder: Callable[[str], str | None],
+    lead: str | None = None,
 ) -> Elsewhere | None:
     """Where the nearest answered questions point, when most of the `NEAREST` lie outside the corpus (None
-    otherwise, or with no such question); ``holder`` names a corpus of the home that holds a place."""
+    otherwise, or with no such question); ``holder`` names a corpus of the home that holds a place; ``lead``:
+    the sentence before the pointer (default: the corpus does not set it)."""
     inside = list(votes.similar) if votes is not None else []
     pool = sorted(
         [(s.cosine, False, s) for s in inside] + [(s.cosine, True, s) for s in outside], key=lambda t: -t[0]
@@ -53,7 +55,7 @@ def answered_elsewhere(
     holding = next((h for c in cited if (h := holder(c)) is not None), None)
     named = "; ".join(f"{p.cited} ({p.about})" if p.about else p.cited for p in places)
     issuer = next((s.precedent.issuer for s in near if s.precedent.issuer), "") or "The regulator"
-    said = f"{corpus} does not set this. {issuer} has answered similar questions under {named}."
+    said = f"{lead or f'{corpus} does not set this.'} {issuer} has answered similar questions under {named}."
     if holding:
         said += f" This home holds those rules as {holding}: ask it there (--corpus {holding})."
     matches = PrecedentVotes(similar=near).matches(SHOWN)

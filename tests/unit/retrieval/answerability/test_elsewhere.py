@@ -41,3 +41,10 @@ def test_nearest_mostly_inside_or_none_outside_points_nowhere():
     inside = [similar(f"i{i}", 0.9, ["1926.500"], True) for i in range(4)]
     assert answered_elsewhere(PrecedentVotes(similar=inside), OUT[:2], "c", place, lambda c: None) is None
     assert answered_elsewhere(PrecedentVotes(similar=IN), [], "c", place, lambda c: None) is None
+
+
+def test_a_shortlist_is_pointed_with_its_own_lead_sentence_instead_of_does_not_set_this():
+    found = answered_elsewhere(
+        PrecedentVotes(similar=IN), OUT, "osha-1926", place, lambda c: None, "These may not decide it."
+    )
+    assert found.said.startswith("These may not decide it. OSHA has answered similar questions under 29 CFR")
