@@ -316,3 +316,60 @@ def test_a_corpus_that_loads_slowly_does_not_hold_up_another_corpus():
         release.set()
         slow.join(timeout=30)
     assert pipeline.loaded("slow") is not None
+
+
+# --- pointing elsewhere -------------------------------------------------------------------------
+
+
+def answered_under(part: str, n: int) -> list:
+    """``n`` answered questions (cosines 0.8 down) citing only ``part``, a rule outside the corpus."""
+    from bifrost.core.precedent_types import Precedent, ResolvedCite
+    from bifrost.retrieval.channels.precedents import Similar
+
+    cite = (ResolvedCite(written=f"{part}(c)(4)", target_id=None),)
+    return [
+        Similar(
+            Precedent(corpus="c", id=f"o{i}", title=f"letter {i}", issuer="OSHA", cites=cite),
+            0.8 - i / 100,
+            0,
+            1,
+        )
+        for i in range(n)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("outcome", "lead"),
+    [
+        ("shortlist", "These rules may not be the ones that decide it."),
+        ("not_stated", "c does not set this."),
+    ],
+)
+def test_an_answer_stating_no_rule_whose_nearest_letters_lie_elsewhere_keeps_its_provisions_and_points(
+    outcome, lead
+):
+    from bifrost.core.answer_types import Answer, AnswerMode, Citation, Outcome, Shortlisted
+
+    pipe = CountingPipeline()
+    pipe.resources.sql.jurisdiction.return_value = "us-cfr"
+    pipe.resources.sql.corpora.return_value = ["c"]
+    listed = [Shortlisted(id="1926.502(b)(1)", corpus="c", section="1926.502", probability=0.2)]
+    given = Answer(
+        question="q",
+        corpus="c",
+        mode=AnswerMode.EXTRACTIVE,
+        refused=False,
+        outcome=Outcome(outcome),
+        text="the closest rules",
+        citations=[Citation(corpus="c", id="1926.502(b)(1)", text="x")],
+        shortlist=listed if outcome == "shortlist" else [],
+    )
+    retrieved = result([item("1926.502(b)(1)", 0.5)])
+    retrieved.outside = answered_under("1910.147", 4)
+    got = pipe.pointed(given, retrieved, "c")
+    assert got.outcome is Outcome(outcome) and not got.refused
+    assert got.citations == given.citations and got.shortlist == given.shortlist
+    assert got.elsewhere is not None and [p.cited for p in got.elsewhere.places] == ["29 CFR 1910.147"]
+    assert got.text.startswith(
+        "the closest rules\n\n" + lead + " OSHA has answered similar questions under 29 CFR"
+    )
