@@ -106,6 +106,8 @@ def ask(
             )
         return
     print_statements(answer, mode)
+    if answer.elsewhere is not None and answer.elsewhere.said:  # where similar questions were answered
+        out.print(f"[yellow]{escape(answer.elsewhere.said)}[/yellow]", highlight=False)
     if said := named_note(answer.named, answer.corpus):
         out.print(f"[yellow]{escape(said)}[/yellow]", highlight=False)
     print_precedents(answer)

@@ -270,3 +270,23 @@ def test_refusal_page_shows_no_sources(client, bf, monkeypatch):
 def test_static_css_is_served(client):
     r = client.get("/static/style.css")
     assert r.status_code == 200 and "@media" in r.text
+
+
+def test_a_shortlist_page_says_where_similar_questions_were_answered(client, bf, monkeypatch):
+    from bifrost.core.answer_types import Elsewhere, Outcome, Shortlisted
+
+    said = "These rules may not decide it. OSHA has answered similar questions under 29 CFR 1910.147."
+    given = bf.ask(QUESTION, "mini")
+    first = given.citations[0]
+    pointed = given.model_copy(
+        update={
+            "outcome": Outcome.SHORTLIST,
+            "governing": [],
+            "verdict": None,
+            "shortlist": [Shortlisted(id=first.id, corpus="mini", probability=0.2)],
+            "elsewhere": Elsewhere(said=said),
+        }
+    )
+    monkeypatch.setattr(bf, "ask", lambda *a, **k: pointed)
+    html = client.get("/ask", params={"q": "anything", "corpus": "mini"}).text
+    assert "The rules most likely to decide your question" in html and said in html
