@@ -106,13 +106,18 @@ def ask(
             )
         return
     print_statements(answer, mode)
-    if answer.elsewhere is not None and answer.elsewhere.said:  # where similar questions were answered
-        out.print(f"[yellow]{escape(answer.elsewhere.said)}[/yellow]", highlight=False)
+    print_pointer(answer)
     if said := named_note(answer.named, answer.corpus):
         out.print(f"[yellow]{escape(said)}[/yellow]", highlight=False)
     print_precedents(answer)
     print_conditions(answer)
     print_sources(answer, show_retrieved)
+
+
+def print_pointer(answer: Answer) -> None:
+    """Where similar questions were answered, under an answer not refused (a refusal's text says it)."""
+    if answer.elsewhere is not None and answer.elsewhere.said and not answer.refused:
+        out.print(f"[yellow]{escape(answer.elsewhere.said)}[/yellow]", highlight=False)
 
 
 def print_statements(answer: Answer, mode: str) -> None:
