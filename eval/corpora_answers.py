@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 
-from bifrost.eval.metrics import set_prf
+from bifrost.eval.metrics import lead_in_gold_section, set_prf
 
 
 def qualified(answer, default: str) -> list[str]:
@@ -28,16 +28,14 @@ def qualified(answer, default: str) -> list[str]:
     return list(dict.fromkeys(f"{c.corpus or default}:{c.id}" for c in answer.citations))
 
 
-def lead_in_section(cited: Sequence[str], gold: Sequence[str], section_of) -> bool:
-    """The first citation (``corpus:id``) lies in the section of a gold one; ``section_of(corpus, id)``."""
-    if not cited:
-        return False
+def qualified_section(section_of) -> Callable[[str], str]:
+    """The section of a ``corpus:id`` key, qualified by its corpus; ``section_of(corpus, id)``."""
 
-    def section(key: str) -> tuple[str, str]:
+    def section(key: str) -> str:
         corpus, _, pid = key.partition(":")
-        return corpus, section_of(corpus, pid)
+        return f"{corpus}:{section_of(corpus, pid)}"
 
-    return section(cited[0]) in {section(g) for g in gold}
+    return section
 
 
 def score(rows: Sequence[tuple[list[str], list[str]]], section_of=None) -> dict[str, float]:
@@ -48,7 +46,11 @@ def score(rows: Sequence[tuple[list[str], list[str]]], section_of=None) -> dict[
     return {
         "lead_corpus": float(np.mean(lead)) if rows else 0.0,
         **(
-            {"lead_section": float(np.mean([lead_in_section(c, g, section_of) for c, g in rows]))}
+            {
+                "lead_section": float(
+                    np.mean([lead_in_gold_section(c, g, qualified_section(section_of)) for c, g in rows])
+                )
+            }
             if section_of is not None and rows
             else {}
         ),

@@ -60,6 +60,13 @@ def section_prf(cited: Sequence[str], gold: Sequence[str], section_of: Callable[
     return set_prf([section_of(x) for x in cited], [section_of(x) for x in gold])
 
 
+def lead_in_gold_section(
+    listed: Sequence[str], gold: Sequence[str], section_of: Callable[[str], str]
+) -> bool:
+    """Whether the first of ``listed`` lies in the section of a gold provision (what a reader opens first)."""
+    return bool(listed) and section_of(listed[0]) in {section_of(g) for g in gold}
+
+
 def dedupe(ranked: Sequence[str]) -> list[str]:
     """Ranked ids with repeats removed (first occurrence kept)."""
     return list(dict.fromkeys(ranked))

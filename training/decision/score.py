@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bifrost.core.answer_types import Answer, Outcome
-from bifrost.eval.metrics import set_prf
+from bifrost.eval.metrics import lead_in_gold_section, set_prf
 from bifrost.retrieval.answer.decision import governing_order
 from bifrost.retrieval.answer.decision_model import DecisionModel
 from bifrost.training.decision.cases import Case
@@ -62,7 +62,6 @@ def near(pid: str, gold: set[str], parent: dict[str, str | None]) -> bool:
 def score_case(case: Case, p: np.ndarray, new: Answer, old: Answer, model: DecisionModel) -> Scored:
     gold = set(case.question.gold)
     nav = case.inputs.nav
-    sections = {nav.section.get(g, g) for g in gold}
     listed = shown(new)
     stated = not new.refused and new.outcome is Outcome.ANSWERED and bool(new.governing)
     at = governing_order(p, case.rows, model.card.order)[0] if len(case.ids) else 0
@@ -83,7 +82,7 @@ def score_case(case: Case, p: np.ndarray, new: Answer, old: Answer, model: Decis
         answered=not new.refused and new.outcome is Outcome.ANSWERED,
         label=case.verdict,
         outcome=new.outcome.value,
-        lead_section_gold=bool(listed) and nav.section.get(listed[0], listed[0]) in sections,
+        lead_section_gold=lead_in_gold_section(listed, list(gold), lambda pid: nav.section.get(pid, pid)),
         gold_in_five=any(near(pid, gold, nav.parent) for pid in listed[:5]),
         stated_gold=(new.governing[0].id in gold) if stated else None,
         verdict_new=new.verdict.value if new.verdict else None,

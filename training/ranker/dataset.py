@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from bifrost.eval.metrics import lead_in_gold_section
 from bifrost.eval.questions import Question, own_answers
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.fusion import rrf_fuse
@@ -39,10 +40,8 @@ class Group:
 
     def lead_in_gold_section(self, ranked: Sequence[str]) -> float:
         """1 when the first of ``ranked`` lies in the section of a gold provision (0 without sections)."""
-        if not ranked or not self.sections:
-            return 0.0
-        gold = {self.sections.get(g, g) for g in self.gold}
-        return float(self.sections.get(ranked[0], ranked[0]) in gold)
+        section_of = lambda pid: self.sections.get(pid, pid)  # noqa: E731
+        return float(bool(self.sections) and lead_in_gold_section(ranked, self.gold, section_of))
 
     @property
     def trainable(self) -> bool:

@@ -112,3 +112,23 @@ def test_answerability_auroc_and_refusals():
     assert math.isnan(answerability_auroc([True, True], [0.1, 0.2]))
     r = refusal_rates([True, False, False, True], [False, True, False, True])
     assert r == {"refusal_rate_unanswerable": 0.5, "false_refusal_rate": 0.5}
+
+
+def test_the_lead_counts_when_the_first_listed_lies_in_a_gold_provisions_section():
+    from bifrost.eval.metrics import lead_in_gold_section
+
+    section = lambda pid: pid.split("(")[0]  # noqa: E731
+    assert lead_in_gold_section(["1926.451(g)(2)", "1926.451(g)(1)"], ["1926.451(g)(1)"], section)
+    assert not lead_in_gold_section(["1926.501(b)(1)", "1926.451(g)(1)"], ["1926.451(g)(1)"], section)
+    assert not lead_in_gold_section([], ["1926.451(g)(1)"], section)
+
+
+def test_the_rulebooks_answer_scores_its_lead_by_rulebook_and_section():
+    from bifrost.eval.corpora_answers import score
+
+    rows = [
+        (["rk:1904.7(b)(5)", "osha-1926:1926.50(c)"], ["rk:1904.7(a)"]),
+        (["osha-1926:1904.7(a)"], ["rk:1904.7(a)"]),  # the same id in another rulebook is not its section
+    ]
+    got = score(rows, lambda corpus, pid: pid.split("(")[0])
+    assert got["lead_corpus"] == 0.5 and got["lead_section"] == 0.5
