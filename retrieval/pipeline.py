@@ -179,7 +179,7 @@ class AskPipeline(CorpusModels):
         ranking_dense = self.dense_ranker(corpus, provisions, encoder) if encoder is not None else None
         decompose = lambda q: decomposer.decompose(q, corpus)  # noqa: E731
         named = named_finder(pack_of(corpus, res.sql.jurisdiction(corpus)), corpus, provisions)
-        precedents, outside = self._precedent_index(corpus, bm25.tokenize)
+        precedents, outside = self._precedent_index(corpus, bm25.tokenize, bm25.tokenize_all)
         spacy_model = res.settings.spacy_model
         parse = lambda text: load_spacy(spacy_model)(text)  # noqa: E731 - loaded on the first figure
         return CorpusParts(
@@ -207,7 +207,10 @@ class AskPipeline(CorpusModels):
         )
 
     def _precedent_index(
-        self, corpus: str, tokenize: Callable[[str], list[str]]
+        self,
+        corpus: str,
+        tokenize: Callable[[str], list[str]],
+        tokenize_all: Callable[[list[str]], list[list[str]]] | None = None,
     ) -> tuple[PrecedentIndex | None, PrecedentIndex | None]:
         """The corpus's precedent bank as two search indexes: those citing a provision of the corpus (they
         vote) and those citing none of it (answered elsewhere: where a refusal points); None for an empty
@@ -222,7 +225,9 @@ class AskPipeline(CorpusModels):
         outside = [p for p in bank if not p.resolved_ids]
         folder = index_folder(res.settings.home, corpus)
         return tuple(  # type: ignore[return-value]
-            PrecedentIndex.load(part, tokenize, res.embedder, folder, res.embedder.key) if part else None
+            PrecedentIndex.load(part, tokenize, res.embedder, folder, res.embedder.key, tokenize_all)
+            if part
+            else None
             for part in (inside, outside)
         )
 

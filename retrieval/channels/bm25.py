@@ -198,6 +198,21 @@ class Bm25Ranker:
             )[0]
         )
 
+    def tokenize_all(self, texts: list[str]) -> list[list[str]]:
+        """`tokenize` of each text, in one pass (the same tokens; each distinct word stemmed once)."""
+        bm25s = _bm25s()
+
+        if not texts:
+            return []
+        done = bm25s.tokenize(
+            [t if t.strip() else "" for t in texts],
+            stopwords="en",
+            stemmer=self._stemmer,
+            show_progress=False,
+            return_ids=False,
+        )
+        return [list(tokens) if text.strip() else [] for text, tokens in zip(texts, done)]
+
     def document_frequency(self, token: str) -> int:
         """How many documents hold ``token`` (a token from `tokenize`; 0 when the corpus lacks it)."""
         import numpy as np

@@ -79,8 +79,8 @@ class EngIndex:
     @classmethod
     def _from_folder(cls, folder: Path, corpus: str, n: int) -> EngIndex:
         rows = json.loads((folder / "rows.json").read_text())
-        triples = [
-            Triple(corpus=corpus, head=h, relation=r, tail=t, section_ids=tuple(ss))
+        triples = [  # written by `save` from validated triples: built without validating each again
+            Triple.model_construct(corpus=corpus, head=h, relation=r, tail=t, section_ids=tuple(ss))
             for h, r, t, ss in rows["triples"]
         ]
         parts = None

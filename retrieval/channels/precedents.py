@@ -89,7 +89,9 @@ class PrecedentIndex:
         tokenize: Callable[[str], list[str]],
         embedder: Embedder,
         vectors: np.ndarray | None = None,
+        tokenize_all: Callable[[list[str]], list[list[str]]] | None = None,
     ) -> None:
+        """``tokenize_all``: ``tokenize`` over many texts at once (the bank is tokenized at every start)."""
         import bm25s
 
         self.precedents = list(precedents)
@@ -102,7 +104,7 @@ class PrecedentIndex:
             if texts
             else np.zeros((0, 1), np.float32)
         )
-        tokens = [tokenize(t) or ["\x00"] for t in texts]
+        tokens = [t or ["\x00"] for t in (tokenize_all or (lambda ts: [tokenize(t) for t in ts]))(texts)]
         self._bm25 = bm25s.BM25(k1=1.2, b=0.75)
         if tokens:
             self._bm25.index(tokens, show_progress=False)
@@ -119,6 +121,7 @@ class PrecedentIndex:
         embedder: Embedder,
         folder: Path,
         model: str,
+        tokenize_all: Callable[[list[str]], list[list[str]]] | None = None,
     ) -> PrecedentIndex:
         """The index with its text vectors read from ``folder`` when stored for these texts and model, else
         encoded and stored (a read-only home encodes them each time, with one warning)."""
@@ -140,7 +143,7 @@ class PrecedentIndex:
                 save_npy(path, vectors)
             except OSError as e:
                 log.warning("cannot store the precedent vectors %s: %s", path.name, e)
-        return cls(precedents, tokenize, embedder, vectors)
+        return cls(precedents, tokenize, embedder, vectors, tokenize_all)
 
     def own(self, exclude: Collection[str]) -> np.ndarray:
         """Mask of precedents that are the question's own (same id or same source URL)."""

@@ -72,6 +72,15 @@ def test_bm25_tokenizes_as_it_indexes_and_counts_documents_per_token(settings):
     assert r.document_frequency("trench") == 1 and r.document_frequency("zzz") == 0
 
 
+@pytest.mark.parametrize("stem", [False, True])
+def test_bm25_tokenizes_many_texts_in_one_pass_as_it_tokenizes_each(settings, stem):
+    r = Bm25Ranker(settings, stem=stem)
+    r.warm_up("tiny")
+    texts = ["The ladders are secured", "  ", "", "Scaffolds and ladders; the trenches!", "the of and"]
+    assert r.tokenize_all(texts) == [r.tokenize(t) for t in texts]
+    assert r.tokenize_all([]) == []
+
+
 def test_bm25_coverage_is_the_share_of_question_terms_a_document_holds_rare_terms_weighing_more(settings):
     r = Bm25Ranker(settings, stem=False)
     r.warm_up("tiny")

@@ -42,3 +42,12 @@ def test_answering_does_not_grow_the_memo():
     match_entities(index, emb, "q", PLAN.entities, CFG, memo)
     match_triples(index, emb, TRIPLES, CFG, memo)
     assert memo.entities == {} and memo.triples == {}
+
+
+def test_an_index_read_back_from_its_folder_holds_the_same_triples_and_matches_alike(tmp_path):
+    index, emb = setup()
+    index.save(tmp_path / "eng-x")
+    back = type(index)._from_folder(tmp_path / "eng-x", index.corpus, index.n_provisions)
+    assert back.triples == index.triples
+    assert {hash(t) for t in back.triples} == {hash(t) for t in index.triples}
+    assert match_triples(back, emb, TRIPLES, CFG) == match_triples(index, emb, TRIPLES, CFG)

@@ -48,6 +48,14 @@ def index() -> PrecedentIndex:
     return PrecedentIndex(BANK, tokenize, WordEmbedder())
 
 
+def test_a_bank_tokenized_in_one_pass_votes_as_one_tokenized_text_by_text():
+    batch = PrecedentIndex(BANK, tokenize, WordEmbedder(), tokenize_all=lambda ts: [tokenize(t) for t in ts])
+    question = "trench protective system five feet"
+    assert [s.precedent.id for s in batch.votes(question).similar] == [
+        s.precedent.id for s in index().votes(question).similar
+    ]
+
+
 def test_the_most_similar_precedent_votes_first_for_what_it_cites():
     votes = index().votes("is a hard hat required on construction sites?")
     assert votes.similar[0].precedent.id == "hats"
