@@ -3,8 +3,9 @@ ranker's whole retrieval in the same run.
 
 A MiniLM-L6 cross-encoder reads each (question, candidate) pair through the same 6-layer transformer
 the embedding model is; its classification head is one dot product. So the cost of scoring the
-ranker's top K is measured as one forward pass of the embedding model (plain torch, 256-token limit,
-one thread as in `ask`) over the K texts "question + candidate", batched as a cross-encoder would be.
+ranker's top K is measured as one forward pass of the embedding model (sentence-transformers on torch,
+256-token limit, one thread as in `ask`) over the K texts "question + candidate", batched as a
+cross-encoder would be.
 No cross-encoder weights are needed (none ships offline); only the cost is measured, not quality.
 
 `.venv/bin/python -m benchmarks.cross_encoder_cost --home <home with a trained ranker> --corpus adgm
@@ -20,7 +21,6 @@ import time
 from pathlib import Path
 
 from bifrost.app.facade import Bifrost
-from bifrost.core.bert_encoder import load_bert_encoder
 from bifrost.core.embeddings import resolve_model
 from bifrost.core.settings import Settings
 from bifrost.eval.questions import load_questions
@@ -46,12 +46,11 @@ def main() -> None:
     )
     questions = [q.question for q in qset.questions][: args.limit]
     settings = Settings(home=args.home)
-    encoder = load_bert_encoder(resolve_model(settings.embedding_model))
-    if encoder is None:
-        raise SystemExit(f"{settings.embedding_model} is not a plain BERT folder this benchmark can run")
     import torch
+    from sentence_transformers import SentenceTransformer
 
     torch.set_num_threads(settings.embedding_threads or 1)
+    encoder = SentenceTransformer(resolve_model(settings.embedding_model), device="cpu")
     bf = Bifrost(settings)
     try:
         retriever = bf.retriever(args.corpus)

@@ -24,7 +24,7 @@ class CorpusModels:
     ):
         """Embeddings of every provision (cached on disk under $BIFROST_HOME/index), under the embedding
         model or, given ``encoder``, under that adapted encoder folder (loaded with its own embedder)."""
-        from bifrost.core.embeddings import SentenceTransformerEmbedder
+        from bifrost.core.embeddings import SentenceTransformerEmbedder, onnx_folder
         from bifrost.retrieval.channels.dense import DenseRanker
 
         if encoder is None:
@@ -36,6 +36,7 @@ class CorpusModels:
                 runtime=s.embedding_runtime,
                 num_threads=s.embedding_threads,
                 workers=s.embedding_workers,
+                onnx_dir=onnx_folder(s.home),  # its export, made when it was stored
             )
             dense = DenseRanker(s, model=str(encoder), embedder=embedder)
         dense.warm_up(corpus, provisions)

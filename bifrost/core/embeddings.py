@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from bifrost.core.bert_encoder import BertEncoder, load_bert_encoder
 from bifrost.core.onnx_encoder import OnnxEncoder
 from bifrost.core.model_process import ModelProcess, ModelProcesses, Service, call_or_none
 from bifrost.core.errors import ModelUnavailableError
@@ -102,9 +101,9 @@ def resolve_model(name_or_path: str, offline: bool | None = None) -> str:
 
 
 def raw_vectors(model: Any, texts: list[str], batch_size: int) -> Any:
-    """The vectors a loaded model (plain-torch BERT or sentence-transformers) gives for ``texts``,
+    """The vectors a loaded model (the ONNX export or sentence-transformers) gives for ``texts``,
     before `l2_normalize` (an encoder process calls this too, so both give the same floats)."""
-    if isinstance(model, BertEncoder) or isinstance(model, OnnxEncoder):
+    if isinstance(model, OnnxEncoder):
         return model.encode(texts, batch_size=batch_size)
     return model.encode(
         texts,
@@ -162,10 +161,10 @@ class SentenceTransformerEmbedder:
         onnx_dir: Path | None = None,
         workers: int | None = None,
     ) -> None:
-        """``runtime``: auto (a plain BERT folder runs on onnxruntime when ``onnx_dir`` holds its export, else
-        in plain torch; any other model in sentence-transformers), onnx (the export, required), torch, or
-        sentence-transformers. ``workers``: batches of a long encode side by side on onnxruntime (see
-        `OnnxEncoder`)."""
+        """``runtime``: auto (a plain BERT folder runs on onnxruntime when ``onnx_dir`` holds its export;
+        else, and any other model, sentence-transformers on torch), onnx (the export, required), torch or
+        sentence-transformers (both: sentence-transformers on torch). ``workers``: batches of a long
+        encode side by side on onnxruntime (see `OnnxEncoder`)."""
         if batch_size <= 0:
             raise ValueError(f"batch_size must be > 0, got {batch_size}")
         if cache_size < 0:
@@ -211,7 +210,7 @@ class SentenceTransformerEmbedder:
                     import torch
 
                     torch.set_num_threads(self.num_threads)
-                self._model = self._plain_torch(location)
+                self._model = self._exported(location)
                 if self._model is None:
                     from sentence_transformers import SentenceTransformer
 
@@ -223,11 +222,10 @@ class SentenceTransformerEmbedder:
             log.info("loaded embedding model %s from %s", self.model_name_or_path, location)
         return self._model
 
-    def _plain_torch(self, location: str) -> Any:
-        """The fast encoder of a plain BERT folder on the CPU: its ONNX export on onnxruntime (runtime onnx,
-        or auto with an export in the home), else plain torch (same batches, no transformers import); None for
-        any other model, device or the sentence-transformers runtime."""
-        if self.runtime == "sentence-transformers" or self.device != "cpu":
+    def _exported(self, location: str) -> Any:
+        """The home's ONNX export of the model on onnxruntime (runtime onnx, or auto with an export in the
+        home, on the CPU), else None: sentence-transformers loads it."""
+        if self.runtime in ("sentence-transformers", "torch") or self.device != "cpu":
             return None
         if self._onnx(location):
             return OnnxEncoder(Path(location), self.onnx_dir, self.num_threads, self.workers)
@@ -238,7 +236,7 @@ class SentenceTransformerEmbedder:
                 "the embedding runtime is onnx but this home has no ONNX export of "
                 f"{self.model_name_or_path!r}; run {REMAKE} to make it"
             )
-        return load_bert_encoder(location)
+        return None
 
     def _onnx(self, location: str) -> bool:
         from bifrost.core.onnx_encoder import has_export
@@ -264,10 +262,10 @@ class SentenceTransformerEmbedder:
         if self.runtime not in ("auto", "onnx") or self.onnx_dir is None or not has_module("onnxruntime"):
             return None
         location = Path(resolve_model(self.model_name_or_path, self.offline))
-        if load_bert_encoder(str(location)) is None:
-            return None
-        from bifrost.core.onnx_encoder import export_onnx
+        from bifrost.core.onnx_encoder import export_onnx, exportable
 
+        if exportable(location) is None:
+            return None
         path = export_onnx(location, self.onnx_dir)
         with self._load_lock, self._lock:
             self._model = None  # the next call loads the export: no vector of the old runtime is kept
@@ -287,7 +285,7 @@ class SentenceTransformerEmbedder:
     @property
     def dim(self) -> int:
         model = self._load()
-        if isinstance(model, BertEncoder) or isinstance(model, OnnxEncoder):
+        if isinstance(model, OnnxEncoder):
             return model.dim
         getter = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
         return int(getter())

@@ -1,13 +1,14 @@
-"""The embedding model on onnxruntime: the plain BERT sentence encoder (`bert_encoder`) exported once to ONNX
-from the model's own weights (`export_onnx`, with torch, at build time), then run with onnxruntime's optimised
-kernels; onnxruntime imports in a fraction of torch's time, so a cold `ask` and `serve` start sooner.
+"""The embedding model on onnxruntime: a plain mean-pooled BERT sentence-transformers model (`exportable`)
+exported once to ONNX from sentence-transformers' own module (`export_onnx`, with torch, at build time), then
+run with onnxruntime's optimised kernels; onnxruntime imports in a fraction of torch's time, so a cold `ask`
+and `serve` start sooner.
 
-fp32, same tokenizer, same batches of like length (`encoder_batches`): its vectors agree with the torch
-encoder's to about 1e-7 (tests/unit/bifrost/core/test_onnx_encoder.py). They are not bit-identical, so the
-vectors a home stores are keyed by the runtime that made them (`embeddings.SentenceTransformerEmbedder.key`):
-the two are never mixed in one index. The export sits in the home (``models/onnx/``) with a card naming the
-model folder, its version and the export's sha256; a missing or corrupt export is one error line naming the
-command that makes it again (`bifrost build encoder`)."""
+fp32, same tokenizer, same batches of like length (`encoder_batches`): its vectors agree with
+sentence-transformers' to about 1e-7 (tests/unit/bifrost/core/test_onnx_encoder.py). They are not
+bit-identical, so the vectors a home stores are keyed by the runtime that made them
+(`embeddings.SentenceTransformerEmbedder.key`): the two are never mixed in one index. The export sits in the
+home (``models/onnx/``) with a card naming the model folder, its version and the export's sha256; a missing or
+corrupt export is one error line naming the command that makes it again (`bifrost build encoder`)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,68 @@ import numpy as np
 from bifrost.core.atomic_files import atomic_file
 from bifrost.core.encoder_batches import INPUTS, length_batches, padded
 from bifrost.core.errors import ModelUnavailableError
+
+_EXPECTED_MODULES = (
+    [
+        "sentence_transformers.models.Transformer",
+        "sentence_transformers.models.Pooling",
+        "sentence_transformers.models.Normalize",
+    ],
+    # the layout sentence-transformers 6 saves (e.g. an encoder fine-tuned by `bifrost train`)
+    [
+        "sentence_transformers.base.modules.transformer.Transformer",
+        "sentence_transformers.sentence_transformer.modules.pooling.Pooling",
+        "sentence_transformers.base.modules.normalize.Normalize",
+    ],
+)
+
+
+def _read(path: Path) -> dict:
+    """A JSON file of the folder, or {} when it is absent."""
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def _mean_pooling(pooling: dict) -> bool:
+    """Mean pooling over tokens and nothing else, in either layout's words."""
+    flags = {k for k, v in pooling.items() if k.startswith("pooling_mode_") and v is True}
+    if "pooling_mode" in pooling:  # sentence-transformers 6: "pooling_mode": "mean"
+        return pooling["pooling_mode"] == "mean" and not flags
+    return flags == {"pooling_mode_mean_tokens"}
+
+
+def exportable(folder: Path) -> dict | None:
+    """The BERT config (with ``max_seq_length``) of a folder whose export this module runs exactly as
+    sentence-transformers does (tokenizer outside the graph, mean pooling and L2 inside), else None."""
+    try:
+        modules = json.loads((folder / "modules.json").read_text())
+        config = json.loads((folder / "config.json").read_text())
+        pooling = json.loads((folder / "1_Pooling" / "config.json").read_text())
+        st_config = json.loads((folder / "sentence_bert_config.json").read_text())
+        tokenizer_config = _read(folder / "tokenizer_config.json")
+        prompts = _read(folder / "config_sentence_transformers.json").get("prompts") or {}
+    except (OSError, ValueError):
+        return None
+    types = [m.get("type") for m in modules]
+    if (
+        types not in _EXPECTED_MODULES
+        or config.get("model_type") != "bert"
+        or not _mean_pooling(pooling)
+        or config.get("hidden_act") != "gelu"
+        or config.get("position_embedding_type", "absolute") != "absolute"
+        or not (folder / "model.safetensors").is_file()
+        or not (folder / "tokenizer.json").is_file()
+        or st_config.get("do_lower_case")
+        or any(prompts.values())
+        or st_config.get("module_output_name", "token_embeddings") != "token_embeddings"
+    ):
+        return None
+    # sentence-transformers 6 no longer writes max_seq_length; it then reads the tokenizer's limit
+    max_len = st_config.get("max_seq_length") or tokenizer_config.get("model_max_length") or 512
+    return {
+        **config,
+        "max_seq_length": min(int(max_len), int(config.get("max_position_embeddings", max_len))),
+    }
+
 
 REMAKE = "`bifrost build encoder`"
 """The command that makes the export again (named by every error about it)."""
@@ -44,23 +107,24 @@ def weights_version(model_folder: Path) -> str:
 
 
 def export_onnx(model_folder: Path, onnx_dir: Path) -> Path:
-    """Export the plain BERT encoder of ``model_folder`` to ONNX (dynamic batch and length; mean pooling and
-    L2 inside the graph) and write its card; the ONNX file."""
+    """Export sentence-transformers' module of ``model_folder`` (a folder `exportable` accepts) to ONNX:
+    dynamic batch and length, mean pooling and L2 inside the graph; write its card; the ONNX file."""
     import torch
+    from sentence_transformers import SentenceTransformer
 
-    from bifrost.core.bert_encoder import _plain_bert, BertEncoder
-
-    config = _plain_bert(model_folder)
+    config = exportable(model_folder)
     if config is None:
         raise ModelUnavailableError(f"{model_folder} is not a plain mean-pooled BERT model: no ONNX export")
-    encoder = BertEncoder(model_folder, config)
+    model = SentenceTransformer(str(model_folder), device="cpu").eval()
 
     class Graph(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
+
         def forward(self, ids: Any, types: Any, mask: Any) -> Any:
-            h = encoder._forward(ids, types, mask)
-            m = mask.unsqueeze(-1).to(h.dtype)
-            pooled = (h * m).sum(dim=1) / torch.clamp(m.sum(dim=1), min=1e-9)
-            return torch.nn.functional.normalize(pooled, p=2, dim=1)
+            features = {"input_ids": ids, "token_type_ids": types, "attention_mask": mask}
+            return self.model(features)["sentence_embedding"]
 
     onnx_path, card_path = export_paths(onnx_dir, model_folder)
     onnx_dir.mkdir(parents=True, exist_ok=True)
@@ -68,10 +132,11 @@ def export_onnx(model_folder: Path, onnx_dir: Path) -> Path:
     mask = example.clone()
     mask[1, 5:] = 0  # a padded row: the trace takes the masked attention path, which every batch needs
     with atomic_file(onnx_path) as tmp, torch.inference_mode(), warnings.catch_warnings():
-        # the trace takes the masked path on purpose (the padded example row): its branch warning says so
+        # the trace takes the masked path on purpose (the padded example row): its branch warnings say so
         warnings.simplefilter("ignore", torch.jit.TracerWarning)
+        warnings.simplefilter("ignore", UserWarning)
         torch.onnx.export(
-            Graph(),
+            Graph().eval(),
             (example, torch.zeros_like(example), mask),
             str(tmp),
             input_names=["input_ids", "token_type_ids", "attention_mask"],

@@ -104,9 +104,8 @@ class Settings(BaseSettings):
         default="auto",
         description="auto: a plain BERT sentence-transformers folder (such as the default model) runs on "
         "onnxruntime from the home's ONNX export (made by `bifrost ingest` or `bifrost build encoder`; "
-        "vectors within about 1e-7 of torch's, stored apart), else in plain torch (bert_encoder.py); "
-        "onnx: the export, required; torch: plain torch; other models, or 'sentence-transformers', load "
-        "through sentence-transformers",
+        "vectors within about 1e-7 of torch's, stored apart), else through sentence-transformers on torch; "
+        "onnx: the export, required; torch or sentence-transformers: sentence-transformers on torch",
     )
     model_process: bool = Field(
         default=True,

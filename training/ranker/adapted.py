@@ -25,6 +25,7 @@ from bifrost.training.encoder.train import CARD, fit_and_record
 from bifrost.training.ranker.dataset import Group, Progress, collect
 
 from bifrost.core.atomic_files import atomic_folder
+from bifrost.core.embeddings import SentenceTransformerEmbedder, onnx_folder
 from bifrost.core.types import content_hash
 
 log = logging.getLogger(__name__)
@@ -155,6 +156,8 @@ def store_encoder(
     folder = cached_encoder(settings.embedding_model, pairs, encoder_cache(settings.home, corpus), say)
     with atomic_folder(target) as tmp:
         shutil.copytree(folder, tmp, dirs_exist_ok=True)
+    # it runs on onnxruntime at question time, as the home's own model does (none: sentence-transformers)
+    SentenceTransformerEmbedder(str(target), onnx_dir=onnx_folder(settings.home)).export_onnx()
     say("embedding the corpus with the stored encoder")
     matrix = Path(pipeline.dense_ranker(corpus, None, target).cache_file)
     for stale in matrix.parent.glob(f"dense-{target.name}-*"):  # earlier encoders' embeddings
