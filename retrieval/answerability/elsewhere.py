@@ -25,6 +25,17 @@ def section_of_cite(written: str) -> str:
     return written.split("(")[0].strip()
 
 
+def nearest_outside(votes: PrecedentVotes | None, outside: Sequence[Similar]) -> list[Similar]:
+    """The answered questions outside the corpus among the `NEAREST` to the question, when they are most of
+    them (else none): the question points elsewhere."""
+    inside = list(votes.similar) if votes is not None else []
+    pool = sorted(
+        [(s.cosine, False, s) for s in inside] + [(s.cosine, True, s) for s in outside], key=lambda t: -t[0]
+    )[:NEAREST]
+    near = [s for _, out, s in pool if out]
+    return near if near and 2 * len(near) > len(pool) else []
+
+
 def answered_elsewhere(
     votes: PrecedentVotes | None,
     outside: Sequence[Similar],
@@ -36,13 +47,8 @@ def answered_elsewhere(
     """Where the nearest answered questions point, when most of the `NEAREST` lie outside the corpus (None
     otherwise, or with no such question); ``holder`` names a corpus of the home that holds a place; ``lead``:
     the sentence before the pointer (default: the corpus does not set it)."""
-    inside = list(votes.similar) if votes is not None else []
-    pool = sorted(
-        [(s.cosine, False, s) for s in inside] + [(s.cosine, True, s) for s in outside], key=lambda t: -t[0]
-    )
-    pool = pool[:NEAREST]
-    near = [s for _, out, s in pool if out]
-    if not near or 2 * len(near) <= len(pool):
+    near = nearest_outside(votes, outside)
+    if not near:
         return None
     weight: Counter[str] = Counter()
     for s in near:

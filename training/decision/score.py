@@ -152,6 +152,7 @@ def summarize(rows: Sequence[Scored]) -> dict[str, object]:
         "stated": float(np.mean([r.stated_gold is not None for r in rows])) if rows else 0.0,
         "stated_gold": float(np.mean([r.stated_gold for r in stated])) if stated else None,
         "shortlisted": float(np.mean([r.outcome == "shortlist" for r in rows])) if rows else 0.0,
+        "refused": float(np.mean([r.outcome == "refused" for r in rows])) if rows else 0.0,
         "lead_section_gold": float(np.mean([r.lead_section_gold for r in rows])) if rows else 0.0,
         "gold_in_five": float(np.mean([r.gold_in_five for r in rows])) if rows else 0.0,
         "citations": {

@@ -18,7 +18,12 @@ router = APIRouter(include_in_schema=False)
 @router.get("/", response_class=HTMLResponse)
 def search_page(request: Request, corpus: str | None = None) -> HTMLResponse:
     web, principal = state_of(request), principal_of(request)
-    chosen = corpus if corpus in web.corpora(principal) else web.default_corpus(principal)
+    offered = web.corpora(principal)
+    chosen = (
+        corpus
+        if corpus in offered or (corpus == "all" and len(offered) > 1)
+        else web.default_corpus(principal)
+    )
     return render(request, "search.html", corpus=chosen, examples=EXAMPLES.get(chosen or "", ()), q="")
 
 

@@ -287,3 +287,22 @@ def test_failed_attempts_from_one_address_are_limited(served):
         for _ in range(25)
     ]
     assert codes[:20] == [401] * 20 and 429 in codes[20:]
+
+
+def test_the_corpus_menu_offers_every_rulebook_to_whoever_reads_several_and_keeps_it_chosen(served):
+    import re
+
+    bf, client, tokens, _secret_record, _mini_record = served
+    client.cookies.clear()
+    admin = {"Authorization": f"Bearer {tokens['admin']}"}
+    chosen = lambda html: re.findall(r'<option value="([^"]+)" selected>', html)  # noqa: E731
+    page = client.get("/", headers=admin).text
+    assert '<option value="all">every rulebook</option>' in page and chosen(page) == ["mini"]
+    assert chosen(client.get("/?corpus=all", headers=admin).text) == ["all"]
+    asked = client.get("/ask?q=anchorage+inspection&corpus=all", headers=admin)
+    assert asked.status_code == 200 and chosen(asked.text) == [
+        "all"
+    ]  # the results keep every rulebook chosen
+    # a reader of one corpus sees no menu at all, so no "every rulebook" beyond their scope
+    reader = client.get("/", headers={"Authorization": f"Bearer {tokens['reader']}"}).text
+    assert "every rulebook" not in reader
