@@ -43,12 +43,6 @@ T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 
-SHORTLIST_ELSEWHERE = "These rules may not be the ones that decide it."
-"""What a shortlist says before naming the rules that similar answered questions were listed under."""
-UNLIKELY_ELSEWHERE = "No rule of {corpus} is likely to decide it."
-"""What a shortlist refused for pointing elsewhere says instead (`DecisionCard.point_bar`)."""
-
-
 class AskPipeline(CorpusModels):
     """Hybrid retrievers per corpus (indexes loaded once) and the answer step over them.
 
@@ -368,8 +362,7 @@ class AskPipeline(CorpusModels):
             decision=model if isinstance(model, DecisionModel) else None,
         )
         if planned and answer.outcome is not Outcome.ANSWERED:
-            bar = model.card.point_bar if isinstance(model, DecisionModel) else 0.0
-            answer = self.pointed(answer, result, corpus, bar)
+            answer = self.pointed(answer, result, corpus)
         if planned and not answer.refused and not self.parts(corpus).nav.requirements:
             warning = (
                 f"{corpus} has no requirement records yet (a home built before them): "
@@ -380,15 +373,10 @@ class AskPipeline(CorpusModels):
             answer.warnings.append(warning)
         return answer
 
-    def pointed(self, answer: Answer, result: RetrievalResult, corpus: str, bar: float = 0.0) -> Answer:
-        """An answer that states no rule (a refusal, a "not stated", a shortlist) and says where similar
-        questions were answered, when the nearest answered questions lie outside the corpus
-        (`answerability.elsewhere`); a shortlist keeps its list, with the warning that its rules may not be
-        the ones that decide, unless its first provision is less likely than ``bar`` (the decision card's
-        `point_bar`, chosen so that few answerable questions are): then it is refused with the pointer. The
-        answer as it was otherwise."""
-        from bifrost.retrieval.answer.build import REFUSAL_TEXT
-        from bifrost.retrieval.answerability.elsewhere import answered_elsewhere
+    def pointed(self, answer: Answer, result: RetrievalResult, corpus: str) -> Answer:
+        """The answer with where similar questions were answered, when the nearest answered questions lie
+        outside the corpus (`answerability.elsewhere.pointed`)."""
+        from bifrost.retrieval.answerability.elsewhere import pointed
 
         if not result.outside:
             return answer
@@ -399,41 +387,4 @@ class AskPipeline(CorpusModels):
         def holder(cited: str) -> str | None:
             return next((c for c in others if graph.get_section(make_uid(c, cited)) is not None), None)
 
-        shortlist = answer.outcome is Outcome.SHORTLIST
-        unlikely = shortlist and bool(answer.shortlist) and answer.shortlist[0].probability < bar
-        lead = (
-            (UNLIKELY_ELSEWHERE.format(corpus=corpus) if unlikely else SHORTLIST_ELSEWHERE)
-            if shortlist
-            else None
-        )
-        found = answered_elsewhere(
-            result.votes, result.outside, corpus, lambda c: pack.place_of(c, corpus), holder, lead
-        )
-        if found is None:
-            return answer
-        if unlikely:
-            return refused(answer).model_copy(
-                update={"elsewhere": found, "text": f"{REFUSAL_TEXT}\n\n{found.said}"}
-            )
-        return answer.model_copy(update={"elsewhere": found, "text": f"{answer.text}\n\n{found.said}"})
-
-
-def refused(answer: Answer) -> Answer:
-    """``answer`` as a refusal: nothing stated, quoted, shortlisted or given as a verdict; what was retrieved
-    goes unused (as `answer.build.finished` leaves a refusal)."""
-    return answer.model_copy(
-        update={
-            "refused": True,
-            "outcome": Outcome.REFUSED,
-            "statements": [],
-            "citations": [],
-            "shortlist": [],
-            "governing": [],
-            "related": [],
-            "conditions": [],
-            "plan": [],
-            "verdict": None,
-            "precedents": [],
-            "unused": [it.id for it in answer.retrieved],
-        }
-    )
+        return pointed(answer, result, corpus, lambda c: pack.place_of(c, corpus), holder)

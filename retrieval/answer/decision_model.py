@@ -41,10 +41,6 @@ class DecisionCard:
     # `fit.STATE_RIGHT` right; > 1: never); below it the answer is a shortlist. None: a card trained before
     # the bar, which states every governing rule (with one warning line)
     state_bar: float | None = None
-    # a shortlist whose first provision is less likely than this and whose nearest answered questions lie
-    # under other rules is refused with the pointer instead (chosen out of fold so that at most
-    # `fit.POINT_REFUSED` of answerable questions are; 0: never, as a card trained before it)
-    point_bar: float = 0.0
     verdict_margins: dict[str, float] = field(default_factory=dict)  # kind -> least margin (absent: never)
     plan: str = "core"  # the relations the answer plan follows from the cited rules
     # which candidate governs: the selector's surest ("selector"), or the ranker's first with text ("ranker",

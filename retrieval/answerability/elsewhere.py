@@ -9,13 +9,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from bifrost.core.answer_types import Elsewhere, PlaceCited
+from bifrost.core.answer_types import Answer, Elsewhere, Outcome, PlaceCited
 from bifrost.graph_builders.jurisdictions.base import Place
 from bifrost.retrieval.answerability.judge import NEAREST
 from bifrost.retrieval.channels.precedents import PrecedentVotes, Similar
 
 SHOWN = 3
 """Answered questions a pointing refusal shows."""
+SHORTLIST_ELSEWHERE = "These rules may not be the ones that decide it."
+"""What a shortlist says before naming the rules that similar answered questions were listed under."""
 PLACES = 2
 """Places it names at most."""
 
@@ -71,3 +73,19 @@ def answered_elsewhere(
         corpus=holding,
         said=said,
     )
+
+
+def pointed(
+    answer: Answer, result, corpus: str, place_of: Callable[[str], Place], holder: Callable[[str], str | None]
+) -> Answer:
+    """An answer that states no rule (a refusal, a "not stated", a shortlist) with where similar questions
+    were answered (`answered_elsewhere` over ``result``'s votes and answered questions outside the corpus); a
+    shortlist keeps its list, with the warning that its rules may not be the ones that decide (refusing such
+    shortlists set aside a fifth of the answerable questions of the natural sets, and a bar on the first
+    provision's probability changed about one question a set: docs/results.md). The answer as it was when
+    the nearest answered questions do not lie elsewhere."""
+    lead = SHORTLIST_ELSEWHERE if answer.outcome is Outcome.SHORTLIST else None
+    found = answered_elsewhere(result.votes, result.outside or [], corpus, place_of, holder, lead)
+    if found is None:
+        return answer
+    return answer.model_copy(update={"elsewhere": found, "text": f"{answer.text}\n\n{found.said}"})

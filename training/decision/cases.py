@@ -14,7 +14,6 @@ from bifrost.eval.questions import Question, own_answers
 from bifrost.core.errors import BifrostError
 from bifrost.retrieval.answer.decision import Inputs, inputs_of, selector_rows
 from bifrost.retrieval.answer.verdict_features import deciding_sentence
-from bifrost.retrieval.answerability.elsewhere import nearest_outside
 from bifrost.retrieval.channels.base import Evidence
 from bifrost.retrieval.config import RetrievalConfig
 from bifrost.retrieval.pipeline import AskPipeline
@@ -172,8 +171,3 @@ def case_of(pipe: AskPipeline, corpus: str, g: Gathered, model: RankerModel, cfg
         for i in at
     ]
     return Case(g.question, g.source, result, inputs, at, rows, sentences)
-
-
-def points_elsewhere(case: Case) -> bool:
-    """Whether the question's nearest answered questions lie mostly outside the corpus (`nearest_outside`)."""
-    return bool(nearest_outside(case.result.votes, case.result.outside))

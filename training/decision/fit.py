@@ -54,9 +54,6 @@ STATE_RIGHT = 0.7
 were needed provisions at least this often (below it the answer is a shortlist)."""
 NEVER = 1.1
 """A bar no probability reaches: every answer is a shortlist."""
-POINT_REFUSED = 0.02
-"""A shortlist pointing elsewhere is refused below a probability that refused at most this share of the
-answerable training questions out of fold (`choose_point_bar`)."""
 
 
 def _lgbm(params: dict[str, Any], x: np.ndarray, y: np.ndarray, seed: int) -> Any:
@@ -162,21 +159,6 @@ def choose_state_bar(hits: Sequence[tuple[float, bool]], right: float = STATE_RI
             continue
         if n >= LEAST_GIVEN and good / n >= right:
             bar = p
-    return bar
-
-
-def choose_point_bar(leads: Sequence[tuple[float, bool]], most: float = POINT_REFUSED) -> float:
-    """The highest bar on the lead's out-of-fold probability below which the answerable questions whose
-    nearest answered questions lie elsewhere (``leads``: (probability, points elsewhere) per answerable
-    question) are at most ``most`` of all; 0.0 (never refuse) when no bar is that safe."""
-    n = len(leads)
-    pointing = sorted(p for p, points in leads if points)
-    bar = 0.0
-    for k, p in enumerate(pointing):  # a bar at p refuses the k pointing questions below it
-        if n and k / n <= most:
-            bar = p
-    if pointing and n and len(pointing) / n <= most:
-        bar = 1.0  # even every pointing question refused stays within the share
     return bar
 
 

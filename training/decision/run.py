@@ -34,7 +34,7 @@ from bifrost.retrieval.pipeline import AskPipeline
 from bifrost.retrieval.ranking.ltr.features import FEATURES as RANKER_FEATURES
 from bifrost.retrieval.ranking.ltr.model import RankerModel, load_ranker, ranker_sha256
 from bifrost.training.decision import fit as F
-from bifrost.training.decision.cases import Case, Gathered, Rankers, case_of, gather, points_elsewhere
+from bifrost.training.decision.cases import Case, Gathered, Rankers, case_of, gather
 from bifrost.training.decision.score import Scored, score_case, summarize
 
 Say = Callable[[str], None]
@@ -53,12 +53,10 @@ class Fitted:
     order: str = "selector"
     governing: dict[str, list[float]] = field(default_factory=dict)
     state_bar: float = F.NEVER
-    point_bar: float = 0.0
 
     def choices(self) -> dict[str, Any]:
         return {
             "state_bar": self.state_bar,
-            "point_bar": self.point_bar,
             "cite_also": self.cite.cite_also,
             "plan": self.cite.plan,
             "margins": self.margins,
@@ -78,7 +76,6 @@ class Fitted:
             order=self.order,
             governing_calibration=self.governing,
             state_bar=self.state_bar,
-            point_bar=self.point_bar,
         )
         return DecisionModel(
             self.selector, {k: v for k, v in self.verdicts.items() if k in self.margins}, card
@@ -136,10 +133,7 @@ class Trainer:
         probs = [calibrated(r, calibration) for r in raw]
         order = F.choose_order(cases, probs)
         governing = F.governing_calibration(cases, raw, probs, order)
-        hits = F.governing_hits(cases, raw, probs, order, governing)
-        bar = F.choose_state_bar(hits)
-        with_ids = [c for c in cases if len(c.ids)]  # the cases `governing_hits` reads, in order
-        point_bar = F.choose_point_bar([(p, points_elsewhere(c)) for (p, _), c in zip(hits, with_ids)])
+        bar = F.choose_state_bar(F.governing_hits(cases, raw, probs, order, governing))
         cite = F.choose_citing(cases, probs, self.planned, order)
         labelled = [
             i
@@ -157,7 +151,7 @@ class Trainer:
         margins = F.choose_margins(scores, [c.verdict for c in vcases], nameable)
         verdicts = F.fit_verdicts([vx[id(c)] for c in vcases], [c.verdict for c in vcases], seed)
         selector = F.fit_selector(cases, seed)
-        return Fitted(selector, calibration, cite, verdicts, margins, order, governing, bar, point_bar)
+        return Fitted(selector, calibration, cite, verdicts, margins, order, governing, bar)
 
     def validate(self, left: str, train: Sequence[str], rankers: Rankers, seed: int) -> dict[str, Any]:
         """The figures of set ``left`` answered by a decision fitted on ``train`` (each ranked by a ranker

@@ -373,38 +373,3 @@ def test_an_answer_stating_no_rule_whose_nearest_letters_lie_elsewhere_keeps_its
     assert got.text.startswith(
         "the closest rules\n\n" + lead + " OSHA has answered similar questions under 29 CFR"
     )
-
-
-@pytest.mark.parametrize(("probability", "refused"), [(0.05, True), (0.2, False)])
-def test_a_shortlist_less_likely_than_the_point_bar_whose_nearest_letters_lie_elsewhere_is_refused_pointing(
-    probability, refused
-):
-    from bifrost.core.answer_types import Answer, AnswerMode, Citation, Outcome, Shortlisted
-
-    pipe = CountingPipeline()
-    pipe.resources.sql.jurisdiction.return_value = "us-cfr"
-    pipe.resources.sql.corpora.return_value = ["c"]
-    given = Answer(
-        question="q",
-        corpus="c",
-        mode=AnswerMode.EXTRACTIVE,
-        refused=False,
-        outcome=Outcome.SHORTLIST,
-        text="the likeliest rules",
-        citations=[Citation(corpus="c", id="1926.803(e)(4)", text="x")],
-        shortlist=[Shortlisted(id="1926.803(e)(4)", corpus="c", section="1926.803", probability=probability)],
-        retrieved=[item("1926.803(e)(4)", 0.5)],
-    )
-    retrieved = result([item("1926.803(e)(4)", 0.5)])
-    retrieved.outside = answered_under("1910.147", 4)
-    got = pipe.pointed(given, retrieved, "c", bar=0.1)
-    assert got.refused is refused and got.elsewhere is not None
-    if refused:  # nothing of the corpus is shown as if it decided; the pointer is the answer
-        assert got.outcome is Outcome.REFUSED and not got.citations and not got.shortlist
-        assert got.unused == ["1926.803(e)(4)"]
-        assert got.text.startswith("The indexed regulations do not answer this question.\n\nNo rule of c is")
-    else:
-        assert got.shortlist == given.shortlist and "These rules may not be" in got.text
-    # without letters elsewhere nothing changes, however unlikely the shortlist
-    alone = result([item("1926.803(e)(4)", 0.5)])
-    assert pipe.pointed(given, alone, "c", bar=0.1) == given

@@ -43,15 +43,3 @@ def test_the_state_bar_is_the_least_probability_whose_stated_rules_are_right_oft
     # fewer than LEAST_GIVEN questions say nothing about how often a bar is right: never state
     assert choose_state_bar([(0.95, True)] * (LEAST_GIVEN - 1), right=0.7) == NEVER
     assert choose_state_bar([(0.5, False)] * 20, right=0.7) == NEVER
-
-
-def test_the_point_bar_refuses_at_most_the_allowed_share_of_answerable_questions():
-    from bifrost.training.decision.fit import choose_point_bar
-
-    # 100 answerable questions, 10 of them pointing elsewhere with leads 0.05, 0.10, ..., 0.50
-    leads = [(round(0.05 * (i + 1), 2), True) for i in range(10)] + [(0.5, False)] * 90
-    assert choose_point_bar(leads, most=0.02) == 0.15  # refuses the two below 0.15: 2 of 100
-    assert choose_point_bar(leads, most=0.0) == 0.05  # refuses none (nothing is below the least)
-    assert choose_point_bar([(0.3, False)] * 50) == 0.0  # nothing points elsewhere: never refuse
-    assert choose_point_bar([(0.3, True)] + [(0.3, False)] * 99, most=0.02) == 1.0  # all pointing fit in 2%
-    assert choose_point_bar([]) == 0.0

@@ -11,7 +11,7 @@ import shutil
 import numpy as np
 import pytest
 
-from bifrost.core.embeddings import SentenceTransformerEmbedder, packaged_model_path
+from bifrost.core.embeddings import SentenceTransformerEmbedder, packaged_model_path, raw_vectors
 from bifrost.core.errors import ModelUnavailableError
 from bifrost.core.onnx_encoder import OnnxEncoder, export_onnx, export_paths, exportable, usable_cores
 
@@ -36,13 +36,7 @@ def st_model():
 
 
 def st_vectors(model, texts: list[str], batch_size: int = 64) -> np.ndarray:
-    return model.encode(
-        texts,
-        batch_size=batch_size,
-        convert_to_numpy=True,
-        normalize_embeddings=True,
-        show_progress_bar=False,
-    )
+    return raw_vectors(model, texts, batch_size)  # as the embedder reads sentence-transformers
 
 
 @pytest.fixture(scope="module")
