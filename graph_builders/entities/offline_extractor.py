@@ -8,10 +8,8 @@ negation and modals kept (``shall_not_be_used_as``). Deterministic for a given s
 from __future__ import annotations
 
 import hashlib
-import sys
 import re
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
 from functools import lru_cache
 from importlib import metadata
 from itertools import islice
@@ -79,22 +77,6 @@ EXTRACT = "extract"
 """The name of the model-process service that runs the offline extractor."""
 
 
-@contextmanager
-def torch_hidden() -> Iterator[None]:
-    """Load spaCy as if torch were not installed (a model process only): thinc imports torch when it
-    can, 1.5 s of a cold `ask`, and the small CNN pipelines never use it. A pipeline that needs torch
-    then fails in the model process, and the parent parses the question itself."""
-    if "torch" in sys.modules:
-        yield
-        return
-    sys.modules["torch"] = None  # type: ignore[assignment]  # import torch -> ImportError
-    try:
-        yield
-    finally:
-        if sys.modules.get("torch", 0) is None:
-            del sys.modules["torch"]
-
-
 def extract_service(nlp_name: str, batch_size: int = 64, preload: bool = True) -> Service:
     """For a model process (`bifrost.core.model_process`): the spaCy pipeline, loaded now (or on
     the first request if not ``preload``); the service takes (pipeline name, batch size, provisions)
@@ -102,8 +84,7 @@ def extract_service(nlp_name: str, batch_size: int = 64, preload: bool = True) -
     another pipeline or size fails)."""
     extractor = OfflineExtractor(nlp_name, batch_size=batch_size)
     if preload:
-        with torch_hidden():
-            extractor.warm_up()
+        extractor.warm_up()
 
     def extract(request: tuple[str, int, list[Provision]]) -> list[Extraction]:
         name, size, provisions = request
@@ -111,8 +92,7 @@ def extract_service(nlp_name: str, batch_size: int = 64, preload: bool = True) -
             raise ValueError(
                 f"this process parses with {nlp_name!r} in batches of {batch_size}, not {name!r}/{size}"
             )
-        with torch_hidden():
-            return list(extractor.extract_many(provisions))
+        return list(extractor.extract_many(provisions))
 
     return extract
 

