@@ -49,7 +49,14 @@ def index() -> PrecedentIndex:
 
 
 def test_a_bank_tokenized_in_one_pass_votes_as_one_tokenized_text_by_text():
-    batch = PrecedentIndex(BANK, tokenize, WordEmbedder(), tokenize_all=lambda ts: [tokenize(t) for t in ts])
+    passes: list[int] = []
+
+    def tokenize_all(texts: list[str]) -> list[list[str]]:
+        passes.append(len(texts))
+        return [tokenize(t) for t in texts]
+
+    batch = PrecedentIndex(BANK, tokenize, WordEmbedder(), tokenize_all=tokenize_all)
+    assert passes == [len(BANK)]  # the whole bank in one call, not text by text
     question = "trench protective system five feet"
     assert [s.precedent.id for s in batch.votes(question).similar] == [
         s.precedent.id for s in index().votes(question).similar
