@@ -5,6 +5,7 @@ build."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 
 from bifrost.core.embeddings import Embedder
@@ -13,6 +14,9 @@ from bifrost.retrieval.answerability.judge import AnswerabilityJudge, load_judge
 
 
 log = logging.getLogger(__name__)
+
+ROUTER_LOCK = "\x00router"
+"""The lock the router loads under (no corpus is named so)."""
 
 
 class CorpusModels:
@@ -123,6 +127,22 @@ class CorpusModels:
             log.warning("%s is no longer read (the reader was removed); delete it to drop this line", retired)
         # the reason it is not used is each answer's warning (printed with the answer, not logged again)
         return load_decision(self.resources.settings, corpus, ranker, FEATURES, VERDICT_FEATURES)
+
+    def router(self, corpora: Sequence[str]):
+        """The corpus router over ``corpora`` (`bifrost.retrieval.routing.router`), or None when the home
+        stores none; loaded once per set of corpora, after their indexes."""
+        key = tuple(corpora)
+        return self._once(self._routers, key, ROUTER_LOCK, lambda: self._load_router(key))
+
+    def _load_router(self, corpora: tuple[str, ...]):
+        from bifrost.retrieval.routing.model import load_router
+        from bifrost.retrieval.routing.router import CorpusRouter, home_letters
+
+        model = load_router(self.resources.settings)
+        if model is None:
+            return None
+        channels = {c: self.parts(c).channels for c in corpora}
+        return CorpusRouter(model, channels, home_letters(channels), self.resources.embedder.embed)
 
     def planner(self, corpus: str):
         """What the answer plan of a corpus reads (its navigator maps and lexical index; loaded with the

@@ -20,7 +20,15 @@ from typing import TYPE_CHECKING
 
 from bifrost.core.errors import BifrostError, NotFoundError
 from bifrost.core.precedent_types import ResolvedCite, named_note
-from bifrost.core.answer_types import Answer, AnswerMode, Elsewhere, Outcome, RetrievedItem, Verdict
+from bifrost.core.answer_types import (
+    Answer,
+    AnswerMode,
+    CorpusChance,
+    Elsewhere,
+    Outcome,
+    RetrievedItem,
+    Verdict,
+)
 from bifrost.retrieval.fusion import rrf_fuse
 
 if TYPE_CHECKING:  # pragma: no cover - `bifrost --help` imports this module (input rules) but not numpy
@@ -77,16 +85,16 @@ provisions do not state it, then refusals."""
 
 
 def merge_answers(
-    question: str, answers: Sequence[Answer], embed: Callable[[list[str]], np.ndarray]
+    question: str,
+    answers: Sequence[Answer],
+    embed: Callable[[list[str]], np.ndarray],
+    chances: Sequence[CorpusChance] = (),
 ) -> Answer:
-    """One answer from the per-corpus answers (see the module docstring)."""
-    close = {id(a): closeness(question, a, embed) for a in answers}
-    order = sorted(answers, key=lambda a: (RANK[a.outcome], -close[id(a)]))
+    """One answer from the per-corpus answers (see the module docstring); ``chances``: the router's
+    probabilities, which order the corpora in place of the cosines (every answering corpus asked is kept:
+    the router asks a second one only when it is more likely than not to hold the rule)."""
+    order, kept = merge_order(question, answers, embed, chances)
     outcome = order[0].outcome if order else Outcome.REFUSED
-    best = close[id(order[0])] if order else 0.0
-    # the corpus whose rules are closest answers; another only when it is as close (a near tie): a question
-    # about recordkeeping is answered from the recordkeeping rules, not padded with construction rules
-    kept = [a for a in order if a.outcome is outcome and not a.refused and close[id(a)] >= best - NEAR_TIE]
     statements = [s.model_copy(update={"corpus": a.corpus}) for a in kept for s in a.statements]
     past = [a.edition for a in answers if a.edition is not None]
     timings: dict[str, float] = {}
@@ -135,7 +143,36 @@ def merge_answers(
         figures=answers[0].figures if answers else [],
         set_aside=answers[0].set_aside if answers else [],
         warnings=list(dict.fromkeys(w for a in answers for w in a.warnings)),
+        routing=list(chances),
     )
+
+
+def merge_order(
+    question: str,
+    answers: Sequence[Answer],
+    embed: Callable[[list[str]], np.ndarray],
+    chances: Sequence[CorpusChance] = (),
+) -> tuple[list[Answer], list[Answer]]:
+    """(every answer in merged order, the answers kept): by outcome (`RANK`), then by the router's probability
+    or, without a router, by closeness; kept are those with the first one's outcome that did not refuse (with
+    the cosines, only those within `NEAR_TIE` of the closest)."""
+    chance = {c.corpus: c.probability for c in chances}
+    close = (
+        {id(a): chance.get(a.corpus, 0.0) if not a.refused else -1.0 for a in answers}
+        if chance
+        else {id(a): closeness(question, a, embed) for a in answers}
+    )
+    order = sorted(answers, key=lambda a: (RANK[a.outcome], -close[id(a)]))
+    if not order:
+        return [], []
+    best = close[id(order[0])]
+    # the corpus whose rules are closest answers; another only when it is as close (a near tie): a question
+    # about recordkeeping is answered from the recordkeeping rules, not padded with construction rules
+    tie = 1.0 if chance else NEAR_TIE
+    kept = [
+        a for a in order if a.outcome is order[0].outcome and not a.refused and close[id(a)] >= best - tie
+    ]
+    return order, kept
 
 
 def still_pointing(order: Sequence[Answer], kept: Sequence[Answer]) -> list[Elsewhere]:

@@ -32,7 +32,7 @@ from bifrost.retrieval.navigator import NavigatorIndex
 from bifrost.retrieval.channels.precedents import PrecedentIndex
 from bifrost.retrieval.result import RetrievalResult
 from bifrost.retrieval.corpus_parts import CorpusParts
-from bifrost.retrieval.corpus_models import CorpusModels
+from bifrost.retrieval.corpus_models import ROUTER_LOCK, CorpusModels
 
 NO_ENTITY_NETWORK = (
     "The entity network of {corpus} is not built yet: answered by keyword and meaning search over the "
@@ -58,6 +58,7 @@ class AskPipeline(CorpusModels):
         self._judges: dict[str, AnswerabilityJudge | None] = {}
         self._decisions: dict[str, Any] = {}
         self._sentences: dict[str, Embedder] = {}
+        self._routers: dict[tuple[str, ...], Any] = {}
         self._editions: dict[tuple[str, int, str], EditionRetriever] = {}
         self._locks: dict[str, threading.RLock] = {}  # one per corpus, for every cache above
         self._locks_guard = threading.Lock()
@@ -96,6 +97,8 @@ class AskPipeline(CorpusModels):
                     cache.pop(name, None)
                 for key in [k for k in list(self._editions) if k[0] == name]:
                     del self._editions[key]
+        with self._lock(ROUTER_LOCK):  # its channels and answered questions were read from the corpora
+            self._routers.clear()
 
     def edition_retriever(self, edition: Edition) -> EditionRetriever:
         """The retriever of a past edition (lexical + dense fusion, that edition's navigator), loaded once."""

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: ingest 29 CFR 1926 and the rules next door (Parts 1902-1908, the OSH Act), build the dual graph
 # (navigator + entity network), load OSHA's letters as precedents, train what `ask` learns (the ranker, when to
-# answer, the decision), show the figures and a provision, then answer a multi-hop question.
+# answer, the decision, which rulebook answers), show the figures and a provision, then answer a multi-hop question.
 # Validated figures are not recomputed here (docs/results.md has them with their commands): the models are
 # fitted and stored, every choice in them still made out of fold.
 set -euo pipefail
@@ -45,6 +45,10 @@ if [[ -f "$LETTERS" ]]; then
   DECISION_SETS=(-q eval/questions/osha-natural-train.jsonl -q eval/questions/osha-natural-dev.jsonl)
   [[ -f "$REAL" ]] && DECISION_SETS+=(-q "$REAL")
   "$BIFROST" train decision --corpus osha-1926 "${DECISION_SETS[@]}" --no-validate
+  if [[ -d "$SHARED/corpora/osha-1900-1909" ]]; then
+    echo "   ... and which rulebook answers a question (learned from the letters, validated forward in time)"
+    "$BIFROST" train router
+  fi
 else
   echo "no $LETTERS: ask uses the hand-set hybrid ranking"
 fi
@@ -53,4 +57,4 @@ echo "== 4/6 the dual graph"
 echo "== 5/6 a provision with its cross-references"
 "$BIFROST" graph show "1926.502(k)" --corpus osha-1926
 echo "== 6/6 ask"
-time "$BIFROST" ask "Can a combination of a warning line system and personal fall arrest system be used for all types of leading-edge work?" --corpus osha-1926
+time "$BIFROST" ask "Can a combination of a warning line system and personal fall arrest system be used for all types of leading-edge work?"

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from bifrost.core.settings import Settings
 
 
-def model_services(settings: Settings, question: str, corpus: str) -> dict[str, Callable[[], Service]]:
+def model_services(settings: Settings, question: str, corpus: str | None) -> dict[str, Callable[[], Service]]:
     """What a cold `ask` loads in child processes (one per service, `ModelProcesses`): unless a chat model
     decomposes questions, the spaCy parser (loaded first, and only if the extraction journal lacks this
     question's parse: decomposing comes first), then the embedding model."""
@@ -21,12 +21,16 @@ def model_services(settings: Settings, question: str, corpus: str) -> dict[str, 
         from bifrost.graph_builders.entities.offline_extractor import OfflineExtractor, extract_service
         from bifrost.retrieval.decompose import parsed_before
 
-        corpora = corpus.split(",")
+        named = [] if not corpus or corpus == "all" else corpus.split(",")
         journal = ExtractionJournal.at_path(settings.home / "extraction_journal.db")
+        version = OfflineExtractor(settings.spacy_model).version
         try:
-            known = "all" not in corpora and parsed_before(
-                journal, OfflineExtractor(settings.spacy_model).version, question, corpora
-            )
+            if named:
+                known = parsed_before(journal, version, question, named)
+            else:  # every corpus: the router asks one or two, so any one that parsed it before will do
+                index = settings.home / "index"
+                home = sorted(p.name for p in index.iterdir() if p.is_dir()) if index.is_dir() else []
+                known = any(parsed_before(journal, version, question, [c]) for c in home)
         finally:
             journal.close()
         return extract_service(settings.spacy_model, preload=not known)

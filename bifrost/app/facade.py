@@ -41,7 +41,7 @@ from bifrost.core.store.sql_store import SqlStore
 from bifrost.core.answer_types import Answer, RetrievedItem
 from bifrost.core.types import Edition, GraphStats, IngestReport, Provision
 from bifrost.retrieval.config import RetrievalConfig
-from bifrost.retrieval.multi_corpus import is_several, merge_answers, parse_corpora
+from bifrost.retrieval.multi_corpus import ALL, is_several, merge_answers, parse_corpora
 from bifrost.retrieval.pipeline import AskPipeline
 
 from bifrost.graph_builders.entities.base import EntityBuildReport
@@ -50,6 +50,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from bifrost.graph_builders.jurisdictions.base import Jurisdiction
 
 log = logging.getLogger(__name__)
+
+NO_ROUTER = (
+    "every corpus named was asked: this home stores no corpus router (`bifrost train router` learns which "
+    "rulebook answers from its answered questions)"
+)
 
 
 BuildProgress = Callable[[str, int, "int | None"], None]
@@ -306,8 +311,8 @@ class Bifrost(NavigatorApi, EditionsApi, EntityNetworkApi, PrecedentsApi, TeamSe
         return self.pipeline.lookup(corpus)
 
     def default_corpus(self, corpus: str | None) -> str:
-        """``corpus``, or the home's only corpus when none is named (a one-line error when there are none
-        or several)."""
+        """``corpus``, or, when none is named, the home's only corpus or ``all`` when it holds several (a
+        one-line error when it holds none)."""
         if corpus:
             return corpus
         known = self.corpora()
@@ -315,9 +320,7 @@ class Bifrost(NavigatorApi, EditionsApi, EntityNetworkApi, PrecedentsApi, TeamSe
             return known[0]
         if not known:
             raise BifrostError("no corpus ingested yet; run `bifrost ingest --corpus NAME`")
-        raise BifrostError(
-            f"this home holds several corpora ({', '.join(known)}): name one, several as 'a,b', or 'all'"
-        )
+        return ALL
 
     def search(self, query: str, corpus: str | None = None, k: int = 10) -> list[RetrievedItem]:
         """The ``k`` best provisions for a query, each with how it was reached (no answer step); ``corpus``:
@@ -325,6 +328,11 @@ class Bifrost(NavigatorApi, EditionsApi, EntityNetworkApi, PrecedentsApi, TeamSe
         if not isinstance(k, int) or not 1 <= k <= 1000:
             raise BifrostError(f"k must be a whole number from 1 to 1000, got {k!r}")
         corpus = self.default_corpus(corpus)
+        if is_several(corpus):
+            raise BifrostError(
+                f"search ranks one corpus at a time: name one of {', '.join(self.corpora())} "
+                "(`ask` asks several)"
+            )
         retriever = self.retriever(corpus)
         config = retriever.config.model_copy(update={"top_n": max(k, retriever.config.top_n)})
         # as `ask` ranks: a named provision first
@@ -352,6 +360,8 @@ class Bifrost(NavigatorApi, EditionsApi, EntityNetworkApi, PrecedentsApi, TeamSe
         """
         corpus = self.default_corpus(corpus)
         corpora = self.corpora_in(corpus)
+        if len(corpora) == 1:  # 'all' in a home of one corpus: that corpus, answered as itself
+            corpus = corpora[0]
         editions = {c: self._as_of(c, as_of) for c in corpora}
         answer = self._ask_at(question, corpus, corpora, editions, config, exclude)
         if asked_by is not None:
@@ -369,8 +379,16 @@ class Bifrost(NavigatorApi, EditionsApi, EntityNetworkApi, PrecedentsApi, TeamSe
     ) -> Answer:
         if not is_several(corpus):
             return self.pipeline.ask(question, corpus, config, editions[corpus], exclude)
-        answers = [self.pipeline.ask(question, c, config, editions[c], exclude) for c in corpora]
-        for a, c in zip(answers, corpora):  # asked beside corpora with their own models: say which lack one
+        router = self.pipeline.router(corpora) if len(corpora) > 1 else None
+        chances = router.route(question, exclude) if router is not None else []
+        asked = [c.corpus for c in chances if c.asked] or list(corpora)
+        answers = [self.pipeline.ask(question, c, config, editions[c], exclude) for c in asked]
+        for a, c in zip(answers, asked):  # asked beside corpora with their own models: say which lack one
             if not a.refused and (line := self.pipeline.hand_ranked(c)):
                 a.warnings.append(line)
-        return merge_answers(question, answers, lambda texts: self.embedder.embed(texts))
+        if len(answers) == 1:  # routed to one corpus: its own answer, as asking it alone gives it
+            return answers[0].model_copy(update={"routing": chances})
+        merged = merge_answers(question, answers, lambda texts: self.embedder.embed(texts), chances)
+        if router is None and len(corpora) > 1:
+            merged.warnings.append(NO_ROUTER)
+        return merged

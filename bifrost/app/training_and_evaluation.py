@@ -115,6 +115,32 @@ class TrainingAndEvaluation:
         self.pipeline.forget(corpus)
         return report
 
+    def train_router(
+        self,
+        questions: Files = (),
+        corpora: str = "all",
+        *,
+        default_corpus: str | None = None,
+        since: int | None = None,
+        store: bool = True,
+        say: Say | None = None,
+    ):
+        """Learn which corpus of the home answers a question from its answered questions (validated forward in
+        time and on ``questions``, never fitted on them) and store it; see `bifrost.training.router.run`."""
+        from bifrost.core.extras import require_extra
+        from bifrost.training.router.run import train_router
+
+        require_extra("eval", "sklearn")
+        return train_router(
+            self.pipeline,
+            self.corpora_in(corpora),
+            _paths(questions),
+            default_corpus=default_corpus,
+            since=since,
+            store=store,
+            say=say,
+        )
+
     def train_decision(
         self,
         questions: Files,

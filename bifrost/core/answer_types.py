@@ -4,6 +4,7 @@ of answers carry."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import Enum
 from typing import Literal
 
@@ -200,6 +201,26 @@ class Elsewhere(Frozen):
     said: str = Field(default="", description="The sentence the answer says it in")
 
 
+class CorpusChance(Frozen):
+    """How likely one corpus of the home is to hold the rule a question needs (the corpus router's calibrated
+    probability), and whether it was asked."""
+
+    corpus: str
+    probability: float = Field(ge=0.0, le=1.0)
+    asked: bool = False
+
+
+def routing_note(chances: Sequence[CorpusChance]) -> str:
+    """One line saying which corpora the router asked and how likely each was to hold the rule ("" when no
+    router chose)."""
+    if not chances:
+        return ""
+    said = lambda cs: ", ".join(f"{c.corpus} ({c.probability:.0%})" for c in cs)  # noqa: E731
+    asked, left = [c for c in chances if c.asked], [c for c in chances if not c.asked]
+    line = f"Asked {said(asked)}, by how likely each is to hold the rule"
+    return f"{line}; not asked: {said(left)}." if left else f"{line}."
+
+
 class Outcome(str, Enum):
     """How a question was answered: one rule is stated as the one that decides; the rules most likely to
     decide it are listed, none stated (no rule was sure enough); the closest provisions do not state it; out
@@ -285,6 +306,11 @@ class Answer(BaseModel):
         default_factory=list,
         description='Activities the question sets aside ("not erecting or dismantling"): rules about them '
         "are not cited as the rule",
+    )
+    routing: list[CorpusChance] = Field(
+        default_factory=list,
+        description="Several corpora asked: how likely each is to hold the rule, likeliest first (empty "
+        "without a stored router: every corpus named was asked)",
     )
     record_id: str | None = Field(
         default=None, description="Id of this answer's record on the server (`bifrost answers show ID`)"

@@ -59,20 +59,24 @@ def answered_elsewhere(
     if not weight:
         return None
     cited = [c for c, _ in weight.most_common(PLACES)]
-    places = [place_of(c) for c in cited]
-    holding = next((h for c in cited if (h := holder(c)) is not None), None)
-    named = "; ".join(f"{p.cited} ({p.about})" if p.about else p.cited for p in places)
-    issuer = next((s.precedent.issuer for s in near if s.precedent.issuer), "") or "The regulator"
-    said = f"{lead or f'{corpus} does not set this.'} {issuer} has answered similar questions under {named}."
-    if holding:
-        said += f" This home holds those rules as {holding}: ask it there (--corpus {holding})."
-    matches = PrecedentVotes(similar=near).matches(SHOWN)
-    return Elsewhere(
-        places=[PlaceCited(cited=p.cited, about=p.about) for p in places],
-        precedents=matches,
-        corpus=holding,
-        said=said,
+    found = Elsewhere(
+        places=[PlaceCited(cited=p.cited, about=p.about) for p in (place_of(c) for c in cited)],
+        precedents=PrecedentVotes(similar=near).matches(SHOWN),
+        corpus=next((h for c in cited if (h := holder(c)) is not None), None),
     )
+    said = f"{lead or f'{corpus} does not set this.'} {pointer_sentence(found)}"
+    return found.model_copy(update={"said": said})
+
+
+def pointer_sentence(found: Elsewhere) -> str:
+    """Where similar questions were answered, and the corpus of this home to ask, in the words a refusal
+    says it."""
+    named = "; ".join(f"{p.cited} ({p.about})" if p.about else p.cited for p in found.places)
+    issuer = next((m.issuer for m in found.precedents if m.issuer), "") or "The regulator"
+    said = f"{issuer} has answered similar questions under {named}."
+    if found.corpus:
+        said += f" This home holds those rules as {found.corpus}: ask it there (--corpus {found.corpus})."
+    return said
 
 
 def pointed(

@@ -200,6 +200,13 @@ class DenseRanker:
         """Document ids in matrix order (the order of `score_all`)."""
         return self._ids
 
+    @property
+    def matrix(self) -> np.ndarray:
+        """The unit-norm document vectors, rows in `ids` order."""
+        if self._matrix is None:
+            raise RuntimeError("DenseRanker.matrix before warm_up")
+        return self._matrix
+
     def score_all(self, query: str) -> np.ndarray:
         """Cosine of ``query`` with every document, in `ids` order."""
         if self._matrix is None:

@@ -14,6 +14,7 @@ from bifrost.app.cli.common import JsonOpt, emit_json, settings_of, with_bifrost
 from bifrost.app.cli.console import out
 
 from bifrost.core.access import Principal, Role
+from bifrost.core.answer_types import routing_note
 from bifrost.core.precedent_types import named_note
 
 if TYPE_CHECKING:
@@ -60,13 +61,14 @@ def ask(
     ctx: typer.Context,
     question: Annotated[str, typer.Argument(help="A question about the regulations")],
     corpus: Annotated[
-        str,
+        Optional[str],
         typer.Option(
             "--corpus",
             "-c",
-            help="Corpus name, several as a,b, or 'all' (each answers; citations show their corpus)",
+            help="Corpus name, several as a,b, or 'all' (citations show their corpus); default: the home's "
+            "only corpus, or all of them (the router asks those likely to hold the rule)",
         ),
-    ] = "osha-1926",
+    ] = None,
     as_json: JsonOpt = False,
     show_retrieved: Annotated[
         int, typer.Option("--retrieved", help="How many retrieved provisions to list")
@@ -91,6 +93,8 @@ def ask(
         emit_json(answer.model_dump(mode="json"))
         return
     out.print(f"[bold]Q:[/bold] {escape(answer.question)}", highlight=False)
+    if routed := routing_note(answer.routing):
+        out.print(f"[dim]{escape(routed)}[/dim]", highlight=False)
     for warning in answer.warnings:
         out.print(f"[yellow]{escape(warning)}[/yellow]", highlight=False)
     if answer.note:

@@ -14,10 +14,11 @@ from bifrost.core.errors import BifrostError
 
 
 def make_train_app() -> typer.Typer:
-    """`bifrost train ranker`, `answerability`, `decision` and `encoder` (`reader`: removed, says so)."""
+    """`bifrost train ranker`, `answerability`, `decision`, `encoder`, `router` (`reader`: removed)."""
     from bifrost.app.cli.train_answerability_cmd import train_answerability
     from bifrost.app.cli.train_decision_cmd import train_decision
     from bifrost.app.cli.train_encoder_cmd import train_encoder
+    from bifrost.app.cli.train_router_cmd import train_router
 
     app = typer.Typer(
         help="Train learned components on question sets (cross-validated).", no_args_is_help=True
@@ -27,6 +28,7 @@ def make_train_app() -> typer.Typer:
     app.command("decision")(train_decision)
     app.command("reader", hidden=True, context_settings=REMOVED_ARGS)(train_reader_removed)
     app.command("encoder")(train_encoder)
+    app.command("router")(train_router)
     return app
 
 

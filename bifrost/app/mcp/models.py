@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from bifrost.app.inputs import MAX_DEPTH, MAX_QUESTION, MAX_RESULTS, check_question
 from bifrost.core.precedent_types import PrecedentMatch, ResolvedCite
 from bifrost.core.answer_types import (
+    CorpusChance,
     ConditionCheck,
     Elsewhere,
     GoverningRule,
@@ -164,6 +165,11 @@ class AskResult(BaseModel):
     related: list[CitedProvision] = Field(
         default_factory=list,
         description="Other provisions the search found, not what decides the answer: read them as context",
+    )
+    routing: list[CorpusChance] = Field(
+        default_factory=list,
+        description="Several corpora asked: how likely each is to hold the rule (the router's calibrated "
+        "probability), likeliest first, and which were asked",
     )
     record_id: str | None = Field(
         default=None, description="The answer's id on the server's record of answers given"

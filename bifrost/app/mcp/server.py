@@ -176,7 +176,13 @@ def add_question_tools(server: MCPServer, service: McpService, read: ReadToolRun
     @server.tool(annotations=READ_ONLY)
     def ask(
         question: Annotated[str, Field(description=f"The question, 1 to {MAX_QUESTION} characters")],
-        corpus: Corpus,
+        corpus: Annotated[
+            str,
+            Field(
+                description="Corpus name (e.g. osha-1926), several as a,b, or 'all' (default: every corpus "
+                "served; the router asks those likely to hold the rule, `routing` says how likely each was)"
+            ),
+        ] = "all",
         as_of: Annotated[
             str | None,
             Field(

@@ -176,6 +176,7 @@ class McpService:
             ],
             shortlist=answer.shortlist,
             elsewhere=answer.elsewhere,
+            routing=answer.routing,
         )
 
     def precedents(self, question: str, corpus: str, k: int = 5) -> PrecedentsResult:

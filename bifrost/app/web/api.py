@@ -28,7 +28,11 @@ class AskRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     question: str = Field(description=f"The question, 1 to {MAX_QUESTION} characters")
-    corpus: str = Field(default="osha-1926", description="Corpus name, e.g. osha-1926")
+    corpus: str = Field(
+        default="all",
+        description="Corpus name (e.g. osha-1926), several as a,b, or 'all' (default: every corpus you may "
+        "read; the router asks those likely to hold the rule)",
+    )
     options: AskOptions = Field(default_factory=AskOptions)
     as_of: str | None = Field(
         default=None,

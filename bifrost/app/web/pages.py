@@ -11,6 +11,7 @@ from bifrost.app.web.graph_svg import layout
 from bifrost.app.inputs import MAX_QUESTION, InvalidQuestion, check_as_of, check_question
 from bifrost.app.web.render import render, state_of
 from bifrost.app.web.views import EXAMPLES, provision_url, sources_of, via_labels
+from bifrost.core.answer_types import routing_note
 
 router = APIRouter(include_in_schema=False)
 
@@ -64,6 +65,7 @@ def results_page(request: Request, q: str = "", corpus: str | None = None) -> HT
         graph=graph,
         via_labels=via_labels,
         retrieved={it.id: it for it in answer.retrieved},
+        routing=routing_note(answer.routing),
     )
 
 

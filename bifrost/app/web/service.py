@@ -43,8 +43,9 @@ class WebState:
         return principal.readable(served)
 
     def default_corpus(self, principal: Principal = LOCAL) -> str | None:
+        """Every rulebook the principal may read when there are several (the router chooses), else the one."""
         names = self.corpora(principal)
-        return "osha-1926" if "osha-1926" in names else (names[0] if names else None)
+        return "all" if len(names) > 1 else (names[0] if names else None)
 
     def require_corpus(self, corpus: str, principal: Principal = LOCAL, several: bool = False) -> str:
         """The corpus (``all`` expanded to what the principal may read), else 403 outside its scope or 404."""

@@ -215,3 +215,18 @@ def test_a_pointer_to_a_corpus_that_answers_is_dropped_and_every_other_corpus_po
     )
     assert [c.corpus for c in merged.citations] == ["rk"]
     assert to_records.said not in merged.text and merged.elsewhere == to_1910 and to_1910.said in merged.text
+
+
+def test_with_the_routers_chances_the_likelier_corpus_leads_whatever_its_cosine():
+    from bifrost.core.answer_types import CorpusChance
+
+    chances = [CorpusChance(corpus="osha-1926", probability=0.9, asked=True)]
+    chances.append(CorpusChance(corpus="adgm", probability=0.6, asked=True))
+    merged = merge_answers(
+        "q", [answer("adgm", "A.1", "close text"), answer("osha-1926", "1926.1", "far text")], embed, chances
+    )
+    assert [c.corpus for c in merged.citations] == [
+        "osha-1926",
+        "adgm",
+    ]  # both asked: both more likely than not
+    assert merged.routing == chances

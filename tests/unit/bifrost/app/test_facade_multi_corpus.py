@@ -86,15 +86,23 @@ def test_the_web_api_takes_the_same_list_and_names_an_unknown_corpus(home):
     assert page.status_code == 200 and "/provision/p9999/9999.502" in page.text
 
 
-def test_without_a_corpus_the_api_asks_the_only_one_and_names_them_when_there_are_several(home, tmp_path):
+def test_without_a_corpus_the_api_asks_the_only_one_or_every_one_and_says_when_no_router_chose(
+    home, tmp_path
+):
     from bifrost.core.errors import BifrostError
 
     bf = Bifrost(Settings(home=home))
     try:
-        with pytest.raises(BifrostError, match=r"several corpora \(.*mini.*p9999.*\): name one"):
-            bf.ask(RAILS)
+        every = bf.ask(RAILS)
+        with pytest.raises(BifrostError, match=r"search ranks one corpus at a time: name one of mini, p9999"):
+            bf.search(RAILS)
     finally:
         bf.close()
+    assert every.corpus == "mini,p9999" and every.routing == []
+    assert any(
+        w.startswith("every corpus named was asked: this home stores no corpus router")
+        for w in every.warnings
+    )
     one = tmp_path / "one"
     bf = Bifrost(Settings(home=one))
     try:
@@ -102,3 +110,118 @@ def test_without_a_corpus_the_api_asks_the_only_one_and_names_them_when_there_ar
         assert bf.ask(RAILS).corpus == "mini" and bf.search(RAILS, k=2)[0].corpus == "mini"
     finally:
         bf.close()
+
+
+LETTERS = [
+    *(
+        {
+            "id": f"rails-{i}",
+            "title": t,
+            "date": f"{1990 + 2 * i}-01-0{1 + i % 8}",
+            "cites": ["9999.502(b)(1)"],
+        }
+        for i, t in enumerate(
+            [
+                "Height of top rails on test site guardrails",
+                "Top rail height at the test site edge",
+                "Guardrail top rails for test sites",
+                "Whether a test site rail must be 42 inches high",
+                "Rail heights on a testing platform",
+                "Top rails of guardrails at test sites in wind",
+            ]
+        )
+    ),
+    *(
+        {
+            "id": f"edge-{i}",
+            "title": t,
+            "date": f"{1991 + 2 * i}-02-0{1 + i % 8}",
+            "cites": ["1926.501(b)(2)"],
+        }
+        for i, t in enumerate(
+            [
+                "Leading edge work and a fall protection plan",
+                "Who prepares the fall protection plan for leading edges",
+                "Protection of employees constructing a leading edge",
+                "Conventional fall protection at leading edges is feasible",
+                "Leading edge workers protected by safety nets",
+                "A qualified person writes the leading edge plan",
+            ]
+        )
+    ),
+    *(
+        {
+            "id": f"lock-{i}",
+            "title": t,
+            "date": f"{1992 + 2 * i}-03-0{1 + i % 8}",
+            "cites": ["1910.147(c)(4)"],
+        }
+        for i, t in enumerate(
+            [
+                "Lockout of packaging machines during servicing",
+                "Energy control procedures for plant machinery",
+                "Padlocks on machine disconnects during maintenance",
+                "Tagout instead of lockout on a conveyor",
+            ]
+        )
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def routed_home(home, tmp_path_factory):
+    """The two-corpus home with answered questions citing each corpus and Part 1910, and a router trained
+    on them."""
+    import shutil
+
+    copy = tmp_path_factory.mktemp("routed") / "home"
+    shutil.copytree(home, copy)
+    letters = copy.parent / "letters.jsonl"
+    letters.write_text("\n".join(json.dumps(r) for r in LETTERS) + "\n", encoding="utf-8")
+    bf = Bifrost(Settings(home=copy))
+    try:
+        bf.import_precedents(letters, "mini", issuer="OSHA")
+        report = bf.train_router()
+    finally:
+        bf.close()
+    return copy, report
+
+
+def test_a_trained_router_is_validated_forward_stored_and_routes_every_question_asked_of_all(routed_home):
+    from bifrost.retrieval.routing.model import load_router
+
+    copy, report = routed_home
+    assert report.letters == len(LETTERS) and report.forward["questions"] > 0 and report.path
+    stored = load_router(Settings(home=copy))
+    assert stored is not None and stored.trained["corpora"] == ["mini", "p9999"]
+    assert stored.weights[-1] > 0  # the share of the nearest answered questions a corpus answers
+    bf = Bifrost(Settings(home=copy))
+    try:
+        answer = bf.ask(RAILS)
+    finally:
+        bf.close()
+    asked = [c.corpus for c in answer.routing if c.asked]
+    assert sorted(c.corpus for c in answer.routing) == ["mini", "p9999"] and asked
+    assert answer.corpus == ",".join(asked) and not any("no corpus router" in w for w in answer.warnings)
+
+
+def test_the_cli_trains_the_router_without_storing_it_and_prints_its_figures(routed_home):
+    copy, _ = routed_home
+    before = (copy / "models" / "router.json").read_bytes()
+    result = CliRunner().invoke(make_app(), ["--home", str(copy), "train", "router", "--no-store", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["path"] is None and data["letters"] == len(LETTERS) and "first_right" in data["forward"]
+    assert (copy / "models" / "router.json").read_bytes() == before  # --no-store leaves the served one alone
+    table = CliRunner().invoke(make_app(), ["--home", str(copy), "train", "router", "--no-store"])
+    assert table.exit_code == 0 and "likeliest right" in table.stdout and "nothing stored" in table.stdout
+
+
+def test_training_a_router_on_a_home_of_one_corpus_says_there_is_nothing_to_route(tmp_path):
+    bf = Bifrost(Settings(home=tmp_path / "one"))
+    try:
+        build_corpus(bf, "mini", MINI)
+        result = CliRunner().invoke(make_app(), ["--home", str(tmp_path / "one"), "train", "router"])
+    finally:
+        bf.close()
+    assert result.exit_code != 0 and "this home holds one (nothing to route)" in result.output

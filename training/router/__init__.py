@@ -1,0 +1,1 @@
+"""Training the corpus router (`bifrost train router`)."""
