@@ -298,10 +298,13 @@ class Bifrost(NavigatorApi, EditionsApi, EntityNetworkApi, PrecedentsApi, TeamSe
         return parse_corpora(corpus, self.corpora()) if is_several(corpus) else [corpus]
 
     def warm_up(self, corpus: str) -> None:
-        """Load the indexes and ranker of a corpus (or of each corpus named) now, not on the first
-        question."""
-        for name in self.corpora_in(corpus):
+        """Load the indexes and ranker of a corpus (or of each corpus named, and the router that chooses
+        among them) now, not on the first question."""
+        names = self.corpora_in(corpus)
+        for name in names:
             self.retriever(name)
+        if len(names) > 1:
+            self.pipeline.router(names)
 
     def retriever(self, corpus: str):
         """The hybrid retriever of a corpus, its indexes loaded once."""

@@ -123,7 +123,9 @@ def shot(page, name: str) -> None:
 def test_search_results_and_provision_pages(server, page):
     page.goto(server + "/")
     assert page.locator("select#corpus").count() == 1  # two corpora are served
+    assert page.locator("select#corpus").input_value() == "all"  # every rulebook, unless one is chosen
     shot(page, "search")
+    page.select_option("select#corpus", OSHA)
     page.fill("#q", RAINSTORM)
     page.click("button[type=submit]")
     page.wait_for_url("**/ask?**")
@@ -154,7 +156,7 @@ LEADING_EDGE = (
 def test_the_leading_edge_answer_says_no_and_why_above_its_quotes_and_draws_its_graph(server, page):
     """The paper's verdict question, as a person reads it: the verdict line gives the reason in one clause,
     the deciding sentences are quoted each with its provision, and the nested shared parents are drawn."""
-    page.goto(server + "/ask?q=" + quote(LEADING_EDGE))
+    page.goto(server + "/ask?q=" + quote(LEADING_EDGE) + f"&corpus={OSHA}")
     line = page.inner_text("p.verdict")
     assert (
         line.startswith("No: 1926.501(b)(10)") and "leading-edge work is covered by 1926.501(b)(2)" in line

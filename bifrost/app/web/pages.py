@@ -16,6 +16,13 @@ from bifrost.core.answer_types import routing_note
 router = APIRouter(include_in_schema=False)
 
 
+def examples_for(corpus: str | None, offered: list[str]) -> tuple[str, ...]:
+    """The example questions shown for a corpus; for every rulebook, those of each corpus offered."""
+    if corpus == "all":
+        return tuple(q for c in offered for q in EXAMPLES.get(c, ()))
+    return EXAMPLES.get(corpus or "", ())
+
+
 @router.get("/", response_class=HTMLResponse)
 def search_page(request: Request, corpus: str | None = None) -> HTMLResponse:
     web, principal = state_of(request), principal_of(request)
@@ -25,7 +32,7 @@ def search_page(request: Request, corpus: str | None = None) -> HTMLResponse:
         if corpus in offered or (corpus == "all" and len(offered) > 1)
         else web.default_corpus(principal)
     )
-    return render(request, "search.html", corpus=chosen, examples=EXAMPLES.get(chosen or "", ()), q="")
+    return render(request, "search.html", corpus=chosen, examples=examples_for(chosen, offered), q="")
 
 
 @router.get("/ask", response_class=HTMLResponse)
@@ -41,7 +48,7 @@ def results_page(request: Request, q: str = "", corpus: str | None = None) -> HT
             status=400,
             corpus=corpus,
             q=q[:MAX_QUESTION],
-            examples=EXAMPLES.get(corpus, ()),
+            examples=examples_for(corpus, web.corpora(principal)),
             error=str(e),
         )
     answer = web.ask(question, corpus, principal=principal, channel="web")

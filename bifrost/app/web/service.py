@@ -61,9 +61,11 @@ class WebState:
         return "extractive" if self.bifrost.chat_model is None else "llm"
 
     def warm_up(self, corpora: Sequence[str] | None = None) -> dict[str, float]:
-        """Load the retriever of each corpus and answer one question, so the first request is fast."""
+        """Load the retriever of each corpus and answer one question, and the router among them, so the first
+        request is fast."""
         seconds = {}
-        for corpus in corpora or self.corpora():
+        names = list(corpora or self.corpora())
+        for corpus in names:
             t0 = time.perf_counter()
             try:
                 self.ask("What does this regulation require?", corpus, record=False)
@@ -72,6 +74,8 @@ class WebState:
                 continue
             seconds[corpus] = time.perf_counter() - t0
             log.info("corpus %r ready in %.1f s", corpus, seconds[corpus])
+        if len(seconds) > 1:  # the router that chooses among them (every rulebook is the page's default)
+            self.bifrost.warm_up(",".join(seconds))
         return seconds
 
     def ask(

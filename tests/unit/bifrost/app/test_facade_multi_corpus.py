@@ -225,3 +225,20 @@ def test_training_a_router_on_a_home_of_one_corpus_says_there_is_nothing_to_rout
     finally:
         bf.close()
     assert result.exit_code != 0 and "this home holds one (nothing to route)" in result.output
+
+
+def test_warming_up_every_corpus_loads_the_router_before_the_first_question(routed_home, tmp_path):
+    import shutil
+
+    copy = tmp_path / "home"
+    shutil.copytree(routed_home[0], copy)
+    bf = Bifrost(Settings(home=copy))
+    try:
+        bf.warm_up("all")
+        (copy / "models" / "router.json").unlink()  # read at warm-up: the first question needs it no more
+        answer = bf.ask(RAILS)
+    finally:
+        bf.close()
+    assert [c.corpus for c in answer.routing if c.asked] and not any(
+        "no corpus router" in w for w in answer.warnings
+    )

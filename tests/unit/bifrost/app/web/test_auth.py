@@ -300,6 +300,8 @@ def test_the_corpus_menu_chooses_every_rulebook_for_whoever_reads_several_and_ke
     assert chosen(page) == ["all"] and re.search(
         r'<option value="all" selected>every rulebook</option>', page
     )
+    assert "searched in <strong>every rulebook</strong>" in page
+    assert "What must an employee constructing a leading edge be protected by?" in page  # mini's example
     assert chosen(client.get("/?corpus=mini", headers=admin).text) == ["mini"]
     asked = client.get("/ask?q=anchorage+inspection&corpus=all", headers=admin)
     assert asked.status_code == 200 and chosen(asked.text) == [
