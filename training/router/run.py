@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -49,14 +49,7 @@ class RouterReport:
     path: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "letters": self.letters,
-            "since": self.since,
-            "forward": self.forward,
-            "sets": self.sets,
-            "model": self.model,
-            "path": self.path,
-        }
+        return asdict(self)
 
 
 def letter_rows(
