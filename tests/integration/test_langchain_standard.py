@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+import shutil
 import tempfile
 
 import pytest
@@ -20,10 +21,24 @@ pytestmark = [pytest.mark.timeout(600), pytest.mark.asyncio]  # the suite's ainv
 
 
 @lru_cache(maxsize=1)
+def _root() -> Path:
+    return Path(tempfile.mkdtemp(prefix="langchain-suite-"))
+
+
+@lru_cache(maxsize=1)
 def mini() -> Bifrost:
     """One built mini home for the suite (its tests read properties, not fixtures)."""
-    home = built_mini_home(Path(tempfile.mkdtemp(prefix="langchain-suite-")))
-    return Bifrost(Settings(home=home))
+    return Bifrost(Settings(home=built_mini_home(_root())))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _mini_home_removed_after_the_suite():
+    """The mini home (about 90 MB) is removed after this module's tests, not left in the temp folder."""
+    yield
+    if _root.cache_info().currsize:
+        mini.cache_clear()
+        shutil.rmtree(_root(), ignore_errors=True)
+        _root.cache_clear()
 
 
 class TestBifrostRetrieverStandard(RetrieversIntegrationTests):
